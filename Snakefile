@@ -1,0 +1,17 @@
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/ldp_indicators.smk"
+
+
+rule all:
+    default_target: True
+    input:
+        study_targets(config["studies"]),
+    localrule: True

@@ -1,0 +1,82 @@
+"""Local differential-privacy mechanisms on failure indicators.
+
+API in the style of diffprivlib: keyword-only privacy parameter, an explicit
+:class:`numpy.random.Generator`, eager validation with ``ValueError`` /
+``TypeError``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+__all__ = ["check_generator", "check_privacy_parameter", "laplace_indicators"]
+
+
+def check_generator(rng) -> np.random.Generator:
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(
+            "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
+            f"got {type(rng).__name__}"
+        )
+    return rng
+
+
+def check_privacy_parameter(value, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
+        raise TypeError(f"{name} must be a real number, got {type(value).__name__}")
+    value = float(value)
+    if not np.isfinite(value) or value <= 0:
+        raise ValueError(f"{name} must be a finite number > 0, got {value}")
+    return value
+
+
+def laplace_indicators(delta, *, alpha: float, rng: np.random.Generator) -> np.ndarray:
+    r"""Privatise binary failure indicators with the Laplace mechanism.
+
+    .. math::
+        Z_k = \delta_k + \mu_k, \qquad \mu_k \overset{iid}{\sim} \mathrm{Laplace}(0, 1/\alpha).
+
+    An indicator has sensitivity :math:`|\delta - \delta'| \le 1`, so the
+    density ratio of :math:`Z` under neighbouring inputs is at most
+    :math:`\exp(\alpha |\delta-\delta'|) \le e^{\alpha}`: the mechanism is
+    exactly :math:`\alpha`-locally differentially private, non-interactive,
+    and :math:`E[Z \mid \delta] = \delta`, so any estimator linear in the
+    indicators stays unbiased.
+
+    The scale ``1/alpha`` is a documented decision: the symbol of the Laplace
+    parameter is lost in the paper's text; ``1/alpha`` is the unique scale
+    that makes a sensitivity-1 query exactly α-LDP.
+
+    Parameters
+    ----------
+    delta : array_like of {0, 1}
+        Failure indicators (any shape; replicates × n is typical).
+    alpha : float
+        Local privacy level, ``alpha > 0`` (keyword-only).
+    rng : numpy.random.Generator
+        Source of the noise.
+
+    Returns
+    -------
+    numpy.ndarray of float
+        ``Z`` with the shape of ``delta``.
+
+    References
+    ----------
+    Dwork, McSherry, Nissim & Smith (2006), Calibrating noise to sensitivity.
+    Duchi, Jordan & Wainwright (2018), Minimax optimal procedures for locally
+    private estimation, JASA 113.
+    """
+    alpha = check_privacy_parameter(alpha, "alpha")
+    rng = check_generator(rng)
+    delta = np.asarray(delta)
+    if delta.dtype == bool:
+        delta = delta.astype(np.int8)
+    if not np.issubdtype(delta.dtype, np.number):
+        raise TypeError(f"delta must be numeric 0/1 indicators, got dtype {delta.dtype}")
+    if not np.all(np.isfinite(delta)):
+        raise ValueError("delta contains non-finite values (NaN or inf); indicators must be 0 or 1")
+    if not np.all((delta == 0) | (delta == 1)):
+        bad = np.unique(delta[(delta != 0) & (delta != 1)])[:5]
+        raise ValueError(f"delta must contain only 0 and 1, found {bad.tolist()}")
+    return delta.astype(float) + rng.laplace(0.0, 1.0 / alpha, size=delta.shape)

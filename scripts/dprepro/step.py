@@ -1,0 +1,69 @@
+"""Shared start-up for the thin step scripts under ``scripts/``.
+
+Takes the ``snakemake`` object the scripts receive (duck-typed: this module does
+not import snakemake) and gives every step the same logging, thread limits and
+provenance sidecars.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from pathlib import Path
+
+from threadpoolctl import threadpool_limits
+
+from .io import atomic_path, write_csv
+from .provenance import write_provenance
+
+__all__ = ["atomic_path", "write_csv", "start", "script_path", "write_sidecars"]
+
+_SCRIPTS_DIR = Path(__file__).resolve().parents[1]
+
+
+def script_path(file: str) -> Path:
+    """The committed step script behind ``__file__``.
+
+    Snakemake runs a copy named ``.snakemake/scripts/tmpXXXX.<name>.py``; the
+    provenance must hash the committed ``scripts/<name>.py`` instead.
+    """
+    name = Path(file).name
+    if name.startswith("tmp") and name.count(".") >= 2:
+        name = name.split(".", 1)[1]
+    return _SCRIPTS_DIR / name
+
+
+def start(smk, name: str) -> logging.Logger:
+    """Log to the rule's ``log`` file (and stderr) and pin BLAS/OpenMP threads.
+
+    Pinning the thread pools to the rule's ``threads`` keeps floating-point
+    reductions in the same order whatever ``--cores`` is, which is part of
+    what makes tables byte-identical across runs.
+    """
+    handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
+    if getattr(smk, "log", None):
+        Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
+        handlers.append(logging.FileHandler(smk.log[0], mode="w"))
+    logging.basicConfig(level=logging.INFO, handlers=handlers, force=True,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.captureWarnings(True)
+    threadpool_limits(int(getattr(smk, "threads", 1) or 1))
+    return logging.getLogger(name)
+
+
+def write_sidecars(smk, file: str, outputs, **record) -> None:
+    """Write ``<output>.prov.json`` for each path in ``outputs``.
+
+    ``record`` is passed to :func:`dprepro.provenance.provenance_record`
+    (``config``, ``seeds``, ``privacy``, ``data_origin``, ``extra``); the
+    script and the rule's named inputs are filled in here.
+    """
+    inputs = {}
+    for key, value in smk.input.items():
+        values = [value] if isinstance(value, str) else list(value)
+        for i, path in enumerate(values):
+            inputs[key if len(values) == 1 else f"{key}[{i}]"] = path
+    extra = {"rule": getattr(smk, "rule", None), "wildcards": dict(smk.wildcards.items()),
+             **record.pop("extra", {})}
+    for output in outputs:
+        write_provenance(output, script=script_path(file), inputs=inputs, extra=extra, **record)

@@ -1,0 +1,315 @@
+"""Tests for dprepro.dp_learners: zero-noise oracles and noise distributions.
+
+Statistical tests use significance level 1e-9, so a correct implementation
+fails with probability ~1e-9 per test; each has a mis-specified counterpart
+that the same test must reject.
+"""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import stats
+from sklearn.linear_model import LogisticRegression
+
+from dprepro.dp_learners import (
+    DPLogisticRegression,
+    SSPLinearRegression,
+    dp_select_features,
+    objective_perturbation_noise,
+    select_columns,
+    ssp_clipping_weights,
+    ssp_noise,
+)
+
+LEVEL = 1e-9
+
+
+def _logistic_data(seed=0, n=300, d=4):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) * 2.0
+    w = rng.normal(size=d)
+    y = (rng.random(n) < 1 / (1 + np.exp(-(X @ w + 0.5)))).astype(int)
+    return X, y
+
+
+# --------------------------------------------------------------------------- #
+# objective perturbation
+# --------------------------------------------------------------------------- #
+def test_design_rows_are_scaled_clipped_and_in_unit_ball():
+    X, _ = _logistic_data()
+    scale = float(np.linalg.norm(X, axis=1).mean())
+    A = DPLogisticRegression(np.inf, scale=scale).design(X)
+    assert A.shape == (X.shape[0], X.shape[1] + 1)
+    assert np.all(np.linalg.norm(A, axis=1) <= 1 + 1e-12)
+    np.testing.assert_allclose(A[:, -1], 1 / math.sqrt(2))
+    Z = X / scale
+    small = np.linalg.norm(Z, axis=1) <= 1
+    assert small.any() and (~small).any()
+    np.testing.assert_allclose(A[small, :-1], Z[small] / math.sqrt(2))
+    np.testing.assert_allclose(np.linalg.norm(A[~small, :-1], axis=1), 1 / math.sqrt(2))
+
+
+def test_cms11_variant_at_inf_equals_sklearn():
+    X, y = _logistic_data()
+    scale = float(np.linalg.norm(X, axis=1).mean())
+    l2 = 0.1
+    m = DPLogisticRegression(np.inf, l2=l2, scale=scale, variant="cms11").fit(X, y)
+    A = m.design(X)
+    sk = LogisticRegression(C=1 / l2, fit_intercept=False, tol=1e-12, max_iter=100_000).fit(A, y)
+    np.testing.assert_allclose(m.weights_, sk.coef_.ravel(), atol=1e-4)
+    assert np.all(m.noise_ == 0)
+
+
+def test_paper_variant_at_inf_equals_sklearn_with_unpenalised_intercept():
+    X, y = _logistic_data(seed=3)
+    scale = float(np.linalg.norm(X, axis=1).mean())
+    l2 = 0.1
+    m = DPLogisticRegression(np.inf, l2=l2, scale=scale).fit(X, y)
+    A = m.design(X)
+    sk = LogisticRegression(C=1 / l2, tol=1e-12, max_iter=100_000).fit(A[:, :-1], y)
+    np.testing.assert_allclose(m.weights_[:-1], sk.coef_.ravel(), atol=1e-4)
+    np.testing.assert_allclose(m.intercept_, sk.intercept_, atol=1e-4)
+    np.testing.assert_array_equal(m.predict(X), sk.predict(A[:, :-1]))
+    np.testing.assert_allclose(m.predict_proba(X), sk.predict_proba(A[:, :-1]), atol=1e-5)
+
+
+def test_labels_are_returned_in_their_own_type():
+    X, y = _logistic_data(seed=4)
+    labels = np.where(y == 1, "lung", "brain")
+    m = DPLogisticRegression(np.inf).fit(X, labels)
+    assert set(m.predict(X)) <= {"brain", "lung"}
+    assert list(m.classes_) == ["brain", "lung"]
+    assert m.score(X, labels) > 0.7
+
+
+def test_noise_norm_is_gamma_d_plus_1_and_misscaled_gamma_is_rejected():
+    rng = np.random.default_rng(11)
+    dim, eps = 6, 0.7
+    norms = np.array(
+        [np.linalg.norm(objective_perturbation_noise(dim, epsilon=eps, rng=rng)) for _ in range(4000)]
+    )
+    assert stats.kstest(norms, stats.gamma(a=dim, scale=2 / eps).cdf).pvalue > LEVEL
+    assert stats.kstest(norms, stats.gamma(a=dim, scale=1.2 * 2 / eps).cdf).pvalue < LEVEL
+    # the off-by-one the authors' code once had (shape d instead of d + 1)
+    assert stats.kstest(norms, stats.gamma(a=dim - 1, scale=2 / eps).cdf).pvalue < LEVEL
+
+
+def test_noise_direction_is_uniform():
+    rng = np.random.default_rng(12)
+    dim, n = 5, 4000
+    U = np.array([objective_perturbation_noise(dim, epsilon=1.0, rng=rng) for _ in range(n)])
+    U /= np.linalg.norm(U, axis=1, keepdims=True)
+    # uniform on the sphere: E[u] = 0, Cov[u] = I/dim, so n*dim*|mean|^2 ~ chi2(dim)
+    stat = n * dim * np.sum(U.mean(axis=0) ** 2)
+    assert stats.chi2(dim).sf(stat) > LEVEL
+    np.testing.assert_allclose(np.mean(U**2, axis=0), 1 / dim, atol=6 * math.sqrt(2 / n) / dim)
+    # a direction biased towards the first axis is rejected by the same statistic
+    V = U.copy()
+    V[:, 0] = np.abs(V[:, 0])
+    assert stats.chi2(dim).sf(n * dim * np.sum(V.mean(axis=0) ** 2)) < LEVEL
+
+
+def test_fit_draws_noise_of_dimension_d_plus_1_at_epsilon():
+    X, y = _logistic_data(seed=5, n=120, d=3)
+    m = DPLogisticRegression(0.5, rng=np.random.default_rng(7)).fit(X, y)
+    expected = objective_perturbation_noise(4, epsilon=0.5, rng=np.random.default_rng(7))
+    np.testing.assert_array_equal(m.noise_, expected)
+    assert m.epsilon_noise_ == 0.5 and m.l2_effective_ == 0.1
+    # the fitted weights satisfy the perturbed first-order condition
+    A = m.design(X)
+    s = np.where(y == 1, 1.0, -1.0)
+    grad = -A.T @ (s / (1 + np.exp(s * (A @ m.weights_)))) + m.noise_
+    grad[:-1] += 0.1 * m.weights_[:-1]
+    np.testing.assert_allclose(grad, 0.0, atol=1e-6)
+
+
+def test_cms11_privacy_parameters():
+    c = 0.25
+    # small penalty: eps' would be negative -> extra penalty and eps/2
+    m = DPLogisticRegression(1.0, l2=0.1, variant="cms11", rng=np.random.default_rng(0))
+    eps_noise, alpha = m.privacy_parameters()
+    assert eps_noise == 0.5
+    assert alpha == pytest.approx(c / math.expm1(0.25))
+    # large penalty: eps' = eps - 2 log(1 + c/alpha), no extra penalty
+    m = DPLogisticRegression(2.0, l2=10.0, variant="cms11", rng=np.random.default_rng(0))
+    assert m.privacy_parameters() == pytest.approx((2.0 - 2 * math.log1p(c / 10.0), 10.0))
+    m = DPLogisticRegression(1.0, l2=0.1, rng=np.random.default_rng(0))
+    assert m.privacy_parameters() == (1.0, 0.1)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"epsilon": 0.0}, ValueError, "epsilon"),
+        ({"epsilon": -1.0}, ValueError, "epsilon"),
+        ({"epsilon": float("nan")}, ValueError, "epsilon"),
+        ({"epsilon": "1"}, TypeError, "epsilon"),
+        ({"epsilon": 1.0}, TypeError, "rng"),
+        ({"epsilon": 1.0, "rng": 3}, TypeError, "rng"),
+        ({"epsilon": np.inf, "l2": 0.0}, ValueError, "l2"),
+        ({"epsilon": np.inf, "scale": -1.0}, ValueError, "scale"),
+        ({"epsilon": np.inf, "variant": "x"}, ValueError, "variant"),
+    ],
+)
+def test_logistic_validation(kwargs, exc, match):
+    eps = kwargs.pop("epsilon")
+    with pytest.raises(exc, match=match):
+        DPLogisticRegression(eps, **kwargs)
+
+
+def test_logistic_rejects_non_binary_labels():
+    X, _ = _logistic_data(n=30)
+    with pytest.raises(ValueError, match="two classes"):
+        DPLogisticRegression(np.inf).fit(X, np.arange(30) % 3)
+    with pytest.raises(ValueError, match="dim"):
+        objective_perturbation_noise(0, epsilon=1.0, rng=np.random.default_rng(0))
+
+
+# --------------------------------------------------------------------------- #
+# sufficient statistics perturbation
+# --------------------------------------------------------------------------- #
+def _regression_data(seed=0, n=80, d=3):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, d)) + 2.0
+    y = X @ rng.normal(size=d) + rng.normal(size=n) + 5.0
+    return X, y
+
+
+def test_ssp_at_inf_is_closed_form_ridge():
+    X, y = _regression_data()
+    m = SSPLinearRegression(np.inf, clip_x=np.inf, clip_y=np.inf, ridge=1.0).fit(X, y)
+    Xc, yc = X - X.mean(axis=0), y - y.mean()
+    expected = np.linalg.solve(Xc.T @ Xc + np.eye(3), Xc.T @ yc)
+    np.testing.assert_array_equal(m.coef_, expected)
+    np.testing.assert_allclose(m.predict(X), Xc @ expected + y.mean(), rtol=1e-12)
+    # finite bounds at epsilon=inf: ridge on the clipped, centred data
+    m = SSPLinearRegression(np.inf, clip_x=0.5, clip_y=1.0, ridge=2.0).fit(X, y)
+    Xk, yk = np.clip(Xc, -0.5, 0.5), np.clip(yc, -1.0, 1.0)
+    np.testing.assert_array_equal(m.coef_, np.linalg.solve(Xk.T @ Xk + 2 * np.eye(3), Xk.T @ yk))
+
+
+def _ssp_noise_from_fits(eps, bx, by, n_fits, d=3, xx_share=0.5):
+    X, y = _regression_data(n=20, d=d)
+    base = SSPLinearRegression(np.inf, clip_x=bx, clip_y=by).fit(X, y)
+    rng = np.random.default_rng(21)
+    W, L = [], []
+    for _ in range(n_fits):
+        m = SSPLinearRegression(eps, clip_x=bx, clip_y=by, rng=rng, xx_share=xx_share).fit(X, y)
+        W.append(m.xx_ - base.xx_)
+        L.append(m.xy_ - base.xy_)
+    return np.array(W), np.array(L)
+
+
+def test_ssp_laplace_noise_scale():
+    d, eps, bx, by = 3, 1.0, 0.5, 2.0
+    _, L = _ssp_noise_from_fits(eps, bx, by, 1500, d=d)
+    scale = 2 * d * bx * by / (eps / 2)  # = 4 d Bx By / eps, the authors' value
+    sample = L.ravel()
+    assert stats.kstest(sample, stats.laplace(scale=scale).cdf).pvalue > LEVEL
+    assert stats.kstest(sample, stats.laplace(scale=1.5 * scale).cdf).pvalue < LEVEL
+    assert stats.kstest(sample, stats.laplace(scale=scale / 2).cdf).pvalue < LEVEL
+
+
+def test_ssp_wishart_noise_mean_and_trace():
+    d, eps, bx, by = 3, 2.0, 0.5, 1.0
+    W, _ = _ssp_noise_from_fits(eps, bx, by, 800, d=d)
+    scale = d * bx**2 / (eps / 2)  # = 2 d Bx^2 / eps, df = d + 1
+    # tr W / scale is a sum of (d+1)*d squared standard normals: chi2((d + 1) d)
+    tr = np.trace(W, axis1=1, axis2=2) / scale
+    assert stats.kstest(tr, stats.chi2((d + 1) * d).cdf).pvalue > LEVEL
+    assert stats.kstest(tr / 1.2, stats.chi2((d + 1) * d).cdf).pvalue < LEVEL
+    # E[W] = (d + 1) * scale * I ; entries have sd <= scale * sqrt(2 (d + 1))
+    se = scale * math.sqrt(2 * (d + 1)) / math.sqrt(len(W))
+    np.testing.assert_allclose(W.mean(axis=0), (d + 1) * scale * np.eye(d), atol=6.5 * se)
+    assert np.all(np.linalg.eigvalsh(W) > 0)
+    np.testing.assert_allclose(W, np.transpose(W, (0, 2, 1)))
+
+
+def test_ssp_budget_split_moves_noise():
+    rng = np.random.default_rng(0)
+    W, L = ssp_noise(4, epsilon=1.0, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=0.9)
+    assert W.shape == (4, 4) and L.shape == (4,)
+    # xx_share=0.9 leaves 0.1 * eps for X'y: Laplace scale 2 d / 0.1 = 80
+    Ls = np.concatenate(
+        [ssp_noise(4, epsilon=1.0, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=0.9)[1]
+         for _ in range(500)]
+    )
+    assert stats.kstest(Ls, stats.laplace(scale=80.0).cdf).pvalue > LEVEL
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"epsilon": 1.0, "clip_x": 1.0, "clip_y": 1.0}, TypeError, "rng"),
+        ({"epsilon": 1.0, "clip_x": np.inf, "clip_y": 1.0, "rng": 0}, ValueError, "clip_x"),
+        ({"epsilon": 1.0, "clip_x": 1.0, "clip_y": 0.0}, ValueError, "clip_y"),
+        ({"epsilon": np.inf, "clip_x": 1.0, "clip_y": 1.0, "ridge": -1.0}, ValueError, "ridge"),
+        ({"epsilon": np.inf, "clip_x": 1.0, "clip_y": 1.0, "xx_share": 1.0}, ValueError, "xx_share"),
+        ({"epsilon": -2.0, "clip_x": 1.0, "clip_y": 1.0}, ValueError, "epsilon"),
+    ],
+)
+def test_ssp_validation(kwargs, exc, match):
+    if kwargs.get("rng") == 0:
+        kwargs["rng"] = np.random.default_rng(0)
+    eps = kwargs.pop("epsilon")
+    with pytest.raises(exc, match=match):
+        SSPLinearRegression(eps, **kwargs)
+
+
+def test_ssp_rejects_missing_responses():
+    X, y = _regression_data()
+    y[3] = np.nan
+    with pytest.raises(ValueError, match="y"):
+        SSPLinearRegression(np.inf, clip_x=1.0, clip_y=1.0).fit(X, y)
+
+
+def test_ssp_clipping_weights_on_grid_and_reproducible():
+    kw = dict(epsilon=1.0, grid=[0.2, 1.0, 2.0], n_datasets=2, n_noise=2)
+    a = ssp_clipping_weights(60, 2, rng=np.random.default_rng(5), **kw)
+    b = ssp_clipping_weights(60, 2, rng=np.random.default_rng(5), **kw)
+    assert a == b
+    assert a[0] in kw["grid"] and a[1] in kw["grid"]
+    with pytest.raises(ValueError, match="epsilon"):
+        ssp_clipping_weights(60, 2, epsilon=np.inf, rng=np.random.default_rng(0))
+
+
+# --------------------------------------------------------------------------- #
+# feature selection baselines
+# --------------------------------------------------------------------------- #
+def test_dp_select_features_finds_relevant_features_at_large_epsilon():
+    rng = np.random.default_rng(8)
+    n, p = 400, 40
+    X = rng.normal(size=(n, p))
+    relevant = [3, 17, 29]
+    y = X[:, relevant] @ np.array([3.0, -2.5, 2.0]) + 0.5 * rng.normal(size=n)
+    y[:5] = np.nan  # missing responses are dropped
+    sel = dp_select_features(X, y, 3, epsilon=1e6, rng=np.random.default_rng(1))
+    assert sorted(sel.tolist()) == relevant
+    again = dp_select_features(X, y, 3, epsilon=1e6, rng=np.random.default_rng(1))
+    np.testing.assert_array_equal(sel, again)
+    # at a tiny budget the votes are swamped by noise: selections vary with the seed
+    picks = {
+        tuple(dp_select_features(X, y, 3, epsilon=1e-3, rng=np.random.default_rng(s)))
+        for s in range(4)
+    }
+    assert len(picks) > 1
+
+
+def test_dp_select_features_validation():
+    X = np.zeros((20, 5))
+    y = np.zeros(20)
+    with pytest.raises(ValueError, match="n_select"):
+        dp_select_features(X, y, 6, epsilon=1.0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="epsilon"):
+        dp_select_features(X, y, 2, epsilon=np.inf, rng=np.random.default_rng(0))
+    with pytest.raises(TypeError, match="rng"):
+        dp_select_features(X, y, 2, epsilon=1.0, rng=None)
+
+
+def test_select_columns():
+    df = pd.DataFrame(np.arange(6.0).reshape(2, 3), columns=["A", "B", "C"])
+    assert list(select_columns(df, ["C", "A"]).columns) == ["C", "A"]
+    with pytest.raises(KeyError, match="Z"):
+        select_columns(df, ["A", "Z"])

@@ -1,0 +1,196 @@
+"""Tests for dprepro.representations (PCA, random projection, VAE, quantile mapping)."""
+
+import logging
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from sklearn.decomposition import PCA
+
+from dprepro.representations import (
+    VAE,
+    QuantileScaler,
+    RandomProjection,
+    VAERepresentation,
+    fit_pca,
+    quantile_map,
+)
+from dprepro.synthetic_expression import synthetic_public_private
+
+
+@pytest.fixture(scope="module")
+def lowrank():
+    """Synthetic low-rank expression: 500 rows to fit on, 200 held out."""
+    d = synthetic_public_private(
+        np.random.default_rng(42), n_public=700, n_private=10, n_genes=200, rank=4
+    )
+    x = d["public_expression"]
+    return x.iloc[:500], x.iloc[500:]
+
+
+VAE_KW = dict(n_hidden_layers=1, hidden_width=64, learning_rate=3e-3, max_epochs=150, patience=8)
+
+
+@pytest.fixture(scope="module")
+def fitted_vae(lowrank):
+    train, _ = lowrank
+    return VAERepresentation(4, random_state=0, device="cpu", **VAE_KW).fit(train)
+
+
+def test_fit_pca_equals_sklearn(lowrank):
+    train, test = lowrank
+    pca = fit_pca(train, 5, random_state=0)
+    ref = PCA(n_components=5, svd_solver="full").fit(train.to_numpy())
+    np.testing.assert_allclose(pca.transform(test), ref.transform(test.to_numpy()), atol=1e-8)
+    with pytest.raises(ValueError, match="dim"):
+        fit_pca(train, 0, random_state=0)
+
+
+def test_random_projection_is_orthonormal_and_centred(lowrank):
+    train, test = lowrank
+    rp = RandomProjection(6, random_state=3).fit(train)
+    A = rp.components_
+    assert A.shape == (train.shape[1], 6)
+    np.testing.assert_allclose(A.T @ A, np.eye(6), atol=1e-12)
+    np.testing.assert_allclose(rp.mean_, train.mean(axis=0).to_numpy())
+    np.testing.assert_allclose(rp.transform(test), (test.to_numpy() - rp.mean_) @ A)
+    np.testing.assert_allclose(rp.transform(train).mean(axis=0), 0.0, atol=1e-10)
+    same = RandomProjection(6, random_state=3).fit(train).components_
+    other = RandomProjection(6, random_state=4).fit(train).components_
+    np.testing.assert_array_equal(A, same)
+    assert not np.allclose(A, other)
+
+
+def test_quantile_scaler_uses_global_quantiles():
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(200, 30)) * np.linspace(1, 5, 30)
+    s = QuantileScaler(0.05).fit(X)
+    lo, hi = np.percentile(X, [5, 95])
+    assert (s.low_, s.high_) == (lo, hi)
+    U = s.transform(X)
+    assert U.min() == 0.0 and U.max() == 1.0
+    inside = (X > lo) & (X < hi)
+    np.testing.assert_allclose(U[inside], (X[inside] - lo) / (hi - lo))
+    assert np.mean((U == 0) | (U == 1)) == pytest.approx(0.10, abs=0.01)
+    with pytest.raises(ValueError, match="quantile"):
+        QuantileScaler(0.5).fit(X)
+
+
+def test_quantile_map_equal_sizes_reproduces_public_values():
+    rng = np.random.default_rng(1)
+    public = rng.gamma(2.0, size=(30, 8))
+    private = 3.0 + 0.5 * rng.normal(size=(30, 8))
+    mapped = quantile_map(private, public)
+    np.testing.assert_array_equal(np.sort(mapped, axis=None), np.sort(public, axis=None))
+    # order of the private entries is kept
+    np.testing.assert_array_equal(
+        np.argsort(mapped, axis=None, kind="stable"), np.argsort(private, axis=None, kind="stable")
+    )
+
+
+def test_quantile_map_unequal_sizes_interpolates_public_quantiles():
+    rng = np.random.default_rng(2)
+    public = rng.normal(size=(50, 4))
+    private = rng.uniform(size=(7, 4))
+    mapped = quantile_map(private, public)
+    ref = np.sort(public, axis=None)
+    expected = np.interp(np.linspace(0, ref.size - 1, private.size), np.arange(ref.size), ref)
+    np.testing.assert_allclose(np.sort(mapped, axis=None), expected, rtol=1e-12)
+
+
+def test_quantile_map_dataframes_use_shared_genes_in_public_order():
+    rng = np.random.default_rng(3)
+    public = pd.DataFrame(rng.normal(size=(6, 3)), columns=["G3", "G1", "G2"])
+    private = pd.DataFrame(rng.normal(size=(4, 3)), columns=["G1", "G2", "G9"],
+                           index=list("abcd"))
+    mapped = quantile_map(private, public)
+    assert list(mapped.columns) == ["G1", "G2"]
+    assert list(mapped.index) == list("abcd")
+    with pytest.raises(TypeError, match="DataFrames"):
+        quantile_map(private, public.to_numpy())
+
+
+def test_vae_validation_loss_falls(fitted_vae):
+    v = fitted_vae
+    assert v.history_["val_loss"][v.best_epoch_ - 1] < v.initial_val_loss_
+    assert min(v.history_["train_loss"]) < v.initial_train_loss_
+    assert 1 <= v.best_epoch_ <= v.n_epochs_ <= VAE_KW["max_epochs"]
+    assert len(v.history_["val_loss"]) == v.n_epochs_
+
+
+def test_vae_reconstruction_beats_column_mean_on_held_out_rows(fitted_vae, lowrank):
+    train, test = lowrank
+    v = fitted_vae
+    u_test = v.scaler_.transform(test)
+    u_train = v.scaler_.transform(train)
+    mse_vae = np.mean((v.reconstruct_scaled(test) - u_test) ** 2)
+    mse_mean = np.mean((u_train.mean(axis=0) - u_test) ** 2)
+    assert mse_vae < 0.6 * mse_mean
+    z = v.transform(test)
+    assert z.shape == (len(test), 4)
+    # inverse_transform goes back to expression units
+    np.testing.assert_allclose(
+        v.scaler_.transform(v.inverse_transform(z)), v.reconstruct_scaled(test), atol=1e-6
+    )
+
+
+def test_vae_aligns_dataframe_columns(fitted_vae, lowrank):
+    _, test = lowrank
+    shuffled = test[test.columns[::-1]]
+    np.testing.assert_array_equal(fitted_vae.transform(shuffled), fitted_vae.transform(test))
+    with pytest.raises(ValueError, match="lacks"):
+        fitted_vae.transform(test.iloc[:, 1:])
+
+
+def test_vae_same_seed_gives_identical_weights_and_outputs(lowrank, caplog):
+    train, test = lowrank
+    kw = dict(VAE_KW, max_epochs=3, log_every=1)
+    with caplog.at_level(logging.INFO, logger="dprepro.representations"):
+        a = VAERepresentation(3, random_state=7, device="cpu", **kw).fit(train)
+    assert any("epoch    3" in r.getMessage() for r in caplog.records)
+    b = VAERepresentation(3, random_state=7, device="cpu", **kw).fit(train)
+    c = VAERepresentation(3, random_state=8, device="cpu", **kw).fit(train)
+    sa, sb = a.model_.state_dict(), b.model_.state_dict()
+    assert sa.keys() == sb.keys()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
+    np.testing.assert_array_equal(a.transform(test), b.transform(test))
+    assert a.history_ == b.history_
+    assert not np.array_equal(a.transform(test), c.transform(test))
+
+
+def test_vae_module_shapes_and_variance_floor():
+    g = torch.Generator().manual_seed(0)
+    m = VAE(10, 2, [8, 6], log_var_floor=-3.0, init_log_var=-1.0, generator=g)
+    assert float(m.x_log_var().detach()) == pytest.approx(-1.0, abs=1e-5)
+    with torch.no_grad():
+        m.x_log_var_raw.fill_(-50.0)
+    assert float(m.x_log_var().detach()) >= -3.0
+    x = torch.rand(5, 10)
+    x_hat, mu, log_var = m(x, torch.Generator().manual_seed(1))
+    assert x_hat.shape == (5, 10) and mu.shape == (5, 2) and log_var.shape == (5, 2)
+    assert torch.all((x_hat >= 0) & (x_hat <= 1))
+    assert [lin.out_features for lin in m.encoder if isinstance(lin, torch.nn.Linear)] == [8, 6]
+    assert [lin.out_features for lin in m.decoder if isinstance(lin, torch.nn.Linear)] == [6, 8]
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "exc", "match"),
+    [
+        ({"n_hidden_layers": 4}, ValueError, "n_hidden_layers"),
+        ({"learning_rate": 0.0}, ValueError, "learning_rate"),
+        ({"validation_fraction": 1.0}, ValueError, "validation_fraction"),
+        ({"random_state": "a"}, TypeError, "random_state"),
+        ({"latent_dim": 0}, ValueError, "latent_dim"),
+    ],
+)
+def test_vae_validation(kwargs, exc, match):
+    kw = {"latent_dim": 2, **kwargs}
+    with pytest.raises(exc, match=match):
+        VAERepresentation(kw.pop("latent_dim"), **kw)
+
+
+def test_vae_bad_device_is_rejected(lowrank):
+    train, _ = lowrank
+    with pytest.raises(ValueError, match="device"):
+        VAERepresentation(2, device="tpu9", max_epochs=1).fit(train)
