@@ -1,6 +1,7 @@
 """Aggregate ldp_indicators replicate estimates into MSE tables."""
 
 import pandas as pd
+
 from dprepro import step
 from dprepro.ldp_tables import convergence_rates, integrated_mse, mse_table
 

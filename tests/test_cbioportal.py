@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pandas as pd
 import pytest
+
 from dprepro import cbioportal as cb
 from dprepro.download import DownloadError
 from helpers.httpserver import Response, closed_port_url, serve

@@ -8,6 +8,7 @@ import os
 from pathlib import Path
 
 import pytest
+
 from dprepro.download import (
     ChecksumError,
     DownloadError,

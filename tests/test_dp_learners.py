@@ -88,7 +88,10 @@ def test_noise_norm_is_gamma_d_plus_1_and_misscaled_gamma_is_rejected():
     rng = np.random.default_rng(11)
     dim, eps = 6, 0.7
     norms = np.array(
-        [np.linalg.norm(objective_perturbation_noise(dim, epsilon=eps, rng=rng)) for _ in range(4000)]
+        [
+            np.linalg.norm(objective_perturbation_noise(dim, epsilon=eps, rng=rng))
+            for _ in range(4000)
+        ]
     )
     assert stats.kstest(norms, stats.gamma(a=dim, scale=2 / eps).cdf).pvalue > LEVEL
     assert stats.kstest(norms, stats.gamma(a=dim, scale=1.2 * 2 / eps).cdf).pvalue < LEVEL
@@ -233,8 +236,10 @@ def test_ssp_budget_split_moves_noise():
     assert W.shape == (4, 4) and L.shape == (4,)
     # xx_share=0.9 leaves 0.1 * eps for X'y: Laplace scale 2 d / 0.1 = 80
     Ls = np.concatenate(
-        [ssp_noise(4, epsilon=1.0, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=0.9)[1]
-         for _ in range(500)]
+        [
+            ssp_noise(4, epsilon=1.0, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=0.9)[1]
+            for _ in range(500)
+        ]
     )
     assert stats.kstest(Ls, stats.laplace(scale=80.0).cdf).pvalue > LEVEL
 
@@ -246,7 +251,11 @@ def test_ssp_budget_split_moves_noise():
         ({"epsilon": 1.0, "clip_x": np.inf, "clip_y": 1.0, "rng": 0}, ValueError, "clip_x"),
         ({"epsilon": 1.0, "clip_x": 1.0, "clip_y": 0.0}, ValueError, "clip_y"),
         ({"epsilon": np.inf, "clip_x": 1.0, "clip_y": 1.0, "ridge": -1.0}, ValueError, "ridge"),
-        ({"epsilon": np.inf, "clip_x": 1.0, "clip_y": 1.0, "xx_share": 1.0}, ValueError, "xx_share"),
+        (
+            {"epsilon": np.inf, "clip_x": 1.0, "clip_y": 1.0, "xx_share": 1.0},
+            ValueError,
+            "xx_share",
+        ),
         ({"epsilon": -2.0, "clip_x": 1.0, "clip_y": 1.0}, ValueError, "epsilon"),
     ],
 )

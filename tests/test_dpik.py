@@ -14,6 +14,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+
 from dprepro import bandwidth
 from dprepro.bandwidth import dpik, dpik_rows
 

@@ -102,8 +102,7 @@ def test_quantile_map_unequal_sizes_interpolates_public_quantiles():
 def test_quantile_map_dataframes_use_shared_genes_in_public_order():
     rng = np.random.default_rng(3)
     public = pd.DataFrame(rng.normal(size=(6, 3)), columns=["G3", "G1", "G2"])
-    private = pd.DataFrame(rng.normal(size=(4, 3)), columns=["G1", "G2", "G9"],
-                           index=list("abcd"))
+    private = pd.DataFrame(rng.normal(size=(4, 3)), columns=["G1", "G2", "G9"], index=list("abcd"))
     mapped = quantile_map(private, public)
     assert list(mapped.columns) == ["G1", "G2"]
     assert list(mapped.index) == list("abcd")

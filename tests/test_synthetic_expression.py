@@ -26,8 +26,13 @@ def test_shapes_names_and_synthetic_marks(data):
     assert data["private_response"].shape == (300, 6)
     assert data["public_latent"].shape == (400, 6)
     assert set(data["public_lineage"]) <= {f"lineage_{k:02d}" for k in range(1, 6)}
-    for key in ("public_expression", "private_expression", "public_lineage",
-                "private_lineage", "private_response"):
+    for key in (
+        "public_expression",
+        "private_expression",
+        "public_lineage",
+        "private_lineage",
+        "private_response",
+    ):
         assert data[key].attrs["synthetic"] is True
     assert (pub.to_numpy() >= 0).all()  # log2(TPM + 1)-like
     assert not data["private_response"].isna().any().any()
@@ -65,8 +70,9 @@ def test_responses_are_predictable_through_public_representation(data):
     # and the responses are not predictable from noise
     noise = np.random.default_rng(1).normal(size=z.shape)
     rho0 = [
-        spearman(resp[c].iloc[200:],
-                 Ridge(1.0).fit(noise[:200], resp[c].iloc[:200]).predict(noise[200:]))
+        spearman(
+            resp[c].iloc[200:], Ridge(1.0).fit(noise[:200], resp[c].iloc[:200]).predict(noise[200:])
+        )
         for c in resp.columns
     ]
     assert np.mean(rhos) > np.mean(rho0) + 0.25

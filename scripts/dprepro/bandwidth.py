@@ -11,8 +11,12 @@ operation by operation, including the parts that only matter at the last bit:
 * type-7 quantiles replicate ``stats::quantile`` including its "no interpolation
   between equal order statistics" rule.
 
-On platforms where ``numpy.longdouble`` is plain double (Windows, macOS on arm64) R
-itself accumulates in double, so the port still mirrors the local R.
+The long-double sums match R when ``numpy.longdouble`` is the C ``long double`` R was
+built with: x87 extended precision on x86-64 Linux (where the committed reference
+values come from), IEEE quad on aarch64 Linux, plain double on macOS arm64.  numpy on
+Windows has a 64-bit ``longdouble`` while R there uses extended precision, so there a
+few percent of small samples may flip the maximum-observation decision and differ
+from R by O(1/n).
 """
 
 from __future__ import annotations
@@ -36,9 +40,9 @@ _DEL0 = {
     "triweight": (9450 / 143) ** (1 / 5),
 }
 
-# -2 * phi^(r)(0) * sqrt(2 pi) for the r-th derivative of the standard normal density;
-# the AMSE-optimal bandwidth for psi_r estimated from psi_{r+2} is
-# (C_r * sqrt(2/pi) / (psi_{r+2} * n))^(1/(r+3)).
+# C_r = -He_r(0), so that C_r * sqrt(2/pi) = -2 phi^(r)(0): the AMSE-optimal
+# normal-kernel bandwidth for psi_r given psi_{r+2} is
+# (C_r * sqrt(2/pi) / (psi_{r+2} * n))^(1/(r+3)), written as in dpik().
 _PSI_CONST = {4: -3.0, 6: 15.0, 8: -105.0, 10: 945.0}
 
 _MAX_LEVEL = 5

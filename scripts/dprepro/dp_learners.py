@@ -279,7 +279,10 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         ``regularizer_strength = 0.1``).
     scale : float, default 1.0
         Divisor applied to the rows before clipping; the paper uses the mean
-        row norm (``np.linalg.norm(X, axis=1).mean()``). Take it from public data.
+        row norm (``np.linalg.norm(X, axis=1).mean()``). Take it from public
+        data: the authors' scripts took it from the private training rows,
+        which ε does not cover. (Their extra 1 % ``bounding_slack`` only
+        guarded an assertion and is omitted.)
     variant : {"paper", "cms11"}, default "paper"
     rng : numpy.random.Generator, optional
         Required when ``epsilon`` is finite.
@@ -455,9 +458,13 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
         Privacy parameter (> 0); ``np.inf`` for no noise.
     clip_x, clip_y : float
         Element-wise bounds :math:`B_x, B_y` (> 0, may be inf when epsilon is
-        inf). The paper uses :math:`B = w\cdot\mathrm{sd}` with the weights of
-        :func:`ssp_clipping_weights` and sd the standard deviation (ddof=1) of
-        all centred entries.
+        inf). The paper uses :math:`B_x = w_x\,\mathrm{sd}(X)`,
+        :math:`B_y = w_y\,\mathrm{sd}(Y)` with the weights of
+        :func:`ssp_clipping_weights`, sd(X) the standard deviation (ddof=1) of
+        all entries of the centred private training matrix and sd(Y) that of
+        all drugs' centred responses pooled (``np.nanstd(y_pv, ddof=1)`` in
+        ``diffpri.processData``). Those sds come from private data and are not
+        covered by ε in the original either.
     ridge : float, default 1.0
         Prior precision :math:`\lambda_0` (>= 0).
     xx_share : float, default 0.5

@@ -173,8 +173,13 @@ class KaplanMeier:
         \hat S(t)^{\exp(\pm z_{1-\alpha/2}\, \hat\sigma(t) / \log \hat S(t))},
         \qquad \hat\sigma^2(t) = \sum_{t_j \le t} \frac{d_j}{n_j(n_j-d_j)}.
 
-    Attributes (after :meth:`fit`)
-    ------------------------------
+    Times are compared exactly; R's ``survfit(timefix = TRUE)`` would also
+    merge times that differ only by floating-point noise (~1e-8 relative).
+
+    The trailing-underscore attributes below are set by :meth:`fit`.
+
+    Attributes
+    ----------
     timeline_ : ndarray
         Distinct observed times (events and censorings), ascending — R's
         ``survfit(...)$time``. lifelines additionally reports time 0.

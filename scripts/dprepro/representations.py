@@ -464,6 +464,24 @@ class VAERepresentation(_FeatureNamesMixin, TransformerMixin, BaseEstimator):
     when the validation loss (per row) has not improved for ``patience``
     epochs, keeping the best weights; at most ``max_epochs`` epochs.
 
+    Departures from the original, each for a stated reason:
+
+    * the variance floor is a hard bound
+      (:math:`\log\sigma^2 = \text{floor} + \mathrm{softplus}(\rho)`); the
+      original added a hinge penalty :math:`\max(0, \text{floor} -
+      \log\sigma^2)` once per batch, negligible next to a likelihood summed
+      over 64 x thousands of entries, so it did not bound anything;
+    * :math:`\log\sigma^2` starts at the log of the mean per-gene variance of
+      the scaled training rows, not at 0 (:math:`\sigma = 1` is far above the
+      spread of [0, 1] data and costs hundreds of epochs at lr 1e-3);
+    * the best weights are really restored: the original stored
+      ``state_dict()`` without copying, so its "best" state tracked the live
+      weights and training ended with the last epoch's weights;
+    * the original had no seeds for its split, order and noise (it even
+      reseeded from the clock); here all come from ``random_state``;
+    * there is no wall-clock limit (the original stopped after 1 h), which
+      would make results depend on the machine.
+
     Parameters
     ----------
     latent_dim : int

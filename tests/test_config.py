@@ -1,0 +1,118 @@
+"""Bad configuration fails before any job runs, naming the key and what was expected."""
+
+import copy
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from dprepro.config import ConfigError, check_config, load_schema
+
+ROOT = Path(__file__).resolve().parents[1]
+SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+DEFAULT = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
+def test_shipped_configs_are_valid(name):
+    check_config(yaml.safe_load((ROOT / "config" / name).read_text()), SCHEMA)
+
+
+def with_change(path, value):
+    config = copy.deepcopy(DEFAULT)
+    node = config
+    for key in path[:-1]:
+        node = node.setdefault(key, {}) if isinstance(key, str) else node[key]
+    node[path[-1]] = value
+    return config
+
+
+BAD = [
+    pytest.param(with_change(["ldp_indicators", "bandwith_multiplier"], 5),
+                 r"'ldp_indicators'.*unknown key\(s\) \['bandwith_multiplier'\]", id="unknown-key"),
+    pytest.param(with_change(["colour"], "red"), r"unknown key\(s\) \['colour'\]",
+                 id="unknown-top-level-key"),
+    pytest.param(with_change(["ldp_indicators", "alphas"], [0.2, 0]),
+                 r"'ldp_indicators.alphas\[1\]': got 0, expected a number > 0", id="alpha-zero"),
+    pytest.param(with_change(["ldp_indicators", "alphas"], [-0.3]),
+                 r"'ldp_indicators.alphas\[0\]': got -0.3, expected a number > 0",
+                 id="alpha-negative"),
+    pytest.param(with_change(["ldp_indicators", "replicates"], 0),
+                 r"'ldp_indicators.replicates': got 0, expected a number >= 1", id="replicates"),
+    pytest.param(with_change(["ldp_indicators", "convergence", "replicates"], 1),
+                 r"'ldp_indicators.convergence.replicates': got 1, expected a number >= 2",
+                 id="convergence-replicates"),
+    pytest.param(with_change(["datasets", "ipssr", "source"], "cbioportl"),
+                 r"'datasets.ipssr.source': got 'cbioportl', expected one of "
+                 r"\['synthetic', 'cbioportal', 'file'\]", id="dataset-source"),
+    pytest.param(with_change(["datasets", "ipssr", "cbioportal_url"], "www.cbioportal.org"),
+                 r"'datasets.ipssr.cbioportal_url': got 'www.cbioportal.org', which is not of "
+                 r"the expected form \(Base URL", id="url-no-scheme"),
+    pytest.param(with_change(["datasets", "ipssr", "cbioportal_url"], "https://bad host/"),
+                 r"'datasets.ipssr.cbioportal_url'", id="url-space"),
+    pytest.param(with_change(["ldp_indicators", "n"], "500"),
+                 r"'ldp_indicators.n': got '500' of type str, expected integer", id="wrong-type"),
+    pytest.param(with_change(["seed"], 1.5), r"'seed': got 1.5 of type float, expected integer",
+                 id="seed-float"),
+    pytest.param(with_change(["ldp_indicators", "clip_phat"], "yes"),
+                 r"'ldp_indicators.clip_phat'.*expected boolean", id="bool-type"),
+    pytest.param(with_change(["ldp_indicators", "t_grid", "stop"], 0.01),
+                 r"'ldp_indicators.t_grid.stop': got 0.01, expected a time greater than",
+                 id="grid-order"),
+    pytest.param(with_change(["ldp_indicators", "convergence", "censoring"], "75"),
+                 r"'ldp_indicators.convergence.censoring': got '75', expected one of the "
+                 r"censoring labels", id="unknown-censoring-label"),
+    pytest.param(with_change(["datasets", "kidney", "source"], "file"),
+                 r"'datasets.kidney.path': source is 'file'", id="file-needs-path"),
+]
+
+
+@pytest.mark.parametrize(("config", "message"), BAD)
+def test_bad_config_names_the_key(config, message):
+    with pytest.raises(ConfigError, match=message):
+        check_config(config, SCHEMA)
+
+
+def test_every_schema_key_has_type_default_and_description():
+    def walk(node, path):
+        for key, spec in node.get("properties", {}).items():
+            where = f"{path}.{key}" if path else key
+            assert "type" in spec, where
+            assert "description" in spec, where
+            if path.count("[]") == 0:  # items of lists get their defaults from the list
+                assert "default" in spec, where
+            if spec["type"] in ("integer", "number"):
+                assert any(k in spec for k in ("minimum", "exclusiveMinimum")), where
+            walk(spec, where)
+            if spec.get("type") == "array" and isinstance(spec.get("items"), dict):
+                walk(spec["items"], where + "[]")
+    walk(SCHEMA, "")
+
+
+def test_every_schema_key_is_documented_in_config_readme():
+    readme = (ROOT / "config" / "README.md").read_text()
+
+    def keys(node, path):
+        for key, spec in node.get("properties", {}).items():
+            where = f"{path}.{key}" if path else key
+            yield where
+            yield from keys(spec, where)
+            if isinstance(spec.get("items"), dict):
+                yield from keys(spec["items"], where + "[]")
+    missing = [k for k in keys(SCHEMA, "") if f"`{k}`" not in readme]
+    assert not missing, f"config/README.md lacks {missing}"
+
+
+def test_snakemake_stops_before_any_job_with_named_key(tmp_path):
+    bad = with_change(["ldp_indicators", "alphas"], [0.0])
+    (tmp_path / "bad.yaml").write_text(yaml.safe_dump(bad))
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "1", "--configfile",
+         str(tmp_path / "bad.yaml"), "--directory", str(tmp_path), "--snakefile",
+         str(ROOT / "Snakefile")],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode != 0
+    assert "config key 'ldp_indicators.alphas[0]': got 0.0, expected a number > 0" in proc.stderr
+    assert not (tmp_path / "results").exists()

@@ -1,0 +1,149 @@
+"""Simulation design, seeds and aggregation of the ldp_indicators study."""
+
+import zlib
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprepro.ldp_simulation import (
+    censoring_probability,
+    error_summary,
+    simulate_and_estimate,
+    simulate_censored_regression,
+    true_conditional_cdf,
+)
+from dprepro.ldp_tables import integrated_mse, mse_table, paper_findings
+from dprepro.seeds import replicate_generators, seed_sequence, stable_id
+
+THIRD = [1 / 3] * 3
+
+
+def test_stable_id_is_crc32_not_salted_hash():
+    assert stable_id("ldp_indicators") == zlib.crc32(b"ldp_indicators")
+
+
+def test_seed_sequence_depends_on_every_part():
+    base = seed_sequence(1, "s", "step", 0).generate_state(2).tolist()
+    for other in [(2, "s", "step", 0), (1, "t", "step", 0), (1, "s", "other", 0),
+                  (1, "s", "step", 1)]:
+        assert seed_sequence(*other).generate_state(2).tolist() != base
+    a, b = replicate_generators(1, "s", "step", 2)
+    assert a.random() != b.random()
+
+
+@pytest.mark.parametrize(("lambda_c", "expected"), [(THIRD, 0.25), ([1, 1, 1], 0.5)])
+def test_censoring_levels_match_the_design(lambda_c, expected):
+    # DESIGN §3: λ_C = λ_T/3 gives 25 %, λ_C = λ_T gives 50 % (the paper swaps them)
+    assert censoring_probability([1, 1, 1], lambda_c) == pytest.approx(expected, abs=1e-12)
+    _, _, delta = simulate_censored_regression(seed_sequence(5, "t", "c", 0), replicates=50,
+                                               n=2000, lambda_t=[1, 1, 1], lambda_c=lambda_c)
+    # 100,000 Bernoulli draws: 6 standard errors is a 1e-9 level
+    assert abs((1 - delta.mean()) - expected) < 6 * np.sqrt(expected * (1 - expected) / 1e5)
+
+
+def test_simulated_event_times_follow_the_model():
+    from scipy import stats
+    x, y, d = simulate_censored_regression(seed_sequence(6, "t", "m", 0), replicates=1,
+                                           n=100_000, lambda_t=[1, 1, 1], lambda_c=[1e-9, 0, 0])
+    # almost no censoring: Y*rate(X) is standard exponential
+    rate = 1 + x + x**2
+    assert stats.kstest((y * rate).ravel(), "expon").pvalue > 1e-9
+    assert stats.kstest(x.ravel(), "uniform").pvalue > 1e-9
+
+
+def test_replicate_r_does_not_depend_on_the_number_of_replicates():
+    kwargs = {"n": 50, "lambda_t": [1, 1, 1], "lambda_c": THIRD}
+    small = simulate_censored_regression(seed_sequence(3, "s", "x", 0), replicates=3, **kwargs)
+    large = simulate_censored_regression(seed_sequence(3, "s", "x", 0), replicates=8, **kwargs)
+    for a, b in zip(small, large, strict=True):
+        np.testing.assert_array_equal(a, b[:3])
+
+
+def run(alpha, reps=6, n=120):
+    return simulate_and_estimate(
+        data_seed=seed_sequence(9, "ldp", "sim", 0),
+        noise_seed=seed_sequence(9, "ldp", f"noise{alpha}", 0),
+        replicates=reps, n=n, lambda_t=[1, 1, 1], lambda_c=THIRD, alpha=alpha, x=0.5,
+        bandwidth_multiplier=5, t=np.linspace(0.05, 1.5, 8))
+
+
+def test_non_private_estimates_do_not_depend_on_alpha():
+    a, b = run(0.2), run(2.0)
+    for name in ("beran", "generalized_beran"):
+        np.testing.assert_array_equal(a.estimates[name], b.estimates[name])
+    assert not np.array_equal(a.estimates["private_beran"], b.estimates["private_beran"])
+
+
+def test_error_summary_decomposes_mse():
+    rng = np.random.default_rng(0)
+    est = rng.normal(size=(50, 7))
+    truth = np.linspace(0, 1, 7)
+    s = error_summary(est, truth)
+    np.testing.assert_allclose(s["mse"], s["bias"] ** 2 + s["variance"], rtol=1e-12)
+    np.testing.assert_allclose(s["variance"], est.var(axis=0), rtol=1e-12)
+
+
+def test_true_cdf_at_half():
+    assert true_conditional_cdf(1.0, x=0.5, lambda_t=[1, 1, 1]) == pytest.approx(
+        1 - np.exp(-1.75))
+
+
+def results_for(alphas):
+    out = []
+    for alpha in alphas:
+        setting = {"censoring": "25", "n": 120, "alpha": alpha, "lambda_t": [1, 1, 1]}
+        out.append((setting, run(alpha).to_frame()))
+    return out
+
+
+def test_mse_table_contract_and_dedup():
+    table = mse_table(results_for([0.3, 1.0]), x=0.5)
+    for column in ["censoring", "alpha", "estimator", "t", "mse", "bias", "variance", "n_reps",
+                   "mechanism"]:
+        assert column in table
+    ref = table[table["mechanism"] == "none"]
+    assert ref["alpha"].isna().all()
+    assert len(ref) == 2 * 8  # two references once each, not once per α
+    priv = table[table["mechanism"] == "laplace_indicators"]
+    assert sorted(priv["alpha"].unique()) == [0.3, 1.0]
+    assert (table["n_reps"] == 6).all()
+
+
+def test_mse_table_rejects_inconsistent_reference_jobs():
+    (s1, f1), (s2, f2) = results_for([0.3, 1.0])
+    f2 = f2.copy()
+    f2.loc[f2["estimator"] == "beran", "estimate"] += 0.01
+    with pytest.raises(ValueError, match="did not simulate the same samples"):
+        mse_table([(s1, f1), (s2, f2)], x=0.5)
+
+
+def test_findings_report_what_holds():
+    def fake(censoring, name, alpha, value):
+        return {"censoring": censoring, "n": 500, "alpha": alpha, "estimator": name,
+                "mechanism": "none" if alpha is None else "laplace_indicators",
+                "mse": value, "bias": 0.0, "variance": value, "n_reps": 10,
+                "censored_fraction": 0.25}
+    rows = []
+    for censoring, scale in (("25", 1.0), ("50", 2.0)):
+        for _ in range(3):
+            rows += [fake(censoring, "beran", None, 1.0 * scale),
+                     fake(censoring, "generalized_beran", None, 0.8 * scale),
+                     fake(censoring, "private_beran", 0.2, 3.0 * scale),
+                     fake(censoring, "private_beran", 0.3, 1.1 * scale),
+                     fake(censoring, "private_beran", 0.4, 0.9 * scale)]
+    findings = paper_findings(pd.DataFrame(rows)).set_index(["claim", "censoring"])["holds"]
+    assert findings.all()
+    rows = [r | {"mse": 5.0} if r["alpha"] == 0.4 else r for r in rows]
+    findings = paper_findings(pd.DataFrame(rows))
+    failed = set(findings.loc[~findings["holds"], "claim"])
+    assert "private MSE falls as α grows" in failed
+    assert any(c.startswith("private close to generalized") for c in failed)
+
+
+def test_integrated_mse_is_time_average():
+    table = mse_table(results_for([0.5]), x=0.5)
+    imse = integrated_mse(table)
+    for row in imse.itertuples():
+        rows = table[(table["estimator"] == row.estimator)]
+        assert row.imse == pytest.approx(rows["mse"].mean())

@@ -1,0 +1,180 @@
+"""The workflow end to end: quality gates, dry runs, determinism, provenance, reruns, report."""
+
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "tests" / "data" / "small_config.yaml"
+pytestmark = pytest.mark.workflow
+
+
+def snakemake(*args, cwd=None, timeout=600, check=True):
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), *args]
+    if cwd is not None:
+        cmd += ["--directory", str(cwd)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if check and proc.returncode != 0:
+        raise AssertionError(
+            f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
+    return proc
+
+
+def job_counts(output: str) -> dict[str, int]:
+    """Parse the 'Job stats' table of a dry run."""
+    counts = {}
+    block = output.split("Job stats:", 1)[1] if "Job stats:" in output else ""
+    for line in block.splitlines()[3:]:
+        match = re.match(r"^(\S+)\s+(\d+)$", line.strip())
+        if not match:
+            break
+        counts[match.group(1)] = int(match.group(2))
+    counts.pop("total", None)
+    return counts
+
+
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
+def test_lint_passes(configfile):
+    proc = snakemake("--lint", "--configfile", configfile)
+    assert "Congratulations" in proc.stdout + proc.stderr
+
+
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
+def test_full_dag_dry_run(configfile, tmp_path):
+    proc = snakemake("-n", "--configfile", str(ROOT / configfile), cwd=tmp_path)
+    counts = job_counts(proc.stdout + proc.stderr)
+    assert counts.get("all") == 1
+    config = yaml.safe_load((ROOT / configfile).read_text())
+    ldp = config["ldp_indicators"]
+    settings = {(c["label"], ldp["n"], float(a)) for c in ldp["censoring"]
+                for a in ldp["alphas"] + ldp["alpha_grid"]}
+    conv = {(ldp["convergence"]["censoring"], n, float(a))
+            for n in ldp["convergence"]["sample_sizes"] for a in ldp["convergence"]["alphas"]}
+    assert counts["ldp_simulate"] == len(settings) + len(conv)
+
+
+def test_snakefmt_check():
+    proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "Snakefile",
+                           "workflow/rules"], capture_output=True, text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_ruff_check():
+    proc = subprocess.run([sys.executable, "-m", "ruff", "check", "."], capture_output=True,
+                          text=True, cwd=ROOT)
+    assert proc.returncode == 0, proc.stdout
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """The small configuration run twice from nothing, with --cores 2 and --cores 1."""
+    dirs = {}
+    for cores in ("2", "1"):
+        work = tmp_path_factory.mktemp(f"cores{cores}")
+        snakemake("--cores", cores, "--configfile", str(SMALL), cwd=work)
+        dirs[cores] = work
+    return dirs
+
+
+def tables(work: Path):
+    return sorted((work / "results").rglob("tables/*.csv"))
+
+
+def test_tables_are_byte_identical_across_runs_and_cores(runs):
+    a, b = tables(runs["2"]), tables(runs["1"])
+    assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(runs["1"]) for p in b]
+    assert len(a) >= 5
+    for left, right in zip(a, b, strict=True):
+        assert left.read_bytes() == right.read_bytes(), left.name
+
+
+def sha256(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_every_table_and_figure_has_provenance(runs):
+    work = runs["2"]
+    outputs = [*tables(work), *(work / "results").rglob("figures/*.p[dn][fg]")]
+    assert any(p.suffix == ".pdf" for p in outputs) and any(p.suffix == ".png" for p in outputs)
+    for output in outputs:
+        record = json.loads(Path(f"{output}.prov.json").read_text())
+        script = ROOT / record["script"]["path"]
+        assert script.parent.name == "scripts" and sha256(script) == record["script"]["sha256"]
+        assert record["dprepro"]["version"]
+        assert record["packages"]["numpy"] and record["packages"]["pandas"]
+        assert record["config"], output
+        assert record["inputs"], output
+        for item in record["inputs"].values():
+            assert sha256(work / item["path"]) == item["sha256"]
+        assert record["data_origin"] in {"simulation", "synthetic", "real"}
+        assert record["privacy"] is not None
+
+
+def test_replicate_provenance_records_seeds(runs):
+    sidecar = next((runs["2"] / "results" / "ldp_indicators" / "replicates").rglob("*.prov.json"))
+    seeds = json.loads(sidecar.read_text())["seeds"]
+    assert seeds["data"]["base_seed"] == 7 and seeds["noise"]["step"].startswith("privatize/")
+
+
+def test_logs_and_benchmarks_are_written(runs):
+    logs = runs["2"] / "results" / "logs"
+    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure1", "ldp_findings"):
+        assert any((logs / rule).glob("*.log")), rule
+    assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
+
+
+@pytest.mark.parametrize(
+    ("override", "expected"),
+    [
+        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure1": 1}),
+        ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1}),
+        ({"ldp_indicators": {"convergence": {"replicates": 7}}},
+         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
+    ],
+)
+def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,
+                                                                expected):
+    config = yaml.safe_load(SMALL.read_text())
+    for section, values in override.items():
+        if isinstance(values, dict):
+            for key, value in values.items():
+                if isinstance(value, dict):
+                    config[section].setdefault(key, {}).update(value)
+                else:
+                    config[section][key] = value
+        else:
+            config[section] = values
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config))
+    unchanged = snakemake("-n", "--configfile", str(SMALL), cwd=runs["2"])
+    assert "Nothing to be done" in unchanged.stdout + unchanged.stderr
+    proc = snakemake("-n", "--configfile", str(changed), cwd=runs["2"])
+    counts = job_counts(proc.stdout + proc.stderr)
+    counts.pop("all", None)
+    assert counts == expected
+
+
+def test_single_figure_rebuilds_alone(runs, tmp_path):
+    work = tmp_path / "copy"
+    shutil.copytree(runs["2"], work, symlinks=True)
+    figure = work / "results" / "ldp_indicators" / "figures" / "figure1.pdf"
+    figure.unlink()
+    proc = snakemake("ldp_figure1", "--cores", "1", "--configfile", str(SMALL), cwd=work)
+    assert figure.exists()
+    log = proc.stdout + proc.stderr
+    assert "rule ldp_figure1" in log and "ldp_simulate" not in log
+
+
+def test_report_builds_with_captions(runs):
+    work = runs["2"]
+    snakemake("--report", "results/report.html", "--configfile", str(SMALL), cwd=work)
+    html = (work / "results" / "report.html").read_text(errors="replace")
+    assert "figure1.pdf" in html
+    assert "simulation, no real data" in html
