@@ -142,6 +142,7 @@ def test_grid_evaluation_and_determinism():
         ({"epsilon": None}, TypeError, "epsilon"),
         ({"rng": 1}, TypeError, "rng"),
         ({"draws": 0}, ValueError, "draws"),
+        ({"draws": None}, TypeError, "draws"),
     ],
 )
 def test_lnte_validation(kwargs, error, match):

@@ -455,6 +455,8 @@ def lnte_survival(durations, events, *, epsilon, rng, draws: int = 1) -> LNTERes
     """
     eps = _check_epsilon(epsilon, allow_inf=True)
     rng = _check_rng(rng)
+    if draws is None:
+        raise TypeError("draws must be an integer >= 1, got None")
     draws = _check_draws(draws)
     t, e = _check_survival_data(durations, events)
     times, inv = np.unique(t, return_inverse=True)
