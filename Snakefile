@@ -8,6 +8,8 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/ldp_indicators.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/rrr_survival.smk"
 
 
 rule all:

@@ -62,7 +62,8 @@ def test_conda_envs_agree_with_requirements():
                     assert version == "3.11", env.name
                 continue
             assert name in pins, f"{env.name}: {name} is not pinned in requirements.txt"
-            assert pins[name] == version, f"{env.name}: {name}={version} but requirements {pins[name]}"
+            assert pins[name] == version, (
+                f"{env.name}: {name}={version} but requirements.txt pins {pins[name]}")
 
 
 def rule_blocks():

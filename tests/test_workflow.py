@@ -58,6 +58,12 @@ def test_full_dag_dry_run(configfile, tmp_path):
     conv = {(ldp["convergence"]["censoring"], n, float(a))
             for n in ldp["convergence"]["sample_sizes"] for a in ldp["convergence"]["alphas"]}
     assert counts["ldp_simulate"] == len(settings) + len(conv)
+    rrr = config["rrr_survival"]
+    assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
+        rrr["epsilons"])
+    assert counts["rrr_cohort"] == len(rrr["datasets"])
+    assert counts.get("ipssr_download", 0) == (config["datasets"]["ipssr"]["source"]
+                                               == "cbioportal")
 
 
 def test_snakefmt_check():
@@ -113,7 +119,7 @@ def test_every_table_and_figure_has_provenance(runs):
         assert record["inputs"], output
         for item in record["inputs"].values():
             assert sha256(work / item["path"]) == item["sha256"]
-        assert record["data_origin"] in {"simulation", "synthetic", "real"}
+        assert set(record["data_origin"].split(",")) <= {"simulation", "synthetic", "real"}
         assert record["privacy"] is not None
 
 
@@ -125,7 +131,8 @@ def test_replicate_provenance_records_seeds(runs):
 
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
-    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure1", "ldp_findings"):
+    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure1", "ldp_findings", "rrr_cohort",
+                 "rrr_release", "lnte_release", "rrr_figure2"):
         assert any((logs / rule).glob("*.log")), rule
     assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
 
@@ -134,7 +141,13 @@ def test_logs_and_benchmarks_are_written(runs):
     ("override", "expected"),
     [
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure1": 1}),
-        ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1}),
+        ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1,
+                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
+        ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
+        ({"rrr_survival": {"draws": 6}},
+         {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
+          "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
+          "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
     ],
@@ -178,3 +191,4 @@ def test_report_builds_with_captions(runs):
     html = (work / "results" / "report.html").read_text(errors="replace")
     assert "figure1.pdf" in html
     assert "simulation, no real data" in html
+    assert "synthetic stand-in" in html and "figure2_ipssr" in html

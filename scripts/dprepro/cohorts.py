@@ -286,3 +286,26 @@ def synthetic_ipssr_cohort(
         },
     )
     return frame
+
+
+def _label_key(value: str) -> str:
+    return "".join(ch for ch in str(value).lower() if ch.isalpha())
+
+
+_IPSSR_ALIASES = {
+    "verylow": "Very Low", "vl": "Very Low", "low": "Low", "l": "Low",
+    "intermediate": "Intermediate", "int": "Intermediate", "high": "High", "h": "High",
+    "veryhigh": "Very High", "vh": "Very High",
+}
+
+
+def canonical_ipssr_groups(values, *, source: str) -> np.ndarray:
+    """Map the spellings of IPSS-R categories (``Very-Low``, ``VERY LOW``, ``Int`` …) to
+    :data:`IPSSR_GROUPS`; unknown values raise, naming the source and the values found."""
+    values = pd.Series(values, dtype=object)
+    mapped = values.map(lambda v: _IPSSR_ALIASES.get(_label_key(v)))
+    if mapped.isna().any():
+        bad = sorted(set(values[mapped.isna()].astype(str)))[:10]
+        raise ValueError(f"{source}: unknown IPSS-R categories {bad}; expected spellings of "
+                         f"{list(IPSSR_GROUPS)}")
+    return mapped.to_numpy(object)

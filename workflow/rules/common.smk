@@ -1,3 +1,4 @@
+import os
 import sys
 from pathlib import Path
 
@@ -22,6 +23,11 @@ wildcard_constraints:
     n=r"[0-9]+",
     alpha=r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?",
     design=r"main|convergence",
+
+
+def bundled(path):
+    """A file shipped with the workflow, wherever the working directory is."""
+    return str(Path(workflow.basedir) / path)
 
 
 def prov(path):
@@ -78,3 +84,63 @@ def ldp_estimate_paths(settings):
         f"_alpha{fmt_number(s['alpha'])}.parquet"
         for s in settings
     ]
+
+
+# ---- rrr_survival helpers ----
+
+
+def dataset_origin(dataset):
+    spec = config["datasets"][dataset]
+    return "synthetic" if spec["source"] == "synthetic" else "real"
+
+
+def rrr_releases(mechanisms=("original", "rrr", "lnte")):
+    rrr = config["rrr_survival"]
+    out = []
+    for dataset in rrr["datasets"]:
+        for mechanism in mechanisms:
+            epsilons = [None] if mechanism == "original" else rrr["epsilons"]
+            for eps in epsilons:
+                out.append(
+                    {
+                        "dataset": dataset,
+                        "mechanism": mechanism,
+                        "epsilon": None if eps is None else float(eps),
+                        "calibration": rrr["calibration"] if mechanism == "rrr" else "",
+                        "data_origin": dataset_origin(dataset),
+                    }
+                )
+    return out
+
+
+def rrr_release_dir(release):
+    base = f"results/rrr_survival/releases/{release['dataset']}"
+    if release["mechanism"] == "original":
+        return f"{base}/original"
+    return f"{base}/{release['mechanism']}_eps{fmt_number(release['epsilon'])}"
+
+
+def rrr_release_files(releases, name):
+    return [f"{rrr_release_dir(r)}/{name}" for r in releases]
+
+
+def cbioportal_raw(kind):
+    spec = config["datasets"]["ipssr"]
+    return f"results/data/raw/cbioportal/{spec['study_id']}_{kind}.json"
+
+
+def cohort_inputs(wildcards):
+    spec = config["datasets"][wildcards.dataset]
+    if spec["source"] == "bundled":
+        return {
+            "table": bundled("resources/kidney/kidney.csv"),
+            "checksum": bundled("resources/kidney/kidney.csv.sha256"),
+        }
+    if spec["source"] == "file":
+        return {"table": spec["path"]}
+    if spec["source"] == "cbioportal":
+        return {
+            "patient": cbioportal_raw("patient"),
+            "sample": cbioportal_raw("sample"),
+        }
+    return {}
