@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pandas as pd
 import pytest
 import yaml
 
@@ -192,3 +193,49 @@ def test_report_builds_with_captions(runs):
     assert "figure1.pdf" in html
     assert "simulation, no real data" in html
     assert "synthetic stand-in" in html and "figure2_ipssr" in html
+
+
+def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):
+    """datasets.ipssr.source = cbioportal through a real HTTP server serving API fixtures."""
+    from helpers.httpserver import serve
+
+    fixtures = ROOT / "tests" / "fixtures" / "cbioportal"
+    base = "/api/studies/mds_iwg_2022/clinical-data"
+    routes = {
+        f"{base}?clinicalDataType=PATIENT&projection=DETAILED":
+            (fixtures / "mds_iwg_2022_patient.json").read_bytes(),
+        f"{base}?clinicalDataType=SAMPLE&projection=DETAILED":
+            (fixtures / "mds_iwg_2022_sample.json").read_bytes(),
+    }
+    with serve(routes) as server:
+        config = yaml.safe_load(SMALL.read_text())
+        config["datasets"] = {"ipssr": {"source": "cbioportal",
+                                        "cbioportal_url": server.base_url}}
+        configfile = tmp_path / "paper_small.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        snakemake("results/data/cohorts/ipssr.parquet", "--cores", "1", "--configfile",
+                  str(configfile), cwd=tmp_path)
+    raw = tmp_path / "results" / "data" / "raw" / "cbioportal"
+    manifest = json.loads((raw / "manifest.json").read_text())
+    assert "mds_iwg_2022_patient" in json.dumps(manifest)
+    assert sha256(raw / "mds_iwg_2022_patient.json") in json.dumps(manifest)
+    cohort = pd.read_parquet(tmp_path / "results" / "data" / "cohorts" / "ipssr.parquet")
+    assert set(cohort["group"]) <= {"Very Low", "Low", "Intermediate", "High", "Very High"}
+    assert set(cohort["event"]) <= {0, 1} and (cohort["data_origin"] == "real").all()
+    assert len(cohort) == 11  # 12 fixture patients, one without an IPSS-R category
+
+
+def test_paper_mode_offline_fails_with_a_hint(tmp_path):
+    config = yaml.safe_load(SMALL.read_text())
+    config["datasets"] = {"ipssr": {"source": "cbioportal",
+                                    "cbioportal_url": "http://127.0.0.1:9"}}
+    config["downloads"] = {"retries": 1, "backoff_seconds": 0.05}
+    configfile = tmp_path / "offline.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    proc = snakemake("results/data/cohorts/ipssr.parquet", "--cores", "1", "--configfile",
+                     str(configfile), cwd=tmp_path, check=False)
+    assert proc.returncode != 0
+    log = (tmp_path / "results" / "logs" / "ipssr_download" / "ipssr_download.log").read_text()
+    assert "embedded default" in log + proc.stderr
+    assert not (tmp_path / "results" / "data" / "raw" / "cbioportal" /
+                "mds_iwg_2022_patient.json").exists()

@@ -210,9 +210,7 @@ def _is_zip(path: Path) -> bool:
 
 
 def _pick_member(zf: zipfile.ZipFile, path: Path, member_hint: str | None) -> str:
-    names = [
-        n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")
-    ]
+    names = [n for n in zf.namelist() if not n.endswith("/") and not n.startswith("__MACOSX/")]
     if member_hint is not None:
         hits = [n for n in names if n.rsplit("/", 1)[-1] == member_hint]
         if len(hits) == 1:
@@ -279,7 +277,7 @@ def _read_header(path: Path, sep: str, member_hint: str | None, encoding: str) -
     return next(csv.reader([text], delimiter=sep))
 
 
-def _describe_columns(columns: Sequence[str], limit: int = 12) -> str:
+def _describe_columns(columns: Sequence[str], limit: int = 30) -> str:
     shown = [repr(c) for c in columns[:limit]]
     more = f", ... ({len(columns)} in all)" if len(columns) > limit else ""
     return "[" + ", ".join(shown) + more + "]"
@@ -308,10 +306,13 @@ def _stream_chunks(
     numeric_as_str: bool = False,
 ) -> Iterator[pd.DataFrame]:
     """Yield DataFrame chunks (columns labelled by position) of a delimited file."""
+    # All columns are parsed (no usecols): with usecols pandas silently drops
+    # surplus fields of a ragged row instead of reporting it. The text columns
+    # not needed (GENE_title, ProfileID, ...) cost little next to the numbers.
     names = list(range(len(header)))
     num_dtype: Any = str if numeric_as_str else np.float32
-    dtype = {p: str for p in text_pos} | {p: num_dtype for p in numeric_pos}
-    na_values = {p: [""] for p in text_pos} | {p: _NUMERIC_NA for p in numeric_pos}
+    dtype: dict[int, Any] = dict.fromkeys(names, str) | dict.fromkeys(numeric_pos, num_dtype)
+    na_values = {p: [""] for p in names} | {p: _NUMERIC_NA for p in numeric_pos}
     with _open_stream(path, member_hint) as fh:
         reader = pd.read_csv(
             fh,
@@ -319,7 +320,6 @@ def _stream_chunks(
             header=None,
             names=names,
             skiprows=1,
-            usecols=sorted({*text_pos, *numeric_pos}),
             dtype=dtype,
             keep_default_na=False,
             na_values=na_values,
@@ -409,9 +409,7 @@ def _stream_matrix(
         else np.empty((0, len(numeric_pos)), dtype=np.float32)
     )
     del blocks
-    text = {
-        p: (np.concatenate(v) if v else np.empty(0, dtype=object)) for p, v in texts.items()
-    }
+    text = {p: (np.concatenate(v) if v else np.empty(0, dtype=object)) for p, v in texts.items()}
     return text, values
 
 
@@ -866,7 +864,9 @@ def _read_table_columns(path: Path, wanted: Callable[[str], bool], **excel_kw) -
     try:
         if _is_excel(path):
             _require_openpyxl(path)
-            frame = pd.read_excel(path, engine="openpyxl", usecols=usecols, dtype=object, **excel_kw)
+            frame = pd.read_excel(
+                path, engine="openpyxl", usecols=usecols, dtype=object, **excel_kw
+            )
         else:
             frame = pd.read_csv(
                 path, usecols=usecols, dtype=str, keep_default_na=False, na_values=_NUMERIC_NA
@@ -888,8 +888,7 @@ def _to_float(path, column: str, series: pd.Series) -> pd.Series:
     if bad.any():
         i = int(bad.to_numpy().nonzero()[0][0])
         raise ExpressionDataError(
-            f"{path}: column {column!r} must be numeric but has {raw.iloc[i]!r} "
-            f"(data row {i + 1})",
+            f"{path}: column {column!r} must be numeric but has {raw.iloc[i]!r} (data row {i + 1})",
             path=path,
         )
     return num.astype(np.float64)

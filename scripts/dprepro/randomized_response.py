@@ -512,7 +512,7 @@ def lnte_median(result: LNTEResult, *, alpha: float = 0.05) -> pd.DataFrame:
     """
     z = stats.norm.ppf(1 - alpha / 2)
     s = result.survival
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         gw = result.greenwood
         v = np.log(s)
         lower = np.exp(-np.exp(np.log(-v) - z * np.sqrt(gw) / v))

@@ -5,7 +5,6 @@ rule ipssr_download:
         manifest="results/data/raw/cbioportal/manifest.json",
     log:
         "results/logs/ipssr_download/ipssr_download.log",
-    retries: 2
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -16,6 +15,7 @@ rule ipssr_download:
     params:
         base=config["datasets"]["ipssr"]["cbioportal_url"],
         study_id=config["datasets"]["ipssr"]["study_id"],
+        downloads=config["downloads"],
     script:
         "../../scripts/cbioportal_download.py"
 

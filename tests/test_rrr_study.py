@@ -1,0 +1,170 @@
+"""The rrr_survival analyses and tables against lifelines and the mechanisms' theory."""
+
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+from lifelines import KaplanMeierFitter
+from lifelines.statistics import pairwise_logrank_test
+from lifelines.utils import median_survival_times
+
+from dprepro.cohorts import load_kidney
+from dprepro.randomized_response import RevisedRandomizedResponse
+from dprepro.rrr_study import (
+    analyse_lnte,
+    analyse_original,
+    analyse_rrr,
+    band_table,
+    logrank_table,
+    median_table,
+    privacy_columns,
+    rejection_table,
+    time_grid,
+    utility_table,
+)
+from dprepro.seeds import seed_sequence
+
+KIDNEY = Path(__file__).resolve().parents[1] / "resources" / "kidney" / "kidney.csv"
+
+
+@pytest.fixture(scope="module")
+def kidney():
+    return load_kidney(KIDNEY, time_divisor=30)
+
+
+def labels_of(cohort):
+    return sorted(set(cohort["group"]))
+
+
+def lifelines_median(times, events):
+    kmf = KaplanMeierFitter().fit(times, events)
+    ci = median_survival_times(kmf.confidence_interval_)
+    return kmf.median_survival_time_, float(ci.iloc[0, 0]), float(ci.iloc[0, 1])
+
+
+def test_original_medians_and_logrank_equal_lifelines(kidney):
+    labels = labels_of(kidney)
+    result = analyse_original(kidney, labels=labels, grid=time_grid(kidney["time"], 50))
+    medians = result["medians"].set_index("group")
+    for label in labels:
+        part = kidney[kidney["group"] == label]
+        expected = lifelines_median(part["time"], part["event"])
+        assert tuple(medians.loc[label, ["median", "ci_lower", "ci_upper"]]) == pytest.approx(
+            expected)
+    ref = pairwise_logrank_test(kidney["time"], kidney["group"], kidney["event"]).summary
+    for row in result["logrank"].itertuples():
+        key = (row.group_a, row.group_b) if (row.group_a, row.group_b) in ref.index else (
+            row.group_b, row.group_a)
+        assert row.statistic == pytest.approx(ref.loc[key, "test_statistic"], rel=1e-9)
+        assert row.p_value == pytest.approx(ref.loc[key, "p"], rel=1e-9)
+
+
+def test_rrr_draw_zero_is_lifelines_on_the_released_labels(kidney):
+    labels = labels_of(kidney)
+    seed = seed_sequence(1, "rrr_survival", "test", 0)
+    result = analyse_rrr(kidney, labels=labels, epsilon=1.0, calibration="paper", draws=4,
+                         rng=np.random.default_rng(seed), grid=time_grid(kidney["time"], 40))
+    # the same stream, replayed, gives the labels the analysis saw
+    mechanism = RevisedRandomizedResponse(epsilon=1.0, categories=labels)
+    released = mechanism.privatize(kidney["group"].to_numpy(object),
+                                   rng=np.random.default_rng(seed), draws=4)
+    first = result["medians"][result["medians"]["draw"] == 0].set_index("group")
+    for label in labels:
+        mask = released[0] == label
+        expected = lifelines_median(kidney["time"][mask], kidney["event"][mask])
+        assert tuple(first.loc[label, ["median", "ci_lower", "ci_upper"]]) == pytest.approx(
+            expected)
+    draw3 = result["logrank"][result["logrank"]["draw"] == 3]
+    ref = pairwise_logrank_test(kidney["time"], released[3], kidney["event"]).summary
+    for row in draw3.itertuples():
+        key = (row.group_a, row.group_b) if (row.group_a, row.group_b) in ref.index else (
+            row.group_b, row.group_a)
+        assert row.p_value == pytest.approx(ref.loc[key, "p"], rel=1e-8)
+
+
+def test_lnte_at_huge_epsilon_shows_the_published_flaw(kidney):
+    # ε → ∞ removes the noise; LNTE as published still differs from KM (first event skipped)
+    labels = labels_of(kidney)
+    grid = time_grid(kidney["time"], 60)
+    lnte = analyse_lnte(kidney, labels=labels, epsilon=1e12, draws=2,
+                        rng=np.random.default_rng(0), grid=grid)["curves"]
+    original = analyse_original(kidney, labels=labels, grid=grid)["curves"]
+    merged = lnte[lnte["draw"] == 0].merge(original, on=["group", "t"], suffixes=("", "_km"))
+    gap = (merged["survival"] - merged["survival_km"]).abs().max()
+    assert gap > 0.05
+
+
+def test_privacy_columns_report_true_epsilon():
+    cols = privacy_columns("rrr", 1.0, 5, "paper")
+    assert cols["true_epsilon"] == pytest.approx(1 + np.log(4))
+    assert privacy_columns("rrr", 1.0, 5, "exact")["true_epsilon"] == pytest.approx(1.0)
+    assert np.isinf(privacy_columns("lnte", 2.0, 5, "")["true_epsilon"])
+    assert np.isnan(privacy_columns("original", None, 5, "")["epsilon"])
+    with pytest.raises(ValueError, match="unknown mechanism"):
+        privacy_columns("laplace", 1.0, 5, "")
+
+
+def test_tables_have_the_contract_columns_and_rates(kidney):
+    labels = labels_of(kidney)
+    grid = time_grid(kidney["time"], 40)
+    original = analyse_original(kidney, labels=labels, grid=grid)
+    release = analyse_rrr(kidney, labels=labels, epsilon=3.0, calibration="exact", draws=20,
+                          rng=np.random.default_rng(5), grid=grid)
+
+    def info(mechanism, eps, calibration=""):
+        return {"dataset": "kidney", "data_origin": "real", "labels": labels,
+                "privacy": privacy_columns(mechanism, eps, len(labels), calibration)}
+    o, r = info("original", None), info("rrr", 3.0, "exact")
+    medians = median_table([(o, original["medians"]), (r, release["medians"])])
+    for column in ["dataset", "mechanism", "epsilon", "group", "median", "ci_lower", "ci_upper",
+                   "draws", "true_epsilon"]:
+        assert column in medians
+    assert set(medians.loc[medians["mechanism"] == "rrr", "draws"]) == {1, 20}
+    logrank = logrank_table([(o, original["logrank"]), (r, release["logrank"])])
+    assert {"group_a", "group_b", "statistic", "p_value"} <= set(logrank.columns)
+    rates = rejection_table([(r, release["logrank"], original["logrank"])], significance=0.05)
+    for row in rates.itertuples():
+        pair = release["logrank"][(release["logrank"]["group_a"] == row.group_a)
+                                  & (release["logrank"]["group_b"] == row.group_b)]
+        assert row.rejection_rate == pytest.approx((pair["p_value"] < 0.05).mean())
+        assert row.repetitions == 20
+    utility = utility_table([(r, release["curves"], release["medians"], original["curves"],
+                              original["medians"])])
+    assert (utility["sup_distance_mean"] >= 0).all() and (utility["sup_distance_mean"] <= 1).all()
+    bands = band_table([(r, release["curves"])], level=0.9)
+    ok = bands.dropna(subset=["lower", "upper"])
+    assert (ok["lower"] <= ok["middle"]).all() and (ok["middle"] <= ok["upper"]).all()
+
+
+def test_utility_is_zero_for_an_identical_release(kidney):
+    labels = labels_of(kidney)
+    grid = time_grid(kidney["time"], 40)
+    original = analyse_original(kidney, labels=labels, grid=grid)
+    info = {"dataset": "kidney", "data_origin": "real", "labels": labels,
+            "privacy": privacy_columns("rrr", 1.0, len(labels), "paper")}
+    table = utility_table([(info, original["curves"], original["medians"], original["curves"],
+                            original["medians"])])
+    assert (table["sup_distance_mean"] == 0).all()
+    assert (table["median_abs_error"].fillna(0) == 0).all()
+
+
+@pytest.mark.parametrize(
+    ("frame", "message"),
+    [
+        (pd.DataFrame({"group": ["a", "b"], "time": [1.0, 2.0]}), "lacks columns"),
+        (pd.DataFrame({"group": ["a", "c"], "time": [1.0, 2.0], "event": [1, 0]}),
+         r"groups \['c'\] not among"),
+        (pd.DataFrame({"group": ["a", "a"], "time": [1.0, 2.0], "event": [1, 0]}),
+         r"groups \['b'\] have no observations"),
+    ],
+)
+def test_bad_cohorts_are_rejected(frame, message):
+    with pytest.raises(ValueError, match=message):
+        analyse_original(frame, labels=["a", "b"], grid=np.linspace(0, 2, 5))
+
+
+def test_a_single_group_cannot_be_compared():
+    frame = pd.DataFrame({"group": ["a", "a"], "time": [1.0, 2.0], "event": [1, 0]})
+    with pytest.raises(ValueError, match="at least two groups"):
+        analyse_original(frame, labels=["a"], grid=np.linspace(0, 2, 5))
