@@ -9,6 +9,7 @@ through a real HTTP server on 127.0.0.1; nothing leaves the machine.
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import io
 import zipfile
 from pathlib import Path
@@ -57,12 +58,23 @@ def write_gdsc(tmp_path: Path, text: str, name: str = GDSC_MEMBER) -> Path:
     return path
 
 
-def replace_first_value(text: str, value: str) -> str:
+def replace_first_value(text: str, value: str, line: int = 3) -> str:
+    """Put ``value`` in column DATA.687983 (the second cell line) of 1-based ``line``."""
     lines = text.split("\n")
-    fields = lines[2].split("\t")
+    fields = lines[line - 1].split("\t")
     fields[3] = value
-    lines[2] = "\t".join(fields)
+    lines[line - 1] = "\t".join(fields)
     return "\n".join(lines)
+
+
+def test_fixtures_are_reproducible(tmp_path):
+    spec = importlib.util.spec_from_file_location("make_fixtures", FIX / "make_fixtures.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    module.main(tmp_path)
+    for path in sorted(FIX.iterdir()):
+        if path.suffix in (".csv", ".zip"):  # workbooks depend on the openpyxl version
+            assert (tmp_path / path.name).read_bytes() == path.read_bytes(), path.name
 
 
 # --------------------------------------------------------------------------- #
@@ -158,12 +170,13 @@ def test_gdsc_expression_unexpected_column(tmp_path):
         ed.read_gdsc_expression(path)
 
 
-def test_gdsc_expression_non_numeric_named(tmp_path):
-    path = write_gdsc(tmp_path, replace_first_value(gdsc_text(), "7.1x"))
+@pytest.mark.parametrize("chunksize", [2048, 4])
+def test_gdsc_expression_non_numeric_named(tmp_path, chunksize):
+    path = write_gdsc(tmp_path, replace_first_value(gdsc_text(), "7.1x", line=10))
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_gdsc_expression(path)
+        ed.read_gdsc_expression(path, chunksize=chunksize)
     msg = str(err.value)
-    assert "'DATA.687983'" in msg and "'7.1x'" in msg and "line 3" in msg and "'TNMD'" in msg
+    assert "'DATA.687983'" in msg and "'7.1x'" in msg and "line 10" in msg and "'FUCA2'" in msg
 
 
 def test_gdsc_expression_missing_value(tmp_path):

@@ -247,9 +247,13 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
         queries = query_order[rows, :m]
         qx = np.take_along_axis(covariates[rows], queries, axis=1)
         qy = np.take_along_axis(times[rows], queries, axis=1)
-        bw = b[rows, None, None]
-        near = np.abs(qx[:, :, None] - covariates[rows, None, :]) <= bw
-        near &= np.abs(qy[:, :, None] - times[rows, None, :]) <= bw
+        bw = b[rows, None]
+        # |q - v| <= b as two comparisons against per-query bounds: no (m, n)
+        # temporaries of differences, several times faster than abs(q - v) <= b
+        near = covariates[rows, None, :] >= (qx - bw)[:, :, None]
+        near &= covariates[rows, None, :] <= (qx + bw)[:, :, None]
+        near &= times[rows, None, :] >= (qy - bw)[:, :, None]
+        near &= times[rows, None, :] <= (qy + bw)[:, :, None]
         weights = near.astype(float)
         smoothed = np.matmul(weights, stacked[rows]) / weights.sum(axis=2)[..., None]
         # rows with fewer evaluation points than m also got some extra (correct)
