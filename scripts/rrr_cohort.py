@@ -3,7 +3,6 @@
 import json
 
 import numpy as np
-import pandas as pd
 
 from dprepro import step
 from dprepro.cbioportal import clinical_long_to_wide, ipssr_survival_table
@@ -11,6 +10,7 @@ from dprepro.cohorts import (
     canonical_ipssr_groups,
     check_survival_frame,
     load_kidney,
+    read_csv_checked,
     synthetic_ipssr_cohort,
 )
 from dprepro.io import sha256_of
@@ -45,7 +45,8 @@ elif source == "cbioportal":
     cohort = check_survival_frame(table, source=snakemake.input.sample)
     origin = "real"
 else:  # file
-    cohort = check_survival_frame(pd.read_csv(snakemake.input.table), source=snakemake.input.table)
+    cohort = check_survival_frame(read_csv_checked(snakemake.input.table),
+                                  source=snakemake.input.table)
     if dataset == "ipssr":
         cohort["group"] = canonical_ipssr_groups(cohort["group"], source=snakemake.input.table)
     origin = "real"

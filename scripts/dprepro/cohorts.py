@@ -72,7 +72,7 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
         if col not in frame.columns:
             raise ValueError(f"{source}: missing column {col!r} (have {list(frame.columns)})")
         if frame[col].isna().any():
-            rows = list(np.flatnonzero(frame[col].isna().to_numpy())[:5])
+            rows = np.flatnonzero(frame[col].isna().to_numpy())[:5].tolist()
             raise ValueError(f"{source}: column {col!r} has missing values (rows {rows})")
     time = pd.to_numeric(frame["time"], errors="coerce")
     if time.isna().any():
@@ -125,13 +125,8 @@ def load_kidney(path: str | os.PathLike, *, time_divisor: float = 30.0) -> pd.Da
     if not np.isfinite(time_divisor) or time_divisor <= 0:
         raise ValueError(f"time_divisor must be finite and > 0, got {time_divisor}")
     source = os.fspath(path)
-    raw = pd.read_csv(source)
-    missing = [c for c in ("time", "status", "disease") if c not in raw.columns]
-    if missing:
-        raise ValueError(
-            f"{source}: missing column(s) {missing} (have {list(raw.columns)}); "
-            "expected survival::kidney exported with write.csv"
-        )
+    # two rows per patient (one per recurrence), so ids repeat by design
+    raw = read_csv_checked(source, required=("time", "status", "disease"), id_column=None)
     frame = check_survival_frame(
         raw.rename(columns={"disease": "group", "status": "event"}), source=source
     )
@@ -309,3 +304,44 @@ def canonical_ipssr_groups(values, *, source: str) -> np.ndarray:
         raise ValueError(f"{source}: unknown IPSS-R categories {bad}; expected spellings of "
                          f"{list(IPSSR_GROUPS)}")
     return mapped.to_numpy(object)
+
+
+def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "event"),
+                     id_column: str | None = "id") -> pd.DataFrame:
+    """Read a user CSV with errors that say what is wrong with the file.
+
+    Catches the usual ways a table arrives broken: a non-UTF-8 encoding
+    (e.g. UTF-16 or Latin-1 from a spreadsheet), the wrong delimiter (``;`` or
+    tab, which makes one column whose name contains the delimiter), missing
+    columns, and duplicated ids when the file has an ``id_column`` (``None``
+    to skip; survival::kidney has two rows per patient, one per recurrence).
+    """
+    source = os.fspath(path)
+    if not os.path.exists(source):
+        raise FileNotFoundError(f"{source}: file not found")
+    try:
+        frame = pd.read_csv(source, encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start}); "
+                         "save the CSV as UTF-8") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{source}: the file is empty") from None
+    except pd.errors.ParserError as error:
+        raise ValueError(f"{source}: cannot parse as CSV: {error}") from None
+    columns = [str(c) for c in frame.columns]
+    if len(columns) == 1:
+        for delimiter, name in ((";", "semicolon"), ("\t", "tab"), ("|", "pipe")):
+            if delimiter in columns[0]:
+                raise ValueError(f"{source}: one column {columns[0]!r}; the file looks "
+                                 f"{name}-delimited, expected comma-separated values")
+    missing = [c for c in required if c not in columns]
+    if missing:
+        raise ValueError(f"{source}: missing column(s) {missing} (have {columns})")
+    if id_column and id_column in columns:
+        duplicated = frame[id_column][frame[id_column].duplicated()].unique()[:5].tolist()
+        if duplicated:
+            raise ValueError(f"{source}: duplicated values in column {id_column!r}: "
+                             f"{duplicated}; expected one row per id")
+    if frame.empty:
+        raise ValueError(f"{source}: no rows")
+    return frame

@@ -24,7 +24,8 @@ downloaded, never bundled):
   ``Drug\\nResponse``, ``GDSC\\nTissue descriptor 1``,
   ``GDSC\\nTissue\\ndescriptor 2``, ``Cancer Type\\n(matching TCGA label)``,
   ``Microsatellite \\ninstability Status (MSI)``, ``Screen Medium``,
-  ``Growth Properties``; the last row is a totals row without a COSMIC id).
+  ``Growth Properties``; rows without a COSMIC id, such as a totals row at the
+  bottom of the sheet, are dropped).
 
 Public data (DepMap, CC BY 4.0):
 
@@ -45,11 +46,22 @@ onto the public value distribution (:func:`dprepro.representations.quantile_map`
 :func:`write_parquet_atomic` caches a parsed matrix as Parquet.
 
 The large matrices are parsed in bounded memory: the header is read on its
-own, then pandas' C parser streams the rows in chunks with ``float32`` dtypes
-(text columns such as ``GENE_title`` are never loaded), so peak memory is a
-small multiple of the ``float32`` result (see
+own, then pandas' C parser streams the rows in chunks, each chunk's numbers
+are turned into ``float32`` at once, and only those blocks are kept, so the
+peak is a small multiple of the ``float32`` result (about 350 MB for the GDSC
+file and 450 MB for the DepMap one, interpreter included; see
 ``benchmarks/bench_expression_memory.py``). A ``.zip`` is read by streaming
-its member, never extracted to disk.
+its member, never extracted to disk. Per-column ``dtype``/``na_values``
+mappings and ``usecols`` are deliberately not used: the former cost a
+per-column overhead in every chunk (3-4x slower on 19,000 columns), the
+latter makes pandas silently drop the surplus fields of a ragged row.
+
+Column names were checked against public descriptions of the files: the
+DepMap 25Q3 README (Model.csv fields; "Columns are ProfileID,
+is_default_entry, ModelID and then a column per gene" for the 2025
+expression files), and public code and logs reading GDSC release 8.x files
+(the 19 dose-response columns; Cell_Lines_Details.xlsx with shape (1002, 13)
+and the headers above; the duplicated ``DATA.<id>`` columns).
 
 Every error is an :class:`ExpressionDataError` naming the file and the column
 or value at fault, and listing the columns found when a required one is missing.

@@ -30,6 +30,9 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
+    # a job killed with SIGKILL cannot clean up; its leftovers go on the next write
+    for stale in dest.parent.glob(f".{dest.name}.*.part"):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{dest.name}.", suffix=".part", dir=dest.parent)
     os.close(fd)
     tmp_path = Path(tmp)

@@ -87,6 +87,9 @@ def _check_cohort(cohort: pd.DataFrame, labels) -> tuple[np.ndarray, np.ndarray,
         raise ValueError(f"groups {empty} have no observations; every group needs at least one")
     if len(labels) < 2:
         raise ValueError("pairwise comparisons need at least two groups")
+    if not (cohort["event"] == 1).any():
+        raise ValueError("every observation is censored (no event): survival curves stay at 1 "
+                         "and log-rank tests are undefined")
     return (cohort["time"].to_numpy(float), cohort["event"].to_numpy(int),
             cohort["group"].to_numpy(object))
 

@@ -48,7 +48,15 @@ def start(smk, name: str) -> logging.Logger:
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.captureWarnings(True)
     threadpool_limits(int(getattr(smk, "threads", 1) or 1))
-    return logging.getLogger(name)
+    logger = logging.getLogger(name)
+
+    def log_uncaught(kind, value, traceback):
+        # the job's log must say why it failed, not only Snakemake's console
+        logger.error("%s failed: %s: %s", name, kind.__name__, value,
+                     exc_info=(kind, value, traceback))
+
+    sys.excepthook = log_uncaught
+    return logger
 
 
 def write_sidecars(smk, file: str, outputs, **record) -> None:

@@ -1,0 +1,78 @@
+"""Faults: a killed workflow resumes to identical tables; a failing job leaves nothing behind."""
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "tests" / "data" / "small_config.yaml"
+TARGETS = ["ldp_mse_table", "rrr_logrank_table"]
+pytestmark = pytest.mark.workflow
+
+
+def command(work, *args):
+    return [sys.executable, "-m", "snakemake", *args, "--snakefile", str(ROOT / "Snakefile"),
+            "--directory", str(work), "--configfile", str(SMALL)]
+
+
+def run(work, *args, check=True):
+    proc = subprocess.run(command(work, *args), capture_output=True, text=True, timeout=600)
+    if check:
+        assert proc.returncode == 0, proc.stderr[-4000:]
+    return proc
+
+
+def tables(work):
+    return {p.relative_to(work): p.read_bytes() for p in (work / "results").rglob("*.csv")}
+
+
+def test_sigkill_mid_job_then_rerun_gives_identical_tables(tmp_path):
+    clean, killed = tmp_path / "clean", tmp_path / "killed"
+    run(clean, *TARGETS, "--cores", "2")
+    proc = subprocess.Popen(command(killed, *TARGETS, "--cores", "2"), stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL, start_new_session=True)
+    markers = killed / ".snakemake" / "incomplete"
+    deadline = time.monotonic() + 120
+    try:
+        # a job has started (Snakemake marks its outputs incomplete) and is still running
+        while not (markers.exists() and any(markers.iterdir())):
+            assert proc.poll() is None, "workflow finished before it could be killed"
+            assert time.monotonic() < deadline, "no job started within 120 s"
+            time.sleep(0.02)
+        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        proc.wait(timeout=60)
+    assert proc.returncode == -signal.SIGKILL
+    interrupted = tables(killed)
+    assert len(interrupted) < len(tables(clean)), "the kill came too late to interrupt anything"
+    # what a user does after a crash: release the stale lock, then resume
+    run(killed, "--unlock")
+    run(killed, *TARGETS, "--cores", "2", "--rerun-incomplete")
+    assert tables(killed) == tables(clean)
+    assert not list((killed / "results").rglob("*.part")), "a half-written file was left behind"
+
+
+def test_failing_job_leaves_no_partial_output(tmp_path):
+    bad = tmp_path / "cohort.csv"
+    bad.write_text("id,group,time,event\n1,Low,3.5,1\n2,High,-1,0\n")
+    config = yaml.safe_load(SMALL.read_text())
+    config["datasets"] = {"ipssr": {"source": "file", "path": str(bad)}}
+    configfile = tmp_path / "bad.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    target = "results/data/cohorts/ipssr.parquet"
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", target, "--cores", "1", "--snakefile",
+         str(ROOT / "Snakefile"), "--directory", str(tmp_path), "--configfile", str(configfile)],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode != 0
+    log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
+    assert str(bad) in log and "column 'time' must be finite and >= 0" in log
+    cohorts = tmp_path / "results" / "data" / "cohorts"
+    assert not (cohorts / "ipssr.parquet").exists()
+    assert not list(cohorts.glob("*")) if cohorts.exists() else True
