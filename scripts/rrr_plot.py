@@ -36,7 +36,9 @@ missing = sorted(set(map(str, out)) - set(written) - {f"{w}.prov.json" for w in 
 if missing:
     raise RuntimeError(f"declared outputs not written: {missing}")
 step.write_sidecars(snakemake, __file__, written, config=dict(p.items()),
-                    privacy={"release": True, "mechanisms": ["original", "rrr", "lnte"],
+                    privacy={"release": False,
+                             "note": "non-private reference: shows the original curves too",
+                             "mechanisms": ["original", "rrr", "lnte"],
                              "epsilons": list(p.epsilons)},
                     data_origin=p.data_origin)
 log.info("wrote %d figure files", len(written))

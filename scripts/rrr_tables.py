@@ -21,8 +21,11 @@ def load(name, releases):
 
 
 medians = load("medians", p.releases)
-labels = {r["dataset"]: list(dict.fromkeys(medians[key(r)]["group"]))
-          for r in p.releases if r["mechanism"] == "original"}
+# group order per dataset: the original's where the table uses it, else the releases'
+# (the bands table reads released data only, so it never touches the original)
+labels = {}
+for r in sorted(p.releases, key=lambda r: r["mechanism"] != "original"):
+    labels.setdefault(r["dataset"], list(dict.fromkeys(medians[key(r)]["group"])))
 infos = {key(r): {"dataset": r["dataset"], "data_origin": r["data_origin"],
                   "labels": labels[r["dataset"]],
                   "privacy": rrr_study.privacy_columns(r["mechanism"], r["epsilon"],
@@ -63,7 +66,10 @@ step.write_csv(table, snakemake.output.table)
 log.info("wrote %s (%d rows)", snakemake.output.table, len(table))
 step.write_sidecars(
     snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
-    privacy={"release": True,
+    privacy={"release": p.kind == "bands",
+             "note": ("built from privatised releases only" if p.kind == "bands" else
+                      "non-private reference: holds or compares with the original data "
+                      "(mechanism = original)"),
              "mechanisms": sorted({r["mechanism"] for r in p.releases}),
              "epsilons": sorted({r["epsilon"] for r in p.releases if r["epsilon"] is not None}),
              "true_epsilon": "column true_epsilon (RRR paper calibration: ε + ln(k−1); "

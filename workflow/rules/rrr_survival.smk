@@ -2,6 +2,7 @@ RRR = config["rrr_survival"]
 RRR_DIR = "results/rrr_survival"
 RRR_ALL = rrr_releases()
 RRR_LOGRANK = rrr_releases(("original", "rrr"))
+RRR_PRIVATE = rrr_releases(("rrr", "lnte"))
 RRR_ORIGIN = ",".join(sorted({dataset_origin(d) for d in RRR["datasets"]}))
 RRR_PANELS = "abcdefghijklmnopqrstuvwxyz"[: 1 + 2 * len(RRR["epsilons"])]
 RRR_FIGURE2 = [
@@ -211,8 +212,8 @@ rule rrr_utility_table:
 
 rule rrr_bands_table:
     input:
-        medians=rrr_release_files(RRR_ALL, "medians.csv"),
-        curves=rrr_release_files(RRR_ALL, "curves.parquet"),
+        medians=rrr_release_files(RRR_PRIVATE, "medians.csv"),
+        curves=rrr_release_files(RRR_PRIVATE, "curves.parquet"),
     output:
         table=RRR_TABLES["bands"],
         prov=prov(RRR_TABLES["bands"]),
@@ -226,7 +227,7 @@ rule rrr_bands_table:
         runtime=5,
     params:
         kind="bands",
-        releases=RRR_ALL,
+        releases=RRR_PRIVATE,
         band_level=RRR["band_level"],
     script:
         "../../scripts/rrr_tables.py"
