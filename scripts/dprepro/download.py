@@ -42,6 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from dprepro import __version__
+from dprepro.io import sha256_of
 
 __all__ = [
     "ChecksumError",
@@ -192,11 +193,7 @@ def sha256_file(path: str | os.PathLike[str], *, chunk_size: int = CHUNK_SIZE) -
     str
         Lower-case hex digest.
     """
-    h = hashlib.sha256()
-    with open(path, "rb") as fh:
-        for chunk in iter(lambda: fh.read(chunk_size), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    return sha256_of(path, chunk=chunk_size)
 
 
 def _part_path(dest: Path) -> Path:

@@ -65,6 +65,7 @@ import pandas as pd
 from scipy import stats
 
 from .km import _check_survival_data
+from .mechanisms import check_generator
 
 __all__ = [
     "CALIBRATIONS",
@@ -84,13 +85,7 @@ CALIBRATIONS = ("paper", "exact")
 # --------------------------------------------------------------------------- validation
 
 
-def _check_rng(rng) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
-            f"got {type(rng).__name__}"
-        )
-    return rng
+_check_rng = check_generator
 
 
 def _check_real(value, name: str) -> float:
