@@ -1,0 +1,54 @@
+rule privacy_audit_table:
+    output:
+        table="results/audit/privacy_audit.csv",
+        prov=prov("results/audit/privacy_audit.csv"),
+    log:
+        "results/logs/privacy_audit_table/privacy_audit_table.log",
+    benchmark:
+        "results/benchmarks/privacy_audit_table/privacy_audit_table.tsv"
+    conda:
+        "../../envs/learning.yaml"
+    threads: 1
+    resources:
+        mem_mb=3000,
+        runtime=15,
+    params:
+        seed=config["seed"],
+        draws_scale=config["audit"]["draws_scale"],
+        level=config["audit"]["level"],
+    script:
+        "../../scripts/privacy_audit.py"
+
+
+rule privacy_audit_figure:
+    input:
+        table="results/audit/privacy_audit.csv",
+    output:
+        pdf=report(
+            "results/audit/privacy_audit.pdf",
+            caption="../report/privacy_audit.rst",
+            category="privacy audit",
+        ),
+        png="results/audit/privacy_audit.png",
+        prov_pdf=prov("results/audit/privacy_audit.pdf"),
+        prov_png=prov("results/audit/privacy_audit.png"),
+    log:
+        "results/logs/privacy_audit_figure/privacy_audit_figure.log",
+    conda:
+        "../../envs/plotting.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/privacy_audit_plot.py"
+
+
+rule audit:
+    input:
+        "results/audit/privacy_audit.csv",
+        "results/audit/privacy_audit.pdf",
+        "results/audit/privacy_audit.png",
+    localrule: True
