@@ -10,6 +10,7 @@ include: "workflow/rules/common.smk"
 include: "workflow/rules/ldp_indicators.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/rrr_survival.smk"
+include: "workflow/rules/repr_transfer.smk"
 
 
 rule all:

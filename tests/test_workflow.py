@@ -65,6 +65,24 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["rrr_cohort"] == len(rrr["datasets"])
     assert counts.get("ipssr_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                == "cbioportal")
+    rt = config["repr_transfer"]
+    vae = rt["vae"]
+    n_vae = (len(vae["dims"]) * len(vae["learning_rates"]) * len(vae["hidden_layers"])
+             * len(vae["width_multipliers"]))
+    assert counts["repr_candidate"] == (len(rt["representations"]) - 1) * len(rt["dims"]) + n_vae
+    assert counts["repr_fit"] == len(rt["representations"])
+    assert counts["repr_drug"] == rt["drug"]["chunks"]
+    assert counts["repr_clipping_weights"] == len(set(rt["drug"]["epsilons"])
+                                                  | {rt["drug"]["epsilon"]})
+    for rule in ("repr_hyperparameter_table", "repr_cancer_type", "repr_cancer_type_table",
+                 "repr_drug_table", "repr_cancer_type_figure", "repr_cancer_type_vs_epsilon",
+                 "repr_drug_figure", "repr_drug_vs_epsilon", "repr_public_data",
+                 "repr_private_data"):
+        assert counts[rule] == 1, rule
+    real = config["datasets"]["gdsc"]["source"] == "download"
+    assert counts.get("gdsc_download", 0) == 3 * real
+    assert counts.get("depmap_download", 0) == 2 * real
+    assert counts.get("gdsc_preprocess", 0) == counts.get("depmap_preprocess", 0) == real
 
 
 def test_snakefmt_check():
@@ -98,6 +116,8 @@ def test_tables_are_byte_identical_across_runs_and_cores(runs):
     a, b = tables(runs["2"]), tables(runs["1"])
     assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(runs["1"]) for p in b]
     assert len(a) >= 5
+    assert {"hyperparameters.csv", "cancer_type_accuracy.csv", "drug_sensitivity.csv"} <= {
+        p.name for p in a if p.parent.parent.name == "repr_transfer"}
     for left, right in zip(a, b, strict=True):
         assert left.read_bytes() == right.read_bytes(), left.name
 
@@ -133,9 +153,11 @@ def test_replicate_provenance_records_seeds(runs):
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
     for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure1", "ldp_findings", "rrr_cohort",
-                 "rrr_release", "lnte_release", "rrr_figure2"):
+                 "rrr_release", "lnte_release", "rrr_figure2", "repr_candidate", "repr_fit",
+                 "repr_cancer_type", "repr_drug", "repr_drug_figure"):
         assert any((logs / rule).glob("*.log")), rule
     assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
+    assert any((runs["2"] / "results" / "benchmarks" / "repr_fit").glob("*.tsv"))
 
 
 @pytest.mark.parametrize(
@@ -143,7 +165,10 @@ def test_logs_and_benchmarks_are_written(runs):
     [
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure1": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1,
-                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
+                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
+                                    "repr_cancer_type_figure": 1,
+                                    "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
+                                    "repr_drug_vs_epsilon": 1}),
         ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
@@ -151,6 +176,9 @@ def test_logs_and_benchmarks_are_written(runs):
           "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
+        ({"repr_transfer": {"drug": {"splits": 3}}},
+         {"repr_drug": 1, "repr_drug_table": 1, "repr_drug_figure": 1,
+          "repr_drug_vs_epsilon": 1}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,
@@ -193,6 +221,7 @@ def test_report_builds_with_captions(runs):
     assert "figure1.pdf" in html
     assert "simulation, no real data" in html
     assert "synthetic stand-in" in html and "figure2_ipssr" in html
+    assert "drug_prediction.pdf" in html and "cancer_type_accuracy.pdf" in html
 
 
 def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):

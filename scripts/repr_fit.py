@@ -1,0 +1,49 @@
+"""Fit the selected representation on public data (every seed) and map the private lines."""
+
+import numpy as np
+import pandas as pd
+
+from dprepro import repr_study, step
+from dprepro.seeds import seed_record, seed_sequence
+
+log = step.start(snakemake, "repr_fit")
+p = snakemake.params
+w = snakemake.wildcards
+table = pd.read_csv(snakemake.input.hyperparameters)
+chosen = table[(table["representation"] == w.representation) & table["selected"]]
+if len(chosen) != 1:
+    raise ValueError(f"{snakemake.input.hyperparameters}: expected one selected "
+                     f"{w.representation} candidate, found {len(chosen)}")
+row = chosen.iloc[0]
+spec = {"dim": int(row["dim"])}
+if w.representation == "vae":
+    spec.update(learning_rate=float(row["learning_rate"]),
+                hidden_layers=int(row["hidden_layers"]),
+                width_multiplier=int(row["width_multiplier"]))
+public = pd.read_parquet(snakemake.input.public_expression)
+private = pd.read_parquet(snakemake.input.private_expression)
+stream = f"fit/{w.representation}"
+vae_options = None
+if w.representation == "vae":
+    device = repr_study.configure_torch(snakemake.threads, p.vae["device"])
+    vae_options = {**p.vae, "device": device, "log_every": 10}
+frames = []
+for seed in range(p.seeds):
+    rng = np.random.default_rng(seed_sequence(p.seed, repr_study.STUDY, stream, seed))
+    log.info("%s seed %d: %s on public %d x %d", w.representation, seed, spec, *public.shape)
+    model = repr_study.fit_representation(w.representation, spec, public, rng=rng,
+                                          vae_options=vae_options)
+    frame = repr_study.representation_frame(model.transform(public), model.transform(private),
+                                            public.index, private.index)
+    frames.append(frame.assign(seed=seed))
+frame = pd.concat(frames, ignore_index=True)
+path = snakemake.output.representation
+with step.atomic_path(path) as tmp:
+    frame.to_parquet(tmp, index=False)
+log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
+         len(public), len(private), spec["dim"])
+step.write_sidecars(snakemake, __file__, [path], config={**dict(p.items()), "spec": spec},
+                    seeds=seed_record(p.seed, repr_study.STUDY, stream, p.seeds),
+                    privacy={"release": False, "note": "private lines mapped through a "
+                             "representation learned on public data (sensitive)"},
+                    data_origin=p.data_origin)

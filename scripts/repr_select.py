@@ -1,0 +1,19 @@
+"""Pick the best candidate of each representation on the public auxiliary task."""
+
+import pandas as pd
+
+from dprepro import repr_study, step
+
+log = step.start(snakemake, "repr_select")
+p = snakemake.params
+candidates = pd.concat([pd.read_csv(path) for path in snakemake.input.candidates],
+                       ignore_index=True)
+table = repr_study.select_hyperparameters(candidates)
+for _, row in table[table["selected"]].iterrows():
+    log.info("%s: selected %s (auxiliary accuracy %.4f)", row["representation"],
+             row["candidate"], row["score"])
+step.write_csv(table, snakemake.output.table)
+step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
+                    privacy={"release": False,
+                             "note": "chosen on public data only (auxiliary lineage task)"},
+                    data_origin=p.data_origin)

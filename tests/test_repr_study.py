@@ -1,0 +1,364 @@
+"""The repr_transfer study: experiments, selection, privacy columns, tables, paper-mode data."""
+
+import hashlib
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from dprepro import repr_study
+from dprepro.dp_learners import dp_select_features
+from dprepro.representations import fit_pca
+from dprepro.synthetic_expression import synthetic_public_private
+
+ROOT = Path(__file__).resolve().parents[1]
+FIXTURES = ROOT / "tests" / "fixtures" / "expression"
+
+
+@pytest.fixture(scope="module")
+def separable():
+    """Synthetic data with well separated lineages and a noiseless linear response."""
+    return synthetic_public_private(np.random.default_rng(3), n_public=300, n_private=240,
+                                    n_genes=200, rank=4, n_lineages=3, n_drugs=3,
+                                    lineage_separation=4.0, response_noise=0.0)
+
+
+# --------------------------------------------------------------------------- #
+# hyperparameter selection on the public auxiliary task
+# --------------------------------------------------------------------------- #
+def test_selection_picks_the_best_candidate_per_representation():
+    candidates = pd.DataFrame({
+        "representation": ["vae", "pca", "pca", "pca", "vae", "random_projection"],
+        "candidate": ["r4_lr0.001_h1_w32", "r2", "r4", "r8", "r4_lr0.01_h1_w32", "r2"],
+        "dim": [4, 2, 4, 8, 4, 2],
+        "score": [0.70, 0.80, 0.90, 0.85, 0.75, 0.40],
+    })
+    table = repr_study.select_hyperparameters(candidates)
+    chosen = table[table["selected"]].set_index("representation")["candidate"].to_dict()
+    assert chosen == {"pca": "r4", "vae": "r4_lr0.01_h1_w32", "random_projection": "r2"}
+    assert list(table["representation"]) == ["pca"] * 3 + ["random_projection"] + ["vae"] * 2
+    assert table["selected"].sum() == 3
+
+
+def test_selection_ties_go_to_the_smaller_representation():
+    candidates = pd.DataFrame({"representation": ["pca"] * 3, "candidate": ["r8", "r4", "r2"],
+                               "dim": [8, 4, 2], "score": [0.9, 0.9, 0.5]})
+    table = repr_study.select_hyperparameters(candidates)
+    assert table.loc[table["selected"], "candidate"].tolist() == ["r4"]
+
+
+def test_auxiliary_score_separates_good_from_useless_representations(separable):
+    labels = separable["public_lineage"]
+    good = separable["public_latent"]
+    noise = np.random.default_rng(0).standard_normal(good.shape)
+    score_good = repr_study.auxiliary_score(good, labels, folds=5, random_state=1)
+    score_noise = repr_study.auxiliary_score(noise, labels, folds=5, random_state=1)
+    assert score_good["score"] > 0.95
+    assert score_noise["score"] < 0.6
+    assert score_good["n_classes"] == 3 and score_good["n_samples"] == 300
+
+
+def test_auxiliary_score_drops_lineages_too_small_for_the_folds():
+    rng = np.random.default_rng(1)
+    labels = np.array(["a"] * 20 + ["b"] * 20 + ["c"] * 2 + [None] * 3, dtype=object)
+    Z = rng.standard_normal((len(labels), 2))
+    score = repr_study.auxiliary_score(Z, labels, folds=5, random_state=0)
+    assert score["n_classes"] == 2 and score["n_samples"] == 40
+    with pytest.raises(ValueError, match="two lineages"):
+        repr_study.auxiliary_score(Z[:22], labels[:22], folds=5, random_state=0)
+
+
+def test_pca_without_torch_equals_the_library_fit(separable):
+    public = separable["public_expression"]
+    ours = repr_study.fit_representation("pca", {"dim": 3}, public,
+                                         rng=np.random.default_rng(0))
+    np.testing.assert_allclose(ours.transform(public), fit_pca(public, 3).transform(public),
+                               rtol=0, atol=1e-12)
+
+
+def test_representation_fits_are_deterministic_given_the_generator(separable):
+    public = separable["public_expression"].iloc[:, :50]
+    spec = {"dim": 2, "learning_rate": 0.01, "hidden_layers": 1, "width_multiplier": 4}
+    options = {"max_epochs": 3, "device": "cpu", "batch_size": 64}
+    for name in ("random_projection", "vae"):
+        a, b = (repr_study.fit_representation(name, spec, public, rng=np.random.default_rng(5),
+                                              vae_options=options if name == "vae" else None)
+                for _ in range(2))
+        np.testing.assert_array_equal(a.transform(public), b.transform(public))
+
+
+# --------------------------------------------------------------------------- #
+# cancer-type pairs
+# --------------------------------------------------------------------------- #
+def test_cases_are_pairs_of_the_most_frequent_lineages():
+    lineage = pd.Series(["a"] * 30 + ["b"] * 20 + ["c"] * 12 + ["d"] * 5 + [None] * 4)
+    assert repr_study.cancer_type_cases(lineage, n_lineages=3, min_count=10) == [
+        ("a", "b"), ("a", "c"), ("b", "c")]
+    assert repr_study.cancer_type_cases(lineage, n_lineages=9, min_count=10) == [
+        ("a", "b"), ("a", "c"), ("b", "c")]
+    assert repr_study.cancer_type_cases(lineage, n_lineages=2, min_count=1,
+                                        cases=[["c", "d"]]) == [("c", "d")]
+    with pytest.raises(ValueError, match="'d' has 5 private lines, need >= 10"):
+        repr_study.cancer_type_cases(lineage, n_lineages=2, min_count=10, cases=[["a", "d"]])
+    with pytest.raises(ValueError, match="need two private lineages"):
+        repr_study.cancer_type_cases(lineage, n_lineages=4, min_count=25)
+
+
+def _cancer(private, lineage, *, epsilons, variant="paper", seeds=(0, 1), selection=None,
+            cases=(("lineage_01", "lineage_02"),)):
+    features = {s: private for s in seeds}
+    scales = {s: repr_study.mean_row_norm(private) for s in seeds}
+    return repr_study.cancer_type_experiment(
+        features, lineage, list(cases), epsilons=epsilons, folds=5, l2=0.1, variant=variant,
+        base_seed=11, stream="cancer_type/test", scales=scales, selection=selection)
+
+
+def test_non_private_accuracy_beats_chance_on_separable_lineages(separable):
+    Z = separable["private_latent"]
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    rows = _cancer(Z, lineage, epsilons=[math.inf])
+    majority = lineage[lineage.isin(["lineage_01", "lineage_02"])].value_counts(
+        normalize=True).max()
+    assert (rows["accuracy"] > 0.95).all() and (rows["accuracy"] > majority + 0.3).all()
+    assert (rows["mechanism"] == "non_private").all() and rows["epsilon"].isna().all()
+
+
+def test_private_accuracy_falls_with_epsilon_and_stays_a_probability(separable):
+    Z = separable["private_latent"]
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    rows = _cancer(Z, lineage, epsilons=[0.05, math.inf], seeds=range(8))
+    tiny = rows.loc[rows["epsilon"] == 0.05, "accuracy"].mean()
+    exact = rows.loc[rows["mechanism"] == "non_private", "accuracy"].mean()
+    assert 0 <= rows["accuracy"].min() and rows["accuracy"].max() <= 1
+    assert tiny < exact - 0.1
+
+
+def test_cancer_rows_do_not_depend_on_the_other_epsilons(separable):
+    Z = separable["private_latent"]
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    both = _cancer(Z, lineage, epsilons=[1.0, 2.0])
+    alone = _cancer(Z, lineage, epsilons=[2.0])
+    pd.testing.assert_frame_equal(both[both["epsilon"] == 2.0].reset_index(drop=True), alone)
+    assert not both.equals(_cancer(Z, lineage, epsilons=[1.0, 2.0], seeds=(2, 3)))
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+def test_subsample_votes_plus_noise_is_dp_select_features(separable):
+    X = separable["private_expression"].to_numpy()[:, :60]
+    y = separable["private_response"].to_numpy()[:, 0].copy()
+    y[::7] = np.nan
+    votes, k = repr_study.subsample_votes(X, y, 5, lasso_max_iter=2000)
+    assert k == math.isqrt(int(np.sum(~np.isnan(y)))) and votes.sum() == 5 * k
+    for eps in (0.3, 2.0):
+        ours = repr_study.noisy_top_features(votes, k, 5, epsilon=eps,
+                                             rng=np.random.default_rng(9))
+        theirs = dp_select_features(X, y, 5, epsilon=eps, rng=np.random.default_rng(9),
+                                    lasso_max_iter=2000)
+        np.testing.assert_array_equal(ours, theirs)
+    top = repr_study.noisy_top_features(votes, k, 5, epsilon=math.inf, rng=None)
+    assert set(votes[top]) <= set(np.sort(votes)[-5:])
+
+
+def test_feature_selection_baseline_runs_with_half_the_budget(separable):
+    genes = separable["private_expression"].iloc[:, :40]
+    public = separable["public_expression"].iloc[:, :40]
+    public_c, private_c = repr_study.centred_genes(public, genes, list(genes.columns))
+    selection = repr_study.FeatureSelection(n_select=4, public=public_c, lasso_max_iter=2000)
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    rows = _cancer(private_c, lineage, epsilons=[1.0, math.inf], selection=selection)
+    private = rows[rows["mechanism"] != "non_private"]
+    assert (private["selection_epsilon"] == 0.5).all() and (private["learner_epsilon"] == 0.5).all()
+    assert (private["mechanism"] == "subsample_and_aggregate+objective_perturbation").all()
+    assert (rows["dim"] == 4).all()
+
+
+# --------------------------------------------------------------------------- #
+# privacy statements
+# --------------------------------------------------------------------------- #
+def test_paper_variant_reports_no_proven_epsilon_and_the_penalised_bound():
+    row = repr_study.cancer_privacy(1.0, variant="paper", l2=0.1, feature_selection=False)
+    assert row["epsilon"] == 1.0 and math.isinf(row["true_epsilon"])
+    assert row["epsilon_if_bias_penalised"] == pytest.approx(1 + 2 * math.log(3.5))
+    assert "no finite epsilon is proven" in row["privacy_note"]
+    exact = repr_study.cancer_privacy(0.5, variant="cms11", l2=0.1, feature_selection=True)
+    assert exact["true_epsilon"] == 0.5 and exact["learner_epsilon"] == 0.25
+    none = repr_study.cancer_privacy(math.inf, variant="paper", l2=0.1, feature_selection=False)
+    assert none["mechanism"] == "non_private" and math.isnan(none["epsilon"])
+
+
+def test_drug_rows_say_which_statistics_epsilon_covers():
+    row = repr_study.drug_privacy(1.0, feature_selection=False)
+    assert row["mechanism"] == "ssp" and math.isinf(row["true_epsilon"])
+    assert "X'X" in row["privacy_note"] and "private training lines" in row["privacy_note"]
+
+
+# --------------------------------------------------------------------------- #
+# drug sensitivity
+# --------------------------------------------------------------------------- #
+def _drug(features, response, *, epsilons, seeds=(0, 1), splits=3):
+    split_list = repr_study.drug_splits(response, splits=splits, test_size=60,
+                                        rng=np.random.default_rng(4))
+    return repr_study.drug_experiment(
+        {s: features for s in seeds}, response, list(response.columns), epsilons=epsilons,
+        splits=split_list, ridge=1.0, base_seed=11, stream="drug/test",
+        clipping_weights=repr_study.clipping_weight_cache(11, n_datasets=3, n_noise=3))
+
+
+def test_non_private_drug_prediction_of_a_noiseless_linear_response_is_exact(separable):
+    rows = _drug(separable["private_latent"], separable["private_response"],
+                 epsilons=[math.inf])
+    assert rows["spearman"].min() > 0.99
+    # a perfect ranking scores well below 1 when σ is the responses' own sd; chance is 0.5
+    assert rows["pc_index"].min() > 0.6
+    assert (rows["n_test"] == 60).all() and (rows["n_train"] == 180).all()
+
+
+def test_drug_prediction_through_a_public_pca_is_nearly_exact(separable):
+    public = separable["public_expression"]
+    private = separable["private_expression"]
+    model = repr_study.fit_representation("pca", {"dim": 4}, public,
+                                          rng=np.random.default_rng(0))
+    rows = _drug(model.transform(private), separable["private_response"],
+                 epsilons=[math.inf], seeds=(0,))
+    assert rows["spearman"].mean() > 0.9
+
+
+def test_private_drug_prediction_is_noisier_but_informative(separable):
+    rows = _drug(separable["private_latent"], separable["private_response"],
+                 epsilons=[0.05, 5.0, math.inf], seeds=range(4))
+    mean = rows.groupby(rows["epsilon"].fillna(np.inf))["spearman"].mean()
+    assert mean[0.05] < mean[5.0] <= mean[np.inf] + 1e-9
+    assert mean[5.0] > 0.5
+
+
+def test_drug_splits_are_disjoint_and_skip_lines_without_responses():
+    response = pd.DataFrame({"d1": [1.0, np.nan, 3, 4, 5, 6, 7, 8], "d2": [np.nan] * 2 + [1] * 6})
+    splits = repr_study.drug_splits(response, splits=4, test_size=3, rng=np.random.default_rng(0))
+    for train, test in splits:
+        assert len(test) == 3 and len(train) == 4 and not set(train) & set(test)
+        assert 1 not in set(train) | set(test)  # the line with no response at all
+    with pytest.raises(ValueError, match="too few lines"):
+        repr_study.drug_splits(response, splits=1, test_size=6, rng=np.random.default_rng(0))
+
+
+def test_clipping_lookup_serves_precomputed_weights_only():
+    table = repr_study.clipping_weight_table(30, [(2, 1.0), (2, 1.0), (3, 0.5)], base_seed=1)
+    assert list(table[["d", "epsilon"]].itertuples(index=False, name=None)) == [(2, 1.0),
+                                                                                (3, 0.5)]
+    lookup = repr_study.clipping_lookup([table])
+    assert lookup(30, 2, 1.0) == tuple(table.loc[0, ["w_x", "w_y"]])
+    assert lookup(30, 2, 1.0) == repr_study.clipping_weight_cache(1)(30, 2, 1.0)
+    with pytest.raises(KeyError, match="n=30, d=4"):
+        lookup(30, 4, 1.0)
+
+
+# --------------------------------------------------------------------------- #
+# tables
+# --------------------------------------------------------------------------- #
+def test_cancer_table_contract_and_summary(separable):
+    Z = separable["private_latent"]
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    frames = []
+    for method in ("vae", "pca"):
+        rows = _cancer(Z, lineage, epsilons=[1.0, math.inf],
+                       cases=[("lineage_01", "lineage_02"), ("lineage_01", "lineage_03")])
+        rows.insert(0, "representation", method)
+        frames.append(rows)
+    table = repr_study.cancer_type_table(frames, data_origin="synthetic")
+    assert list(table.columns[:5]) == ["case", "representation", "epsilon", "seed", "accuracy"]
+    assert {"mechanism", "variant", "true_epsilon"} <= set(table.columns)
+    assert table["representation"].tolist()[:4] == ["pca"] * 4  # study order within a case
+    assert table.groupby(["case", "representation"])["epsilon"].apply(
+        lambda e: e.isna().tolist() == [False, False, True, True]).all()
+    summary = repr_study.cancer_summary(table)
+    assert set(summary["case"]) == {*table["case"], "all"}
+    one = table[(table["representation"] == "pca") & (table["epsilon"] == 1.0)]
+    row = summary[(summary["representation"] == "pca") & (summary["epsilon"] == 1.0)]
+    first = row[row["case"] == one["case"].iloc[0]].iloc[0]
+    acc = one[one["case"] == one["case"].iloc[0]]["accuracy"]
+    assert first["accuracy_mean"] == pytest.approx(acc.mean())
+    assert first["accuracy_se"] == pytest.approx(acc.std(ddof=1) / math.sqrt(len(acc)))
+    per_seed = one.groupby("seed")["accuracy"].mean()
+    assert row[row["case"] == "all"]["accuracy_mean"].iloc[0] == pytest.approx(per_seed.mean())
+
+
+def test_drug_table_contract_and_summary(separable):
+    rows = _drug(separable["private_latent"], separable["private_response"],
+                 epsilons=[1.0, math.inf])
+    rows.insert(0, "representation", "pca")
+    table = repr_study.drug_table([rows], data_origin="synthetic")
+    assert list(table.columns[:6]) == ["representation", "epsilon", "seed", "drug", "spearman",
+                                       "pc_index"]
+    assert (table["splits"] == 3).all() and len(table) == 2 * 2 * 3
+    one = rows[(rows["seed"] == 1) & (rows["drug"] == "DRUG002") & (rows["epsilon"] == 1.0)]
+    got = table[(table["seed"] == 1) & (table["drug"] == "DRUG002") & (table["epsilon"] == 1.0)]
+    assert got["spearman"].iloc[0] == pytest.approx(one["spearman"].mean())
+    summary = repr_study.drug_summary(table)
+    assert len(summary) == 2 and (summary["n_seeds"] == 2).all()
+    exact = summary[summary["mechanism"] == "non_private"].iloc[0]
+    assert exact["spearman_se"] == 0.0  # no noise at ε = ∞ and one representation
+
+
+# --------------------------------------------------------------------------- #
+# paper mode: download and preprocessing rules through a local HTTP server
+# --------------------------------------------------------------------------- #
+@pytest.mark.workflow
+def test_paper_mode_data_rules_from_a_local_server(tmp_path):
+    from helpers.httpserver import serve
+
+    files = {
+        "/gdsc1000/Cell_line_RMA_proc_basalExp.txt.zip":
+            FIXTURES / "Cell_line_RMA_proc_basalExp.txt.zip",
+        "/release/GDSC2_fitted_dose_response_27Oct23.xlsx":
+            FIXTURES / "GDSC2_fitted_dose_response.xlsx",
+        "/release/Cell_Lines_Details.xlsx": FIXTURES / "Cell_Lines_Details.xlsx",
+        "/files/51065489": FIXTURES / "OmicsExpressionProteinCodingGenesTPMLogp1.csv",
+        "/files/51065297": FIXTURES / "Model.csv",
+    }
+    routes = {path: file.read_bytes() for path, file in files.items()}
+    config = yaml.safe_load((ROOT / "tests" / "data" / "small_config.yaml").read_text())
+    with serve(routes) as srv:
+        expr_sha = hashlib.sha256(routes["/gdsc1000/Cell_line_RMA_proc_basalExp.txt.zip"])
+        config["repr_transfer"]["min_shared_genes"] = 5
+        config["datasets"] = {
+            "gdsc": {"source": "download",
+                     "expression_url": srv.url("/gdsc1000/Cell_line_RMA_proc_basalExp.txt.zip"),
+                     "expression_sha256": expr_sha.hexdigest(),
+                     "dose_response_url":
+                         srv.url("/release/GDSC2_fitted_dose_response_27Oct23.xlsx"),
+                     "cell_lines_url": srv.url("/release/Cell_Lines_Details.xlsx")},
+            "depmap": {"source": "download", "expression_url": srv.url("/files/51065489"),
+                       "models_url": srv.url("/files/51065297"),
+                       "exclude_private_lines": True},
+        }
+        configfile = tmp_path / "paper_small.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        proc = subprocess.run(
+            [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+             "--directory", str(tmp_path), "--configfile", str(configfile), "--cores", "2",
+             "results/data/repr_transfer/private_expression.parquet",
+             "results/data/repr_transfer/public_expression.parquet"],
+            capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    raw = tmp_path / "results" / "data" / "raw"
+    record = json.loads((raw / "gdsc" / "expression.txt.zip.download.json").read_text())
+    assert record["sha256"] == expr_sha.hexdigest() == record["expected_sha256"]
+    assert (raw / "gdsc" / "dose_response.xlsx").exists()
+    assert (raw / "depmap" / "expression.csv").exists()  # figshare URL without a suffix
+    data = tmp_path / "results" / "data" / "repr_transfer"
+    private = pd.read_parquet(data / "private_expression.parquet")
+    public = pd.read_parquet(data / "public_expression.parquet")
+    lineage = pd.read_parquet(data / "private_lineage.parquet")["lineage"]
+    response = pd.read_parquet(data / "private_response.parquet")
+    assert list(private.columns) == list(public.columns) and private.shape[1] >= 5
+    assert len(public) == 2  # DepMap models that are GDSC lines are left out of the public set
+    assert set(lineage.dropna()) == {"BRCA", "MESO", "SCLC"}
+    assert response.shape == (len(private), 5)
+    sidecar = json.loads((data / "private_expression.parquet.prov.json").read_text())
+    assert sidecar["data_origin"] == "real" and sidecar["privacy"]["release"] is False
