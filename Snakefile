@@ -11,6 +11,7 @@ include: "workflow/rules/ldp_indicators.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/rrr_survival.smk"
 include: "workflow/rules/repr_transfer.smk"
+include: "workflow/rules/audit.smk"
 
 
 rule all:

@@ -10,7 +10,9 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 BOUNDARY = yaml.safe_load((ROOT / "workflow" / "privacy_boundary.yaml").read_text())
-CLASSES = ["sensitive", "privatization", "release", "reference", "simulation", "target"]
+CLASSES = [
+    "sensitive", "privatization", "release", "reference", "public", "simulation", "target",
+]
 
 
 def rule_graph(configfile: str, tmp_path) -> tuple[set[str], set[tuple[str, str]]]:

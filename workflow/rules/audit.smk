@@ -1,3 +1,10 @@
+STUDY_TARGETS["audit"] = [
+    "results/audit/privacy_audit.csv",
+    "results/audit/privacy_audit.pdf",
+    "results/audit/privacy_audit.png",
+]
+
+
 rule privacy_audit_table:
     output:
         table="results/audit/privacy_audit.csv",
@@ -48,7 +55,5 @@ rule privacy_audit_figure:
 
 rule audit:
     input:
-        "results/audit/privacy_audit.csv",
-        "results/audit/privacy_audit.pdf",
-        "results/audit/privacy_audit.png",
+        STUDY_TARGETS["audit"],
     localrule: True
