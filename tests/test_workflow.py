@@ -168,7 +168,7 @@ def test_logs_and_benchmarks_are_written(runs):
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
                                     "repr_cancer_type_figure": 1,
                                     "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
-                                    "repr_drug_vs_epsilon": 1}),
+                                    "repr_drug_vs_epsilon": 1, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
