@@ -268,3 +268,18 @@ def test_paper_mode_offline_fails_with_a_hint(tmp_path):
     assert "embedded default" in log + proc.stderr
     assert not (tmp_path / "results" / "data" / "raw" / "cbioportal" /
                 "mds_iwg_2022_patient.json").exists()
+
+
+def test_provenance_release_flags_agree_with_the_privacy_boundary(runs):
+    boundary = yaml.safe_load((ROOT / "workflow" / "privacy_boundary.yaml").read_text())
+    checked = 0
+    for sidecar in (runs["2"] / "results").rglob("*.prov.json"):
+        record = json.loads(sidecar.read_text())
+        rule, release = record.get("rule"), (record.get("privacy") or {}).get("release")
+        if rule in boundary["release"] or rule in boundary["privatization"]:
+            assert release is True, f"{sidecar.name} ({rule}) should be marked a release"
+            checked += 1
+        elif rule in boundary["reference"] or rule in boundary["sensitive"]:
+            assert release is not True, f"{sidecar.name} ({rule}) is marked a release"
+            checked += 1
+    assert checked > 10
