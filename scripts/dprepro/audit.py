@@ -63,7 +63,7 @@ from scipy import stats
 from scipy.special import expit
 
 from .dp_learners import DPLogisticRegression, objective_perturbation_noise, ssp_noise
-from .mechanisms import laplace_indicators
+from .mechanisms import check_generator, laplace_indicators
 from .randomized_response import (
     RevisedRandomizedResponse,
     lnte_survival,
@@ -161,13 +161,7 @@ class AuditResult:
 # --------------------------------------------------------------------------- validation
 
 
-def _check_rng(rng) -> np.random.Generator:
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(
-            "rng must be a numpy.random.Generator (e.g. numpy.random.default_rng(seed)), "
-            f"got {type(rng).__name__}"
-        )
-    return rng
+_check_rng = check_generator
 
 
 def _check_draws(draws, minimum: int = 2) -> int:

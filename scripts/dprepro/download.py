@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from dprepro import __version__
-from dprepro.io import sha256_of
+from dprepro.io import atomic_path, sha256_of
 
 __all__ = [
     "ChecksumError",
@@ -218,17 +218,10 @@ def write_bytes_atomic(data: bytes, path: str | os.PathLike[str]) -> Path:
         The destination path.
     """
     dest = Path(path)
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _part_path(dest)
-    try:
-        with open(tmp, "xb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, dest)
-    finally:
-        with contextlib.suppress(FileNotFoundError):
-            tmp.unlink()
+    with atomic_path(dest) as tmp, open(tmp, "wb") as fh:
+        fh.write(data)
+        fh.flush()
+        os.fsync(fh.fileno())
     return dest
 
 

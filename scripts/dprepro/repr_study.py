@@ -484,6 +484,19 @@ def noisy_top_features(votes, n_parts: int, n_select: int, *, epsilon: float,
 # --------------------------------------------------------------------------- #
 # privacy statements
 # --------------------------------------------------------------------------- #
+_NON_PRIVATE = {"mechanism": "non_private", "epsilon": np.nan, "variant": "",
+                "selection_epsilon": np.nan, "learner_epsilon": np.nan, "true_epsilon": np.nan,
+                "privacy_note": "non-private reference (epsilon = inf)"}
+
+
+def _budget_split(epsilon: float, feature_selection: bool) -> tuple[float, float, str]:
+    """(selection ε, learner ε, note prefix): DP feature selection takes half of ε."""
+    if not feature_selection:
+        return np.nan, epsilon, ""
+    half = epsilon / 2
+    return half, half, f"selection {half:g} (subsample-and-aggregate, Laplace) + learner {half:g}; "
+
+
 def cancer_privacy(epsilon: float, *, variant: str, l2: float, feature_selection: bool) -> dict:
     r"""Privacy columns of a cancer-type row (DP logistic regression, objective perturbation).
 
@@ -500,15 +513,9 @@ def cancer_privacy(epsilon: float, *, variant: str, l2: float, feature_selection
     if variant not in ("paper", "cms11"):
         raise ValueError(f"variant must be 'paper' or 'cms11', got {variant!r}")
     if not math.isfinite(epsilon):
-        return {"mechanism": "non_private", "epsilon": np.nan, "variant": "",
-                "selection_epsilon": np.nan, "learner_epsilon": np.nan, "true_epsilon": np.nan,
-                "epsilon_if_bias_penalised": np.nan,
-                "privacy_note": "non-private reference (epsilon = inf)"}
+        return {**_NON_PRIVATE, "epsilon_if_bias_penalised": np.nan}
     epsilon = float(epsilon)
-    sel = epsilon / 2 if feature_selection else np.nan
-    learner = epsilon / 2 if feature_selection else epsilon
-    split = (f"selection {sel:g} (subsample-and-aggregate, Laplace) + learner {learner:g}; "
-             if feature_selection else "")
+    sel, learner, split = _budget_split(epsilon, feature_selection)
     if variant == "cms11":
         true, bound = epsilon, epsilon
         note = f"{split}objective perturbation as CMS11 Alg. 2: pure epsilon-DP"
@@ -534,14 +541,9 @@ DRUG_NOTE = ("epsilon covers the perturbed X'X (Wishart) and X'y (Laplace); the 
 def drug_privacy(epsilon: float, *, feature_selection: bool) -> dict:
     """Privacy columns of a drug-sensitivity row (SSP linear regression)."""
     if not math.isfinite(epsilon):
-        return {"mechanism": "non_private", "epsilon": np.nan, "variant": "",
-                "selection_epsilon": np.nan, "learner_epsilon": np.nan, "true_epsilon": np.nan,
-                "privacy_note": "non-private reference (epsilon = inf)"}
+        return dict(_NON_PRIVATE)
     epsilon = float(epsilon)
-    sel = epsilon / 2 if feature_selection else np.nan
-    learner = epsilon / 2 if feature_selection else epsilon
-    split = (f"selection {sel:g} (subsample-and-aggregate, Laplace) + learner {learner:g}; "
-             if feature_selection else "")
+    sel, learner, split = _budget_split(epsilon, feature_selection)
     return {"mechanism": "subsample_and_aggregate+ssp" if feature_selection else "ssp",
             "epsilon": epsilon, "variant": "", "selection_epsilon": sel,
             "learner_epsilon": learner, "true_epsilon": np.inf, "privacy_note": split + DRUG_NOTE}
