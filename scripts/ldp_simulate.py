@@ -24,8 +24,7 @@ log.info("mean bandwidth h = %.4f, observed censoring %.3f",
          result.bandwidth.mean(), result.censored_fraction.mean())
 frame = result.to_frame()
 out = snakemake.output.estimates
-with step.atomic_path(out) as tmp:
-    frame.to_parquet(tmp, index=False)
+step.write_parquet(frame, out)
 step.write_sidecars(
     snakemake, __file__, [out],
     config=dict(p.items()),

@@ -31,8 +31,7 @@ written = []
 for name in names:
     frame = data[f"{p.kind}_{name}"]
     path = snakemake.output[name]
-    with step.atomic_path(path) as tmp:
-        frame.to_parquet(tmp, index=True)
+    step.write_parquet(frame, path, index=True)
     written.append(path)
     log.info("%s %s (%s): %d x %d", p.kind, name, p.origin, *frame.shape)
 lineage = data[f"{p.kind}_lineage"]["lineage"]

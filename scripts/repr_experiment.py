@@ -93,8 +93,7 @@ for method in p.methods:
     log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
 rows = pd.concat(results, ignore_index=True)
 path = snakemake.output.rows
-with step.atomic_path(path) as tmp:
-    rows.to_parquet(tmp, index=False)
+step.write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
 streams = {"noise": f"{p.kind}/<method>/<case or drug>/eps<epsilon>, replicate = seed",
            "folds" if p.kind == "cancer_type" else "splits":

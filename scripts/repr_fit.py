@@ -38,8 +38,7 @@ for seed in range(p.seeds):
     frames.append(frame.assign(seed=seed))
 frame = pd.concat(frames, ignore_index=True)
 path = snakemake.output.representation
-with step.atomic_path(path) as tmp:
-    frame.to_parquet(tmp, index=False)
+step.write_parquet(frame, path)
 log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
          len(public), len(private), spec["dim"])
 step.write_sidecars(snakemake, __file__, [path], config={**dict(p.items()), "spec": spec},

@@ -39,8 +39,7 @@ outputs = []
 for key, frame in results.items():
     path = snakemake.output[key]
     if path.endswith(".parquet"):
-        with step.atomic_path(path) as tmp:
-            frame.to_parquet(tmp, index=False)
+        step.write_parquet(frame, path)
     else:
         step.write_csv(frame, path)
     outputs.append(path)

@@ -54,8 +54,7 @@ counts = cohort.groupby("group").size().to_dict()
 log.info("%s (%s, %s): %d rows, groups %s, %.1f%% censored", dataset, source, origin,
          len(cohort), counts, 100 * (1 - cohort["event"].mean()))
 out = snakemake.output.cohort
-with step.atomic_path(out) as tmp:
-    cohort.assign(data_origin=origin).to_parquet(tmp, index=False)
+step.write_parquet(cohort.assign(data_origin=origin), out)
 step.write_sidecars(snakemake, __file__, [out], config={"dataset": dataset, **p.spec},
                     seeds=seeds, privacy={"release": False, "note": "raw cohort (sensitive)"},
                     data_origin=origin)

@@ -83,7 +83,7 @@ from typing import IO, Any
 import numpy as np
 import pandas as pd
 
-from dprepro.io import atomic_path
+from dprepro.io import write_parquet
 
 __all__ = [
     "DEPMAP_META_COLUMNS",
@@ -1171,8 +1171,7 @@ def write_parquet_atomic(frame: pd.DataFrame, path: str | Path) -> Path:
     elif not all(isinstance(c, str) for c in frame.columns):
         raise TypeError(f"write_parquet_atomic: column labels must be strings or integers ({path})")
     out.attrs = {**frame.attrs, _INT_COLUMNS_ATTR: bool(int_columns)}
-    with atomic_path(path) as tmp:
-        out.to_parquet(tmp, engine="pyarrow", index=True)
+    write_parquet(out, path, index=True)
     return path
 
 

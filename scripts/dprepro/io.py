@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["atomic_path", "write_csv", "write_json", "read_table", "sha256_of"]
+__all__ = ["atomic_path", "write_csv", "write_json", "write_parquet", "read_table", "sha256_of"]
 
 CSV_FLOAT_FORMAT = "%.12g"
 
@@ -48,6 +48,12 @@ def write_csv(frame: pd.DataFrame, dest: str | os.PathLike) -> None:
     """Write a tidy table deterministically (fixed float format, no index, LF)."""
     with atomic_path(dest) as tmp:
         frame.to_csv(tmp, index=False, float_format=CSV_FLOAT_FORMAT, lineterminator="\n")
+
+
+def write_parquet(frame: pd.DataFrame, dest: str | os.PathLike, *, index: bool = False) -> None:
+    """Write a Parquet table atomically (pyarrow; ``index`` keeps the frame's index)."""
+    with atomic_path(dest) as tmp:
+        frame.to_parquet(tmp, engine="pyarrow", index=index)
 
 
 def write_json(obj, dest: str | os.PathLike) -> None:

@@ -13,10 +13,11 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from .io import atomic_path, write_csv
+from .io import atomic_path, write_csv, write_parquet
+from .privacy import provenance_of
 from .provenance import write_provenance
 
-__all__ = ["atomic_path", "write_csv", "start", "script_path", "write_sidecars"]
+__all__ = ["atomic_path", "write_csv", "write_parquet", "start", "script_path", "write_sidecars"]
 
 _SCRIPTS_DIR = Path(__file__).resolve().parents[1]
 
@@ -64,8 +65,13 @@ def write_sidecars(smk, file: str, outputs, **record) -> None:
 
     ``record`` is passed to :func:`dprepro.provenance.provenance_record`
     (``config``, ``seeds``, ``privacy``, ``data_origin``, ``extra``); the
-    script and the rule's named inputs are filled in here.
+    script and the rule's named inputs are filled in here. ``privacy`` is a
+    :class:`dprepro.privacy.PrivacyRecord` (or a list of them, for a table
+    that mixes releases), so the sidecar states exactly what the table's
+    privacy columns state.
     """
+    if "privacy" in record:
+        record["privacy"] = provenance_of(record["privacy"])
     inputs = {}
     for key, value in smk.input.items():
         values = [value] if isinstance(value, str) else list(value)
