@@ -1,0 +1,155 @@
+r"""The claims table: every statement a paper makes that our numbers can test.
+
+Each study writes ``results/<study>/tables/claims.csv`` with one row per claim
+(and per beyond-the-paper finding); the ``claims`` target concatenates them
+into ``results/claims.csv``. A row carries the statistic, its point estimate,
+a confidence interval from the Monte Carlo replicates (or seeds / draws), the
+criterion that makes the claim true, and a verdict:
+
+``holds``
+    the whole interval satisfies the criterion;
+``fails``
+    the whole interval violates it;
+``inconclusive``
+    the interval straddles the criterion's boundary (more replicates needed).
+
+Criteria are short strings so a reader sees them verbatim in the table:
+``"< 1"``, ``"<= 0.05"``, ``"> 0"``, ``">= 0.8"``, ``"within [0.67, 1.5]"``.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+__all__ = ["CLAIM_COLUMNS", "VERDICTS", "Criterion", "bootstrap_interval", "claim_row",
+           "claims_frame", "merge_claims", "verdict"]
+
+CLAIM_COLUMNS = ["study", "claim_id", "claim", "source", "statistic", "paper_value",
+                 "reproduced_value", "ci_lower", "ci_upper", "level", "criterion", "verdict",
+                 "note"]
+VERDICTS = ("holds", "fails", "inconclusive")
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
+_BOUND = re.compile(rf"^\s*(<=|>=|<|>)\s*({_NUMBER})\s*$")
+_WITHIN = re.compile(rf"^\s*within\s*\[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]\s*$")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A parsed criterion: the set of values for which a claim is true."""
+
+    text: str
+    lower: float
+    upper: float
+    lower_closed: bool
+    upper_closed: bool
+
+    @classmethod
+    def parse(cls, text: str) -> Criterion:
+        if not isinstance(text, str):
+            raise TypeError(f"criterion must be a string, got {type(text).__name__}")
+        if m := _BOUND.match(text):
+            op, value = m.group(1), float(m.group(2))
+            if op in ("<", "<="):
+                return cls(text, -math.inf, value, True, op == "<=")
+            return cls(text, value, math.inf, op == ">=", True)
+        if m := _WITHIN.match(text):
+            low, high = float(m.group(1)), float(m.group(2))
+            if not low < high:
+                raise ValueError(f"criterion {text!r}: the interval needs lower < upper")
+            return cls(text, low, high, True, True)
+        raise ValueError(f"criterion {text!r} not understood; expected '< c', '<= c', '> c', "
+                         "'>= c' or 'within [a, b]'")
+
+    def contains(self, value: float) -> bool:
+        above = value >= self.lower if self.lower_closed else value > self.lower
+        below = value <= self.upper if self.upper_closed else value < self.upper
+        return bool(above and below)
+
+
+def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion) -> str:
+    """``holds`` / ``fails`` / ``inconclusive`` for an interval against a criterion.
+
+    The criterion's set is an interval, so the claim holds on the whole CI when
+    both end points satisfy it, and fails on the whole CI when the CI lies
+    entirely on one side of it.
+    """
+    crit = criterion if isinstance(criterion, Criterion) else Criterion.parse(criterion)
+    lo, hi = float(ci_lower), float(ci_upper)
+    if math.isnan(lo) or math.isnan(hi):
+        raise ValueError("confidence limits must not be NaN")
+    if lo > hi:
+        raise ValueError(f"ci_lower {lo} exceeds ci_upper {hi}")
+    if crit.contains(lo) and crit.contains(hi):
+        return "holds"
+    below = hi < crit.lower or (hi == crit.lower and not crit.lower_closed)
+    above = lo > crit.upper or (lo == crit.upper and not crit.upper_closed)
+    return "fails" if below or above else "inconclusive"
+
+
+def bootstrap_interval(statistic, samples: Iterable[np.ndarray], *, rng: np.random.Generator,
+                       resamples: int = 2000, level: float = 0.95) -> tuple[float, float, float]:
+    r"""Paired percentile bootstrap over replicates.
+
+    ``samples`` are arrays whose first axis indexes the same replicates (paired:
+    one resample of replicate indices is applied to all of them), and
+    ``statistic(*arrays)`` maps them to a number (e.g. a ratio of integrated
+    MSEs). Returns ``(estimate, lower, upper)`` with the percentile interval
+    at ``level``. Efron & Tibshirani (1993), *An Introduction to the
+    Bootstrap*, ch. 13.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if resamples < 100:
+        raise ValueError(f"resamples must be >= 100, got {resamples}")
+    arrays = [np.asarray(s) for s in samples]
+    n = {a.shape[0] for a in arrays}
+    if len(n) != 1:
+        raise ValueError(f"paired samples need the same number of replicates, got {sorted(n)}")
+    n = n.pop()
+    estimate = float(statistic(*arrays))
+    index = rng.integers(0, n, size=(resamples, n))
+    stats = np.array([statistic(*(a[i] for a in arrays)) for i in index], dtype=float)
+    tail = (1 - level) / 2
+    lower, upper = np.quantile(stats, [tail, 1 - tail])
+    return estimate, float(lower), float(upper)
+
+
+def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
+              reproduced_value: float, ci_lower: float, ci_upper: float, criterion: str,
+              level: float = 0.95, paper_value: float | str = "", note: str = "") -> dict:
+    """One row of a claims table, its verdict computed from the interval."""
+    if not claim_id.startswith(f"{study.split('_')[0]}."):
+        raise ValueError(f"claim_id {claim_id!r} must start with the study prefix "
+                         f"{study.split('_')[0]!r} + '.'")
+    return {"study": study, "claim_id": claim_id, "claim": claim, "source": source,
+            "statistic": statistic, "paper_value": paper_value,
+            "reproduced_value": float(reproduced_value), "ci_lower": float(ci_lower),
+            "ci_upper": float(ci_upper), "level": float(level), "criterion": criterion,
+            "verdict": verdict(ci_lower, ci_upper, criterion), "note": note}
+
+
+def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
+    """A claims table in the column order of :data:`CLAIM_COLUMNS`; ids must be unique."""
+    frame = pd.DataFrame(list(rows), columns=CLAIM_COLUMNS)
+    dup = frame["claim_id"][frame["claim_id"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"duplicate claim ids {dup}")
+    bad = sorted(set(frame["verdict"]) - set(VERDICTS))
+    if bad:
+        raise ValueError(f"unknown verdicts {bad}; expected one of {VERDICTS}")
+    return frame
+
+
+def merge_claims(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate per-study claims tables (study order as given)."""
+    frames = [claims_frame(t.to_dict("records")) for t in tables]
+    return claims_frame(pd.concat(frames, ignore_index=True).to_dict("records"))
