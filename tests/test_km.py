@@ -158,7 +158,7 @@ def test_median_rules_differ_on_a_plateau_at_one_half():
 
 
 def test_kidney_medians_against_published_lifelines_values():
-    """DESIGN §4 / RRR paper Table 2: AN 1.77, GN 1.00, PKD 2.60, Other 4.70, overall 2.60.
+    """docs/design.md §4 / RRR paper Table 2: AN 1.77, GN 1.00, PKD 2.60, Other 4.70, overall 2.60.
 
     GN, Other and overall reproduce. AN and PKD do not with lifelines 0.30 / numpy 2
     here (1.43 and 5.07): in both groups the KM curve is exactly 0.5 on an interval

@@ -34,7 +34,7 @@ def test_seed_sequence_depends_on_every_part():
 
 @pytest.mark.parametrize(("lambda_c", "expected"), [(THIRD, 0.25), ([1, 1, 1], 0.5)])
 def test_censoring_levels_match_the_design(lambda_c, expected):
-    # DESIGN §3: λ_C = λ_T/3 gives 25 %, λ_C = λ_T gives 50 % (the paper swaps them)
+    # docs/design.md §3: λ_C = λ_T/3 gives 25 %, λ_C = λ_T gives 50 % (the paper swaps them)
     assert censoring_probability([1, 1, 1], lambda_c) == pytest.approx(expected, abs=1e-12)
     _, _, delta = simulate_censored_regression(seed_sequence(5, "t", "c", 0), replicates=50,
                                                n=2000, lambda_t=[1, 1, 1], lambda_c=lambda_c)

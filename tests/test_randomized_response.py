@@ -25,7 +25,7 @@ IPSSR = ["Very Low", "Low", "Intermediate", "High", "Very High"]
 
 
 def test_paper_keep_probabilities_are_the_published_ones():
-    # RRR paper / DESIGN §4: k = 5, eps = 1, 2, 3.
+    # RRR paper / docs/design.md §4: k = 5, eps = 1, 2, 3.
     got = [round(rrr_keep_probability(eps, 5), 4) for eps in (1, 2, 3)]
     assert got == [0.6638, 0.8510, 0.9407]
 

@@ -1,4 +1,4 @@
-r"""Simulation study of the ``ldp_indicators`` paper (DESIGN §3).
+r"""Simulation study of the ``ldp_indicators`` paper (docs/design.md §3).
 
 :math:`X \sim U[0,1]`, :math:`T \mid X \sim \mathrm{Exp}(\langle\lambda_T,(1,X,X^2)\rangle)`,
 :math:`C \mid X \sim \mathrm{Exp}(\langle\lambda_C,(1,X,X^2)\rangle)`,

@@ -1,6 +1,6 @@
 r"""The ``repr_transfer`` study: experiments and tables of Niinimäki et al. (2019).
 
-Pipeline (DESIGN §5): a representation :math:`f` is learned on *public*
+Pipeline (docs/design.md §5): a representation :math:`f` is learned on *public*
 expression only (PCA, random projection, VAE); its hyperparameters are chosen
 on a public auxiliary task (predicting the public lineage); the private lines
 are mapped through :math:`f` and a DP learner is trained on them:
@@ -92,14 +92,14 @@ REPRESENTATIONS = ("pca", "random_projection", "vae")
 BASELINES = ("fixed_genes", "dp_feature_selection")
 METHODS = REPRESENTATIONS + BASELINES
 
-#: Columns of ``cancer_type_accuracy.csv`` in order (DESIGN §2 contract first).
+#: Columns of ``cancer_type_accuracy.csv`` in order (docs/design.md §2 contract first).
 CANCER_COLUMNS = (
     "case", "representation", "epsilon", "seed", "accuracy",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "epsilon_if_bias_penalised", "privacy_note",
     "dim", "correct", "n_lines", "folds", "data_origin",
 )
-#: Columns of ``drug_sensitivity.csv`` in order (DESIGN §2 contract first).
+#: Columns of ``drug_sensitivity.csv`` in order (docs/design.md §2 contract first).
 DRUG_COLUMNS = (
     "representation", "epsilon", "seed", "drug", "spearman", "pc_index",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",

@@ -1,4 +1,4 @@
-"""Reproducible random streams (DESIGN §6).
+"""Reproducible random streams (docs/design.md §6).
 
 Every job derives its generators from one base seed and stable identifiers, so
 the same configuration gives byte-identical tables whatever the number of cores,

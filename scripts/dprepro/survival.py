@@ -1,6 +1,6 @@
 r"""Conditional survival estimators with (private) failure indicators.
 
-Model and notation follow the ``ldp_indicators`` study (DESIGN §3): we observe
+Model and notation follow the ``ldp_indicators`` study (docs/design.md §3): we observe
 :math:`(Y_i, \delta_i, X_i)`, :math:`Y = \min(T, C)`, :math:`\delta = 1\{T \le C\}`,
 and want :math:`F(t \mid x) = P(T \le t \mid X = x)`.  With the uniform kernel
 :math:`K(u) = \tfrac12 1\{|u| \le 1\}` the Nadaraya–Watson weights are
