@@ -40,7 +40,7 @@ Two ready configurations:
 | file | mode | network |
 |---|---|---|
 | `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all` | none |
-| `config/paper.yaml` | **paper mode**, `snakemake --cores all --configfile config/paper.yaml` | cBioPortal, GDSC (Sanger), DepMap (figshare) |
+{paper_row}
 
 Every key is checked against `workflow/schemas/config.schema.yaml` before any
 job runs. A bad value stops the workflow with one line per problem that names
@@ -60,6 +60,9 @@ own after `--configfile`.
 This file is generated from the schema's descriptions, so the schema is the
 one place to document a key.
 """
+
+_PAPER_ROW = ("| `config/paper.yaml` | **paper mode**, `snakemake --cores all --configfile "
+              "config/paper.yaml` | cBioPortal, GDSC (Sanger), DepMap (figshare) |")
 
 _PLURAL = {"integer": "integers", "number": "numbers", "string": "strings",
            "boolean": "booleans", "object": "objects"}
@@ -216,7 +219,7 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
     missing = [path for path, spec in schema_keys(schema) if not spec.get("description")]
     if missing:
         raise ValueError(f"schema keys without a description: {missing}")
-    out = [_HEADER.format(regenerate=REGENERATE).rstrip("\n"), ""]
+    out = [_HEADER.format(regenerate=REGENERATE, paper_row=_PAPER_ROW).rstrip("\n"), ""]
     top, sections = [], []
     for key, spec in (schema.get("properties") or {}).items():
         rows = [(key, spec), *schema_keys(spec, key)]

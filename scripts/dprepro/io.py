@@ -66,9 +66,12 @@ def read_table(path: str | os.PathLike) -> pd.DataFrame:
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"table {path} does not exist")
-    if path.suffix == ".parquet":
-        return pd.read_parquet(path)
-    return pd.read_csv(path)
+    try:
+        if path.suffix == ".parquet":
+            return pd.read_parquet(path)
+        return pd.read_csv(path)
+    except ValueError as exc:  # pandas' and pyarrow's parse errors do not say which file
+        raise ValueError(f"cannot read table {path}: {exc}") from exc
 
 
 def sha256_of(path: str | os.PathLike, chunk: int = 1 << 20) -> str:

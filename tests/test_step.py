@@ -1,0 +1,111 @@
+"""Shared start-up of the step scripts (dprepro.step) with a stand-in snakemake object."""
+
+import hashlib
+import json
+import logging
+import math
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+from dprepro import step
+from dprepro.privacy import PrivacyRecord, non_private, provenance_of
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize(("given", "name"), [
+    # the copy Snakemake runs
+    ("/work/x/.snakemake/scripts/tmpa1b2c3d4.ldp_aggregate.py", "ldp_aggregate.py"),
+    ("/anywhere/scripts/rrr_tables.py", "rrr_tables.py"),
+    # a script whose own name starts with "tmp" but is no copy keeps its name
+    ("/anywhere/scripts/tmp_tool.py", "tmp_tool.py"),
+])
+def test_script_path_points_at_the_committed_script(given, name):
+    assert step.script_path(given) == ROOT / "scripts" / name
+
+
+def fake_smk(tmp_path):
+    one, two, three = (tmp_path / f"in{i}.csv" for i in range(3))
+    for i, path in enumerate((one, two, three)):
+        path.write_text(f"x\n{i}\n")
+    return SimpleNamespace(
+        input={"table": str(one), "parts": [str(two), str(three)]},
+        wildcards={"dataset": "kidney", "epsilon": "1"},
+        rule="rrr_release",
+        log=[str(tmp_path / "logs" / "job.log")],
+        threads=1,
+    )
+
+
+def sidecar(path):
+    return json.loads(Path(f"{path}.prov.json").read_text())
+
+
+def test_write_sidecars_names_inputs_and_converts_a_privacy_record(tmp_path):
+    smk = fake_smk(tmp_path)
+    record = PrivacyRecord(mechanism="rrr", release=True, stated=1.0,
+                           true_epsilon=1.0 + math.log(4), privacy_unit="patient",
+                           note="paper calibration", extra={"calibration": "paper"})
+    outputs = [tmp_path / "medians.csv", tmp_path / "curves.parquet"]
+    file = str(tmp_path / ".snakemake" / "scripts" / "tmpzz99.rrr_analyse.py")
+    step.write_sidecars(smk, file, outputs, config={"draws": 3}, data_origin="real",
+                        extra={"note": "x"}, privacy=record)
+    for output in outputs:
+        prov = sidecar(output)
+        assert prov["output"] == str(output)
+        assert set(prov["inputs"]) == {"table", "parts[0]", "parts[1]"}
+        assert prov["inputs"]["parts[1]"]["path"] == smk.input["parts"][1]
+        committed = ROOT / "scripts" / "rrr_analyse.py"
+        assert prov["script"] == {"path": str(committed),
+                                  "sha256": hashlib.sha256(committed.read_bytes()).hexdigest()}
+        assert prov["privacy"] == record.provenance()
+        assert prov["privacy"]["release"] is True
+        assert prov["rule"] == "rrr_release"
+        assert prov["wildcards"] == {"dataset": "kidney", "epsilon": "1"}
+        assert prov["note"] == "x" and prov["config"] == {"draws": 3}
+
+
+def test_write_sidecars_merges_a_list_of_records(tmp_path):
+    smk = fake_smk(tmp_path)
+    records = [non_private("original"), PrivacyRecord(mechanism="lnte", release=True,
+                                                      stated=2.0, true_epsilon=math.inf)]
+    step.write_sidecars(smk, "scripts/rrr_tables.py", [tmp_path / "t.csv"], privacy=records)
+    prov = sidecar(tmp_path / "t.csv")
+    assert prov["privacy"] == json.loads(json.dumps(provenance_of(records)))
+    assert prov["privacy"]["release"] is True
+    assert [r["mechanism"] for r in prov["privacy"]["records"]] == ["non_private", "lnte"]
+    assert prov["privacy"]["records"][1]["true_epsilon"] == "inf"
+
+
+def test_start_logs_to_the_rule_log_pins_threads_and_logs_uncaught_errors(tmp_path,
+                                                                         monkeypatch):
+    limits = []
+    monkeypatch.setattr(step, "threadpool_limits", limits.append)
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    root = logging.getLogger()
+    saved_handlers, saved_level = root.handlers[:], root.level
+    smk = fake_smk(tmp_path)
+    smk.threads = 3
+    try:
+        logger = step.start(smk, "rrr_release")
+        logger.info("hello from the job")
+        try:
+            raise KeyError("no column 'time'")
+        except KeyError:
+            sys.excepthook(*sys.exc_info())
+        for handler in root.handlers:
+            handler.flush()
+    finally:
+        for handler in root.handlers:
+            if handler not in saved_handlers:
+                handler.close()
+        root.handlers[:] = saved_handlers
+        root.setLevel(saved_level)
+        logging.captureWarnings(False)
+    assert limits == [3]
+    text = Path(smk.log[0]).read_text()
+    assert "hello from the job" in text
+    assert "rrr_release failed: KeyError" in text and "no column 'time'" in text
