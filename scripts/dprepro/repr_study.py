@@ -272,11 +272,13 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         if not 1 <= dim <= min(m, d):
             raise ValueError(f"dim must be in [1, {min(m, d)}], got {dim}")
         return PCA(n_components=dim, svd_solver="full").fit(public)
-    from .representations import RandomProjection, VAERepresentation
-
     if representation == "random_projection":
+        from .representations import RandomProjection
+
         return RandomProjection(dim, random_state=rng).fit(public)
     if representation == "vae":
+        from .vae import VAERepresentation  # the only representation that needs torch
+
         return VAERepresentation(
             dim,
             n_hidden_layers=int(spec["hidden_layers"]),
