@@ -75,7 +75,7 @@ def plain_presmoothed(times, covariates, indicator_sets, *, b, where):
 def best_of(functions, repeats):
     """Best wall time of each function, run interleaved so load hits both alike."""
     best = [float("inf")] * len(functions)
-    results = [None] * len(functions)
+    results = [function() for function in functions]  # warm-up: first-call allocations
     for _ in range(repeats):
         for i, function in enumerate(functions):
             start = time.perf_counter()
