@@ -21,7 +21,7 @@ data. Scandinavian Journal of Statistics 14, 269–282.
 [EBG23] The generalized Beran estimator with presmoothed (generic) indicators,
 as cited under this key by the ``ldp_indicators`` paper.
 Local differential privacy in survival analysis using private failure
-indicators (the ``ldp_indicators`` paper, shared/papers).
+indicators (the ``ldp_indicators`` paper).
 """
 
 from __future__ import annotations
