@@ -1,7 +1,7 @@
 """Empirical privacy audit of every mechanism: lower confidence bounds on ε beside the claims."""
 
 from dprepro import step
-from dprepro.audit import run_all_audits
+from dprepro.audit import AUDIT_PRIVACY, run_all_audits
 from dprepro.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "privacy_audit")
@@ -17,6 +17,5 @@ step.write_csv(table, snakemake.output.table)
 step.write_sidecars(
     snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
     seeds={**seed_record(p.seed, "audit", "privacy_audit", 1), "audit_seed": rng_seed},
-    privacy={"release": False, "note": "audit on synthetic worst-case neighbouring inputs"},
-    data_origin="simulation",
+    privacy=AUDIT_PRIVACY, data_origin="simulation",
 )

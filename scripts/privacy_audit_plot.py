@@ -1,6 +1,7 @@
 """Plot the privacy audit: claimed ε against the empirical lower bound."""
 
 from dprepro import plots, step
+from dprepro.audit import AUDIT_PRIVACY
 from dprepro.io import read_table
 
 log = step.start(snakemake, "privacy_audit_plot")
@@ -8,6 +9,5 @@ outputs = [snakemake.output.pdf, snakemake.output.png]
 plots.save_figure(plots.privacy_audit(read_table(snakemake.input.table)), outputs,
                   dpi=snakemake.params.dpi)
 step.write_sidecars(snakemake, __file__, outputs, config=dict(snakemake.params.items()),
-                    privacy={"release": False, "note": "audit of synthetic inputs"},
-                    data_origin="simulation")
+                    privacy=AUDIT_PRIVACY, data_origin="simulation")
 log.info("wrote %s", ", ".join(outputs))

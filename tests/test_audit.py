@@ -18,12 +18,15 @@ from scipy import stats
 
 from dprepro.audit import (
     AUDIT_COLUMNS,
+    INDICATOR_ALPHAS,
+    INDICATOR_CONTROL,
     AuditResult,
     _op_fit_batch,
     _op_log_ratio,
     _op_neighbours,
     _op_sample,
     _threshold_audit,
+    audit_indicator_mechanism,
     audit_laplace_indicators,
     audit_lnte,
     audit_objective_perturbation,
@@ -34,6 +37,8 @@ from dprepro.audit import (
     run_all_audits,
 )
 from dprepro.dp_learners import DPLogisticRegression, objective_perturbation_noise
+from dprepro.ldp_mechanisms import MECHANISMS, IndicatorMechanism, register, unregister
+from dprepro.mechanisms import laplace_indicators
 from dprepro.randomized_response import rrr_keep_probability
 
 LEVEL = 1e-9
@@ -134,6 +139,62 @@ def test_laplace_indicators_with_half_the_scale_is_flagged(alpha):
     )
     assert res.verdict == "violation"
     assert alpha < res.empirical_epsilon_lower_bound <= 2 * alpha
+
+
+# --------------------------------------------------------------------------- indicator registry
+
+
+def _toy_wide_laplace(delta, *, alpha, rng):
+    """Toy registered mechanism: Laplace with twice the scale, so (α/2)-LDP."""
+    return laplace_indicators(delta, alpha=alpha / 2, rng=rng)
+
+
+@pytest.fixture
+def toy():
+    mechanism = register(IndicatorMechanism(
+        name="toy_wide_laplace", function=_toy_wide_laplace,
+        description="toy: Z = δ + Laplace(0, 2/α)", true_epsilon=lambda alpha: alpha / 2))
+    yield mechanism
+    unregister(mechanism.name)
+
+
+def _indicator_rows(table, mechanism):
+    return table[table.mechanism == mechanism.release_name]
+
+
+def test_every_registered_indicator_mechanism_has_audit_rows(toy):
+    table = run_all_audits(rng_seed=4, draws_scale=0.001)
+    for mechanism in MECHANISMS.values():
+        rows = _indicator_rows(table, mechanism)
+        published = rows[rows.role == "published"]
+        assert sorted(published.claimed_epsilon) == list(INDICATOR_ALPHAS), mechanism.name
+        np.testing.assert_allclose(published.true_epsilon,
+                                   [mechanism.true_epsilon(a) for a in published.claimed_epsilon])
+        control = rows[rows.role == "control"]
+        assert len(control) == 1, mechanism.name
+        claimed, run = INDICATOR_CONTROL
+        assert control.claimed_epsilon.iloc[0] == claimed
+        assert control.true_epsilon.iloc[0] == pytest.approx(mechanism.true_epsilon(run))
+    # the toy's rows come last: adding a mechanism leaves the other rows' streams alone
+    assert (table.mechanism.iloc[-4:] == toy.release_name).all()
+    without = run_all_audits(rng_seed=4, draws_scale=0.001, indicator_mechanisms=["laplace"])
+    pd.testing.assert_frame_equal(table.iloc[:-4].reset_index(drop=True), without)
+
+
+def test_generic_indicator_audit_has_power_against_a_miscalibrated_toy(toy):
+    # claims α = 0.3; run at 1.2 the toy is (0.6)-LDP: a violation of 0.3 the audit must see
+    res = audit_indicator_mechanism(toy, alpha=0.3, run_alpha=1.2, draws=400_000, rng=rng(7))
+    assert res.verdict == "violation" and res.true_epsilon == pytest.approx(0.6)
+    assert 0.3 < res.empirical_epsilon_lower_bound <= 0.6
+    ok = audit_indicator_mechanism(toy, alpha=0.3, draws=400_000, rng=rng(8))
+    assert ok.verdict == "consistent" and ok.true_epsilon == pytest.approx(0.15)
+
+
+def test_laplace_through_the_registry_draws_the_library_noise():
+    # the audit runs the mechanism the simulation runs: same generator state, same numbers
+    res = audit_indicator_mechanism("laplace", alpha=0.5, draws=1000, rng=rng(9))
+    again = audit_laplace_indicators(alpha=0.5, draws=1000, rng=rng(9))
+    assert res == again
 
 
 # --------------------------------------------------------------------------- RRR

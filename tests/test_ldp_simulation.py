@@ -1,11 +1,20 @@
 """Simulation design, seeds and aggregation of the ldp_indicators study."""
 
 import zlib
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
 
+from dprepro.ldp_mechanisms import (
+    REFERENCE,
+    IndicatorMechanism,
+    check_mechanism_names,
+    get_mechanism,
+    register,
+    unregister,
+)
 from dprepro.ldp_simulation import (
     censoring_probability,
     error_summary,
@@ -13,7 +22,15 @@ from dprepro.ldp_simulation import (
     simulate_censored_regression,
     true_conditional_cdf,
 )
-from dprepro.ldp_tables import integrated_mse, mse_table, paper_findings
+from dprepro.ldp_tables import (
+    PRIVACY_COLUMNS,
+    integrated_mse,
+    mse_table,
+    paper_findings,
+    privacy_records,
+    table_privacy_records,
+)
+from dprepro.mechanisms import laplace_indicators
 from dprepro.seeds import replicate_generators, seed_sequence, stable_id
 
 THIRD = [1 / 3] * 3
@@ -147,3 +164,102 @@ def test_integrated_mse_is_time_average():
     for row in imse.itertuples():
         rows = table[(table["estimator"] == row.estimator)]
         assert row.imse == pytest.approx(rows["mse"].mean())
+
+
+# --------------------------------------------------------------------------- mechanism registry
+
+
+def _toy_wide_laplace(delta, *, alpha, rng):
+    """Toy mechanism for the registry tests: Laplace with twice the scale, so (α/2)-LDP."""
+    return laplace_indicators(delta, alpha=alpha / 2, rng=rng)
+
+
+@pytest.fixture
+def toy():
+    mechanism = register(IndicatorMechanism(
+        name="toy_wide_laplace", function=_toy_wide_laplace,
+        description="toy: Z = δ + Laplace(0, 2/α)", true_epsilon=lambda alpha: alpha / 2))
+    yield mechanism
+    unregister(mechanism.name)
+
+
+def mechanism_results(names, alphas, reps=6, n=120):
+    out = []
+    for name in names:
+        mechanism = get_mechanism(name)
+        for alpha in alphas:
+            step = mechanism.noise_step(censoring="25", n=n, alpha=f"{alpha:g}")
+            result = simulate_and_estimate(
+                data_seed=seed_sequence(9, "ldp", "sim", 0),
+                noise_seed=seed_sequence(9, "ldp", step, 0), replicates=reps, n=n,
+                lambda_t=[1, 1, 1], lambda_c=THIRD, alpha=alpha, x=0.5, bandwidth_multiplier=5,
+                t=np.linspace(0.05, 1.5, 8), mechanism=mechanism)
+            setting = {"censoring": "25", "n": n, "alpha": alpha, "lambda_t": [1, 1, 1],
+                       "mechanism": name}
+            out.append((setting, result.to_frame()))
+    return out
+
+
+def test_laplace_keeps_the_streams_of_the_first_version():
+    # the seed step strings of the Laplace replicates before the registry existed
+    laplace = get_mechanism("laplace")
+    step = laplace.noise_step(censoring="25", n=500, alpha="0.2")
+    assert step == "privatize/cens25/n500/alpha0.2"
+    assert laplace.release_name == "laplace_indicators"
+
+
+def test_a_registered_toy_mechanism_reaches_every_table(toy):
+    assert check_mechanism_names(["laplace", toy.name]) == []
+    results = mechanism_results(["laplace", toy.name], [0.5, 1.0])
+    table = mse_table(results, x=0.5)
+    assert list(dict.fromkeys(table["mechanism"])) == ["laplace_indicators", toy.name, "none"]
+    toy_rows = table[table["mechanism"] == toy.name]
+    assert set(toy_rows["estimator"]) == {"private_beran"} and len(toy_rows) == 2 * 8
+    # the references are kept once: the toy's jobs simulated the same samples
+    assert len(table[table["mechanism"] == "none"]) == 2 * 8
+    # the toy's estimates are not Laplace's (own noise stream and scale)
+    laplace_rows = table[table["mechanism"] == "laplace_indicators"]
+    assert not np.array_equal(toy_rows["mse"].to_numpy(), laplace_rows["mse"].to_numpy())
+    imse = integrated_mse(table)
+    assert set(imse["mechanism"]) == {"none", "laplace_indicators", toy.name}
+    records = privacy_records([s for s, _ in results])
+    assert [(r.mechanism, r.stated, r.true_epsilon) for r in records[:-1]] == [
+        ("laplace_indicators", 0.5, 0.5), ("laplace_indicators", 1.0, 1.0),
+        (toy.name, 0.5, 0.25), (toy.name, 1.0, 0.5)]
+    assert records[-1] == REFERENCE
+
+
+def test_privacy_columns_are_recomputed_from_the_mechanism_objects(toy):
+    table = mse_table(mechanism_results(["laplace", toy.name], [0.5, 1.0]), x=0.5)
+    for row in table.to_dict("records"):
+        if row["estimator"] == "private_beran":
+            name = "laplace" if row["mechanism"] == "laplace_indicators" else toy.name
+            expected = get_mechanism(name).privacy_record(row["alpha"])
+            assert expected.parameter == "alpha" and expected.privacy_unit == "individual"
+        else:
+            expected = REFERENCE
+        got = {k: row[k] for k in PRIVACY_COLUMNS}
+        want = expected.columns(order=PRIVACY_COLUMNS)
+        assert got["mechanism"] == want["mechanism"]
+        assert got["alpha"] == want["alpha"] or (np.isnan(got["alpha"]) and np.isnan(want["alpha"]))
+    # the records a table's rows imply are those of the settings that produced it
+    records = table_privacy_records(table)
+    assert {(r.mechanism, r.stated, r.true_epsilon) for r in records if r != REFERENCE} == {
+        ("laplace_indicators", 0.5, 0.5), ("laplace_indicators", 1.0, 1.0),
+        (toy.name, 0.5, 0.25), (toy.name, 1.0, 0.5)}
+
+
+def test_unknown_or_repeated_mechanism_names_are_config_errors():
+    from dprepro.config import ConfigError, check_config, load_schema
+
+    root = Path(__file__).resolve().parents[1]
+    schema = load_schema(root / "workflow" / "schemas" / "config.schema.yaml")
+    with pytest.raises(ConfigError, match=r"'ldp_indicators.mechanisms': unknown mechanism\(s\) "
+                                          r"\['gaussian'\]; registered mechanisms are \['laplace'"):
+        check_config({"ldp_indicators": {"mechanisms": ["laplace", "gaussian"]}}, schema)
+    with pytest.raises(ConfigError, match="mechanisms.*non-unique"):
+        check_config({"ldp_indicators": {"mechanisms": ["laplace", "laplace"]}}, schema)
+    with pytest.raises(ValueError, match="already registered"):
+        register(IndicatorMechanism(name="laplace", function=_toy_wide_laplace, description="x"))
+    with pytest.raises(ValueError, match="file-name wildcard"):
+        IndicatorMechanism(name="Bad-Name", function=_toy_wide_laplace, description="x")

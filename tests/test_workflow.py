@@ -58,7 +58,8 @@ def test_full_dag_dry_run(configfile, tmp_path):
                 for a in ldp["alphas"] + ldp["alpha_grid"]}
     conv = {(ldp["convergence"]["censoring"], n, float(a))
             for n in ldp["convergence"]["sample_sizes"] for a in ldp["convergence"]["alphas"]}
-    assert counts["ldp_simulate"] == len(settings) + len(conv)
+    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * (len(settings) + len(conv))
+    assert counts["ldp_figure"] == 3
     rrr = config["rrr_survival"]
     assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
         rrr["epsilons"])
@@ -152,7 +153,7 @@ def test_replicate_provenance_records_seeds(runs):
 
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
-    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure1", "ldp_findings", "rrr_cohort",
+    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure", "ldp_findings", "rrr_cohort",
                  "rrr_release", "lnte_release", "rrr_figure2", "repr_candidate", "repr_fit",
                  "repr_cancer_type", "repr_drug", "repr_drug_figure"):
         assert any((logs / rule).glob("*.log")), rule
@@ -163,8 +164,8 @@ def test_logs_and_benchmarks_are_written(runs):
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure1": 1}),
-        ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1,
+        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 1}),
+        ({"figures": {"dpi": 61}}, {"ldp_figure": 3,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
                                     "repr_cancer_type_figure": 1,
                                     "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
@@ -175,7 +176,7 @@ def test_logs_and_benchmarks_are_written(runs):
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
           "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
-         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
+         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 1, "repr_drug_table": 1, "repr_drug_figure": 1,
           "repr_drug_vs_epsilon": 1}),
@@ -208,10 +209,11 @@ def test_single_figure_rebuilds_alone(runs, tmp_path):
     shutil.copytree(runs["2"], work, symlinks=True)
     figure = work / "results" / "ldp_indicators" / "figures" / "figure1.pdf"
     figure.unlink()
-    proc = snakemake("ldp_figure1", "--cores", "1", "--configfile", str(SMALL), cwd=work)
+    proc = snakemake(str(figure.relative_to(work)), "--cores", "1", "--configfile", str(SMALL),
+                     cwd=work)
     assert figure.exists()
     log = proc.stdout + proc.stderr
-    assert "rule ldp_figure1" in log and "ldp_simulate" not in log
+    assert "rule ldp_figure" in log and "ldp_simulate" not in log
 
 
 def test_report_builds_with_captions(runs):
@@ -283,3 +285,27 @@ def test_provenance_release_flags_agree_with_the_privacy_boundary(runs):
             assert release is not True, f"{sidecar.name} ({rule}) is marked a release"
             checked += 1
     assert checked > 10
+
+
+def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
+    """Every released ldp table: its (mechanism, α) columns and its sidecar's privacy records
+    are recomputed here from the registered mechanism objects of the configuration."""
+    from dprepro.ldp_mechanisms import REFERENCE, get_mechanism
+    from dprepro.privacy import provenance_of
+
+    ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
+    names = ldp.get("mechanisms", ["laplace"])
+    conv = ldp["convergence"]["alphas"]
+    expected_alphas = {"mse.csv": ldp["alphas"], "mse_alpha_grid.csv": ldp["alpha_grid"],
+                       "mse_vs_n.csv": conv, "convergence_rates.csv": conv}
+    directory = runs["2"] / "results" / "ldp_indicators" / "tables"
+    for name, alphas in expected_alphas.items():
+        records = [get_mechanism(m).privacy_record(a) for m in names for a in alphas]
+        table = pd.read_csv(directory / name)
+        private = table[table["mechanism"] != "none"]
+        assert set(zip(private["mechanism"], private["alpha"], strict=True)) == {
+            (r.mechanism, r.stated) for r in records}, name
+        assert table.loc[table["mechanism"] == "none", "alpha"].isna().all(), name
+        sidecar = json.loads((directory / f"{name}.prov.json").read_text())
+        want = json.loads(json.dumps(provenance_of([*records, REFERENCE])))
+        assert sidecar["privacy"] == want, name

@@ -63,7 +63,9 @@ from scipy import stats
 from scipy.special import expit
 
 from .dp_learners import DPLogisticRegression, objective_perturbation_noise, ssp_noise
-from .mechanisms import check_generator, laplace_indicators
+from .ldp_mechanisms import MECHANISMS, IndicatorMechanism, get_mechanism
+from .mechanisms import check_generator
+from .privacy import non_private
 from .randomized_response import (
     RevisedRandomizedResponse,
     lnte_survival,
@@ -74,15 +76,22 @@ from .randomized_response import (
 __all__ = [
     "AUDIT_COLUMNS",
     "AuditResult",
+    "AUDIT_PRIVACY",
+    "audit_indicator_mechanism",
     "audit_laplace_indicators",
     "audit_lnte",
     "audit_objective_perturbation",
     "audit_rrr",
     "audit_ssp",
     "epsilon_lower_bound",
+    "indicator_audit_plan",
     "lnte_audit_cohort",
     "run_all_audits",
 ]
+
+#: Privacy record of the audit's outputs: not a release, no person's data.
+AUDIT_PRIVACY = non_private("audit on synthetic worst-case neighbouring inputs",
+                            mechanism="privacy_audit")
 
 #: Default overall significance level of every audit.
 DEFAULT_LEVEL = 1e-9
@@ -360,16 +369,63 @@ def _laplace_llr(x, c, c_prime) -> np.ndarray:
 # --------------------------------------------------------------------------- Laplace indicators
 
 
+def audit_indicator_mechanism(
+    mechanism, *, alpha, draws, rng, run_alpha=None, level: float = DEFAULT_LEVEL
+) -> AuditResult:
+    r"""Audit a registered mechanism on failure indicators (claimed α-LDP).
+
+    Neighbours: one indicator, δ = 1 vs δ' = 0 (the whole local input); the
+    mechanism is run through its registry entry
+    (:class:`dprepro.ldp_mechanisms.IndicatorMechanism`), exactly as the
+    simulation runs it. Events are thresholds ``{Z >= τ}`` / ``{Z < τ}`` on
+    the released value (chosen on half the draws): for the Laplace mechanism
+    :math:`Z` has a monotone likelihood ratio, for randomized response the
+    output has two values, so these events include the most powerful ones.
+
+    Parameters
+    ----------
+    mechanism : str or IndicatorMechanism
+        Registry name (``"laplace"``) or entry.
+    alpha : float
+        Claimed level.
+    draws : int
+        Runs per neighbouring input.
+    rng : numpy.random.Generator
+    run_alpha : float, optional
+        Level the mechanism is actually run at (default ``alpha``); a larger
+        value audits a mis-calibrated copy whose claim stays ``alpha``.
+    level : float, default 1e-9
+    """
+    entry = mechanism if isinstance(mechanism, IndicatorMechanism) else get_mechanism(mechanism)
+    alpha = _check_positive(alpha, "alpha")
+    rng = _check_rng(rng)
+    draws = _check_draws(draws)
+    level = _check_level(level)
+    run_alpha = alpha if run_alpha is None else _check_positive(run_alpha, "run_alpha")
+    z1 = entry.privatize(np.ones(draws, dtype=np.int8), alpha=run_alpha, rng=rng)
+    z0 = entry.privatize(np.zeros(draws, dtype=np.int8), alpha=run_alpha, rng=rng)
+    bound, desc = _threshold_audit(z1, z0, level=level)
+    return AuditResult(
+        mechanism=entry.release_name,
+        variant=entry.variant(alpha, run_alpha),
+        claimed_epsilon=alpha,
+        empirical_epsilon_lower_bound=bound,
+        level=level,
+        draws=draws,
+        statistic=f"s = Z; {desc}",
+        true_epsilon=float(entry.true_epsilon(run_alpha)),
+        note=entry.audit_note,
+    )
+
+
 def audit_laplace_indicators(
     *, alpha, draws, rng, scale=None, level: float = DEFAULT_LEVEL
 ) -> AuditResult:
     r"""Audit :func:`dprepro.mechanisms.laplace_indicators` (claimed α-LDP).
 
-    Neighbours: one indicator, δ = 1 vs δ' = 0 (the whole local input). The
-    released :math:`Z` has a monotone likelihood ratio in :math:`z`, so the
-    events are thresholds ``{Z >= τ}`` / ``{Z < τ}`` (chosen on half the
-    draws); the true ε is :math:`1/\text{scale}`, attained by every tail beyond
-    the inputs.
+    :func:`audit_indicator_mechanism` of the registered ``"laplace"``
+    mechanism; the true ε is :math:`1/\text{scale}`, attained by every tail
+    beyond the inputs.
 
     Parameters
     ----------
@@ -385,25 +441,12 @@ def audit_laplace_indicators(
     level : float, default 1e-9
     """
     alpha = _check_positive(alpha, "alpha")
-    rng = _check_rng(rng)
-    draws = _check_draws(draws)
-    level = _check_level(level)
+    # the library is called at alpha = 1/scale (also when scale = 1/alpha): the
+    # stream of draws of the first version of this audit, reproduced bit for bit
     scale = 1.0 / alpha if scale is None else _check_positive(scale, "scale")
-    z1 = laplace_indicators(np.ones(draws, dtype=np.int8), alpha=1.0 / scale, rng=rng)
-    z0 = laplace_indicators(np.zeros(draws, dtype=np.int8), alpha=1.0 / scale, rng=rng)
-    bound, desc = _threshold_audit(z1, z0, level=level)
-    variant = "scale 1/alpha" if math.isclose(scale, 1.0 / alpha) else f"scale {scale:.6g}"
-    return AuditResult(
-        mechanism="laplace_indicators",
-        variant=variant,
-        claimed_epsilon=alpha,
-        empirical_epsilon_lower_bound=bound,
-        level=level,
-        draws=draws,
-        statistic=f"s = Z; {desc}",
-        true_epsilon=1.0 / scale,
-        note="neighbours: delta = 1 vs delta = 0; true epsilon = 1/scale",
-    )
+    run_alpha = 1.0 / scale
+    return audit_indicator_mechanism("laplace", alpha=alpha, draws=draws, rng=rng,
+                                     run_alpha=run_alpha, level=level)
 
 
 # --------------------------------------------------------------------------- RRR
@@ -1063,8 +1106,41 @@ def audit_ssp(
 # --------------------------------------------------------------------------- all audits
 
 
-def _audit_plan(draws_scale: float):
-    """The audits of :func:`run_all_audits`: (role, function, kwargs) in table order."""
+#: Claimed α of the audits of the indicator mechanisms (the paper's Figure 1),
+#: and the control: claimed 0.3, run at 0.6 (a mechanism calibrated to 2α).
+INDICATOR_ALPHAS = (0.2, 0.3, 0.4)
+INDICATOR_CONTROL = (0.3, 0.6)
+
+
+def indicator_audit_plan(mechanisms, draws: int):
+    """Audits of registered indicator mechanisms other than Laplace, in registry order.
+
+    Each gets a published row per :data:`INDICATOR_ALPHAS` and a control row
+    run at twice the claimed α (:data:`INDICATOR_CONTROL`), which a working
+    audit must flag. (Laplace's rows keep their historic place at the top of
+    the table, with the same control.)
+    """
+    plan = []
+    for name in mechanisms:
+        if name == "laplace":
+            continue
+        for alpha in INDICATOR_ALPHAS:
+            plan.append(("published", audit_indicator_mechanism,
+                         {"mechanism": name, "alpha": alpha, "draws": draws}))
+        claimed, run = INDICATOR_CONTROL
+        plan.append(("control", audit_indicator_mechanism,
+                     {"mechanism": name, "alpha": claimed, "run_alpha": run, "draws": draws}))
+    return plan
+
+
+def _audit_plan(draws_scale: float, indicator_mechanisms=None):
+    """The audits of :func:`run_all_audits`: (role, function, kwargs) in table order.
+
+    ``indicator_mechanisms``: names of the registered indicator mechanisms to
+    audit besides Laplace (default: every registered one); their rows come
+    last, so adding a mechanism leaves the streams of the other rows as they
+    were.
+    """
 
     def n(base: int) -> int:
         return max(1000, int(round(base * draws_scale)))
@@ -1159,11 +1235,17 @@ def _audit_plan(draws_scale: float):
             {"epsilon": 1.0, "component": "xy", "noise_scale": 0.5, "draws": n(10**5)},
         )
     )
+    names = list(MECHANISMS) if indicator_mechanisms is None else list(indicator_mechanisms)
+    plan += indicator_audit_plan(names, n(10**6))
     return plan
 
 
 def run_all_audits(
-    *, rng_seed: int, draws_scale: float = 1.0, level: float = DEFAULT_LEVEL
+    *,
+    rng_seed: int,
+    draws_scale: float = 1.0,
+    level: float = DEFAULT_LEVEL,
+    indicator_mechanisms=None,
 ) -> pd.DataFrame:
     r"""Run every audit and return the table for the workflow.
 
@@ -1184,6 +1266,9 @@ def run_all_audits(
         Multiplies every audit's number of draws (at least 1,000 each).
         About 20-25 s on one core at 1.
     level : float, default 1e-9
+    indicator_mechanisms : list of str, optional
+        Registered indicator mechanisms to audit (default: all of
+        :data:`dprepro.ldp_mechanisms.MECHANISMS`); Laplace is always audited.
 
     Returns
     -------
@@ -1195,7 +1280,7 @@ def run_all_audits(
     if isinstance(rng_seed, bool) or not isinstance(rng_seed, int | np.integer) or rng_seed < 0:
         raise ValueError(f"rng_seed must be a non-negative integer, got {rng_seed!r}")
     draws_scale = _check_positive(draws_scale, "draws_scale")
-    plan = _audit_plan(draws_scale)
+    plan = _audit_plan(draws_scale, indicator_mechanisms)
     children = np.random.SeedSequence(int(rng_seed)).spawn(len(plan))
     rows = []
     for (role, fn, kwargs), child in zip(plan, children, strict=True):

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 from scipy import integrate
 
-from .mechanisms import laplace_indicators
+from .ldp_mechanisms import IndicatorMechanism, get_mechanism
 from .survival import (
     beran_cdf,
     dpik_rows,
@@ -122,20 +122,26 @@ class SimulationResult:
 def simulate_and_estimate(*, data_seed: np.random.SeedSequence,
                           noise_seed: np.random.SeedSequence, replicates: int, n: int,
                           lambda_t, lambda_c, alpha: float, x: float,
-                          bandwidth_multiplier: float, t, clip_phat: bool = True
-                          ) -> SimulationResult:
+                          bandwidth_multiplier: float, t, clip_phat: bool = True,
+                          mechanism: str | IndicatorMechanism = "laplace") -> SimulationResult:
     """Simulate one (censoring, n, α) setting and compute F̂_n, F̌_n and F_n per replicate.
 
     The bandwidth is ``bandwidth_multiplier * dpik(X)`` per replicate (KernSmooth's
-    direct plug-in), the presmoothing bandwidth ``b = sqrt(h)``.
+    direct plug-in), the presmoothing bandwidth ``b = sqrt(h)``. ``mechanism``
+    (a name in :data:`dprepro.ldp_mechanisms.MECHANISMS` or an entry) privatises
+    δ with the generator of ``noise_seed``; its presmoother input (the released
+    values, de-biased where the mechanism needs it) replaces δ in F̂_n.
     """
+    if not isinstance(mechanism, IndicatorMechanism):
+        mechanism = get_mechanism(mechanism)
     if not (np.isfinite(bandwidth_multiplier) and bandwidth_multiplier > 0):
         raise ValueError(f"bandwidth_multiplier must be > 0, got {bandwidth_multiplier}")
     t = np.asarray(t, dtype=float)
     covariates, observed, delta = simulate_censored_regression(
         data_seed, replicates=replicates, n=n, lambda_t=lambda_t, lambda_c=lambda_c
     )
-    private = laplace_indicators(delta, alpha=alpha, rng=np.random.default_rng(noise_seed))
+    released = mechanism.privatize(delta, alpha=alpha, rng=np.random.default_rng(noise_seed))
+    private = mechanism.presmoother_input(released, alpha=alpha)
     h = bandwidth_multiplier * dpik_rows(covariates)
     window = uniform_kernel_window(covariates, x=x, h=h)
     phat_true, phat_private = presmoothed_indicator_sets(

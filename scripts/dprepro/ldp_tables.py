@@ -1,9 +1,11 @@
 """Aggregation of the ``ldp_indicators`` replicate estimates into tidy tables.
 
-Every table states its privacy parameters: ``mechanism`` is
-``laplace_indicators`` (α-LDP, Z = δ + Laplace(1/α)) for the private
-estimator and ``none`` for the non-private references, whose ``alpha`` is
-empty.
+Every table states its privacy parameters: ``mechanism`` and ``alpha`` are the
+columns of the :class:`~dprepro.privacy.PrivacyRecord` of the mechanism that
+ran (:mod:`dprepro.ldp_mechanisms`; ``laplace_indicators`` is α-LDP,
+Z = δ + Laplace(1/α)) for the private estimator, and ``none`` with an empty
+``alpha`` for the non-private references. The same records go to the
+provenance sidecars (:func:`privacy_records`).
 """
 
 from __future__ import annotations
@@ -13,17 +15,34 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
+from .ldp_mechanisms import MECHANISMS, REFERENCE, get_mechanism, records_of, row_record
 from .ldp_simulation import ESTIMATORS, error_summary, true_conditional_cdf
 
 __all__ = [
     "MECHANISM",
+    "PRIVACY_COLUMNS",
     "mse_table",
     "integrated_mse",
     "convergence_rates",
     "paper_findings",
+    "privacy_records",
+    "table_privacy_records",
+    "read_results",
+    "mse_release",
+    "alpha_grid_release",
+    "convergence_release",
 ]
 
-MECHANISM = "laplace_indicators"
+#: The paper's mechanism (its rows are the ones the paper's claims are about).
+MECHANISM = get_mechanism("laplace").release_name
+
+#: Privacy columns of every ldp table, in their order in the tables.
+PRIVACY_COLUMNS = ["alpha", "mechanism"]
+
+
+def _setting_mechanism(setting: Mapping):
+    # settings written before the registry had no mechanism: the paper's Laplace
+    return get_mechanism(setting.get("mechanism", "laplace"))
 
 
 def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float) -> list[pd.DataFrame]:
@@ -35,13 +54,13 @@ def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float) -> list[pd.Da
         if "t" not in truth_cache:
             truth_cache["t"] = true_conditional_cdf(t, x=x, lambda_t=setting["lambda_t"])
         summary = error_summary(wide.to_numpy(), truth_cache["t"])
-        private = ESTIMATORS[name]["private"]
+        record = (_setting_mechanism(setting).privacy_record(setting["alpha"])
+                  if ESTIMATORS[name]["private"] else REFERENCE)
         rows.append(pd.DataFrame({
             "censoring": setting["censoring"],
             "n": setting["n"],
             "x": x,
-            "alpha": setting["alpha"] if private else np.nan,
-            "mechanism": MECHANISM if private else "none",
+            **record.columns(order=PRIVACY_COLUMNS),
             "estimator": name,
             "t": t,
             "truth": truth_cache["t"],
@@ -55,15 +74,17 @@ def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> p
     """MSE, bias and variance per (censoring, n, α, estimator, t).
 
     ``results`` yields ``(setting, replicate_frame)`` pairs, ``setting`` with
-    keys censoring, n, alpha, lambda_t.  The non-private estimators do not
-    depend on α (their data streams are shared across α), so they are kept
-    once per (censoring, n); a mismatch between α jobs raises, since it would
-    mean the jobs did not see the same samples.
+    keys censoring, n, alpha, lambda_t and mechanism (a registry name,
+    default ``"laplace"``).  The non-private estimators do not depend on α or
+    on the mechanism (their data streams are shared), so they are kept once
+    per (censoring, n); a mismatch between jobs raises, since it would mean
+    the jobs did not see the same samples.  Rows are ordered by censoring, n,
+    estimator, mechanism (registry order), α and t.
     """
     private_rows, reference_rows = [], {}
     for setting, frame in results:
         for part in _setting_rows(frame, setting, x):
-            if part["mechanism"].iloc[0] == MECHANISM:
+            if part["mechanism"].iloc[0] != REFERENCE.mechanism:
                 private_rows.append(part)
                 continue
             key = (setting["censoring"], setting["n"], part["estimator"].iloc[0])
@@ -80,8 +101,11 @@ def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> p
     order = {name: i for i, name in enumerate(ESTIMATORS)}
     table["_order"] = table["estimator"].map(order)
     table["_censoring"] = table["censoring"].astype(int)
-    table = table.sort_values(["_censoring", "n", "_order", "alpha", "t"], na_position="first")
-    return table.drop(columns=["_order", "_censoring"]).reset_index(drop=True)
+    releases = {m.release_name: i for i, m in enumerate(MECHANISMS.values())}
+    table["_mechanism"] = table["mechanism"].map(releases).fillna(-1)
+    table = table.sort_values(["_censoring", "n", "_order", "_mechanism", "alpha", "t"],
+                              na_position="first")
+    return table.drop(columns=["_order", "_censoring", "_mechanism"]).reset_index(drop=True)
 
 
 def integrated_mse(mse: pd.DataFrame) -> pd.DataFrame:
@@ -169,3 +193,52 @@ def paper_findings(mse: pd.DataFrame, *, near_ratio: float = 1.5) -> pd.DataFram
         add(f"more censoring ({high}% vs {low}%) raises every MSE", f"{low}->{high}",
             "min over estimators and α of IMSE ratio", ratios.min(), "> 1", np.all(ratios > 1))
     return pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- releases
+
+
+def privacy_records(settings: Iterable[Mapping]) -> list:
+    """Privacy records of a table built from ``settings``: one per (mechanism, α), + references.
+
+    Built from the registered mechanism objects that ran, so the sidecar states
+    what the table's ``mechanism``/``alpha`` columns state.
+    """
+    pairs = []
+    for setting in settings:
+        pair = (setting.get("mechanism", "laplace"), float(setting["alpha"]))
+        if pair not in pairs:
+            pairs.append(pair)
+    return records_of(pairs)
+
+
+def table_privacy_records(table: pd.DataFrame) -> list:
+    """Privacy records of every distinct (``mechanism``, ``alpha``) in a released table."""
+    records = []
+    for row in table[PRIVACY_COLUMNS].drop_duplicates().to_dict("records"):
+        record = row_record(row)
+        if record not in records:
+            records.append(record)
+    return records
+
+
+def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
+    """``(setting, replicate frame)`` pairs of the replicate files, lazily."""
+    return ((setting, pd.read_parquet(path))
+            for setting, path in zip(settings, paths, strict=True))
+
+
+def mse_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    """``mse.csv``: MSE, bias and variance per (censoring, α, mechanism, estimator, t)."""
+    return {"table": mse_table(read_results(settings, paths), x=x)}
+
+
+def alpha_grid_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    """``mse_alpha_grid.csv``: integrated MSE on the fine α grid."""
+    return {"table": integrated_mse(mse_table(read_results(settings, paths), x=x))}
+
+
+def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE against n, slopes."""
+    imse = integrated_mse(mse_table(read_results(settings, paths), x=x))
+    return {"table": imse, "rates": convergence_rates(imse)}

@@ -20,7 +20,7 @@ import pandas as pd  # noqa: E402
 from .io import atomic_path  # noqa: E402
 from .ldp_simulation import ESTIMATORS  # noqa: E402
 
-__all__ = ["save_figure", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
+__all__ = ["LDP_FIGURES", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
 
 _STYLE = {
     "private_beran": {"color": "#d62728", "linestyle": "-"},
@@ -32,6 +32,24 @@ _STYLE = {
 def _label(name: str) -> str:
     info = ESTIMATORS[name]
     return f"{info['symbol']} {info['label']}"
+
+
+# Private curves of mechanisms other than the paper's Laplace: same estimator,
+# other colours, so the paper's figure looks as before with Laplace alone.
+_MECHANISM_COLORS = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
+
+
+def _private_curves(rows: pd.DataFrame):
+    """(label, style, rows) of the private estimator, one per mechanism in table order."""
+    private = rows[rows["estimator"] == "private_beran"]
+    mechanisms = list(dict.fromkeys(private["mechanism"]))
+    for i, mechanism in enumerate(mechanisms):
+        style = dict(_STYLE["private_beran"])
+        label = _label("private_beran")
+        if mechanism != "laplace_indicators":
+            style["color"] = _MECHANISM_COLORS[(i - 1) % len(_MECHANISM_COLORS)]
+            label += f" [{mechanism}]"
+        yield label, style, private[private["mechanism"] == mechanism]
 
 
 def save_figure(fig, paths, *, dpi: int = 150) -> None:
@@ -59,11 +77,13 @@ def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
         rows = mse[mse["censoring"] == censoring]
         for j, alpha in enumerate(alphas):
             ax = axes[i, j]
+            for label, style, part in _private_curves(rows):
+                part = part[np.isclose(part["alpha"], alpha)]
+                ax.plot(part["t"], part["mse"], label=label, **style)
             for name in ESTIMATORS:
-                part = rows[rows["estimator"] == name]
-                if ESTIMATORS[name]["private"]:
-                    part = part[np.isclose(part["alpha"], alpha)]
-                ax.plot(part["t"], part["mse"], label=_label(name), **_STYLE[name])
+                if not ESTIMATORS[name]["private"]:
+                    part = rows[rows["estimator"] == name]
+                    ax.plot(part["t"], part["mse"], label=_label(name), **_STYLE[name])
             ax.set_title(f"{censoring}% censoring, α = {alpha:g}", fontsize=9)
             if log_scale:
                 ax.set_yscale("log")
@@ -90,9 +110,9 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
                              sharey=True, squeeze=False)
     for ax, censoring in zip(axes[0], censorings, strict=True):
         rows = imse[imse["censoring"] == censoring]
-        private = rows[rows["estimator"] == "private_beran"].sort_values("alpha")
-        ax.plot(private["alpha"], private["imse"], marker="o", label=_label("private_beran"),
-                **_STYLE["private_beran"])
+        for label, style, private in _private_curves(rows):
+            private = private.sort_values("alpha")
+            ax.plot(private["alpha"], private["imse"], marker="o", label=label, **style)
         for name in ("generalized_beran", "beran"):
             value = rows.loc[rows["estimator"] == name, "imse"]
             if len(value):
@@ -115,19 +135,25 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
     fig, ax = plt.subplots(figsize=(5.2, 3.8))
     palette = plt.get_cmap("Reds")
     private_alphas = sorted(imse.loc[imse["mechanism"] != "none", "alpha"].unique())
-    for (alpha, name), group in imse.groupby(["alpha", "estimator"], dropna=False, sort=False):
+    mechanisms = list(dict.fromkeys(imse.loc[imse["mechanism"] != "none", "mechanism"]))
+    markers = ["o", "s", "^", "D"]
+    for (mechanism, alpha, name), group in imse.groupby(["mechanism", "alpha", "estimator"],
+                                                        dropna=False, sort=False):
         group = group.sort_values("n")
-        rate = rates[(rates["estimator"] == name)
+        rate = rates[(rates["estimator"] == name) & (rates["mechanism"] == mechanism)
                      & ((rates["alpha"] == alpha) | (rates["alpha"].isna() & pd.isna(alpha)))]
         slope = rate["slope"].iloc[0] if len(rate) else np.nan
-        style = dict(_STYLE[name])
+        style = dict(_STYLE[name], marker="o")
         label = _label(name)
         if ESTIMATORS[name]["private"]:
             shade = 0.45 + 0.5 * private_alphas.index(alpha) / max(1, len(private_alphas) - 1)
             style["color"] = palette(shade)
             label += f", α = {alpha:g}"
-        ax.plot(group["n"], group["imse"], marker="o", label=f"{label} (slope {slope:.2f})",
-                **style)
+            index = mechanisms.index(mechanism)
+            style["marker"] = markers[index % len(markers)]
+            if mechanism != "laplace_indicators":
+                label += f" [{mechanism}]"
+        ax.plot(group["n"], group["imse"], label=f"{label} (slope {slope:.2f})", **style)
     ax.set_xscale("log")
     ax.set_yscale("log")
     ax.set_xlabel("sample size n")
@@ -139,6 +165,14 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
                  f"N = {int(imse['n_reps'].iloc[0])} samples per n; private curves α-LDP.")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
+
+
+#: Figure name (the ``{figure}`` wildcard) -> function of its tables and options.
+LDP_FIGURES = {
+    "figure1": ldp_figure1,
+    "mse_vs_alpha": ldp_mse_vs_alpha,
+    "mse_vs_n": ldp_mse_vs_n,
+}
 
 
 def figure_paths(outputs) -> list[os.PathLike]:

@@ -18,13 +18,6 @@ check_config(config, load_schema(SCHEMA))
 validate(config, str(SCHEMA))
 
 
-wildcard_constraints:
-    censoring=r"[0-9]+",
-    n=r"[0-9]+",
-    alpha=r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?",
-    design=r"main|convergence",
-
-
 def bundled(path):
     """A file shipped with the workflow, wherever the working directory is."""
     return str(Path(workflow.basedir) / path)
@@ -45,45 +38,6 @@ STUDY_TARGETS = {}
 
 def study_targets(studies):
     return [path for study in studies for path in STUDY_TARGETS[study]]
-
-
-# ---- ldp_indicators helpers ----
-
-
-def ldp_setting(label):
-    for setting in config["ldp_indicators"]["censoring"]:
-        if setting["label"] == label:
-            return setting
-    raise ValueError(f"unknown censoring label {label!r}")
-
-
-def ldp_t_grid():
-    grid = config["ldp_indicators"]["t_grid"]
-    step = (grid["stop"] - grid["start"]) / (grid["num"] - 1)
-    return [grid["start"] + i * step for i in range(grid["num"])]
-
-
-def ldp_settings(design, censorings, sample_sizes, alphas):
-    return [
-        {
-            "design": design,
-            "censoring": c,
-            "n": int(n),
-            "alpha": float(a),
-            "lambda_t": ldp_setting(c)["lambda_t"],
-        }
-        for c in censorings
-        for n in sample_sizes
-        for a in alphas
-    ]
-
-
-def ldp_estimate_paths(settings):
-    return [
-        f"results/ldp_indicators/replicates/{s['design']}/cens{s['censoring']}_n{s['n']}"
-        f"_alpha{fmt_number(s['alpha'])}.parquet"
-        for s in settings
-    ]
 
 
 # ---- rrr_survival helpers ----

@@ -1,5 +1,6 @@
-LDP = config["ldp_indicators"]
-LDP_DIR = "results/ldp_indicators"
+# The study's helper functions (settings, paths) live beside it; Snakemake's
+# lint wants functions and rules in separate files.
+include: "ldp_indicators_common.smk"
 
 
 LDP_LABELS = [s["label"] for s in LDP["censoring"]]
@@ -11,30 +12,48 @@ LDP_CONV = ldp_settings(
     LDP["convergence"]["sample_sizes"],
     LDP["convergence"]["alphas"],
 )
+LDP_TABLES = {
+    "mse": f"{LDP_DIR}/tables/mse.csv",
+    "alpha_grid": f"{LDP_DIR}/tables/mse_alpha_grid.csv",
+    "mse_vs_n": f"{LDP_DIR}/tables/mse_vs_n.csv",
+    "rates": f"{LDP_DIR}/tables/convergence_rates.csv",
+}
+# One rule draws every figure; each figure's function in dprepro.plots takes
+# these tables (by argument name) and options.
+LDP_FIGURE_INPUTS = {
+    "figure1": {"mse": LDP_TABLES["mse"]},
+    "mse_vs_alpha": {"imse": LDP_TABLES["alpha_grid"]},
+    "mse_vs_n": {"imse": LDP_TABLES["mse_vs_n"], "rates": LDP_TABLES["rates"]},
+}
+LDP_FIGURE_OPTIONS = {
+    "figure1": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
+    "mse_vs_alpha": {},
+    "mse_vs_n": {},
+}
 LDP_FIGURES = {
     name: [f"{LDP_DIR}/figures/{name}.pdf", f"{LDP_DIR}/figures/{name}.png"]
-    for name in ("figure1", "mse_vs_alpha", "mse_vs_n")
+    for name in LDP_FIGURE_INPUTS
 }
 STUDY_TARGETS["ldp_indicators"] = [
-    f"{LDP_DIR}/tables/mse.csv",
+    LDP_TABLES["mse"],
     f"{LDP_DIR}/tables/findings.csv",
-    f"{LDP_DIR}/tables/mse_alpha_grid.csv",
-    f"{LDP_DIR}/tables/mse_vs_n.csv",
-    f"{LDP_DIR}/tables/convergence_rates.csv",
+    LDP_TABLES["alpha_grid"],
+    LDP_TABLES["mse_vs_n"],
+    LDP_TABLES["rates"],
     *[path for paths in LDP_FIGURES.values() for path in paths],
 ]
 
 
 rule ldp_simulate:
     output:
-        estimates=f"{LDP_DIR}/replicates/{{design}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet",
+        estimates=f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet",
         prov=prov(
-            f"{LDP_DIR}/replicates/{{design}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet"
+            f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet"
         ),
     log:
-        "results/logs/ldp_simulate/{design}_cens{censoring}_n{n}_alpha{alpha}.log",
+        "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}_alpha{alpha}.log",
     benchmark:
-        "results/benchmarks/ldp_simulate/{design}_cens{censoring}_n{n}_alpha{alpha}.tsv"
+        "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}_alpha{alpha}.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -61,8 +80,8 @@ rule ldp_mse_table:
     input:
         estimates=ldp_estimate_paths(LDP_MAIN),
     output:
-        table=f"{LDP_DIR}/tables/mse.csv",
-        prov=prov(f"{LDP_DIR}/tables/mse.csv"),
+        table=LDP_TABLES["mse"],
+        prov=prov(LDP_TABLES["mse"]),
     log:
         "results/logs/ldp_mse_table/ldp_mse_table.log",
     conda:
@@ -72,16 +91,15 @@ rule ldp_mse_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="mse",
         settings=LDP_MAIN,
         x=LDP["x"],
     script:
-        "../../scripts/ldp_aggregate.py"
+        "../../scripts/ldp_mse_table.py"
 
 
 rule ldp_findings:
     input:
-        mse=f"{LDP_DIR}/tables/mse.csv",
+        mse=LDP_TABLES["mse"],
     output:
         table=f"{LDP_DIR}/tables/findings.csv",
         prov=prov(f"{LDP_DIR}/tables/findings.csv"),
@@ -99,41 +117,12 @@ rule ldp_findings:
         "../../scripts/ldp_findings.py"
 
 
-rule ldp_figure1:
-    input:
-        table=f"{LDP_DIR}/tables/mse.csv",
-    output:
-        pdf=report(
-            LDP_FIGURES["figure1"][0],
-            caption="../report/ldp_figure1.rst",
-            category="ldp_indicators",
-        ),
-        png=LDP_FIGURES["figure1"][1],
-        prov_pdf=prov(LDP_FIGURES["figure1"][0]),
-        prov_png=prov(LDP_FIGURES["figure1"][1]),
-    log:
-        "results/logs/ldp_figure1/ldp_figure1.log",
-    conda:
-        "../../envs/plotting.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        kind="figure1",
-        alphas=LDP["alphas"],
-        log_scale=LDP["log_scale"],
-        dpi=config["figures"]["dpi"],
-    script:
-        "../../scripts/ldp_plot.py"
-
-
 rule ldp_alpha_grid_table:
     input:
         estimates=ldp_estimate_paths(LDP_GRID),
     output:
-        table=f"{LDP_DIR}/tables/mse_alpha_grid.csv",
-        prov=prov(f"{LDP_DIR}/tables/mse_alpha_grid.csv"),
+        table=LDP_TABLES["alpha_grid"],
+        prov=prov(LDP_TABLES["alpha_grid"]),
     log:
         "results/logs/ldp_alpha_grid_table/ldp_alpha_grid_table.log",
     conda:
@@ -143,48 +132,20 @@ rule ldp_alpha_grid_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="alpha_grid",
         settings=LDP_GRID,
         x=LDP["x"],
     script:
-        "../../scripts/ldp_aggregate.py"
-
-
-rule ldp_mse_vs_alpha:
-    input:
-        table=f"{LDP_DIR}/tables/mse_alpha_grid.csv",
-    output:
-        pdf=report(
-            LDP_FIGURES["mse_vs_alpha"][0],
-            caption="../report/ldp_mse_vs_alpha.rst",
-            category="ldp_indicators",
-        ),
-        png=LDP_FIGURES["mse_vs_alpha"][1],
-        prov_pdf=prov(LDP_FIGURES["mse_vs_alpha"][0]),
-        prov_png=prov(LDP_FIGURES["mse_vs_alpha"][1]),
-    log:
-        "results/logs/ldp_mse_vs_alpha/ldp_mse_vs_alpha.log",
-    conda:
-        "../../envs/plotting.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        kind="mse_vs_alpha",
-        dpi=config["figures"]["dpi"],
-    script:
-        "../../scripts/ldp_plot.py"
+        "../../scripts/ldp_alpha_grid_table.py"
 
 
 rule ldp_convergence_table:
     input:
         estimates=ldp_estimate_paths(LDP_CONV),
     output:
-        table=f"{LDP_DIR}/tables/mse_vs_n.csv",
-        rates=f"{LDP_DIR}/tables/convergence_rates.csv",
-        prov=prov(f"{LDP_DIR}/tables/mse_vs_n.csv"),
-        prov_rates=prov(f"{LDP_DIR}/tables/convergence_rates.csv"),
+        table=LDP_TABLES["mse_vs_n"],
+        rates=LDP_TABLES["rates"],
+        prov=prov(LDP_TABLES["mse_vs_n"]),
+        prov_rates=prov(LDP_TABLES["rates"]),
     log:
         "results/logs/ldp_convergence_table/ldp_convergence_table.log",
     conda:
@@ -194,28 +155,28 @@ rule ldp_convergence_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="convergence",
         settings=LDP_CONV,
         x=LDP["x"],
     script:
-        "../../scripts/ldp_aggregate.py"
+        "../../scripts/ldp_convergence_table.py"
 
 
-rule ldp_mse_vs_n:
+rule ldp_figure:
     input:
-        table=f"{LDP_DIR}/tables/mse_vs_n.csv",
-        rates=f"{LDP_DIR}/tables/convergence_rates.csv",
+        unpack(lambda wc: LDP_FIGURE_INPUTS[wc.figure]),
     output:
         pdf=report(
-            LDP_FIGURES["mse_vs_n"][0],
-            caption="../report/ldp_mse_vs_n.rst",
+            f"{LDP_DIR}/figures/{{figure}}.pdf",
+            caption="../report/ldp_figure.rst",
             category="ldp_indicators",
         ),
-        png=LDP_FIGURES["mse_vs_n"][1],
-        prov_pdf=prov(LDP_FIGURES["mse_vs_n"][0]),
-        prov_png=prov(LDP_FIGURES["mse_vs_n"][1]),
+        png=f"{LDP_DIR}/figures/{{figure}}.png",
+        prov_pdf=prov(f"{LDP_DIR}/figures/{{figure}}.pdf"),
+        prov_png=prov(f"{LDP_DIR}/figures/{{figure}}.png"),
     log:
-        "results/logs/ldp_mse_vs_n/ldp_mse_vs_n.log",
+        "results/logs/ldp_figure/{figure}.log",
+    wildcard_constraints:
+        figure="|".join(LDP_FIGURE_INPUTS),
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -223,7 +184,7 @@ rule ldp_mse_vs_n:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="mse_vs_n",
+        options=lambda wc: LDP_FIGURE_OPTIONS[wc.figure],
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/ldp_plot.py"

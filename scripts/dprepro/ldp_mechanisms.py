@@ -1,0 +1,249 @@
+r"""Registry of the local mechanisms on failure indicators of ``ldp_indicators``.
+
+A mechanism on the failure indicator :math:`\delta \in \{0, 1\}` is one
+function ``f(delta, *, alpha, rng) -> released`` registered with
+:func:`indicator_mechanism`; the registry entry (:class:`IndicatorMechanism`)
+then knows everything the workflow needs:
+
+* how to privatise δ (the function itself: keyword-only ``alpha``, an
+  explicit :class:`numpy.random.Generator`);
+* how to turn the released values into the input of the presmoother
+  (:meth:`IndicatorMechanism.presmoother_input`, e.g. de-biasing so that
+  :math:`E[\text{input} \mid \delta] = \delta`);
+* its privacy statement (:meth:`IndicatorMechanism.privacy_record`), which
+  feeds the tables' ``mechanism``/``alpha`` columns, the provenance sidecars
+  and the privacy audit;
+* the name of its random stream (:meth:`IndicatorMechanism.noise_step`).
+
+Adding a mechanism is therefore this one function here plus its name under
+``ldp_indicators.mechanisms`` in the configuration; replicate files carry the
+name as the ``{mechanism}`` wildcard, and the tables, figures and the privacy
+audit (:func:`dprepro.audit.run_all_audits`) pick up every registered
+mechanism.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+
+from .mechanisms import laplace_indicators
+from .privacy import PrivacyRecord, non_private
+
+__all__ = [
+    "IndicatorMechanism",
+    "MECHANISMS",
+    "PRIVACY_UNIT",
+    "REFERENCE",
+    "by_release_name",
+    "check_mechanism_names",
+    "get_mechanism",
+    "indicator_mechanism",
+    "records_of",
+    "register",
+    "row_record",
+    "unregister",
+]
+
+#: Whose data one neighbouring change touches in the simulation.
+PRIVACY_UNIT = "individual"
+
+#: The record of the non-private references F̌_n and F_n (``mechanism`` ``none``,
+#: empty ``alpha`` in the tables).
+REFERENCE = non_private("non-private reference (uses the true δ)", mechanism="none",
+                        parameter="alpha", privacy_unit=PRIVACY_UNIT)
+
+_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+
+
+def _identity(released, *, alpha):
+    return released
+
+
+def _exact(alpha: float) -> float:
+    return float(alpha)
+
+
+@dataclass(frozen=True)
+class IndicatorMechanism:
+    """One registered mechanism on the failure indicators.
+
+    Parameters
+    ----------
+    name : str
+        Configuration key and ``{mechanism}`` wildcard (lower case, digits, ``_``).
+    function : callable
+        ``function(delta, *, alpha, rng) -> numpy.ndarray``, the mechanism.
+    description : str
+        One line a reader needs, e.g. ``"Z = δ + Laplace(1/α)"``; it is the
+        privacy note of every release.
+    release_name : str
+        Value of the tables' ``mechanism`` column (default ``name``).
+    debias : callable
+        ``debias(released, *, alpha) -> presmoother input`` (default identity),
+        so that the presmoother sees an unbiased proxy of δ.
+    true_epsilon : callable
+        ``alpha -> true ε`` of the mechanism as run (default: exactly α).
+    stream : str
+        Template of the noise stream name (formatted with ``mechanism``,
+        ``censoring``, ``n``, ``alpha``); a template without ``{alpha}`` gives
+        common random numbers across α.
+    audit_variant : callable
+        ``(claimed, run_alpha) -> str``, the ``variant`` text of its audit rows.
+    audit_note : str
+        ``note`` of its audit rows (default: the neighbours and ``description``).
+    """
+
+    name: str
+    function: Callable[..., np.ndarray]
+    description: str
+    release_name: str = ""
+    debias: Callable[..., np.ndarray] = _identity
+    true_epsilon: Callable[[float], float] = _exact
+    stream: str = "privatize/{mechanism}/cens{censoring}/n{n}/alpha{alpha}"
+    audit_variant: Callable[[float, float], str] | None = None
+    audit_note: str = ""
+
+    def __post_init__(self):
+        if not self.name or set(self.name) - _NAME_CHARS:
+            raise ValueError(f"mechanism name {self.name!r} must be lower-case letters, digits "
+                             "and '_' (it is a file-name wildcard)")
+        if not callable(self.function):
+            raise TypeError(f"mechanism {self.name!r}: function must be callable")
+        if not self.release_name:
+            object.__setattr__(self, "release_name", self.name)
+        if not self.audit_note:
+            object.__setattr__(self, "audit_note",
+                               f"neighbours: delta = 1 vs delta = 0; {self.description}")
+
+    def privatize(self, delta, *, alpha: float, rng: np.random.Generator) -> np.ndarray:
+        """The released values for indicators ``delta``."""
+        return self.function(delta, alpha=alpha, rng=rng)
+
+    def presmoother_input(self, released, *, alpha: float) -> np.ndarray:
+        """What the presmoother regresses on (X, Y): de-biased released values."""
+        return self.debias(released, alpha=alpha)
+
+    def privacy_record(self, alpha: float, *, release: bool = True) -> PrivacyRecord:
+        """The privacy statement of a release at level ``alpha``."""
+        alpha = float(alpha)
+        return PrivacyRecord(mechanism=self.release_name, release=release, parameter="alpha",
+                             stated=alpha, true_epsilon=float(self.true_epsilon(alpha)),
+                             privacy_unit=PRIVACY_UNIT, note=self.description)
+
+    def noise_step(self, *, censoring: str, n: int, alpha: str) -> str:
+        """Name of the noise stream of one setting (``alpha`` as in the file name)."""
+        return self.stream.format(mechanism=self.name, censoring=censoring, n=int(n),
+                                  alpha=alpha)
+
+    def variant(self, claimed: float, run_alpha: float) -> str:
+        """``variant`` text of an audit row that runs at ``run_alpha`` and claims ``claimed``."""
+        if self.audit_variant is not None:
+            return self.audit_variant(claimed, run_alpha)
+        if math.isclose(claimed, run_alpha):
+            return "as run"
+        return f"run at alpha {run_alpha:.6g}"
+
+
+#: Registered mechanisms by name, in registration order.
+MECHANISMS: dict[str, IndicatorMechanism] = {}
+
+
+def register(mechanism: IndicatorMechanism) -> IndicatorMechanism:
+    """Add ``mechanism`` to :data:`MECHANISMS` (names and release names must be new)."""
+    if not isinstance(mechanism, IndicatorMechanism):
+        raise TypeError(f"expected an IndicatorMechanism, got {type(mechanism).__name__}")
+    if mechanism.name in MECHANISMS:
+        raise ValueError(f"mechanism {mechanism.name!r} is already registered")
+    if mechanism.release_name in {m.release_name for m in MECHANISMS.values()} | {"none"}:
+        raise ValueError(f"release name {mechanism.release_name!r} is already taken")
+    MECHANISMS[mechanism.name] = mechanism
+    return mechanism
+
+
+def unregister(name: str) -> None:
+    """Remove a mechanism (tests register toy mechanisms and remove them again)."""
+    MECHANISMS.pop(name)
+
+
+def indicator_mechanism(name: str, *, description: str, **options):
+    """Decorator: register ``function(delta, *, alpha, rng)`` as mechanism ``name``.
+
+    ``options`` are the other fields of :class:`IndicatorMechanism`
+    (``release_name``, ``debias``, ``true_epsilon``, ``stream``,
+    ``audit_variant``). The function is returned unchanged.
+    """
+
+    def decorate(function):
+        register(IndicatorMechanism(name=name, function=function, description=description,
+                                    **options))
+        return function
+
+    return decorate
+
+
+def get_mechanism(name: str) -> IndicatorMechanism:
+    """The registered mechanism ``name``; ``KeyError`` naming the known ones otherwise."""
+    try:
+        return MECHANISMS[name]
+    except KeyError:
+        raise KeyError(f"unknown indicator mechanism {name!r}; registered: "
+                       f"{list(MECHANISMS)}") from None
+
+
+def by_release_name(release_name: str) -> IndicatorMechanism:
+    """The mechanism whose tables' ``mechanism`` column reads ``release_name``."""
+    for mechanism in MECHANISMS.values():
+        if mechanism.release_name == release_name:
+            return mechanism
+    raise KeyError(f"no registered indicator mechanism is released as {release_name!r}")
+
+
+def check_mechanism_names(names: Iterable[str], key: str = "ldp_indicators.mechanisms"
+                          ) -> list[str]:
+    """Problems (one line each) with the configured mechanism names; empty when all known."""
+    names = list(names)
+    problems = []
+    unknown = [n for n in names if n not in MECHANISMS]
+    if unknown:
+        problems.append(f"config key '{key}': unknown mechanism(s) {unknown}; registered "
+                        f"mechanisms are {list(MECHANISMS)} (dprepro.ldp_mechanisms)")
+    if len(set(names)) != len(names):
+        problems.append(f"config key '{key}': names must be unique, got {names}")
+    return problems
+
+
+def records_of(pairs: Iterable[tuple[str, float]], *, references: bool = True
+               ) -> list[PrivacyRecord]:
+    """Privacy records of a table holding ``(mechanism name, α)`` releases (+ references)."""
+    records = [get_mechanism(name).privacy_record(alpha) for name, alpha in pairs]
+    return [*records, REFERENCE] if references else records
+
+
+def row_record(row: Mapping) -> PrivacyRecord:
+    """The record a table row's ``mechanism``/``alpha`` columns must equal."""
+    if row["mechanism"] == REFERENCE.mechanism:
+        return REFERENCE
+    return by_release_name(row["mechanism"]).privacy_record(row["alpha"])
+
+
+# --------------------------------------------------------------------------- mechanisms
+
+
+register(IndicatorMechanism(
+    name="laplace",
+    function=laplace_indicators,
+    description="α-LDP on δ: Z = δ + Laplace(0, 1/α), used as is (E[Z | δ] = δ)",
+    # the historic value of the mechanism column and of the audit rows, kept so
+    # that every table stays comparable with earlier runs
+    release_name="laplace_indicators",
+    # per-α streams without the mechanism's name: the streams of the first
+    # version of the study, so its tables are reproduced byte for byte
+    stream="privatize/cens{censoring}/n{n}/alpha{alpha}",
+    audit_variant=lambda claimed, run: ("scale 1/alpha" if math.isclose(1.0 / run, 1.0 / claimed)
+                                        else f"scale {1.0 / run:.6g}"),
+    audit_note="neighbours: delta = 1 vs delta = 0; true epsilon = 1/scale",
+))
