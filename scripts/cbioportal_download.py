@@ -8,10 +8,12 @@ from dprepro.cbioportal import fetch_clinical
 log = step.start(snakemake, "cbioportal_download")
 p = snakemake.params
 raw_dir = Path(snakemake.output.patient).parent
-hint = ("without network, use the embedded default (datasets.ipssr.source: synthetic in "
-        "config/config.yaml) or download the two JSON files elsewhere and set "
-        "datasets.ipssr.source: file with a CSV of group, time, event")
-result = fetch_clinical(p.base, p.study_id, raw_dir, offline_hint=hint,
+keys = ", ".join(f"datasets.{name}.source" for name in p.datasets)
+hint = (f"without network, set {keys} to synthetic (the embedded default for ipssr in "
+        "config/config.yaml), or download the two JSON files elsewhere and set the source to "
+        "file with a CSV of id, time, status, group")
+result = fetch_clinical(p.base, snakemake.wildcards.study, raw_dir,
+                        manifest_name=Path(snakemake.output.manifest).name, offline_hint=hint,
                         retries=p.downloads["retries"], backoff=p.downloads["backoff_seconds"],
                         timeout=p.downloads["timeout_seconds"])
 for record in result.records.values():

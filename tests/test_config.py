@@ -54,7 +54,8 @@ BAD = [
                  id="convergence-replicates"),
     pytest.param(with_change(["datasets", "ipssr", "source"], "cbioportl"),
                  r"'datasets.ipssr.source': got 'cbioportl', expected one of "
-                 r"\['synthetic', 'cbioportal', 'file'\]", id="dataset-source"),
+                 r"\['synthetic', 'bundled', 'file', 'url', 'cbioportal', 'package'\]",
+                 id="dataset-source"),
     pytest.param(with_change(["datasets", "ipssr", "cbioportal_url"], "www.cbioportal.org"),
                  r"'datasets.ipssr.cbioportal_url': got 'www.cbioportal.org', which is not of "
                  r"the expected form \(Base URL", id="url-no-scheme"),

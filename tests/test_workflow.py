@@ -64,8 +64,8 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
         rrr["epsilons"])
     assert counts["rrr_cohort"] == len(rrr["datasets"])
-    assert counts.get("ipssr_download", 0) == (config["datasets"]["ipssr"]["source"]
-                                               == "cbioportal")
+    assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
+                                                    == "cbioportal")
     rt = config["repr_transfer"]
     vae = rt["vae"]
     n_vae = (len(vae["dims"]) * len(vae["learning_rates"]) * len(vae["hidden_layers"])
@@ -247,7 +247,7 @@ def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):
         snakemake("results/data/cohorts/ipssr.parquet", "--cores", "1", "--configfile",
                   str(configfile), cwd=tmp_path)
     raw = tmp_path / "results" / "data" / "raw" / "cbioportal"
-    manifest = json.loads((raw / "manifest.json").read_text())
+    manifest = json.loads((raw / "mds_iwg_2022_manifest.json").read_text())
     assert "mds_iwg_2022_patient" in json.dumps(manifest)
     assert sha256(raw / "mds_iwg_2022_patient.json") in json.dumps(manifest)
     cohort = pd.read_parquet(tmp_path / "results" / "data" / "cohorts" / "ipssr.parquet")
@@ -266,7 +266,7 @@ def test_paper_mode_offline_fails_with_a_hint(tmp_path):
     proc = snakemake("results/data/cohorts/ipssr.parquet", "--cores", "1", "--configfile",
                      str(configfile), cwd=tmp_path, check=False)
     assert proc.returncode != 0
-    log = (tmp_path / "results" / "logs" / "ipssr_download" / "ipssr_download.log").read_text()
+    log = (tmp_path / "results" / "logs" / "cbioportal_download" / "mds_iwg_2022.log").read_text()
     assert "embedded default" in log + proc.stderr
     assert not (tmp_path / "results" / "data" / "raw" / "cbioportal" /
                 "mds_iwg_2022_patient.json").exists()

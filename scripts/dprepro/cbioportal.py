@@ -195,6 +195,7 @@ def fetch_clinical(
     study_id: str,
     raw_dir: str | Path,
     *,
+    manifest_name: str = "manifest.json",
     retries: int = 4,
     backoff: float = 1.0,
     timeout: float = 120,
@@ -207,7 +208,7 @@ def fetch_clinical(
     The exact bytes received are kept as ``raw_dir/{study}_patient.json`` and
     ``raw_dir/{study}_sample.json`` (written atomically), and a manifest with
     URL, sha256, size and retrieval time of each is written atomically to
-    ``raw_dir/manifest.json``.
+    ``raw_dir/<manifest_name>``.
 
     Parameters
     ----------
@@ -217,6 +218,9 @@ def fetch_clinical(
         cBioPortal study identifier.
     raw_dir : path-like
         Folder for the raw downloads and the manifest (created if needed).
+    manifest_name : str, default "manifest.json"
+        File name of the manifest inside ``raw_dir`` (one per study when
+        several studies share the folder).
     retries, backoff, timeout, sleep, opener, offline_hint
         Passed to :func:`dprepro.download.fetch_json`; truncated or invalid
         JSON is retried like any transient failure.
@@ -284,7 +288,7 @@ def fetch_clinical(
         "licence": LICENCE,
         "files": files,
     }
-    manifest_path = write_json_atomic(manifest, raw_dir / "manifest.json")
+    manifest_path = write_json_atomic(manifest, raw_dir / manifest_name)
     return ClinicalDownload(
         patient_records=parsed["PATIENT"],
         sample_records=parsed["SAMPLE"],

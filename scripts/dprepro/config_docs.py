@@ -127,6 +127,8 @@ def _type_text(spec: Mapping) -> str:
     if "enum" in spec:
         return " \\| ".join(f"`{_value_text(v)}`" for v in spec["enum"])
     kind = spec.get("type", "any")
+    if isinstance(kind, list):
+        return " or ".join(_type_text({**spec, "type": k}) for k in kind)
     if kind in ("integer", "number"):
         return kind + _bounds(spec)
     if kind == "string":
@@ -137,6 +139,8 @@ def _type_text(spec: Mapping) -> str:
         items = spec.get("items") if isinstance(spec.get("items"), Mapping) else {}
         if "enum" in items:
             inner = "any of " + ", ".join(f"`{_value_text(v)}`" for v in items["enum"])
+        elif isinstance(items.get("type"), list):
+            inner = " or ".join(_PLURAL.get(k, k) for k in items["type"])
         elif items.get("type") == "array":
             inner = "lists of " + _type_text(items).removeprefix("list of ")
         else:
@@ -232,6 +236,19 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
     for key, spec, rows in sections:
         title = f" — {spec['title']}" if spec.get("title") else ""
         out += [f"## `{key}`{title}", "", *_table(rows, configs), ""]
+    # keys of a user-named entry (e.g. any cohort under datasets) live in $defs,
+    # referenced from additionalProperties
+    for key, spec in (schema.get("properties") or {}).items():
+        ref = (spec.get("additionalProperties") or {}) if isinstance(
+            spec.get("additionalProperties"), Mapping) else {}
+        name = str(ref.get("$ref", "")).removeprefix("#/$defs/")
+        target = (schema.get("$defs") or {}).get(name)
+        if not target:
+            continue
+        where = f"{key}.<name>"
+        rows = [(where, target), *schema_keys(target, where)]
+        out += [f"## `{where}` — any other entry under `{key}`", "",
+                target.get("description", ""), "", *_table(rows, {}), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

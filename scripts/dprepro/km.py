@@ -44,6 +44,7 @@ __all__ = [
     "KMBatch",
     "LogrankBatch",
     "MedianSurvival",
+    "check_survival_data",
     "kaplan_meier",
     "km_batch",
     "km_median",
@@ -56,7 +57,26 @@ __all__ = [
 # --------------------------------------------------------------------------- validation
 
 
-def _check_survival_data(durations, events) -> tuple[np.ndarray, np.ndarray]:
+def check_survival_data(durations, events) -> tuple[np.ndarray, np.ndarray]:
+    """Validate right-censored survival data and return it as float times and int events.
+
+    Parameters
+    ----------
+    durations : array_like, shape (n,)
+        Follow-up times, finite and >= 0.
+    events : array_like, shape (n,)
+        1 = event, 0 = censored (booleans accepted).
+
+    Returns
+    -------
+    (numpy.ndarray, numpy.ndarray)
+        ``durations`` as float64 and ``events`` as int64.
+
+    Raises
+    ------
+    ValueError, TypeError
+        Wrong shape, empty input, non-finite or negative times, events not 0/1.
+    """
     t = np.asarray(durations)
     e = np.asarray(events)
     if t.ndim != 1:
@@ -228,7 +248,7 @@ class KaplanMeier:
         -------
         self : KaplanMeier
         """
-        t, e = _check_survival_data(durations, events)
+        t, e = check_survival_data(durations, events)
         times, inv = np.unique(t, return_inverse=True)
         removed = np.bincount(inv, minlength=len(times))
         died = np.bincount(inv, weights=e, minlength=len(times)).astype(np.int64)
@@ -464,7 +484,7 @@ def pairwise_logrank(durations, events, groups, *, labels=None) -> pd.DataFrame:
     pandas.DataFrame
         Columns ``group_a``, ``group_b``, ``statistic``, ``p_value``.
     """
-    t, e = _check_survival_data(durations, events)
+    t, e = check_survival_data(durations, events)
     g = np.asarray(groups)
     if g.shape != t.shape:
         raise ValueError(f"groups must have shape {t.shape}, got {g.shape}")
@@ -498,7 +518,7 @@ class _SortedCounts:
     """
 
     def __init__(self, durations, events, group_draws, labels):
-        t, e = _check_survival_data(durations, events)
+        t, e = check_survival_data(durations, events)
         g = np.asarray(group_draws)
         if g.ndim == 1:
             g = g[None, :]

@@ -17,7 +17,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .io import atomic_path  # noqa: E402
+from .io import atomic_path, read_table  # noqa: E402
 from .ldp_simulation import ESTIMATORS  # noqa: E402
 
 __all__ = ["LDP_FIGURES", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
@@ -181,9 +181,6 @@ def figure_paths(outputs) -> list[os.PathLike]:
 
 # --------------------------------------------------------------------------- rrr_survival
 
-_DATASET_TITLES = {"ipssr": "IPSS-R cohort", "kidney": "kidney (survival::kidney)"}
-
-
 def _origin_text(origin: str) -> str:
     return {"synthetic": "SYNTHETIC stand-in calibrated to published facts (not the real cohort)",
             "real": "real data"}.get(origin, origin)
@@ -225,8 +222,14 @@ def _group_colors(groups):
     return {g: cmap(i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
 
 
-def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, time_unit: str = "months"):
-    """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0)."""
+def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
+                time_unit: str = "months"):
+    """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
+
+    Panel letters run down the layout: (a) original, then RRR at each ε in
+    the configured order, then LNTE at each ε; the single-panel files of
+    :func:`rrr_figure2_panels` are named by release instead of letter.
+    """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups)
@@ -249,7 +252,7 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, time_unit: str 
     for ax in axes[:, 0]:
         ax.set_ylabel("survival probability")
     origin = rows["data_origin"].iloc[0]
-    fig.suptitle(f"{_DATASET_TITLES.get(dataset, dataset)} — Kaplan–Meier curves", fontsize=10)
+    fig.suptitle(f"{title or dataset} — Kaplan–Meier curves", fontsize=10)
     _footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). RRR privatises "
                  "the group label (paper's ε↔p); LNTE adds Laplace(1/ε) to the KM counts "
                  "as the paper's authors coded it.")
@@ -257,14 +260,22 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, time_unit: str 
     return fig
 
 
-def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons,
-                       time_unit: str = "months"):
-    """The panels of :func:`rrr_figure2` as separate figures, in panel-letter order."""
+def _release_name(mechanism: str, epsilon) -> str:
+    return "original" if epsilon is None else f"{mechanism}_eps{float(epsilon):g}"
+
+
+def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
+                       time_unit: str = "months") -> dict:
+    """The panels of :func:`rrr_figure2` as separate figures, by release name.
+
+    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>`` (the release
+    folders' names), in panel-letter order; each title keeps its letter.
+    """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups)
     origin = rows["data_origin"].iloc[0]
-    figures = []
+    figures = {}
     for letter, (mechanism, epsilon) in zip("abcdefghijklmnopqrstuvwxyz",
                                             _release_keys(rows, dataset, epsilons), strict=False):
         part = _select(rows, dataset, mechanism, epsilon)
@@ -274,14 +285,14 @@ def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons,
         ax.set_xlabel(f"time ({time_unit})")
         ax.set_ylabel("survival probability")
         ax.legend(fontsize=7)
-        _footer(fig, f"{_DATASET_TITLES.get(dataset, dataset)}; data: {_origin_text(origin)}")
+        _footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
         fig.tight_layout(rect=(0, 0.05, 1, 1))
-        figures.append(fig)
+        figures[_release_name(mechanism, epsilon)] = fig
     return figures
 
 
 def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
-              time_unit: str = "months"):
+              title: str = "", time_unit: str = "months"):
     """Pointwise bands of the released KM curves over draws, original curves dashed."""
     rows = bands[bands["dataset"] == dataset]
     original = _select(curves, dataset, "original", None)
@@ -309,15 +320,19 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
     for ax in axes[:, 0]:
         ax.set_ylabel("survival probability")
     level = rows["level"].iloc[0]
-    fig.suptitle(f"{_DATASET_TITLES.get(dataset, dataset)} — {level:.0%} pointwise bands over "
+    fig.suptitle(f"{title or dataset} — {level:.0%} pointwise bands over "
                  "draws (solid: median, dashed: original)", fontsize=10)
     _footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}.")
     fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     return fig
 
 
-def rrr_utility(utility: pd.DataFrame):
-    """Mean sup-distance to the original KM curve against ε, per dataset and mechanism."""
+def rrr_utility(utility: pd.DataFrame, *, titles=None):
+    """Mean sup-distance to the original KM curve against ε, per dataset and mechanism.
+
+    ``titles`` maps a dataset to its display title (default: its name).
+    """
+    titles = dict(titles or {})
     datasets = list(dict.fromkeys(utility["dataset"]))
     fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.5),
                              squeeze=False)
@@ -327,7 +342,7 @@ def rrr_utility(utility: pd.DataFrame):
             part = rows[rows["mechanism"] == mechanism]
             mean = part.groupby("epsilon")["sup_distance_mean"].mean()
             ax.plot(mean.index, mean.to_numpy(), label=mechanism.upper(), **style)
-        ax.set_title(f"{_DATASET_TITLES.get(dataset, dataset)} "
+        ax.set_title(f"{titles.get(dataset, dataset)} "
                      f"({rows['data_origin'].iloc[0]})", fontsize=9)
         ax.set_xlabel("stated ε")
         ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
@@ -338,6 +353,39 @@ def rrr_utility(utility: pd.DataFrame):
                  "ε + ln(k−1); LNTE as published has no finite ε.")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
+
+
+def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_) -> dict:
+    """Figure 2 of every cohort: ``figure2_<d>`` and its panels ``figure2_<d>_<release>``."""
+    curves = read_table(inputs["curves"])
+    out = {}
+    for dataset in datasets:
+        cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"]}
+        out[f"figure2_{dataset}"] = rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
+                                                **cohort)
+        for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
+                                            **cohort).items():
+            out[f"figure2_{dataset}_{name}"] = fig
+    return out
+
+
+def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_) -> dict:
+    """``km_bands_<d>`` of every cohort."""
+    bands, curves = read_table(inputs["bands"]), read_table(inputs["curves"])
+    return {f"km_bands_{d}": rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
+                                       title=cohorts[d]["title"],
+                                       time_unit=cohorts[d]["time_unit"]) for d in datasets}
+
+
+def rrr_utility_figures(inputs, *, cohorts, **_) -> dict:
+    """``utility``: one panel per cohort."""
+    return {"utility": rrr_utility(read_table(inputs["utility"]),
+                                   titles={d: c["title"] for d, c in cohorts.items()})}
+
+
+#: Figure rule of rrr_survival -> the function that draws its files (stem -> figure).
+RRR_FIGURES = {"figure2": rrr_figure2_figures, "km_bands": rrr_band_figures,
+               "utility": rrr_utility_figures}
 
 
 # --------------------------------------------------------------------------- repr_transfer

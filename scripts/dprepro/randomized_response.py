@@ -64,11 +64,14 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
-from .km import _check_survival_data
+from .km import check_survival_data
 from .mechanisms import check_generator
+from .privacy import PrivacyRecord
 
 __all__ = [
     "CALIBRATIONS",
+    "LNTE",
+    "LNTE_NOTE",
     "LNTEResult",
     "RevisedRandomizedResponse",
     "lnte_median",
@@ -287,6 +290,22 @@ class RevisedRandomizedResponse:
         out = self.privatize_codes(codes, rng=rng, draws=draws)
         return np.asarray(self.categories, dtype=object)[out]
 
+    def privacy_record(self, *, privacy_unit: str = "record") -> PrivacyRecord:
+        r"""The privacy statement of a release made by this mechanism.
+
+        Stated ε is the configured ``epsilon``; the true level is
+        :math:`\ln(1 + kp/(1-p))` (:func:`rrr_true_epsilon`) for the keep
+        probability :math:`p` this object draws with, so the two differ by
+        :math:`\ln(k-1)` under the paper's calibration and agree under
+        ``"exact"``. ``privacy_unit`` names whose label one draw protects.
+        """
+        p, true = self.p, self.true_epsilon
+        note = (f"RRR on the group label, keep probability p = {p:.4f}, k = {self.k}; "
+                f"true LDP level ln(1 + kp/(1-p)) = {true:.3f}")
+        return PrivacyRecord(mechanism="rrr", release=True, stated=self.epsilon,
+                             true_epsilon=true, privacy_unit=privacy_unit, note=note,
+                             extra={"calibration": self.calibration})
+
 
 def privatize_labels(
     labels, *, epsilon, categories, rng, calibration: str = "paper", draws=None
@@ -317,6 +336,41 @@ def privatize_labels(
 
 
 # --------------------------------------------------------------------------- LNTE
+
+#: Why LNTE as published states an ε it does not deliver.
+LNTE_NOTE = ("LNTE as published releases the observed times as the curve's grid and adds "
+             "Laplace(1/ε) at every time point; no finite ε holds (stated ε per count)")
+
+
+@dataclass(frozen=True)
+class LNTE:
+    r"""LNTE as the RRR paper's authors coded it, as a mechanism object.
+
+    Runs :func:`lnte_survival` with its stated ``epsilon`` and states its
+    privacy: no finite ε holds (the observed times are the curve's grid and
+    every count gets its own Laplace(1/ε) draw), so ``true_epsilon`` is ∞.
+
+    Parameters
+    ----------
+    epsilon : float
+        Stated ε per count (keyword-only), finite and > 0.
+    """
+
+    epsilon: float
+
+    def __init__(self, *, epsilon):
+        object.__setattr__(self, "epsilon", _check_epsilon(epsilon))
+
+    def release(self, durations, events, *, rng, draws: int = 1) -> LNTEResult:
+        """:func:`lnte_survival` of one group with this object's ε."""
+        return lnte_survival(durations, events, epsilon=self.epsilon, rng=rng, draws=draws)
+
+    def privacy_record(self, *, privacy_unit: str = "record") -> PrivacyRecord:
+        """The privacy statement of a release: stated ε, true ε = ∞, and why."""
+        return PrivacyRecord(mechanism="lnte", release=True, stated=self.epsilon,
+                             true_epsilon=np.inf, privacy_unit=privacy_unit, note=LNTE_NOTE,
+                             extra={"calibration": "as published"})
+
 
 
 @dataclass(frozen=True)
@@ -453,7 +507,7 @@ def lnte_survival(durations, events, *, epsilon, rng, draws: int = 1) -> LNTERes
     if draws is None:
         raise TypeError("draws must be an integer >= 1, got None")
     draws = _check_draws(draws)
-    t, e = _check_survival_data(durations, events)
+    t, e = check_survival_data(durations, events)
     times, inv = np.unique(t, return_inverse=True)
     m = times.size
     removed = np.bincount(inv, minlength=m)

@@ -23,17 +23,22 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .io import read_table
 from .km import KaplanMeier, km_batch, km_median, pairwise_logrank, pairwise_logrank_batch
-from .randomized_response import (
-    RevisedRandomizedResponse,
-    lnte_median,
-    lnte_survival,
-    rrr_keep_probability,
-    rrr_true_epsilon,
-)
+from .privacy import PrivacyRecord, non_private, provenance_of
+from .randomized_response import LNTE, LNTE_NOTE, RevisedRandomizedResponse, lnte_median
+from .seeds import seed_record, seed_sequence
 
 __all__ = [
+    "LNTE_NOTE",
+    "ORIGINAL",
+    "TABLES",
     "privacy_columns",
+    "release_mechanism",
+    "release_record",
+    "records_from_tables",
+    "run_release",
+    "table_privacy",
     "time_grid",
     "analyse_original",
     "analyse_rrr",
@@ -46,26 +51,94 @@ __all__ = [
     "curve_table",
 ]
 
-LNTE_NOTE = ("LNTE as published releases the observed times as the curve's grid and adds "
-             "Laplace(1/ε) at every time point; no finite ε holds (stated ε per count)")
+#: The record of the non-private reference (the original data).
+ORIGINAL = non_private("non-private reference", mechanism="original",
+                       extra={"calibration": ""})
+
+# How each private mechanism of the study is built from a release's parameters.
+_MECHANISMS = {
+    "rrr": lambda epsilon, labels, calibration: RevisedRandomizedResponse(
+        epsilon=epsilon, categories=labels, calibration=calibration),
+    "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
+}
+
+
+def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibration: str):
+    """The mechanism object of one release (``None`` for the original data).
+
+    Parameters
+    ----------
+    mechanism : {"original", "rrr", "lnte"}
+    epsilon : float or None
+        Stated ε (``None`` for the original).
+    labels : sequence
+        The cohort's groups in display order (RRR's output alphabet).
+    calibration : str
+        RRR's ε↔p calibration (ignored by LNTE).
+    """
+    if mechanism == "original":
+        return None
+    if mechanism not in _MECHANISMS:
+        raise ValueError(f"unknown mechanism {mechanism!r}; expected original or one of "
+                         f"{sorted(_MECHANISMS)}")
+    return _MECHANISMS[mechanism](float(epsilon), tuple(labels), calibration)
+
+
+def release_record(mechanism: str, *, epsilon: float | None, labels,
+                   calibration: str) -> PrivacyRecord:
+    """The privacy record of one release, stated by the mechanism object that ran it."""
+    obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
+    return ORIGINAL if obj is None else obj.privacy_record()
 
 
 def privacy_columns(mechanism: str, epsilon: float | None, k: int, calibration: str) -> dict:
-    """The privacy statement every table row carries."""
-    if mechanism == "original":
-        return {"mechanism": "original", "epsilon": np.nan, "calibration": "",
-                "true_epsilon": np.nan, "privacy_note": "non-private reference"}
-    if mechanism == "rrr":
-        p = rrr_keep_probability(epsilon, k, calibration=calibration)
-        true = rrr_true_epsilon(p, k)
-        note = (f"RRR on the group label, keep probability p = {p:.4f}, k = {k}; "
-                f"true LDP level ln(1 + kp/(1-p)) = {true:.3f}")
-        return {"mechanism": "rrr", "epsilon": float(epsilon), "calibration": calibration,
-                "true_epsilon": true, "privacy_note": note}
-    if mechanism == "lnte":
-        return {"mechanism": "lnte", "epsilon": float(epsilon), "calibration": "as published",
-                "true_epsilon": np.inf, "privacy_note": LNTE_NOTE}
-    raise ValueError(f"unknown mechanism {mechanism!r}; expected original, rrr or lnte")
+    """The privacy columns every table row carries (:meth:`PrivacyRecord.columns`).
+
+    ``k`` stands for the number of groups; the RRR record depends on the
+    labels only through k.
+    """
+    labels = tuple(range(int(k))) if mechanism == "rrr" else ()
+    return release_record(mechanism, epsilon=epsilon, labels=labels,
+                          calibration=calibration).columns()
+
+
+def records_from_tables(tables) -> list[PrivacyRecord]:
+    """The privacy records of the releases in tables, rebuilt from the mechanism objects.
+
+    Each distinct (dataset, mechanism, epsilon, calibration) of a table with
+    the study's columns gives one record; the groups of a dataset (RRR's
+    alphabet) are those the table lists for it. What a table's privacy
+    columns must equal.
+    """
+    records = []
+    for table in tables:
+        for _, rows in table.groupby("dataset", sort=False):
+            labels = list(dict.fromkeys(rows["group"])) if "group" in rows else list(
+                dict.fromkeys(pd.concat([rows["group_a"], rows["group_b"]])))
+            keys = rows[["mechanism", "epsilon", "calibration"]].drop_duplicates()
+            for mechanism, epsilon, calibration in keys.itertuples(index=False):
+                record = release_record(
+                    mechanism, epsilon=None if pd.isna(epsilon) else float(epsilon),
+                    labels=labels, calibration="" if pd.isna(calibration) else calibration)
+                if record not in records:
+                    records.append(record)
+    return records
+
+
+def table_privacy(records) -> dict:
+    """Sidecar ``privacy`` entry of a table mixing releases.
+
+    The table is a release only if every row is privatised; one row of the
+    original data makes it a non-private reference (told apart by the
+    ``mechanism`` column).
+    """
+    records = list(records)
+    entry = provenance_of(records)
+    release = all(r.release for r in records)
+    note = ("built from privatised releases only" if release else
+            "non-private reference: holds or compares with the original data "
+            "(mechanism = original)")
+    return {"release": release, "note": note, "records": entry["records"]}
 
 
 def time_grid(times, points: int) -> np.ndarray:
@@ -161,16 +234,51 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
                  rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
     """LNTE curves of every group, ``draws`` noise draws each, with first-crossing medians."""
     times, events, groups = _check_cohort(cohort, labels)
+    mechanism = LNTE(epsilon=epsilon)
     curves = np.empty((draws, len(labels), len(grid)))
     medians = []
     for g, label in enumerate(labels):
         mask = groups == label
-        result = lnte_survival(times[mask], events[mask], epsilon=epsilon, rng=rng, draws=draws)
+        result = mechanism.release(times[mask], events[mask], rng=rng, draws=draws)
         curves[:, g, :] = result.on_grid(grid)
         medians.append(lnte_median(result).assign(group=label))
     medians = pd.concat(medians, ignore_index=True)
     return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper"]],
             "curves": _curve_frame(curves, labels, grid)}
+
+
+def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: float | None,
+                calibration: str, labels, grid_points: int, draws: int = 1,
+                seed: int | None = None) -> tuple[dict, PrivacyRecord, dict | None]:
+    """Analyse one release of a cohort: the original data or ``draws`` draws of a mechanism.
+
+    The noise stream is ``<mechanism>/<dataset>/<calibration>/eps<ε:g>`` of
+    ``seed`` (:func:`dprepro.seeds.seed_sequence`), so each release has its
+    own stream whatever else the configuration holds.
+
+    Returns
+    -------
+    results : dict of DataFrame
+        ``medians``, ``curves`` and (original, RRR) ``logrank``.
+    record : PrivacyRecord
+        Stated by the mechanism object that ran.
+    seeds : dict or None
+        The seed record of the noise stream (None for the original).
+    """
+    grid = time_grid(cohort["time"], grid_points)
+    obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
+    if obj is None:
+        return analyse_original(cohort, labels=labels, grid=grid), ORIGINAL, None
+    stream = f"{mechanism}/{dataset}/{calibration}/eps{float(epsilon):g}"
+    rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
+    seeds = seed_record(seed, "rrr_survival", stream, draws)
+    if isinstance(obj, RevisedRandomizedResponse):
+        results = analyse_rrr(cohort, labels=labels, epsilon=obj.epsilon,
+                              calibration=obj.calibration, draws=draws, rng=rng, grid=grid)
+    else:
+        results = analyse_lnte(cohort, labels=labels, epsilon=obj.epsilon, draws=draws, rng=rng,
+                               grid=grid)
+    return results, obj.privacy_record(), seeds
 
 
 # ------------------------------------------------------------------ aggregated tables
@@ -318,3 +426,104 @@ def curve_table(parts) -> pd.DataFrame:
     columns = ["dataset", "data_origin", "mechanism", "epsilon", "calibration", "true_epsilon",
                "privacy_note", "group", "t", "survival"]
     return pd.concat(frames, ignore_index=True)[columns]
+
+
+# ------------------------------------------------------------------ one function per table
+
+
+def _key(release) -> tuple:
+    return release["dataset"], release["mechanism"], release["epsilon"]
+
+
+def _load(paths, releases) -> dict:
+    return {_key(r): read_table(path) for r, path in zip(releases, paths, strict=True)}
+
+
+def _infos(releases, medians: dict) -> dict:
+    """Dataset, origin, group order and privacy record of every release.
+
+    The group order of a dataset is the original's where the table reads it,
+    else the releases' (the bands table reads released data only).
+    """
+    labels = {}
+    for r in sorted(releases, key=lambda r: r["mechanism"] != "original"):
+        labels.setdefault(r["dataset"], list(dict.fromkeys(medians[_key(r)]["group"])))
+    infos = {}
+    for r in releases:
+        record = release_record(r["mechanism"], epsilon=r["epsilon"], labels=labels[r["dataset"]],
+                                calibration=r["calibration"])
+        infos[_key(r)] = {"dataset": r["dataset"], "data_origin": r["data_origin"],
+                          "labels": labels[r["dataset"]], "record": record,
+                          "privacy": record.columns()}
+    return infos
+
+
+def _original(frames: dict, dataset: str) -> pd.DataFrame:
+    return frames[(dataset, "original", None)]
+
+
+def median_survival(inputs, *, releases, **_) -> tuple[pd.DataFrame, list]:
+    """``median_survival.csv`` (:func:`median_table`) from the releases' medians files."""
+    medians = _load(inputs["medians"], releases)
+    infos = _infos(releases, medians)
+    return (median_table((infos[k], f) for k, f in medians.items()),
+            [i["record"] for i in infos.values()])
+
+
+def pairwise_logrank_table(inputs, *, releases, logrank_releases, **_):
+    """``pairwise_logrank.csv`` (:func:`logrank_table`)."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    logrank = _load(inputs["logrank"], logrank_releases)
+    return (logrank_table((infos[k], f) for k, f in logrank.items()),
+            [i["record"] for i in infos.values()])
+
+
+def logrank_rejection_rate(inputs, *, releases, logrank_releases, significance, **_):
+    """``logrank_rejection_rate.csv`` (:func:`rejection_table`)."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    logrank = _load(inputs["logrank"], logrank_releases)
+    table = rejection_table(((infos[k], f, _original(logrank, k[0])) for k, f in logrank.items()
+                             if k[1] != "original"), significance=significance)
+    return table, [i["record"] for i in infos.values()]
+
+
+def _private_keys(curves: dict) -> list:
+    return [k for k in curves if k[1] != "original"]
+
+
+def utility(inputs, *, releases, **_):
+    """``utility.csv`` (:func:`utility_table`)."""
+    medians = _load(inputs["medians"], releases)
+    infos = _infos(releases, medians)
+    curves = _load(inputs["curves"], releases)
+    table = utility_table((infos[k], curves[k], medians[k], _original(curves, k[0]),
+                           _original(medians, k[0])) for k in _private_keys(curves))
+    return table, [i["record"] for i in infos.values()]
+
+
+def km_bands(inputs, *, releases, band_level, **_):
+    """``km_bands.csv`` (:func:`band_table`), from privatised releases only."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    curves = _load(inputs["curves"], releases)
+    table = band_table(((infos[k], curves[k]) for k in _private_keys(curves)), level=band_level)
+    return table, [i["record"] for i in infos.values()]
+
+
+def km_curves(inputs, *, releases, **_):
+    """``km_curves.csv`` (:func:`curve_table`): draw 0 of every release, the data of Figure 2."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    curves = _load(inputs["curves"], releases)
+    return (curve_table((infos[k], f) for k, f in curves.items()),
+            [i["record"] for i in infos.values()])
+
+
+#: Table file stem -> the function that builds it from the rule's inputs.
+#: Each returns ``(table, records)``: the table and the privacy records of its releases.
+TABLES = {
+    "median_survival": median_survival,
+    "pairwise_logrank": pairwise_logrank_table,
+    "logrank_rejection_rate": logrank_rejection_rate,
+    "utility": utility,
+    "km_bands": km_bands,
+    "km_curves": km_curves,
+}

@@ -40,66 +40,6 @@ def study_targets(studies):
     return [path for study in studies for path in STUDY_TARGETS[study]]
 
 
-# ---- rrr_survival helpers ----
-
-
-def dataset_origin(dataset):
-    spec = config["datasets"][dataset]
-    return "synthetic" if spec["source"] == "synthetic" else "real"
-
-
-def rrr_releases(mechanisms=("original", "rrr", "lnte")):
-    rrr = config["rrr_survival"]
-    out = []
-    for dataset in rrr["datasets"]:
-        for mechanism in mechanisms:
-            epsilons = [None] if mechanism == "original" else rrr["epsilons"]
-            for eps in epsilons:
-                out.append(
-                    {
-                        "dataset": dataset,
-                        "mechanism": mechanism,
-                        "epsilon": None if eps is None else float(eps),
-                        "calibration": rrr["calibration"] if mechanism == "rrr" else "",
-                        "data_origin": dataset_origin(dataset),
-                    }
-                )
-    return out
-
-
-def rrr_release_dir(release):
-    base = f"results/rrr_survival/releases/{release['dataset']}"
-    if release["mechanism"] == "original":
-        return f"{base}/original"
-    return f"{base}/{release['mechanism']}_eps{fmt_number(release['epsilon'])}"
-
-
-def rrr_release_files(releases, name):
-    return [f"{rrr_release_dir(r)}/{name}" for r in releases]
-
-
-def cbioportal_raw(kind):
-    spec = config["datasets"]["ipssr"]
-    return f"results/data/raw/cbioportal/{spec['study_id']}_{kind}.json"
-
-
-def cohort_inputs(wildcards):
-    spec = config["datasets"][wildcards.dataset]
-    if spec["source"] == "bundled":
-        return {
-            "table": bundled("resources/kidney/kidney.csv"),
-            "checksum": bundled("resources/kidney/kidney.csv.sha256"),
-        }
-    if spec["source"] == "file":
-        return {"table": spec["path"]}
-    if spec["source"] == "cbioportal":
-        return {
-            "patient": cbioportal_raw("patient"),
-            "sample": cbioportal_raw("sample"),
-        }
-    return {}
-
-
 # ---- repr_transfer helpers ----
 
 REPR_RAW_ITEMS = {

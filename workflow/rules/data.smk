@@ -1,10 +1,15 @@
-rule ipssr_download:
+# Cohorts of rrr_survival (any name under `datasets`): sources and downloads.
+# Layout from dprepro.rrr_paths; no dataset names in the rules.
+from dprepro import rrr_paths  # noqa: E402
+
+
+rule cbioportal_download:
     output:
-        patient=cbioportal_raw("patient"),
-        sample=cbioportal_raw("sample"),
-        manifest="results/data/raw/cbioportal/manifest.json",
+        patient=rrr_paths.cbioportal_raw("{study}", "patient"),
+        sample=rrr_paths.cbioportal_raw("{study}", "sample"),
+        manifest="results/data/raw/cbioportal/{study}_manifest.json",
     log:
-        "results/logs/ipssr_download/ipssr_download.log",
+        "results/logs/cbioportal_download/{study}.log",
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -13,16 +18,37 @@ rule ipssr_download:
         mem_mb=1000,
         runtime=15,
     params:
-        base=config["datasets"]["ipssr"]["cbioportal_url"],
-        study_id=config["datasets"]["ipssr"]["study_id"],
+        base=lambda wc: rrr_paths.cbioportal_base(config, wc.study),
+        datasets=lambda wc: rrr_paths.cbioportal_studies(config)[wc.study],
         downloads=config["downloads"],
     script:
         "../../scripts/cbioportal_download.py"
 
 
+rule cohort_download:
+    output:
+        table="results/data/raw/cohorts/{dataset}.csv",
+        prov=prov("results/data/raw/cohorts/{dataset}.csv"),
+    log:
+        "results/logs/cohort_download/{dataset}.log",
+    localrule: True
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=15,
+    params:
+        url=lambda wc: config["datasets"][wc.dataset]["url"],
+        sha256=lambda wc: config["datasets"][wc.dataset]["sha256"],
+        downloads=config["downloads"],
+    script:
+        "../../scripts/rrr_cohort_download.py"
+
+
 rule rrr_cohort:
     input:
-        unpack(cohort_inputs),
+        unpack(lambda wc: rrr_paths.cohort_inputs(config, wc.dataset, workflow.basedir)),
     output:
         cohort="results/data/cohorts/{dataset}.parquet",
         prov=prov("results/data/cohorts/{dataset}.parquet"),

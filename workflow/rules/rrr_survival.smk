@@ -1,14 +1,32 @@
+from dprepro import rrr_paths  # noqa: E402
+from dprepro.cohorts import cohort_config_problems  # noqa: E402
+from dprepro.config import ConfigError  # noqa: E402
+
 RRR = config["rrr_survival"]
 RRR_DIR = "results/rrr_survival"
-RRR_ALL = rrr_releases()
-RRR_LOGRANK = rrr_releases(("original", "rrr"))
-RRR_PRIVATE = rrr_releases(("rrr", "lnte"))
-RRR_ORIGIN = ",".join(sorted({dataset_origin(d) for d in RRR["datasets"]}))
-RRR_PANELS = "abcdefghijklmnopqrstuvwxyz"[: 1 + 2 * len(RRR["epsilons"])]
+RRR_RELEASE = "results/rrr_survival/releases/{dataset}"
+
+# Every cohort the study names must be complete before any job runs.
+if cohort_config_problems(config):
+    raise ConfigError(
+        "invalid configuration:\n  - " + "\n  - ".join(cohort_config_problems(config))
+    )
+RRR_COHORTS = rrr_paths.cohort_specs(config)
+RRR_ALL = rrr_paths.releases(config)
+RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
+RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "lnte"))
+RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
+RRR_FIGURE_PARAMS = {
+    "datasets": RRR["datasets"],
+    "epsilons": RRR["epsilons"],
+    "cohorts": {d: rrr_paths.cohort_params(s) for d, s in RRR_COHORTS.items()},
+    "dpi": config["figures"]["dpi"],
+}
 RRR_FIGURE2 = [
     f"{RRR_DIR}/figures/figure2_{d}{suffix}.{ext}"
     for d in RRR["datasets"]
-    for suffix in [""] + [f"_{letter}" for letter in RRR_PANELS]
+    for suffix in [""]
+    + [f"_{rrr_paths.release_name(r)}" for r in RRR_ALL if r["dataset"] == d]
     for ext in ("pdf", "png")
 ]
 RRR_BANDS = [
@@ -18,15 +36,15 @@ RRR_BANDS = [
 ]
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
 RRR_TABLES = {
-    kind: f"{RRR_DIR}/tables/{name}.csv"
-    for kind, name in [
-        ("medians", "median_survival"),
-        ("logrank", "pairwise_logrank"),
-        ("rejection", "logrank_rejection_rate"),
-        ("utility", "utility"),
-        ("bands", "km_bands"),
-        ("curves", "km_curves"),
-    ]
+    name: f"{RRR_DIR}/tables/{name}.csv"
+    for name in (
+        "median_survival",
+        "pairwise_logrank",
+        "logrank_rejection_rate",
+        "utility",
+        "km_bands",
+        "km_curves",
+    )
 }
 STUDY_TARGETS["rrr_survival"] = [
     *RRR_TABLES.values(),
@@ -34,7 +52,6 @@ STUDY_TARGETS["rrr_survival"] = [
     *RRR_BANDS,
     *RRR_UTILITY,
 ]
-RRR_RELEASE = "results/rrr_survival/releases/{dataset}"
 
 
 rule rrr_original:
@@ -57,7 +74,12 @@ rule rrr_original:
         runtime=5,
     params:
         mechanism="original",
+        epsilon=None,
+        calibration="",
+        draws=1,
         grid_points=RRR["grid_points"],
+        seed=config["seed"],
+        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -84,10 +106,12 @@ rule rrr_release:
         runtime=10,
     params:
         mechanism="rrr",
+        epsilon=lambda wc: float(wc.epsilon),
         calibration=RRR["calibration"],
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
+        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -112,20 +136,22 @@ rule lnte_release:
         runtime=10,
     params:
         mechanism="lnte",
+        epsilon=lambda wc: float(wc.epsilon),
         calibration="",
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
+        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
     script:
         "../../scripts/rrr_analyse.py"
 
 
 rule rrr_median_table:
     input:
-        medians=rrr_release_files(RRR_ALL, "medians.csv"),
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
     output:
-        table=RRR_TABLES["medians"],
-        prov=prov(RRR_TABLES["medians"]),
+        table=RRR_TABLES["median_survival"],
+        prov=prov(RRR_TABLES["median_survival"]),
     log:
         "results/logs/rrr_median_table/rrr_median_table.log",
     conda:
@@ -135,19 +161,21 @@ rule rrr_median_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="medians",
-        releases=RRR_ALL,
+        table="median_survival",
+        options={
+            "releases": RRR_ALL,
+        },
     script:
         "../../scripts/rrr_tables.py"
 
 
 rule rrr_logrank_table:
     input:
-        medians=rrr_release_files(RRR_ALL, "medians.csv"),
-        logrank=rrr_release_files(RRR_LOGRANK, "logrank.csv"),
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
     output:
-        table=RRR_TABLES["logrank"],
-        prov=prov(RRR_TABLES["logrank"]),
+        table=RRR_TABLES["pairwise_logrank"],
+        prov=prov(RRR_TABLES["pairwise_logrank"]),
     log:
         "results/logs/rrr_logrank_table/rrr_logrank_table.log",
     conda:
@@ -157,20 +185,22 @@ rule rrr_logrank_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="logrank",
-        releases=RRR_ALL,
-        logrank_releases=RRR_LOGRANK,
+        table="pairwise_logrank",
+        options={
+            "releases": RRR_ALL,
+            "logrank_releases": RRR_LOGRANK,
+        },
     script:
         "../../scripts/rrr_tables.py"
 
 
 rule rrr_rejection_table:
     input:
-        medians=rrr_release_files(RRR_ALL, "medians.csv"),
-        logrank=rrr_release_files(RRR_LOGRANK, "logrank.csv"),
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
     output:
-        table=RRR_TABLES["rejection"],
-        prov=prov(RRR_TABLES["rejection"]),
+        table=RRR_TABLES["logrank_rejection_rate"],
+        prov=prov(RRR_TABLES["logrank_rejection_rate"]),
     log:
         "results/logs/rrr_rejection_table/rrr_rejection_table.log",
     conda:
@@ -180,18 +210,20 @@ rule rrr_rejection_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="rejection",
-        releases=RRR_ALL,
-        logrank_releases=RRR_LOGRANK,
-        significance=RRR["significance"],
+        table="logrank_rejection_rate",
+        options={
+            "releases": RRR_ALL,
+            "logrank_releases": RRR_LOGRANK,
+            "significance": RRR["significance"],
+        },
     script:
         "../../scripts/rrr_tables.py"
 
 
 rule rrr_utility_table:
     input:
-        medians=rrr_release_files(RRR_ALL, "medians.csv"),
-        curves=rrr_release_files(RRR_ALL, "curves.parquet"),
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
     output:
         table=RRR_TABLES["utility"],
         prov=prov(RRR_TABLES["utility"]),
@@ -204,19 +236,21 @@ rule rrr_utility_table:
         mem_mb=2000,
         runtime=5,
     params:
-        kind="utility",
-        releases=RRR_ALL,
+        table="utility",
+        options={
+            "releases": RRR_ALL,
+        },
     script:
         "../../scripts/rrr_tables.py"
 
 
 rule rrr_bands_table:
     input:
-        medians=rrr_release_files(RRR_PRIVATE, "medians.csv"),
-        curves=rrr_release_files(RRR_PRIVATE, "curves.parquet"),
+        medians=rrr_paths.release_files(RRR_PRIVATE, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_PRIVATE, "curves.parquet"),
     output:
-        table=RRR_TABLES["bands"],
-        prov=prov(RRR_TABLES["bands"]),
+        table=RRR_TABLES["km_bands"],
+        prov=prov(RRR_TABLES["km_bands"]),
     log:
         "results/logs/rrr_bands_table/rrr_bands_table.log",
     conda:
@@ -226,20 +260,22 @@ rule rrr_bands_table:
         mem_mb=2000,
         runtime=5,
     params:
-        kind="bands",
-        releases=RRR_PRIVATE,
-        band_level=RRR["band_level"],
+        table="km_bands",
+        options={
+            "releases": RRR_PRIVATE,
+            "band_level": RRR["band_level"],
+        },
     script:
         "../../scripts/rrr_tables.py"
 
 
 rule rrr_curves_table:
     input:
-        medians=rrr_release_files(RRR_ALL, "medians.csv"),
-        curves=rrr_release_files(RRR_ALL, "curves.parquet"),
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
     output:
-        table=RRR_TABLES["curves"],
-        prov=prov(RRR_TABLES["curves"]),
+        table=RRR_TABLES["km_curves"],
+        prov=prov(RRR_TABLES["km_curves"]),
     log:
         "results/logs/rrr_curves_table/rrr_curves_table.log",
     conda:
@@ -249,15 +285,17 @@ rule rrr_curves_table:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="curves",
-        releases=RRR_ALL,
+        table="km_curves",
+        options={
+            "releases": RRR_ALL,
+        },
     script:
         "../../scripts/rrr_tables.py"
 
 
 rule rrr_figure2:
     input:
-        curves=RRR_TABLES["curves"],
+        curves=RRR_TABLES["km_curves"],
     output:
         report(
             RRR_FIGURE2,
@@ -274,11 +312,9 @@ rule rrr_figure2:
         mem_mb=1500,
         runtime=10,
     params:
-        kind="figure2",
-        datasets=RRR["datasets"],
-        epsilons=RRR["epsilons"],
+        **RRR_FIGURE_PARAMS,
+        figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        dpi=config["figures"]["dpi"],
         data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
@@ -286,8 +322,8 @@ rule rrr_figure2:
 
 rule rrr_km_bands:
     input:
-        bands=RRR_TABLES["bands"],
-        curves=RRR_TABLES["curves"],
+        bands=RRR_TABLES["km_bands"],
+        curves=RRR_TABLES["km_curves"],
     output:
         report(
             RRR_BANDS,
@@ -304,11 +340,9 @@ rule rrr_km_bands:
         mem_mb=1500,
         runtime=10,
     params:
-        kind="bands",
-        datasets=RRR["datasets"],
-        epsilons=RRR["epsilons"],
+        **RRR_FIGURE_PARAMS,
+        figure="km_bands",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        dpi=config["figures"]["dpi"],
         data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
@@ -333,11 +367,9 @@ rule rrr_utility:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="utility",
-        datasets=RRR["datasets"],
-        epsilons=RRR["epsilons"],
+        **RRR_FIGURE_PARAMS,
+        figure="utility",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        dpi=config["figures"]["dpi"],
         data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"

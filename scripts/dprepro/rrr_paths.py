@@ -1,0 +1,109 @@
+"""File layout of the ``rrr_survival`` study, computed from the configuration.
+
+The workflow's rule files call these functions (pure functions of the config
+mapping; no snakemake import), so the rules show only rules and the study's
+layout is written once: which releases exist, where each one's files live,
+what a cohort is built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from .cohorts import CohortSpec
+
+__all__ = [
+    "RELEASE_ROOT",
+    "cbioportal_base",
+    "cbioportal_raw",
+    "cbioportal_studies",
+    "cohort_inputs",
+    "cohort_params",
+    "cohort_specs",
+    "release_files",
+    "release_name",
+    "releases",
+]
+
+RELEASE_ROOT = "results/rrr_survival/releases"
+
+
+def cohort_specs(config: Mapping) -> dict[str, CohortSpec]:
+    """The study's cohorts, validated (names from ``rrr_survival.datasets``)."""
+    return {d: CohortSpec.from_config(d, config["datasets"][d])
+            for d in config["rrr_survival"]["datasets"]}
+
+
+def cohort_params(spec: CohortSpec) -> dict:
+    """Title, time unit, origin and group order of a cohort (figures and analyses)."""
+    return {"title": spec.display_title, "time_unit": spec.axis_unit,
+            "data_origin": spec.origin, "groups": list(spec.groups)}
+
+
+def releases(config: Mapping, mechanisms=("original", "rrr", "lnte")) -> list[dict]:
+    """Every release of the study: dataset × mechanism × ε (one original per dataset)."""
+    rrr = config["rrr_survival"]
+    specs = cohort_specs(config)
+    out = []
+    for dataset in rrr["datasets"]:
+        for mechanism in mechanisms:
+            epsilons = [None] if mechanism == "original" else rrr["epsilons"]
+            for eps in epsilons:
+                out.append({"dataset": dataset, "mechanism": mechanism,
+                            "epsilon": None if eps is None else float(eps),
+                            "calibration": rrr["calibration"] if mechanism == "rrr" else "",
+                            "data_origin": specs[dataset].origin})
+    return out
+
+
+def release_name(release: Mapping) -> str:
+    """``original``, ``rrr_eps1``, ``lnte_eps2``: release folders and Figure 2 panel files."""
+    if release["mechanism"] == "original":
+        return "original"
+    return f"{release['mechanism']}_eps{float(release['epsilon']):g}"
+
+
+def release_files(releases_: list[Mapping], name: str) -> list[str]:
+    return [f"{RELEASE_ROOT}/{r['dataset']}/{release_name(r)}/{name}" for r in releases_]
+
+
+def cbioportal_studies(config: Mapping) -> dict[str, list[str]]:
+    """cBioPortal study id -> the cohorts read from it."""
+    out: dict[str, list[str]] = {}
+    for name, spec in config["datasets"].items():
+        if isinstance(spec, Mapping) and spec.get("source") == "cbioportal":
+            out.setdefault(spec["study_id"], []).append(name)
+    return out
+
+
+def cbioportal_raw(study: str, kind: str) -> str:
+    return f"results/data/raw/cbioportal/{study}_{kind}.json"
+
+
+def cbioportal_base(config: Mapping, study: str) -> str:
+    """The one base URL of the cohorts read from ``study``."""
+    bases = {config["datasets"][d]["cbioportal_url"] for d in cbioportal_studies(config)[study]}
+    if len(bases) != 1:
+        raise ValueError(f"cohorts of cBioPortal study {study} name different cbioportal_url "
+                         f"values {sorted(bases)}; use one")
+    return bases.pop()
+
+
+def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path) -> dict[str, str]:
+    """What a cohort is built from, by its configured source."""
+    if dataset not in config["datasets"]:
+        raise ValueError(f"no entry datasets.{dataset} in the configuration")
+    spec = config["datasets"][dataset]
+    source = spec["source"]
+    if source == "bundled":
+        path = Path(workflow_dir) / spec["path"]
+        return {"table": str(path), "checksum": f"{path}.sha256"}
+    if source == "file":
+        return {"table": spec["path"]}
+    if source == "url":
+        return {"table": f"results/data/raw/cohorts/{dataset}.csv"}
+    if source == "cbioportal":
+        return {"patient": cbioportal_raw(spec["study_id"], "patient"),
+                "sample": cbioportal_raw(spec["study_id"], "sample")}
+    return {}

@@ -1,0 +1,210 @@
+"""rrr_survival by configuration: a new cohort from a CSV, and privacy columns from mechanisms.
+
+One small workflow run adds a cohort that the code has never heard of (a CSV
+with ``id,time,status,group``) by configuration alone, then every released
+table's privacy columns are recomputed from the mechanism objects.
+"""
+
+import json
+import math
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from dprepro.cohorts import CohortSpec, build_cohort, cohort_config_problems
+from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
+from dprepro.rrr_study import ORIGINAL
+
+ROOT = Path(__file__).resolve().parents[1]
+SMALL = ROOT / "tests" / "data" / "small_config.yaml"
+PRIVACY = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_note"]
+pytestmark = pytest.mark.workflow
+
+
+def toy_csv(path: Path) -> Path:
+    """Three arms with different hazards; groups spelled as a user might."""
+    rng = np.random.default_rng(5)
+    rows = []
+    for g, (arm, rate) in enumerate((("arm A", 0.05), ("arm B", 0.1), ("arm C", 0.2))):
+        for i in range(25):
+            t = rng.exponential(1 / rate)
+            c = rng.uniform(5, 40)
+            rows.append({"id": f"p{g}{i:02d}", "time": round(min(t, c), 2),
+                         "status": "dead" if t <= c else "alive", "group": arm})
+    pd.DataFrame(rows).to_csv(path, index=False)
+    return path
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory):
+    work = tmp_path_factory.mktemp("rrr_config_cohort")
+    config = yaml.safe_load(SMALL.read_text())
+    config["studies"] = ["rrr_survival"]
+    config["rrr_survival"] = {"datasets": ["toy", "kidney"], "epsilons": [1, 3], "draws": 3,
+                              "grid_points": 20}
+    config["datasets"] = {"toy": {
+        "source": "file", "path": str(toy_csv(work / "toy.csv")),
+        "columns": {"id": "id", "time": "time", "status": "status", "group": "group"},
+        "event_values": ["dead"], "censored_values": ["alive"],
+        "time_unit": "weeks", "title": "Toy trial"}}
+    configfile = work / "config.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    cmd = [sys.executable, "-m", "snakemake", "rrr_survival", "--cores", "2", "--snakefile",
+           str(ROOT / "Snakefile"), "--directory", str(work), "--configfile", str(configfile)]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-4000:]
+    return work / "results" / "rrr_survival"
+
+
+def test_a_csv_cohort_is_a_config_change_only(run):
+    medians = pd.read_csv(run / "tables" / "median_survival.csv")
+    toy = medians[medians["dataset"] == "toy"]
+    assert list(dict.fromkeys(toy["group"])) == ["arm A", "arm B", "arm C"]
+    assert set(toy["mechanism"]) == {"original", "rrr", "lnte"}
+    assert (toy["data_origin"] == "real").all()
+    for name in ("pairwise_logrank", "logrank_rejection_rate", "utility", "km_bands",
+                 "km_curves"):
+        table = pd.read_csv(run / "tables" / f"{name}.csv")
+        assert "toy" in set(table["dataset"]), name
+    figures = run / "figures"
+    for stem in ("figure2_toy", "figure2_toy_original", "figure2_toy_rrr_eps1",
+                 "figure2_toy_lnte_eps3", "km_bands_toy", "utility"):
+        assert (figures / f"{stem}.png").stat().st_size > 1000, stem
+    # the unit and title come from config, not from code
+    sidecar = json.loads((figures / "figure2_toy.png.prov.json").read_text())
+    assert sidecar["config"]["cohorts"]["toy"] == {
+        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": []}
+
+
+def expected_record(row, k):
+    """The record the mechanism object states for a table row (k groups in its dataset)."""
+    if row["mechanism"] == "original":
+        return ORIGINAL
+    if row["mechanism"] == "rrr":
+        return RevisedRandomizedResponse(epsilon=row["epsilon"], categories=range(k),
+                                         calibration=row["calibration"]).privacy_record()
+    assert row["mechanism"] == "lnte"
+    return LNTE(epsilon=row["epsilon"]).privacy_record()
+
+
+def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
+    tables = sorted((run / "tables").glob("*.csv"))
+    assert len(tables) == 6
+    checked = 0
+    for path in tables:
+        table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        assert list(table.columns[2:7]) == PRIVACY, path.name
+        k = {d: len(set(rows["group"])) if "group" in rows
+             else len(set(rows["group_a"]) | set(rows["group_b"]))
+             for d, rows in table.groupby("dataset")}
+        for row in table.drop_duplicates(["dataset", *PRIVACY[:3]]).to_dict("records"):
+            want = expected_record(row, k[row["dataset"]]).columns()
+            for column in PRIVACY:
+                got, exp = row[column], want[column]
+                if isinstance(exp, float) and math.isnan(exp):
+                    assert pd.isna(got), (path.name, column, got)
+                elif isinstance(exp, float):
+                    assert got == pytest.approx(exp, rel=1e-11), (path.name, column)
+                else:
+                    assert ("" if pd.isna(got) else got) == exp, (path.name, column)
+            if row["mechanism"] == "rrr" and row["calibration"] == "paper":
+                # the paper's ε↔p formula is (ε + ln(k−1))-LDP, independently of the code
+                assert row["true_epsilon"] == pytest.approx(
+                    row["epsilon"] + math.log(k[row["dataset"]] - 1), rel=1e-9)
+            checked += 1
+        sidecar = json.loads(path.with_name(path.name + ".prov.json").read_text())
+        private = set(table["mechanism"]) - {"original"}
+        # only the bands are built from privatised releases alone (privacy_boundary.yaml)
+        assert sidecar["privacy"]["release"] is (path.stem == "km_bands")
+        stated = {r["mechanism"] for r in sidecar["privacy"]["records"]}
+        assert private <= stated
+    assert checked > 20
+
+
+def test_release_sidecars_carry_the_mechanism_record(run):
+    sidecar = json.loads(
+        (run / "releases" / "toy" / "rrr_eps1" / "medians.csv.prov.json").read_text())
+    want = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record()
+    assert sidecar["privacy"] == want.provenance()
+    assert sidecar["privacy"]["true_epsilon"] == pytest.approx(1 + math.log(2))
+
+
+# ---------------------------------------------------------------- config validation
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"source": "file"}, r"'datasets.x.path': source is 'file'"),
+    ({"source": "url"}, r"'datasets.x.url': source is 'url'"),
+    ({"source": "package", "package": "lifelines.datasets"}, r"'datasets.x.package'.*module:"),
+    ({"source": "ftp"}, r"'datasets.x.source': got 'ftp'"),
+    ({"source": "file", "path": "a.csv", "columns": {"arm": "g"}},
+     r"'datasets.x.columns': unknown role"),
+    ({"source": "file", "path": "a.csv", "event_values": [1], "censored_values": [1]},
+     r"'datasets.x.event_values'"),
+    ({"source": "file", "path": "a.csv", "groups": ["a"], "group_aliases": {"b": "c"}},
+     r"'datasets.x.group_aliases': targets \['c'\]"),
+])
+def test_cohort_config_errors_name_the_key(spec, message):
+    problems = cohort_config_problems({"rrr_survival": {"datasets": ["x"]},
+                                       "datasets": {"x": spec}})
+    assert problems and any(re.search(message, p) for p in problems), problems
+
+
+def test_a_study_dataset_without_entry_names_the_key():
+    problems = cohort_config_problems({"rrr_survival": {"datasets": ["ipssr", "mine"]},
+                                       "datasets": {"ipssr": {"source": "synthetic"}}})
+    assert problems == [p for p in problems if "'rrr_survival.datasets[1]'" in p] and problems
+
+
+def test_workflow_stops_before_any_job_naming_the_key(tmp_path):
+    config = yaml.safe_load(SMALL.read_text())
+    config["rrr_survival"] = {"datasets": ["mine"]}
+    configfile = tmp_path / "bad.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--snakefile",
+                           str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+                           "--configfile", str(configfile)],
+                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode != 0
+    assert "'rrr_survival.datasets[0]': 'mine' has no entry under 'datasets'" in (
+        proc.stdout + proc.stderr)
+
+
+def test_status_values_and_spellings_by_config(tmp_path):
+    path = tmp_path / "c.csv"
+    path.write_text("pid,months,vital,arm\n1,3.5,2,very-low\n2,4,1,VL\n3,1,2,High\n")
+    spec = CohortSpec.from_config("c", {
+        "source": "file", "path": str(path),
+        "columns": {"id": "pid", "time": "months", "status": "vital", "group": "arm"},
+        "event_values": [2], "censored_values": [1], "groups": ["Very Low", "High"],
+        "group_aliases": {"VL": "Very Low"}})
+    frame = build_cohort(spec, inputs={"table": str(path)}, seed=1).frame
+    assert frame["group"].tolist() == ["Very Low", "Very Low", "High"]
+    assert frame["event"].tolist() == [1, 0, 1]
+    assert frame["id"].tolist() == ["1", "2", "3"]
+    path.write_text("pid,months,vital,arm\n1,3.5,9,High\n")
+    with pytest.raises(ValueError, match=r"'vital' has values \['9'\].*datasets.c"):
+        build_cohort(spec, inputs={"table": str(path)}, seed=1)
+    path.write_text("pid,months,vital,arm\n1,3.5,2,Medium\n")
+    with pytest.raises(ValueError, match=r"\['Medium'\] match none of datasets.c.groups"):
+        build_cohort(spec, inputs={"table": str(path)}, seed=1)
+
+
+def test_package_source_loads_a_lifelines_dataset():
+    from lifelines.datasets import load_gbsg2
+
+    spec = CohortSpec.from_config("gbsg2", {
+        "source": "package", "package": "lifelines.datasets:load_gbsg2",
+        "columns": {"id": "", "time": "time", "status": "cens", "group": "tgrade"}})
+    built = build_cohort(spec, inputs={}, seed=1)
+    raw = load_gbsg2()
+    assert len(built.frame) == len(raw) == 686
+    assert sorted(set(built.frame["group"])) == ["I", "II", "III"]
+    assert built.frame["event"].sum() == raw["cens"].sum()
+    assert built.summary["package"] == "lifelines.datasets:load_gbsg2"
