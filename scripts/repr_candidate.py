@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from dprepro import repr_study, step
+from dprepro import repr_privacy, repr_study, step
 from dprepro.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "repr_candidate")
@@ -39,5 +39,5 @@ row = {"representation": w.representation, "candidate": w.candidate, "dim": p.sp
 step.write_csv(pd.DataFrame([row]), snakemake.output.candidate)
 step.write_sidecars(snakemake, __file__, [snakemake.output.candidate], config=dict(p.items()),
                     seeds=seed_record(p.seed, repr_study.STUDY, stream, 1),
-                    privacy={"release": False, "note": "public data only (auxiliary task)"},
+                    privacy=repr_privacy.INTERMEDIATES["candidate"],
                     data_origin=p.data_origin)

@@ -3,7 +3,7 @@
 import numpy as np
 import pandas as pd
 
-from dprepro import repr_study, step
+from dprepro import repr_privacy, repr_study, step
 from dprepro.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "repr_fit")
@@ -43,6 +43,5 @@ log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.s
          len(public), len(private), spec["dim"])
 step.write_sidecars(snakemake, __file__, [path], config={**dict(p.items()), "spec": spec},
                     seeds=seed_record(p.seed, repr_study.STUDY, stream, p.seeds),
-                    privacy={"release": False, "note": "private lines mapped through a "
-                             "representation learned on public data (sensitive)"},
+                    privacy=repr_privacy.INTERMEDIATES["representation"],
                     data_origin=p.data_origin)

@@ -2,7 +2,7 @@
 
 import pandas as pd
 
-from dprepro import repr_study, step
+from dprepro import repr_privacy, repr_study, step
 
 log = step.start(snakemake, "repr_select")
 p = snakemake.params
@@ -14,6 +14,5 @@ for _, row in table[table["selected"]].iterrows():
              row["candidate"], row["score"])
 step.write_csv(table, snakemake.output.table)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
-                    privacy={"release": False,
-                             "note": "chosen on public data only (auxiliary lineage task)"},
+                    privacy=repr_privacy.INTERMEDIATES["selection"],
                     data_origin=p.data_origin)

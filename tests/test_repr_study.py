@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprepro import repr_study
+from dprepro import repr_privacy, repr_study
 from dprepro.dp_learners import dp_select_features
 from dprepro.representations import fit_pca
 from dprepro.synthetic_expression import synthetic_public_private
@@ -181,21 +181,83 @@ def test_feature_selection_baseline_runs_with_half_the_budget(separable):
 # --------------------------------------------------------------------------- #
 # privacy statements
 # --------------------------------------------------------------------------- #
+def _cancer_record(epsilon, *, variant="paper", method="pca", l2=0.1):
+    split = repr_privacy.method_split(method, epsilon)
+    learner = repr_privacy.cancer_learner(split, variant=variant, l2=l2,
+                                          rng=np.random.default_rng(0))
+    return repr_privacy.cancer_privacy(split, learner)
+
+
 def test_paper_variant_reports_no_proven_epsilon_and_the_penalised_bound():
-    row = repr_study.cancer_privacy(1.0, variant="paper", l2=0.1, feature_selection=False)
+    row = _cancer_record(1.0).columns(repr_privacy.CANCER_PRIVACY_COLUMNS)
     assert row["epsilon"] == 1.0 and math.isinf(row["true_epsilon"])
+    # CMS11: eps + 2 log(1 + c/alpha) with c = 1/4, alpha = 0.1
     assert row["epsilon_if_bias_penalised"] == pytest.approx(1 + 2 * math.log(3.5))
     assert "no finite epsilon is proven" in row["privacy_note"]
-    exact = repr_study.cancer_privacy(0.5, variant="cms11", l2=0.1, feature_selection=True)
-    assert exact["true_epsilon"] == 0.5 and exact["learner_epsilon"] == 0.25
-    none = repr_study.cancer_privacy(math.inf, variant="paper", l2=0.1, feature_selection=False)
+    exact = _cancer_record(0.5, variant="cms11", method="dp_feature_selection")
+    assert exact.true_epsilon == 0.5 and exact.extra["learner_epsilon"] == 0.25
+    assert exact.extra["selection_epsilon"] == 0.25 and exact.stated == 0.5
+    assert exact.privacy_unit == "cell line" and exact.release is False
+    none = _cancer_record(math.inf).columns(repr_privacy.CANCER_PRIVACY_COLUMNS)
     assert none["mechanism"] == "non_private" and math.isnan(none["epsilon"])
+    assert list(none) == list(repr_privacy.CANCER_PRIVACY_COLUMNS)
+
+
+def test_record_refuses_a_learner_that_spent_another_epsilon():
+    split = repr_privacy.method_split("dp_feature_selection", 1.0)
+    whole = repr_privacy.cancer_learner(repr_privacy.method_split("pca", 1.0), variant="cms11",
+                                        l2=0.1, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="budget split gives the learner 0.5"):
+        repr_privacy.cancer_privacy(split, whole)
 
 
 def test_drug_rows_say_which_statistics_epsilon_covers():
-    row = repr_study.drug_privacy(1.0, feature_selection=False)
+    split = repr_privacy.method_split("pca", 1.0)
+    learner = repr_privacy.drug_learner(split, ridge=1.0, clip_x=1.0, clip_y=1.0,
+                                        rng=np.random.default_rng(0))
+    row = repr_privacy.drug_privacy(split, learner).columns(repr_privacy.DRUG_PRIVACY_COLUMNS)
     assert row["mechanism"] == "ssp" and math.isinf(row["true_epsilon"])
     assert "X'X" in row["privacy_note"] and "private training lines" in row["privacy_note"]
+
+
+def test_one_epsilon_list_and_one_split_for_experiments_and_clipping():
+    settings = {"epsilon": 1, "epsilons": [2, 0.5, 1]}
+    assert repr_privacy.epsilon_grid(settings) == [0.5, 1.0, 2.0]
+    assert repr_privacy.experiment_epsilons(settings)[-1] == math.inf
+    with pytest.raises(ValueError, match="finite and > 0"):
+        repr_privacy.epsilon_grid({"epsilon": 1, "epsilons": [0]})
+    hyper = pd.DataFrame({"representation": ["pca", "pca"], "dim": [2, 4],
+                          "selected": [False, True]})
+    baselines = {"fixed_genes": ["a", "b", "c"], "feature_selection": {"n_genes": 5}}
+    got = repr_study.clipping_settings(["pca", "fixed_genes", "dp_feature_selection"],
+                                       epsilon=1.0, hyperparameters=hyper, baselines=baselines)
+    # the selection baseline's learner gets half of the total (sequential composition)
+    assert got == [(4, 1.0), (3, 1.0), (5, 0.5)]
+
+
+@pytest.mark.filterwarnings("ignore::sklearn.exceptions.ConvergenceWarning")
+@pytest.mark.parametrize("variant", ["paper", "cms11"])
+def test_table_privacy_columns_are_recomputed_from_the_mechanism_objects(separable, variant):
+    genes = separable["private_expression"].iloc[:, :30]
+    public = separable["public_expression"].iloc[:, :30]
+    public_c, private_c = repr_study.centred_genes(public, genes, list(genes.columns))
+    selection = repr_study.FeatureSelection(n_select=3, public=public_c, lasso_max_iter=500)
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    frames = []
+    for method, features, sel in (("pca", separable["private_latent"], None),
+                                  ("dp_feature_selection", private_c, selection)):
+        rows = _cancer(features, lineage, epsilons=[0.5, 1.0, math.inf], variant=variant,
+                       selection=sel, seeds=(0,))
+        rows.insert(0, "representation", method)
+        frames.append(rows)
+    table = repr_study.cancer_type_table(frames, data_origin="synthetic")
+    records = repr_privacy.table_records(table, kind="cancer_type",
+                                         settings={"variant": variant, "l2": 0.1})
+    columns = list(repr_privacy.CANCER_PRIVACY_COLUMNS)
+    pd.testing.assert_frame_equal(repr_privacy.columns_frame(records, columns),
+                                  table[columns].reset_index(drop=True))
+    # two methods x two finite epsilons, plus the one non-private reference
+    assert len(repr_privacy.distinct(records)) == 5
 
 
 # --------------------------------------------------------------------------- #

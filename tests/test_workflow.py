@@ -76,10 +76,9 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["repr_clipping_weights"] == len(set(rt["drug"]["epsilons"])
                                                   | {rt["drug"]["epsilon"]})
     for rule in ("repr_hyperparameter_table", "repr_cancer_type", "repr_cancer_type_table",
-                 "repr_drug_table", "repr_cancer_type_figure", "repr_cancer_type_vs_epsilon",
-                 "repr_drug_figure", "repr_drug_vs_epsilon", "repr_public_data",
-                 "repr_private_data"):
+                 "repr_drug_table", "repr_public_data", "repr_private_data"):
         assert counts[rule] == 1, rule
+    assert counts["repr_figure"] == 4
     real = config["datasets"]["gdsc"]["source"] == "download"
     assert counts.get("gdsc_download", 0) == 3 * real
     assert counts.get("depmap_download", 0) == 2 * real
@@ -155,7 +154,7 @@ def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
     for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure", "ldp_findings", "rrr_cohort",
                  "rrr_release", "lnte_release", "rrr_figure2", "repr_candidate", "repr_fit",
-                 "repr_cancer_type", "repr_drug", "repr_drug_figure"):
+                 "repr_cancer_type", "repr_drug", "repr_figure"):
         assert any((logs / rule).glob("*.log")), rule
     assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
     assert any((runs["2"] / "results" / "benchmarks" / "repr_fit").glob("*.tsv"))
@@ -167,9 +166,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 3,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
-                                    "repr_cancer_type_figure": 1,
-                                    "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
-                                    "repr_drug_vs_epsilon": 1, "privacy_audit_figure": 1}),
+                                    "repr_figure": 4, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
@@ -178,8 +175,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
-         {"repr_drug": 1, "repr_drug_table": 1, "repr_drug_figure": 1,
-          "repr_drug_vs_epsilon": 1}),
+         {"repr_drug": 1, "repr_drug_table": 1, "repr_figure": 2}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,
@@ -309,3 +305,28 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
         sidecar = json.loads((directory / f"{name}.prov.json").read_text())
         want = json.loads(json.dumps(provenance_of([*records, REFERENCE])))
         assert sidecar["privacy"] == want, name
+
+
+def test_repr_privacy_columns_are_rebuilt_from_the_mechanism_objects(runs):
+    """Every released repr_transfer table: privacy columns and sidecar from the learners."""
+    from snakemake.utils import validate
+
+    from dprepro import repr_privacy
+    from dprepro.privacy import provenance_of
+
+    config = yaml.safe_load(SMALL.read_text())
+    validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    tables_dir = runs["2"] / "results" / "repr_transfer" / "tables"
+    for name, kind, columns in (
+            ("cancer_type_accuracy", "cancer_type", repr_privacy.CANCER_PRIVACY_COLUMNS),
+            ("drug_sensitivity", "drug", repr_privacy.DRUG_PRIVACY_COLUMNS)):
+        path = tables_dir / f"{name}.csv"
+        table = pd.read_csv(path, keep_default_na=False, na_values=[""])
+        records = repr_privacy.table_records(table, kind=kind,
+                                             settings=config["repr_transfer"][kind])
+        expected = repr_privacy.columns_frame(records, columns)
+        got = table[list(columns)].reset_index(drop=True)
+        got["variant"] = got["variant"].astype(object).where(got["variant"].notna(), "")
+        pd.testing.assert_frame_equal(expected, got, check_dtype=False)
+        sidecar = json.loads(path.with_name(path.name + ".prov.json").read_text())
+        assert sidecar["privacy"] == provenance_of(repr_privacy.distinct(records))

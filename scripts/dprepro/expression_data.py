@@ -90,8 +90,11 @@ __all__ = [
     "GDSC_CELL_LINE_COLUMNS",
     "GDSC_DOSE_RESPONSE_COLUMNS",
     "GDSC_EXPRESSION_MEMBER",
+    "PREPROCESSORS",
     "PUBLIC_SOURCES",
     "ExpressionDataError",
+    "depmap_tables",
+    "gdsc_tables",
     "harmonise_genes",
     "read_depmap_expression",
     "read_depmap_models",
@@ -1181,3 +1184,20 @@ def read_parquet_matrix(path: str | Path) -> pd.DataFrame:
     if frame.attrs.pop(_INT_COLUMNS_ATTR, False):
         frame.columns = pd.Index(frame.columns.astype(np.int64), name=frame.columns.name)
     return frame
+
+
+def gdsc_tables(inputs) -> dict[str, pd.DataFrame]:
+    """The GDSC caches from the raw files (``expression``, ``dose_response``, ``cell_lines``)."""
+    return {"expression": read_gdsc_expression(inputs.expression),
+            "dose_response": read_gdsc_dose_response(inputs.dose_response),
+            "cell_lines": read_gdsc_cell_lines(inputs.cell_lines)}
+
+
+def depmap_tables(inputs) -> dict[str, pd.DataFrame]:
+    """The DepMap caches from the raw files (``inputs.expression``, ``models``)."""
+    return {"expression": read_depmap_expression(inputs.expression),
+            "models": read_depmap_models(inputs.models)}
+
+
+#: The cache builder of each raw source (one function per preprocessing output set).
+PREPROCESSORS = {"gdsc": gdsc_tables, "depmap": depmap_tables}

@@ -65,3 +65,95 @@ rule rrr_cohort:
         seed=config["seed"],
     script:
         "../../scripts/rrr_cohort.py"
+
+
+# ---- GDSC (private) and DepMap (public) raw files of repr_transfer's paper mode ----
+# (paths and URL helpers in repr_transfer_common.smk: lint wants functions and rules apart)
+include: "repr_transfer_common.smk"
+
+
+rule gdsc_download:
+    output:
+        file="results/data/raw/gdsc/{rawfile}",
+        record="results/data/raw/gdsc/{rawfile}.download.json",
+    log:
+        "results/logs/gdsc_download/{rawfile}.log",
+    wildcard_constraints:
+        rawfile=REPR_RAW_FILE,
+    localrule: True
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=60,
+    params:
+        spec=lambda wc: repr_raw_spec("gdsc", wc.rawfile),
+        downloads=config["downloads"],
+    script:
+        "../../scripts/repr_download.py"
+
+
+rule depmap_download:
+    output:
+        file="results/data/raw/depmap/{rawfile}",
+        record="results/data/raw/depmap/{rawfile}.download.json",
+    log:
+        "results/logs/depmap_download/{rawfile}.log",
+    wildcard_constraints:
+        rawfile=REPR_RAW_FILE,
+    localrule: True
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=60,
+    params:
+        spec=lambda wc: repr_raw_spec("depmap", wc.rawfile),
+        downloads=config["downloads"],
+    script:
+        "../../scripts/repr_download.py"
+
+
+rule gdsc_preprocess:
+    input:
+        expression=repr_raw("gdsc", "expression"),
+        dose_response=repr_raw("gdsc", "dose_response"),
+        cell_lines=repr_raw("gdsc", "cell_lines"),
+    output:
+        **GDSC_CACHE,
+        **{f"prov_{k}": prov(v) for k, v in GDSC_CACHE.items()},
+    log:
+        "results/logs/gdsc_preprocess/gdsc_preprocess.log",
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    params:
+        kind="gdsc",
+    script:
+        "../../scripts/repr_preprocess.py"
+
+
+rule depmap_preprocess:
+    input:
+        expression=repr_raw("depmap", "expression"),
+        models=repr_raw("depmap", "models"),
+    output:
+        **DEPMAP_CACHE,
+        **{f"prov_{k}": prov(v) for k, v in DEPMAP_CACHE.items()},
+    log:
+        "results/logs/depmap_preprocess/depmap_preprocess.log",
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=8000,
+        runtime=30,
+    params:
+        kind="depmap",
+    script:
+        "../../scripts/repr_preprocess.py"

@@ -1,155 +1,17 @@
-REPR = config["repr_transfer"]
-REPR_DIR = "results/repr_transfer"
-REPR_DATA = "results/data/repr_transfer"
-REPR_ORIGIN = repr_data_origin()
-REPR_METHODS = repr_methods()
-REPR_PUBLIC = {
-    name: f"{REPR_DATA}/public_{name}.parquet" for name in ("expression", "lineage")
-}
-REPR_PRIVATE = {
-    name: f"{REPR_DATA}/private_{name}.parquet"
-    for name in ("expression", "lineage", "response")
-}
-REPR_TABLES = {
-    name: f"{REPR_DIR}/tables/{name}.csv"
-    for name in (
-        "hyperparameters",
-        "cancer_type_accuracy",
-        "cancer_type_summary",
-        "drug_sensitivity",
-        "drug_summary",
-    )
-}
-REPR_FIGURES = {
-    name: [f"{REPR_DIR}/figures/{name}.pdf", f"{REPR_DIR}/figures/{name}.png"]
-    for name in (
-        "cancer_type_accuracy",
-        "cancer_type_vs_epsilon",
-        "drug_prediction",
-        "drug_vs_epsilon",
-    )
-}
-STUDY_TARGETS["repr_transfer"] = [
-    *REPR_TABLES.values(),
-    *[path for paths in REPR_FIGURES.values() for path in paths],
-]
-GDSC_CACHE = {
-    name: f"results/data/gdsc/{name}.parquet"
-    for name in ("expression", "dose_response", "cell_lines")
-}
-DEPMAP_CACHE = {
-    name: f"results/data/depmap/{name}.parquet" for name in ("expression", "models")
-}
-REPR_DATA_SETTINGS = (
-    repr_canonical(REPR["synthetic"])
-    if REPR_ORIGIN == "synthetic"
-    else {
-        "min_shared_genes": REPR["min_shared_genes"],
-        "lineage_column": config["datasets"]["gdsc"]["lineage_column"],
-        "exclude_private_lines": config["datasets"]["depmap"]["exclude_private_lines"],
-    }
-)
-# synthetic sizes need little memory; GDSC x DepMap matrices (~1,000 and ~1,500 lines
-# x ~15,000 shared genes) need more
-REPR_MEM_MB = (
-    {"data": 2000, "learn": 2000}
-    if REPR_ORIGIN == "synthetic"
-    else {"data": 8000, "learn": 6000}
-)
-REPR_RAW_FILE = r"(expression|dose_response|cell_lines|models)(\.txt\.zip|\.csv\.gz|\.zip|\.xlsx|\.csv|\.txt|\.gz)"
+# repr_transfer: representations learned on public expression, DP learners on the
+# private lines (Niinimaki et al. 2019). The GDSC/DepMap download and parsing rules
+# of paper mode live in data.smk.
+
+
+# The study's configuration, paths and helper functions live beside it (Snakemake's
+# lint wants functions and rules in separate files); data.smk includes it first.
+include: "repr_transfer_common.smk"
 
 
 wildcard_constraints:
     representation=r"pca|random_projection|vae",
     candidate=r"r[0-9]+(_lr[0-9.e+-]+_h[0-9]+_w[0-9]+)?",
     chunk=r"[0-9]+",
-
-
-rule gdsc_download:
-    output:
-        file="results/data/raw/gdsc/{rawfile}",
-        record="results/data/raw/gdsc/{rawfile}.download.json",
-    log:
-        "results/logs/gdsc_download/{rawfile}.log",
-    wildcard_constraints:
-        rawfile=REPR_RAW_FILE,
-    localrule: True
-    conda:
-        "../../envs/data.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=60,
-    params:
-        spec=lambda wc: repr_raw_spec("gdsc", wc.rawfile),
-        downloads=config["downloads"],
-    script:
-        "../../scripts/repr_download.py"
-
-
-rule depmap_download:
-    output:
-        file="results/data/raw/depmap/{rawfile}",
-        record="results/data/raw/depmap/{rawfile}.download.json",
-    log:
-        "results/logs/depmap_download/{rawfile}.log",
-    wildcard_constraints:
-        rawfile=REPR_RAW_FILE,
-    localrule: True
-    conda:
-        "../../envs/data.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=60,
-    params:
-        spec=lambda wc: repr_raw_spec("depmap", wc.rawfile),
-        downloads=config["downloads"],
-    script:
-        "../../scripts/repr_download.py"
-
-
-rule gdsc_preprocess:
-    input:
-        expression=repr_raw("gdsc", "expression"),
-        dose_response=repr_raw("gdsc", "dose_response"),
-        cell_lines=repr_raw("gdsc", "cell_lines"),
-    output:
-        **GDSC_CACHE,
-        **{f"prov_{k}": prov(v) for k, v in GDSC_CACHE.items()},
-    log:
-        "results/logs/gdsc_preprocess/gdsc_preprocess.log",
-    conda:
-        "../../envs/data.yaml"
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=30,
-    params:
-        kind="gdsc",
-    script:
-        "../../scripts/repr_preprocess.py"
-
-
-rule depmap_preprocess:
-    input:
-        expression=repr_raw("depmap", "expression"),
-        models=repr_raw("depmap", "models"),
-    output:
-        **DEPMAP_CACHE,
-        **{f"prov_{k}": prov(v) for k, v in DEPMAP_CACHE.items()},
-    log:
-        "results/logs/depmap_preprocess/depmap_preprocess.log",
-    conda:
-        "../../envs/data.yaml"
-    threads: 1
-    resources:
-        mem_mb=8000,
-        runtime=30,
-    params:
-        kind="depmap",
-    script:
-        "../../scripts/repr_preprocess.py"
 
 
 rule repr_public_data:
@@ -289,7 +151,6 @@ rule repr_cancer_type:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=60,
     params:
-        kind="cancer_type",
         methods=REPR_METHODS,
         settings=repr_canonical(REPR["cancer_type"]),
         baselines=repr_baseline_params(),
@@ -297,7 +158,7 @@ rule repr_cancer_type:
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
-        "../../scripts/repr_experiment.py"
+        "../../scripts/repr_cancer_type.py"
 
 
 rule repr_clipping_weights:
@@ -347,7 +208,6 @@ rule repr_drug:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=120,
     params:
-        kind="drug",
         methods=REPR_METHODS,
         settings=repr_canonical(REPR["drug"]),
         baselines=repr_baseline_params(),
@@ -355,7 +215,7 @@ rule repr_drug:
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
-        "../../scripts/repr_experiment.py"
+        "../../scripts/repr_drug.py"
 
 
 rule repr_cancer_type_table:
@@ -376,7 +236,7 @@ rule repr_cancer_type_table:
         runtime=5,
     params:
         kind="cancer_type",
-        methods=REPR_METHODS,
+        settings=repr_privacy_settings("cancer_type"),
         data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_tables.py"
@@ -400,26 +260,28 @@ rule repr_drug_table:
         runtime=5,
     params:
         kind="drug",
-        methods=REPR_METHODS,
+        settings=repr_privacy_settings("drug"),
         data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_tables.py"
 
 
-rule repr_cancer_type_figure:
+rule repr_figure:
     input:
-        summary=REPR_TABLES["cancer_type_summary"],
+        summary=lambda wc: REPR_TABLES[REPR_SUMMARY[REPR_FIGURE_KIND[wc.figure]]],
     output:
         pdf=report(
-            REPR_FIGURES["cancer_type_accuracy"][0],
-            caption="../report/repr_cancer_type_figure.rst",
+            f"{REPR_DIR}/figures/{{figure}}.pdf",
+            caption="../report/repr_figure.rst",
             category="repr_transfer",
         ),
-        png=REPR_FIGURES["cancer_type_accuracy"][1],
-        prov_pdf=prov(REPR_FIGURES["cancer_type_accuracy"][0]),
-        prov_png=prov(REPR_FIGURES["cancer_type_accuracy"][1]),
+        png=f"{REPR_DIR}/figures/{{figure}}.png",
+        prov_pdf=prov(f"{REPR_DIR}/figures/{{figure}}.pdf"),
+        prov_png=prov(f"{REPR_DIR}/figures/{{figure}}.png"),
     log:
-        "results/logs/repr_cancer_type_figure/repr_cancer_type_figure.log",
+        "results/logs/repr_figure/{figure}.log",
+    wildcard_constraints:
+        figure="|".join(REPR_FIGURE_KIND),
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -427,95 +289,7 @@ rule repr_cancer_type_figure:
         mem_mb=1000,
         runtime=5,
     params:
-        kind="cancer_type",
-        epsilon=REPR["cancer_type"]["epsilon"],
-        variant=REPR["cancer_type"]["variant"],
-        dpi=config["figures"]["dpi"],
-        data_origin=REPR_ORIGIN,
-    script:
-        "../../scripts/repr_plot.py"
-
-
-rule repr_cancer_type_vs_epsilon:
-    input:
-        summary=REPR_TABLES["cancer_type_summary"],
-    output:
-        pdf=report(
-            REPR_FIGURES["cancer_type_vs_epsilon"][0],
-            caption="../report/repr_cancer_type_vs_epsilon.rst",
-            category="repr_transfer",
-        ),
-        png=REPR_FIGURES["cancer_type_vs_epsilon"][1],
-        prov_pdf=prov(REPR_FIGURES["cancer_type_vs_epsilon"][0]),
-        prov_png=prov(REPR_FIGURES["cancer_type_vs_epsilon"][1]),
-    log:
-        "results/logs/repr_cancer_type_vs_epsilon/repr_cancer_type_vs_epsilon.log",
-    conda:
-        "../../envs/plotting.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        kind="cancer_type_vs_epsilon",
-        variant=REPR["cancer_type"]["variant"],
-        dpi=config["figures"]["dpi"],
-        data_origin=REPR_ORIGIN,
-    script:
-        "../../scripts/repr_plot.py"
-
-
-rule repr_drug_figure:
-    input:
-        summary=REPR_TABLES["drug_summary"],
-    output:
-        pdf=report(
-            REPR_FIGURES["drug_prediction"][0],
-            caption="../report/repr_drug_figure.rst",
-            category="repr_transfer",
-        ),
-        png=REPR_FIGURES["drug_prediction"][1],
-        prov_pdf=prov(REPR_FIGURES["drug_prediction"][0]),
-        prov_png=prov(REPR_FIGURES["drug_prediction"][1]),
-    log:
-        "results/logs/repr_drug_figure/repr_drug_figure.log",
-    conda:
-        "../../envs/plotting.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        kind="drug",
-        epsilon=REPR["drug"]["epsilon"],
-        dpi=config["figures"]["dpi"],
-        data_origin=REPR_ORIGIN,
-    script:
-        "../../scripts/repr_plot.py"
-
-
-rule repr_drug_vs_epsilon:
-    input:
-        summary=REPR_TABLES["drug_summary"],
-    output:
-        pdf=report(
-            REPR_FIGURES["drug_vs_epsilon"][0],
-            caption="../report/repr_drug_vs_epsilon.rst",
-            category="repr_transfer",
-        ),
-        png=REPR_FIGURES["drug_vs_epsilon"][1],
-        prov_pdf=prov(REPR_FIGURES["drug_vs_epsilon"][0]),
-        prov_png=prov(REPR_FIGURES["drug_vs_epsilon"][1]),
-    log:
-        "results/logs/repr_drug_vs_epsilon/repr_drug_vs_epsilon.log",
-    conda:
-        "../../envs/plotting.yaml"
-    threads: 1
-    resources:
-        mem_mb=1000,
-        runtime=5,
-    params:
-        kind="drug_vs_epsilon",
+        settings=lambda wc: repr_figure_settings(wc.figure),
         dpi=config["figures"]["dpi"],
         data_origin=REPR_ORIGIN,
     script:

@@ -1,0 +1,43 @@
+"""Names and random streams shared by the modules of the ``repr_transfer`` study.
+
+Randomness comes only from :func:`dprepro.seeds.seed_sequence` streams named
+after the step, the case/drug and ε, with the representation seed as the
+replicate, so a result row does not depend on which other rows a job computes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from .seeds import seed_sequence
+
+__all__ = ["BASELINES", "METHODS", "REPRESENTATIONS", "STUDY", "eps_text", "method_order",
+           "stream_int", "stream_rng"]
+
+STUDY = "repr_transfer"
+REPRESENTATIONS = ("pca", "random_projection", "vae")
+BASELINES = ("fixed_genes", "dp_feature_selection")
+METHODS = REPRESENTATIONS + BASELINES
+
+
+def stream_rng(base_seed: int, step: str, replicate: int = 0) -> np.random.Generator:
+    """Generator of ``SeedSequence([base, crc32("repr_transfer"), crc32(step), replicate])``."""
+    return np.random.default_rng(seed_sequence(base_seed, STUDY, step, replicate))
+
+
+def stream_int(base_seed: int, step: str) -> int:
+    """A 32-bit integer seed for scikit-learn's ``random_state`` from a named stream."""
+    return int(seed_sequence(base_seed, STUDY, step, 0).generate_state(1)[0])
+
+
+def eps_text(epsilon: float) -> str:
+    """ε as it appears in stream and file names: ``1``, ``0.5``, ``inf``."""
+    return "inf" if not math.isfinite(epsilon) else f"{float(epsilon):g}"
+
+
+def method_order(values: pd.Series) -> pd.Series:
+    """Sort key of methods in study order (representations, then baselines)."""
+    return values.map({m: i for i, m in enumerate(METHODS)}).fillna(len(METHODS))

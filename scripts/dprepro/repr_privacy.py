@@ -1,0 +1,289 @@
+r"""Privacy statements of the ``repr_transfer`` study, built from the mechanism objects.
+
+Every result row of the cancer-type and drug experiments carries the
+:class:`dprepro.privacy.PrivacyRecord` of the fit that produced it, built by
+:func:`cancer_privacy` / :func:`drug_privacy` from the *same* objects that ran
+the mechanism: the :class:`dprepro.privacy.BudgetSplit` of the total ε (DP
+feature selection takes half, :func:`dprepro.privacy.budget_split`) and the DP
+learner (:class:`dprepro.dp_learners.DPLogisticRegression` with its variant and
+penalty, :class:`dprepro.dp_learners.SSPLinearRegression`). The learners are
+built by :func:`cancer_learner` / :func:`drug_learner`, the one place that
+turns a split into a learner, so the experiments and :func:`table_records`
+(which recomputes the records of a finished table) cannot disagree.
+
+``true_epsilon`` is the level the computation as run guarantees per cell line
+(bounded neighbours): ``inf`` where no finite ε is proven (see the notes),
+``nan`` for the non-private references (ε = inf).
+
+The result tables are not themselves DP releases: accuracy and Spearman's ρ are
+measured on private test lines. The records therefore carry
+``release = False`` and state the guarantee of the learner that was fitted.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .privacy import BudgetSplit, PrivacyRecord, budget_split, non_private
+
+__all__ = [
+    "CANCER_PRIVACY_COLUMNS",
+    "DRUG_NOTE",
+    "DRUG_PRIVACY_COLUMNS",
+    "INTERMEDIATES",
+    "LOGISTIC_LOSS_C",
+    "PRIVACY_UNIT",
+    "cancer_learner",
+    "cancer_privacy",
+    "columns_frame",
+    "distinct",
+    "drug_learner",
+    "drug_privacy",
+    "epsilon_grid",
+    "experiment_epsilons",
+    "method_split",
+    "table_records",
+    "uses_feature_selection",
+]
+
+#: Bound on |l''| of the logistic loss (CMS11's c), as in dprepro.dp_learners.
+LOGISTIC_LOSS_C = 0.25
+PRIVACY_UNIT = "cell line"
+
+#: Privacy columns of a cancer-type row, in table order.
+CANCER_PRIVACY_COLUMNS = ("mechanism", "epsilon", "variant", "selection_epsilon",
+                          "learner_epsilon", "true_epsilon", "epsilon_if_bias_penalised",
+                          "privacy_note")
+#: Privacy columns of a drug-sensitivity row, in table order.
+DRUG_PRIVACY_COLUMNS = ("mechanism", "epsilon", "variant", "selection_epsilon",
+                        "learner_epsilon", "true_epsilon", "privacy_note")
+
+NON_PRIVATE_NOTE = "non-private reference (epsilon = inf)"
+
+DRUG_NOTE = ("epsilon covers the perturbed X'X (Wishart) and X'y (Laplace); the centring means "
+             "and the clipping scales sd(X), sd(y) are taken from the private training lines "
+             "without noise, as in the paper's code, so no finite epsilon holds for the whole "
+             "computation")
+
+
+#: Records of the study's non-release outputs, by what they hold.
+INTERMEDIATES = {
+    "public_data": non_private("public data: no privacy needed", mechanism="none"),
+    "private_data": non_private("raw private data (sensitive): private expression, lineages "
+                                "and drug responses", mechanism="none",
+                                privacy_unit=PRIVACY_UNIT),
+    "gdsc": non_private("raw private data (GDSC; sensitive, never released)", mechanism="none",
+                        privacy_unit=PRIVACY_UNIT),
+    "depmap": non_private("public data (DepMap, CC BY 4.0)", mechanism="none"),
+    "candidate": non_private("public data only (auxiliary task)", mechanism="none"),
+    "selection": non_private("chosen on public data only (auxiliary lineage task)",
+                             mechanism="none"),
+    "clipping": non_private("chosen on synthetic data; uses only the number of private "
+                            "training lines", mechanism="none"),
+    "representation": non_private("private lines mapped through a representation learned on "
+                                  "public data (sensitive)", mechanism="none",
+                                  privacy_unit=PRIVACY_UNIT),
+}
+
+
+# --------------------------------------------------------------------------- #
+# the ε grid and the split
+# --------------------------------------------------------------------------- #
+def epsilon_grid(settings: Mapping) -> list[float]:
+    """The finite total ε values of an experiment, sorted: ``epsilons`` ∪ {``epsilon``}.
+
+    ``settings`` is the ``repr_transfer.cancer_type`` or ``repr_transfer.drug``
+    configuration block. The workflow names one clipping-weight job per value
+    and the experiments run every value, both from this list.
+    """
+    try:
+        values = [*settings["epsilons"], settings["epsilon"]]
+    except KeyError as err:
+        raise KeyError(f"experiment settings lack {err.args[0]!r}; expected 'epsilons' and "
+                       "'epsilon'") from None
+    out = sorted({float(e) for e in values})
+    bad = [e for e in out if not (math.isfinite(e) and e > 0)]
+    if bad:
+        raise ValueError(f"experiment epsilons must be finite and > 0, got {bad}")
+    return out
+
+
+def experiment_epsilons(settings: Mapping) -> list[float]:
+    """:func:`epsilon_grid` followed by ``inf`` (the non-private reference)."""
+    return [*epsilon_grid(settings), math.inf]
+
+
+def uses_feature_selection(method: str) -> bool:
+    """Whether a method spends part of ε on DP feature selection."""
+    return method == "dp_feature_selection"
+
+
+def method_split(method: str, epsilon: float) -> BudgetSplit:
+    """The :func:`dprepro.privacy.budget_split` of ``epsilon`` for ``method``."""
+    return budget_split(epsilon, feature_selection=uses_feature_selection(method))
+
+
+# --------------------------------------------------------------------------- #
+# learners from a split
+# --------------------------------------------------------------------------- #
+def cancer_learner(split: BudgetSplit, *, variant: str, l2: float, scale: float = 1.0,
+                   rng: np.random.Generator | None = None):
+    """The DP logistic regression that spends ``split.learner`` (non-private at ε = inf)."""
+    from .dp_learners import DPLogisticRegression
+
+    private = math.isfinite(split.total)
+    return DPLogisticRegression(split.learner if private else math.inf, l2=l2, scale=scale,
+                                variant=variant, rng=rng if private else None)
+
+
+def drug_learner(split: BudgetSplit, *, ridge: float, clip_x: float = math.inf,
+                 clip_y: float = math.inf, rng: np.random.Generator | None = None):
+    """The SSP linear regression that spends ``split.learner``.
+
+    At ε = inf it fits without noise or clipping (the clipping bounds are
+    ignored).
+    """
+    from .dp_learners import SSPLinearRegression
+
+    if not math.isfinite(split.total):
+        return SSPLinearRegression(np.inf, clip_x=np.inf, clip_y=np.inf, ridge=ridge)
+    return SSPLinearRegression(split.learner, clip_x=clip_x, clip_y=clip_y, ridge=ridge, rng=rng)
+
+
+def _check_learner(split: BudgetSplit, learner, kind: str) -> None:
+    if math.isfinite(split.total) and float(learner.epsilon) != split.learner:
+        raise ValueError(f"{kind} learner spends epsilon {learner.epsilon}, but the budget split "
+                         f"gives the learner {split.learner}")
+
+
+# --------------------------------------------------------------------------- #
+# records
+# --------------------------------------------------------------------------- #
+def _split_columns(split: BudgetSplit) -> dict:
+    return {"selection_epsilon": split.selection, "learner_epsilon": split.learner}
+
+
+def cancer_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
+    r"""Privacy record of a cancer-type fit (DP logistic regression, objective perturbation).
+
+    ``true_epsilon`` is the level the computation as run guarantees: the
+    ``cms11`` variant is pure ε-DP (CMS11 Algorithm 2, bounded neighbours);
+    the ``paper`` variant (the authors' code) leaves the bias unpenalised and
+    skips the ε' correction, so CMS11's proof gives no finite bound (``inf``);
+    ``epsilon_if_bias_penalised`` is the bound
+    :math:`\epsilon + 2\log(1 + c/\alpha)`, :math:`c = 1/4`, that it would
+    have with the bias penalised (docstring of
+    :class:`dprepro.dp_learners.DPLogisticRegression`). With feature selection
+    the selection (Laplace, exact) and the learner share ε by sequential
+    composition (``split``).
+
+    Parameters
+    ----------
+    split : BudgetSplit
+        The split the experiment used (:func:`method_split`).
+    learner : DPLogisticRegression
+        The learner that ran (its ``variant`` and ``l2``).
+    """
+    variant, l2 = learner.variant, float(learner.l2)
+    if variant not in ("paper", "cms11"):
+        raise ValueError(f"variant must be 'paper' or 'cms11', got {variant!r}")
+    if not math.isfinite(split.total):
+        return non_private(NON_PRIVATE_NOTE, privacy_unit=PRIVACY_UNIT, extra={
+            "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan,
+            "epsilon_if_bias_penalised": np.nan})
+    _check_learner(split, learner, "cancer-type")
+    epsilon = split.total
+    if variant == "cms11":
+        true, bound = epsilon, epsilon
+        note = f"{split.note}objective perturbation as CMS11 Alg. 2: pure epsilon-DP"
+    else:
+        bound = epsilon + 2.0 * math.log1p(LOGISTIC_LOSS_C / l2)
+        true = np.inf
+        note = (f"{split.note}objective perturbation as the paper's code: bias unpenalised, no "
+                f"epsilon' correction, so no finite epsilon is proven; with the bias penalised "
+                f"the bound would be eps + 2 log(1 + 1/(4*{l2:g})) = {bound:.3f}")
+    feature_selection = not math.isnan(split.selection)
+    mechanism = ("subsample_and_aggregate+objective_perturbation" if feature_selection
+                 else "objective_perturbation")
+    return PrivacyRecord(mechanism=mechanism, release=False, stated=epsilon, true_epsilon=true,
+                         privacy_unit=PRIVACY_UNIT, note=note,
+                         extra={"variant": variant, **_split_columns(split),
+                                "epsilon_if_bias_penalised": bound})
+
+
+def drug_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
+    """Privacy record of a drug-sensitivity fit (SSP linear regression).
+
+    The noise covers XᵀX and Xᵀy only; see :data:`DRUG_NOTE` for why no finite
+    ε holds for the whole computation (``true_epsilon = inf``).
+    """
+    if not math.isfinite(split.total):
+        return non_private(NON_PRIVATE_NOTE, privacy_unit=PRIVACY_UNIT, extra={
+            "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan})
+    _check_learner(split, learner, "drug")
+    feature_selection = not math.isnan(split.selection)
+    return PrivacyRecord(
+        mechanism="subsample_and_aggregate+ssp" if feature_selection else "ssp",
+        release=False, stated=split.total, true_epsilon=np.inf, privacy_unit=PRIVACY_UNIT,
+        note=split.note + DRUG_NOTE, extra={"variant": "", **_split_columns(split)})
+
+
+def _unused_rng() -> np.random.Generator:
+    # a learner with finite ε must hold a generator; these are never fitted, so
+    # the generator is never drawn from
+    return np.random.default_rng(0)
+
+
+def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[PrivacyRecord]:
+    """Recompute the privacy record of every row of a cancer-type or drug table.
+
+    For each row, the split of its (``representation``, ``epsilon``) and the
+    learner the experiment builds from it (:func:`cancer_learner` /
+    :func:`drug_learner`, with ``variant`` and ``l2`` from ``settings`` for
+    the cancer-type task) give the record; ``record.columns(...)`` must equal
+    the row's privacy columns (tested on every released table).
+
+    Returns
+    -------
+    list of PrivacyRecord, one per row, in row order.
+    """
+    if kind not in ("cancer_type", "drug"):
+        raise ValueError(f"kind must be 'cancer_type' or 'drug', got {kind!r}")
+    cache: dict = {}
+    out = []
+    for method, eps in zip(table["representation"], table["epsilon"], strict=True):
+        epsilon = math.inf if pd.isna(eps) else float(eps)
+        key = (method, epsilon)
+        if key not in cache:
+            split = method_split(method, epsilon)
+            if kind == "cancer_type":
+                learner = cancer_learner(split, variant=settings["variant"],
+                                         l2=float(settings["l2"]), rng=_unused_rng())
+                cache[key] = cancer_privacy(split, learner)
+            else:
+                learner = drug_learner(split, ridge=float(settings.get("ridge", 1.0)),
+                                       clip_x=1.0, clip_y=1.0, rng=_unused_rng())
+                cache[key] = drug_privacy(split, learner)
+        out.append(cache[key])
+    return out
+
+
+def distinct(records: Iterable[PrivacyRecord]) -> list[PrivacyRecord]:
+    """The distinct records, in first-seen order (for a sidecar)."""
+    out, seen = [], []
+    for record in records:
+        # compare the sidecar form: nan fields make dataclass equality fail
+        entry = record.provenance()
+        if entry not in seen:
+            seen.append(entry)
+            out.append(record)
+    return out
+
+
+def columns_frame(records: Sequence[PrivacyRecord], order: Sequence[str]) -> pd.DataFrame:
+    """The privacy columns of ``records`` as a frame (one row per record)."""
+    return pd.DataFrame([r.columns(order) for r in records], columns=list(order))

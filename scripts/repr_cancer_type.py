@@ -1,0 +1,49 @@
+"""repr_transfer cancer-type pairs: every method, seed and ε (DP logistic regression)."""
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from dprepro import repr_privacy, repr_study, step
+
+log = step.start(snakemake, "repr_cancer_type")
+p = snakemake.params
+inp = snakemake.input
+settings = p.settings
+lineage = pd.read_parquet(inp.private_lineage)["lineage"]
+epsilons = repr_study.experiment_epsilons(settings)
+cases = repr_study.cancer_type_cases(lineage, n_lineages=settings["lineages"],
+                                     min_count=settings["folds"], cases=settings["cases"])
+log.info("%d cases %s, epsilons %s, %d seeds", len(cases), cases, epsilons, p.seeds)
+genes = {}
+if "public_expression" in inp.keys():
+    genes = {"public_expression": pd.read_parquet(inp.public_expression),
+             "private_expression": pd.read_parquet(inp.private_expression)}
+representations = {Path(path).stem: pd.read_parquet(path) for path in inp.representations}
+results = []
+for method in p.methods:
+    features = repr_study.method_features(method, seeds=p.seeds, samples=lineage.index,
+                                          representations=representations,
+                                          baselines=p.baselines, **genes)
+    start = time.perf_counter()
+    rows = repr_study.cancer_type_experiment(
+        features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],
+        l2=settings["l2"], variant=settings["variant"], base_seed=p.seed,
+        stream=f"cancer_type/{method}", scales=features.scales, selection=features.selection)
+    rows.insert(0, "representation", method)
+    results.append(rows)
+    log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
+rows = pd.concat(results, ignore_index=True)
+path = snakemake.output.rows
+step.write_parquet(rows, path)
+log.info("wrote %s (%d rows)", path, len(rows))
+streams = {"noise": "cancer_type/<method>/<case>/eps<epsilon>, replicate = seed",
+           "folds": "cancer_type/folds/<case>", "base_seed": p.seed, "seeds": p.seeds,
+           "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
+                         "crc32(step), replicate])"}
+step.write_sidecars(
+    snakemake, __file__, [path], config=dict(p.items()), seeds=streams,
+    privacy=repr_privacy.distinct(repr_privacy.table_records(rows, kind="cancer_type",
+                                                             settings=settings)),
+    data_origin=p.data_origin)

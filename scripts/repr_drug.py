@@ -1,0 +1,57 @@
+"""repr_transfer drug sensitivity, one chunk of drugs: every method, seed and ε (SSP)."""
+
+import time
+from pathlib import Path
+
+import pandas as pd
+
+from dprepro import repr_privacy, repr_study, step
+
+log = step.start(snakemake, "repr_drug")
+p = snakemake.params
+inp = snakemake.input
+settings = p.settings
+chunk_no = int(snakemake.wildcards.chunk)
+lineage = pd.read_parquet(inp.private_lineage)["lineage"]
+samples = lineage.index
+response = pd.read_parquet(inp.private_response).loc[samples]
+epsilons = repr_study.experiment_epsilons(settings)
+drugs = [str(d) for d in response.columns]
+if settings["max_drugs"]:
+    drugs = drugs[: settings["max_drugs"]]
+chunk = drugs[chunk_no:: settings["chunks"]]
+splits = repr_study.drug_splits(response, splits=settings["splits"],
+                                test_size=settings["test_size"],
+                                rng=repr_study.stream_rng(p.seed, "drug/splits"))
+log.info("%d drugs in chunk %d of %d, %d splits, epsilons %s, %d seeds", len(chunk), chunk_no,
+         settings["chunks"], len(splits), epsilons, p.seeds)
+clipping = repr_study.clipping_lookup([pd.read_csv(path) for path in inp.clipping])
+genes = {}
+if "public_expression" in inp.keys():
+    genes = {"public_expression": pd.read_parquet(inp.public_expression),
+             "private_expression": pd.read_parquet(inp.private_expression)}
+representations = {Path(path).stem: pd.read_parquet(path) for path in inp.representations}
+results = []
+for method in p.methods:
+    features = repr_study.method_features(method, seeds=p.seeds, samples=samples,
+                                          representations=representations,
+                                          baselines=p.baselines, **genes)
+    start = time.perf_counter()
+    rows = repr_study.drug_experiment(
+        features.private, response, chunk, epsilons=epsilons, splits=splits,
+        ridge=settings["ridge"], base_seed=p.seed, stream=f"drug/{method}",
+        clipping_weights=clipping, selection=features.selection)
+    rows.insert(0, "representation", method)
+    results.append(rows)
+    log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
+rows = pd.concat(results, ignore_index=True)
+path = snakemake.output.rows
+step.write_parquet(rows, path)
+log.info("wrote %s (%d rows)", path, len(rows))
+streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed",
+           "splits": "drug/splits", "base_seed": p.seed, "seeds": p.seeds,
+           "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
+                         "crc32(step), replicate])"}
+records = repr_privacy.table_records(rows, kind="drug", settings=settings) if len(rows) else []
+step.write_sidecars(snakemake, __file__, [path], config=dict(p.items()), seeds=streams,
+                    privacy=repr_privacy.distinct(records), data_origin=p.data_origin)

@@ -1,0 +1,247 @@
+# ---- repr_transfer: configuration, paths and helpers of the study ----
+# Also the raw-file paths of the GDSC/DepMap download rules in data.smk.
+
+from dprepro.repr_privacy import epsilon_grid  # noqa: E402
+
+REPR_RAW_ITEMS = {
+    "gdsc": {"expression": ".zip", "dose_response": ".xlsx", "cell_lines": ".xlsx"},
+    "depmap": {"expression": ".csv", "models": ".csv"},
+}
+REPR_RAW_SUFFIXES = (".txt.zip", ".csv.gz", ".zip", ".xlsx", ".csv", ".txt", ".gz")
+REPR_RAW_FILE = r"(expression|dose_response|cell_lines|models)(\.txt\.zip|\.csv\.gz|\.zip|\.xlsx|\.csv|\.txt|\.gz)"
+GDSC_CACHE = {
+    name: f"results/data/gdsc/{name}.parquet"
+    for name in ("expression", "dose_response", "cell_lines")
+}
+DEPMAP_CACHE = {
+    name: f"results/data/depmap/{name}.parquet" for name in ("expression", "models")
+}
+
+
+def repr_raw_suffix(url, default):
+    from urllib.parse import urlsplit
+
+    name = Path(urlsplit(str(url)).path).name.lower()
+    return next((s for s in REPR_RAW_SUFFIXES if name.endswith(s)), default)
+
+
+def repr_raw(source, item):
+    """Local path of one raw download, its suffix taken from the configured URL."""
+    url = config["datasets"][source][f"{item}_url"]
+    return f"results/data/raw/{source}/{item}{repr_raw_suffix(url, REPR_RAW_ITEMS[source][item])}"
+
+
+def repr_raw_spec(source, rawfile):
+    item = rawfile.split(".", 1)[0]
+    spec = config["datasets"][source]
+    return {
+        "source": source,
+        "item": item,
+        "url": spec[f"{item}_url"],
+        "sha256": spec[f"{item}_sha256"],
+    }
+
+
+def repr_canonical(value):
+    """Dicts with sorted keys, so reordering keys in a YAML file reruns nothing."""
+    if isinstance(value, dict):
+        return {k: repr_canonical(value[k]) for k in sorted(value)}
+    if isinstance(value, list):
+        return [repr_canonical(v) for v in value]
+    return value
+
+
+def repr_data_origin():
+    """'synthetic' or 'real'; GDSC and DepMap must both be synthetic or both real."""
+    sources = {s: config["datasets"][s]["source"] for s in ("gdsc", "depmap")}
+    if len(set(sources.values())) != 1:
+        from dprepro.config import ConfigError
+
+        raise ConfigError(
+            "invalid configuration:\n  - config key 'datasets.depmap.source': got "
+            f"{sources['depmap']!r} but datasets.gdsc.source is {sources['gdsc']!r}; the "
+            "public and private expression sets must both be synthetic or both downloaded"
+        )
+    return "synthetic" if sources["gdsc"] == "synthetic" else "real"
+
+
+def repr_data_inputs(kind):
+    """Inputs of repr_public_data / repr_private_data: none for the synthetic pair."""
+
+    def inputs(wildcards):
+        if repr_data_origin() == "synthetic":
+            return {}
+        out = {
+            "gdsc_expression": GDSC_CACHE["expression"],
+            "depmap_expression": DEPMAP_CACHE["expression"],
+            "depmap_models": DEPMAP_CACHE["models"],
+        }
+        if kind == "private":
+            out["gdsc_dose_response"] = GDSC_CACHE["dose_response"]
+            out["gdsc_cell_lines"] = GDSC_CACHE["cell_lines"]
+        return out
+
+    return inputs
+
+
+def repr_candidates(representation):
+    """Hyperparameter candidates of one representation, each with its wildcard id."""
+    spec = config["repr_transfer"]
+    if representation != "vae":
+        return [{"candidate": f"r{d}", "dim": int(d)} for d in spec["dims"]]
+    vae = spec["vae"]
+    return [
+        {
+            "candidate": f"r{d}_lr{fmt_number(lr)}_h{h}_w{w}",
+            "dim": int(d),
+            "learning_rate": float(lr),
+            "hidden_layers": int(h),
+            "width_multiplier": int(w),
+        }
+        for d in vae["dims"]
+        for lr in vae["learning_rates"]
+        for h in vae["hidden_layers"]
+        for w in vae["width_multipliers"]
+    ]
+
+
+def repr_candidate_spec(representation, candidate):
+    for spec in repr_candidates(representation):
+        if spec["candidate"] == candidate:
+            return spec
+    raise ValueError(f"unknown {representation} candidate {candidate!r}")
+
+
+def repr_candidate_paths():
+    return [
+        f"results/repr_transfer/candidates/{r}/{c['candidate']}.csv"
+        for r in config["repr_transfer"]["representations"]
+        for c in repr_candidates(r)
+    ]
+
+
+def repr_vae_options(representation):
+    """VAE training options; empty for the other representations (no spurious reruns)."""
+    if representation != "vae":
+        return {}
+    vae = config["repr_transfer"]["vae"]
+    keys = ("batch_size", "max_epochs", "patience", "validation_fraction", "device")
+    return {key: vae[key] for key in keys}
+
+
+def repr_methods():
+    spec = config["repr_transfer"]
+    return list(spec["representations"]) + list(spec["baselines"])
+
+
+def repr_baseline_params():
+    """What the configured baselines need (fixed genes, feature selection settings)."""
+    spec = config["repr_transfer"]
+    out = {}
+    if "fixed_genes" in spec["baselines"]:
+        out["fixed_genes"] = list(spec["fixed_genes"])
+    if "dp_feature_selection" in spec["baselines"]:
+        out["feature_selection"] = repr_canonical(spec["feature_selection"])
+    return out
+
+
+def repr_experiment_inputs():
+    data = "results/data/repr_transfer"
+    spec = config["repr_transfer"]
+    out = {
+        "private_lineage": f"{data}/private_lineage.parquet",
+        "private_response": f"{data}/private_response.parquet",
+        "representations": [
+            f"results/repr_transfer/representations/{r}.parquet"
+            for r in spec["representations"]
+        ],
+    }
+    if spec["baselines"]:
+        out["public_expression"] = f"{data}/public_expression.parquet"
+        out["private_expression"] = f"{data}/private_expression.parquet"
+    return out
+
+
+def repr_clipping_paths():
+    """One clipping-weight table per finite drug-task ε (the experiments' own ε list)."""
+    return [
+        f"results/repr_transfer/experiments/clipping_eps{fmt_number(e)}.csv"
+        for e in epsilon_grid(config["repr_transfer"]["drug"])
+    ]
+
+
+def repr_privacy_settings(kind):
+    """What the privacy records of a result table are rebuilt from (learner settings)."""
+    spec = config["repr_transfer"][kind]
+    keys = ("variant", "l2") if kind == "cancer_type" else ("ridge",)
+    return {key: spec[key] for key in keys}
+
+
+def repr_figure_settings(figure):
+    """Learner settings plus the single-ε panel's ε of one figure."""
+    kind = REPR_FIGURE_KIND[figure]
+    return {**repr_privacy_settings(kind), "epsilon": REPR[kind]["epsilon"]}
+
+
+def repr_drug_paths():
+    chunks = config["repr_transfer"]["drug"]["chunks"]
+    return [
+        f"results/repr_transfer/experiments/drug_chunk{c}.parquet"
+        for c in range(chunks)
+    ]
+
+
+REPR = config["repr_transfer"]
+REPR_DIR = "results/repr_transfer"
+REPR_DATA = "results/data/repr_transfer"
+REPR_ORIGIN = repr_data_origin()
+REPR_METHODS = repr_methods()
+REPR_PUBLIC = {
+    name: f"{REPR_DATA}/public_{name}.parquet" for name in ("expression", "lineage")
+}
+REPR_PRIVATE = {
+    name: f"{REPR_DATA}/private_{name}.parquet"
+    for name in ("expression", "lineage", "response")
+}
+REPR_TABLES = {
+    name: f"{REPR_DIR}/tables/{name}.csv"
+    for name in (
+        "hyperparameters",
+        "cancer_type_accuracy",
+        "cancer_type_summary",
+        "drug_sensitivity",
+        "drug_summary",
+    )
+}
+# each figure: the experiment (and its summary table) it is drawn from
+REPR_FIGURE_KIND = {
+    "cancer_type_accuracy": "cancer_type",
+    "cancer_type_vs_epsilon": "cancer_type",
+    "drug_prediction": "drug",
+    "drug_vs_epsilon": "drug",
+}
+REPR_SUMMARY = {"cancer_type": "cancer_type_summary", "drug": "drug_summary"}
+REPR_FIGURES = {
+    name: [f"{REPR_DIR}/figures/{name}.pdf", f"{REPR_DIR}/figures/{name}.png"]
+    for name in REPR_FIGURE_KIND
+}
+STUDY_TARGETS["repr_transfer"] = [
+    *REPR_TABLES.values(),
+    *[path for paths in REPR_FIGURES.values() for path in paths],
+]
+REPR_DATA_SETTINGS = (
+    repr_canonical(REPR["synthetic"])
+    if REPR_ORIGIN == "synthetic"
+    else {
+        "min_shared_genes": REPR["min_shared_genes"],
+        "lineage_column": config["datasets"]["gdsc"]["lineage_column"],
+        "exclude_private_lines": config["datasets"]["depmap"]["exclude_private_lines"],
+    }
+)
+# synthetic sizes need little memory; GDSC x DepMap matrices (~1,000 and ~1,500 lines
+# x ~15,000 shared genes) need more
+REPR_MEM_MB = (
+    {"data": 2000, "learn": 2000}
+    if REPR_ORIGIN == "synthetic"
+    else {"data": 8000, "learn": 6000}
+)
