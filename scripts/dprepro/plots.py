@@ -20,7 +20,8 @@ import pandas as pd  # noqa: E402
 from .io import atomic_path  # noqa: E402
 from .ldp_simulation import ESTIMATORS  # noqa: E402
 
-__all__ = ["LDP_FIGURES", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
+__all__ = ["LDP_FIGURES", "claims_figure", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha",
+           "ldp_mse_vs_n"]
 
 _STYLE = {
     "private_beran": {"color": "#d62728", "linestyle": "-"},
@@ -513,4 +514,49 @@ def privacy_audit(table: pd.DataFrame):
     _footer(fig, f"Clopper–Pearson lower confidence bounds at level {level:g} on worst-case "
                  "neighbouring inputs (synthetic); control rows are deliberately mis-scaled.")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+_VERDICT_COLORS = {"holds": "#2ca02c", "fails": "#d62728", "inconclusive": "#ff7f0e"}
+
+
+def claims_figure(claims: pd.DataFrame):
+    """One row per claim: the reproduced value and its interval against the criterion.
+
+    Each row has its own x-scale (claims measure different things); the set of
+    values for which the claim is true is shaded, the point and interval are
+    coloured by verdict.
+    """
+    from .claims import Criterion
+
+    claims = claims.reset_index(drop=True)
+    rows = max(1, len(claims))
+    fig, axes = plt.subplots(rows, 1, figsize=(9.5, 0.42 * rows + 1.0), squeeze=False)
+    for ax, row in zip(axes[:, 0], claims.itertuples(), strict=False):
+        crit = Criterion.parse(row.criterion)
+        values = [row.reproduced_value, row.ci_lower, row.ci_upper]
+        values += [v for v in (crit.lower, crit.upper) if np.isfinite(v)]
+        low, high = min(values), max(values)
+        pad = 0.15 * (high - low) if high > low else 0.5 * max(abs(high), 1e-3)
+        low, high = low - pad, high + pad
+        ax.axvspan(max(crit.lower, low), min(crit.upper, high), color="0.88", lw=0)
+        color = _VERDICT_COLORS[row.verdict]
+        ax.hlines(0, row.ci_lower, row.ci_upper, color=color, lw=2.5)
+        ax.plot(row.reproduced_value, 0, "o", color=color, ms=5)
+        ax.set_xlim(low, high)
+        ax.set_ylim(-1, 1)
+        ax.set_yticks([])
+        ax.tick_params(axis="x", labelsize=6, pad=1, length=2)
+        ax.text(-0.01, 0.5, f"{row.claim_id}: {row.criterion}", transform=ax.transAxes,
+                ha="right", va="center", fontsize=6)
+        ax.text(1.01, 0.5, row.verdict, transform=ax.transAxes, ha="left", va="center",
+                fontsize=6, color=color)
+    if not len(claims):
+        axes[0, 0].text(0.5, 0.5, "no claims tables among the configured studies",
+                        ha="center", va="center")
+        axes[0, 0].set_axis_off()
+    _footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values for which "
+                 "the claim is true (criterion). Verdict: holds / fails / inconclusive.")
+    fig.subplots_adjust(left=0.42, right=0.9, top=0.99, bottom=0.6 / (0.42 * rows + 1.0),
+                        hspace=0.9)
     return fig

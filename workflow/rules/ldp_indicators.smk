@@ -34,9 +34,11 @@ LDP_FIGURES = {
     name: [f"{LDP_DIR}/figures/{name}.pdf", f"{LDP_DIR}/figures/{name}.png"]
     for name in LDP_FIGURE_INPUTS
 }
+STUDY_CLAIMS["ldp_indicators"] = [f"{LDP_DIR}/tables/claims.csv"]
 STUDY_TARGETS["ldp_indicators"] = [
     LDP_TABLES["mse"],
     f"{LDP_DIR}/tables/findings.csv",
+    *STUDY_CLAIMS["ldp_indicators"],
     LDP_TABLES["alpha_grid"],
     LDP_TABLES["mse_vs_n"],
     LDP_TABLES["rates"],
@@ -115,6 +117,34 @@ rule ldp_findings:
         near_ratio=1.5,
     script:
         "../../scripts/ldp_findings.py"
+
+
+rule ldp_claims:
+    input:
+        estimates=ldp_estimate_paths(LDP_MAIN),
+    output:
+        table=f"{LDP_DIR}/tables/claims.csv",
+        prov=prov(f"{LDP_DIR}/tables/claims.csv"),
+    log:
+        "results/logs/ldp_claims/ldp_claims.log",
+    benchmark:
+        "results/benchmarks/ldp_claims/ldp_claims.tsv"
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        seed=config["seed"],
+        settings=LDP_MAIN,
+        x=LDP["x"],
+        censorings=LDP_LABELS,
+        alphas=LDP["alphas"],
+        mechanisms=LDP["mechanisms"],
+        claims=LDP["claims"],
+    script:
+        "../../scripts/ldp_claims.py"
 
 
 rule ldp_alpha_grid_table:
