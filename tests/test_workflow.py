@@ -54,11 +54,9 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("all") == 1
     config = yaml.safe_load((ROOT / configfile).read_text())
     ldp = config["ldp_indicators"]
-    settings = {(c["label"], ldp["n"], float(a)) for c in ldp["censoring"]
-                for a in ldp["alphas"] + ldp["alpha_grid"]}
-    conv = {(ldp["convergence"]["censoring"], n, float(a))
-            for n in ldp["convergence"]["sample_sizes"] for a in ldp["convergence"]["alphas"]}
-    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * (len(settings) + len(conv))
+    # one replicate job per (mechanism, censoring, n): every α runs on the same samples
+    jobs = len(ldp["censoring"]) + len(ldp["convergence"]["sample_sizes"])
+    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * jobs
     assert counts["ldp_figure"] == 3
     rrr = config["rrr_survival"]
     assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
@@ -294,7 +292,9 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
     from dprepro.privacy import provenance_of
 
     ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
-    names = ldp.get("mechanisms", ["laplace"])
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    default = schema["properties"]["ldp_indicators"]["properties"]["mechanisms"]["default"]
+    names = ldp.get("mechanisms", default)
     conv = ldp["convergence"]["alphas"]
     expected_alphas = {"mse.csv": ldp["alphas"], "mse_alpha_grid.csv": ldp["alpha_grid"],
                        "mse_vs_n.csv": conv, "convergence_rates.csv": conv}

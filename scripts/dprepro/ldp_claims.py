@@ -33,7 +33,7 @@ import pandas as pd
 
 from .claims import bootstrap_counts, claim_row, claims_frame, percentile_interval
 from .ldp_mechanisms import REFERENCE, get_mechanism
-from .ldp_simulation import true_conditional_cdf
+from .ldp_simulation import estimators, true_conditional_cdf
 from .seeds import seed_sequence
 
 __all__ = ["ErrorSet", "error_set", "ldp_claims"]
@@ -97,6 +97,8 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
     for setting, frame in results:
         mechanism = setting.get("mechanism", "laplace")
         for name, group in frame.groupby("estimator", sort=False):
+            if name not in estimators("cdf"):
+                continue
             wide = group.pivot(index="replicate", columns="t", values="estimate")
             t = wide.columns.to_numpy(dtype=float)
             truth = true_conditional_cdf(t, x=x, lambda_t=setting["lambda_t"])

@@ -30,7 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mechanisms import laplace_indicators
+from .mechanisms import (
+    debias_randomized_response,
+    laplace_indicators,
+    randomized_response_indicators,
+)
 from .privacy import PrivacyRecord, non_private
 
 __all__ = [
@@ -95,6 +99,9 @@ class IndicatorMechanism:
         ``(claimed, run_alpha) -> str``, the ``variant`` text of its audit rows.
     audit_note : str
         ``note`` of its audit rows (default: the neighbours and ``description``).
+    noise_variance : callable, optional
+        ``alpha -> Var(presmoother input | δ)``, the per-indicator noise
+        variance (for the variance floor of the study); ``None`` if unknown.
     """
 
     name: str
@@ -106,6 +113,7 @@ class IndicatorMechanism:
     stream: str = "privatize/{mechanism}/cens{censoring}/n{n}/alpha{alpha}"
     audit_variant: Callable[[float, float], str] | None = None
     audit_note: str = ""
+    noise_variance: Callable[[float], float] | None = None
 
     def __post_init__(self):
         if not self.name or set(self.name) - _NAME_CHARS:
@@ -134,10 +142,15 @@ class IndicatorMechanism:
                              stated=alpha, true_epsilon=float(self.true_epsilon(alpha)),
                              privacy_unit=PRIVACY_UNIT, note=self.description)
 
-    def noise_step(self, *, censoring: str, n: int, alpha: str) -> str:
-        """Name of the noise stream of one setting (``alpha`` as in the file name)."""
+    def noise_step(self, *, censoring: str, n: int, alpha) -> str:
+        """Name of the noise stream of one setting.
+
+        ``alpha`` is written as in the workflow's file names (``f"{alpha:g}"``:
+        0.2 -> "0.2", 2.0 -> "2"); a string is used as is.
+        """
+        text = alpha if isinstance(alpha, str) else f"{float(alpha):g}"
         return self.stream.format(mechanism=self.name, censoring=censoring, n=int(n),
-                                  alpha=alpha)
+                                  alpha=text)
 
     def variant(self, claimed: float, run_alpha: float) -> str:
         """``variant`` text of an audit row that runs at ``run_alpha`` and claims ``claimed``."""
@@ -246,4 +259,17 @@ register(IndicatorMechanism(
     audit_variant=lambda claimed, run: ("scale 1/alpha" if math.isclose(1.0 / run, 1.0 / claimed)
                                         else f"scale {1.0 / run:.6g}"),
     audit_note="neighbours: delta = 1 vs delta = 0; true epsilon = 1/scale",
+    noise_variance=lambda alpha: 2.0 / alpha**2,
+))
+
+register(IndicatorMechanism(
+    name="randomized_response",
+    function=randomized_response_indicators,
+    description=("α-LDP on δ: binary randomized response (δ kept with probability "
+                 "e^α/(1+e^α)), de-biased before presmoothing"),
+    debias=debias_randomized_response,
+    # no {alpha}: the same uniforms at every α (common random numbers), so
+    # comparisons across α are paired
+    stream="privatize/{mechanism}/cens{censoring}/n{n}",
+    noise_variance=lambda alpha: math.exp(alpha) / math.expm1(alpha) ** 2,
 ))

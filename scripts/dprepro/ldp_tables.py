@@ -16,7 +16,14 @@ import numpy as np
 import pandas as pd
 
 from .ldp_mechanisms import MECHANISMS, REFERENCE, get_mechanism, records_of, row_record
-from .ldp_simulation import ESTIMATORS, error_summary, true_conditional_cdf
+from .ldp_simulation import (
+    ESTIMATORS,
+    error_standard_errors,
+    error_summary,
+    estimators,
+    split_alphas,
+    truth,
+)
 
 __all__ = [
     "MECHANISM",
@@ -45,15 +52,18 @@ def _setting_mechanism(setting: Mapping):
     return get_mechanism(setting.get("mechanism", "laplace"))
 
 
-def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float) -> list[pd.DataFrame]:
+def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float, target: str = "cdf"
+                  ) -> list[pd.DataFrame]:
     rows = []
-    truth_cache = {}
+    names = estimators(target)
     for name, group in frame.groupby("estimator", sort=False):
+        if name not in names:
+            continue
         wide = group.pivot(index="replicate", columns="t", values="estimate")
         t = wide.columns.to_numpy(dtype=float)
-        if "t" not in truth_cache:
-            truth_cache["t"] = true_conditional_cdf(t, x=x, lambda_t=setting["lambda_t"])
-        summary = error_summary(wide.to_numpy(), truth_cache["t"])
+        true = truth(t, target=target, x=x, lambda_t=setting["lambda_t"])
+        summary = error_summary(wide.to_numpy(), true)
+        standard_errors = error_standard_errors(wide.to_numpy(), true)
         record = (_setting_mechanism(setting).privacy_record(setting["alpha"])
                   if ESTIMATORS[name]["private"] else REFERENCE)
         rows.append(pd.DataFrame({
@@ -63,15 +73,22 @@ def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float) -> list[pd.Da
             **record.columns(order=PRIVACY_COLUMNS),
             "estimator": name,
             "t": t,
-            "truth": truth_cache["t"],
+            "truth": true,
             **summary,
             "censored_fraction": group["censored_fraction"].iloc[0::len(t)].mean(),
+            **standard_errors,
         }))
     return rows
 
 
-def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> pd.DataFrame:
-    """MSE, bias and variance per (censoring, n, α, estimator, t).
+def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float,
+              target: str = "cdf") -> pd.DataFrame:
+    """MSE, bias and variance (and their Monte Carlo SEs) per (censoring, n, α, estimator, t).
+
+    ``target`` selects the estimators of F(t | x) (``"cdf"``) or of the
+    cumulative hazard Λ(t | x) (``"hazard"``, the conditional Nelson–Aalen
+    estimators). The SE columns (``mse_se``, ``bias_se``, ``variance_se``,
+    :func:`~dprepro.ldp_simulation.error_standard_errors`) come last.
 
     ``results`` yields ``(setting, replicate_frame)`` pairs, ``setting`` with
     keys censoring, n, alpha, lambda_t and mechanism (a registry name,
@@ -83,7 +100,7 @@ def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> p
     """
     private_rows, reference_rows = [], {}
     for setting, frame in results:
-        for part in _setting_rows(frame, setting, x):
+        for part in _setting_rows(frame, setting, setting.get("x", x), target):
             if part["mechanism"].iloc[0] != REFERENCE.mechanism:
                 private_rows.append(part)
                 continue
@@ -96,7 +113,7 @@ def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> p
             else:
                 reference_rows[key] = part
     if not private_rows and not reference_rows:
-        raise ValueError("no replicate results to aggregate")
+        raise ValueError(f"no replicate results of {target} estimators to aggregate")
     table = pd.concat([*private_rows, *reference_rows.values()], ignore_index=True)
     order = {name: i for i, name in enumerate(ESTIMATORS)}
     table["_order"] = table["estimator"].map(order)
@@ -147,6 +164,8 @@ def paper_findings(mse: pd.DataFrame, *, near_ratio: float = 1.5) -> pd.DataFram
     (6) more censoring raises every MSE.  Comparisons use the integrated MSE;
     "close"/"near" means a ratio within [1/near_ratio, near_ratio].
     """
+    # the paper's claims are about its mechanism; other mechanisms are in claims.csv
+    mse = mse[mse["mechanism"].isin([MECHANISM, REFERENCE.mechanism])]
     imse = integrated_mse(mse)
     rows = []
 
@@ -223,9 +242,18 @@ def table_privacy_records(table: pd.DataFrame) -> list:
 
 
 def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
-    """``(setting, replicate frame)`` pairs of the replicate files, lazily."""
-    return ((setting, pd.read_parquet(path))
-            for setting, path in zip(settings, paths, strict=True))
+    """``(setting, replicate frame of its α)`` pairs, lazily.
+
+    ``paths[i]`` is the replicate file of ``settings[i]``; a file holds every α
+    of one (mechanism, censoring, n) (:meth:`SimulationSet.to_frame`), so it
+    is read once and split by α.
+    """
+    cache = {}
+    for setting, path in zip(settings, paths, strict=True):
+        if path not in cache:
+            cache.clear()  # settings come grouped by file: keep one file in memory
+            cache[path] = split_alphas(pd.read_parquet(path))
+        yield setting, cache[path][float(setting["alpha"])]
 
 
 def mse_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:

@@ -18,7 +18,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .io import atomic_path  # noqa: E402
-from .ldp_simulation import ESTIMATORS  # noqa: E402
+from .ldp_simulation import ESTIMATORS, estimators  # noqa: E402
 
 __all__ = ["LDP_FIGURES", "claims_figure", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha",
            "ldp_mse_vs_n"]
@@ -27,6 +27,9 @@ _STYLE = {
     "private_beran": {"color": "#d62728", "linestyle": "-"},
     "generalized_beran": {"color": "#1f77b4", "linestyle": "--"},
     "beran": {"color": "#2ca02c", "linestyle": ":"},
+    "private_nelson_aalen": {"color": "#d62728", "linestyle": "-"},
+    "generalized_nelson_aalen": {"color": "#1f77b4", "linestyle": "--"},
+    "nelson_aalen": {"color": "#2ca02c", "linestyle": ":"},
 }
 
 
@@ -40,13 +43,13 @@ def _label(name: str) -> str:
 _MECHANISM_COLORS = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
 
 
-def _private_curves(rows: pd.DataFrame):
-    """(label, style, rows) of the private estimator, one per mechanism in table order."""
-    private = rows[rows["estimator"] == "private_beran"]
+def _private_curves(rows: pd.DataFrame, estimator: str = "private_beran"):
+    """(label, style, rows) of a private estimator, one per mechanism in table order."""
+    private = rows[rows["estimator"] == estimator]
     mechanisms = list(dict.fromkeys(private["mechanism"]))
     for i, mechanism in enumerate(mechanisms):
-        style = dict(_STYLE["private_beran"])
-        label = _label("private_beran")
+        style = dict(_STYLE[estimator])
+        label = _label(estimator)
         if mechanism != "laplace_indicators":
             style["color"] = _MECHANISM_COLORS[(i - 1) % len(_MECHANISM_COLORS)]
             label += f" [{mechanism}]"
@@ -67,39 +70,59 @@ def _footer(fig, text: str) -> None:
     fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
 
 
-def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
-    """Figure 1 of the paper: MSE(t) per censoring level (rows) and α (columns)."""
+def _mse_curve(ax, part, label, style, value="mse"):
+    """A curve and, where the table has its Monte Carlo SE, a ±2 SE band."""
+    part = part.sort_values("t")
+    ax.plot(part["t"], part[value], label=label, **style)
+    if f"{value}_se" in part:
+        se = part[f"{value}_se"].to_numpy(float)
+        lower = np.maximum(part[value].to_numpy(float) - 2 * se, 0.0)
+        ax.fill_between(part["t"], lower, part[value] + 2 * se, color=style["color"],
+                        alpha=0.18, lw=0)
+
+
+def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False, target: str = "cdf"):
+    """Figure 1 of the paper: MSE(t) per censoring level (rows) and α (columns).
+
+    Every curve has a pointwise ±2 Monte Carlo SE band (``mse_se``); the
+    legend sits below the panels so it covers no curve. ``target="hazard"``
+    draws the same figure for the conditional Nelson–Aalen estimators.
+    """
     censorings = sorted(mse["censoring"].astype(str).unique(), key=int)
     alphas = sorted(alphas)
+    names = estimators(target)
+    mse = mse[mse["estimator"].isin(names)].assign(censoring=mse["censoring"].astype(str))
+    x = float(mse["x"].iloc[0])
+    quantity = f"F(t | x = {x:g})" if target == "cdf" else f"Λ(t | x = {x:g})"
     fig, axes = plt.subplots(len(censorings), len(alphas), figsize=(3.6 * len(alphas),
-                             2.9 * len(censorings)), sharex=True, sharey="row", squeeze=False)
-    mse = mse.assign(censoring=mse["censoring"].astype(str))
+                             2.9 * len(censorings) + 0.6), sharex=True, sharey="row",
+                             squeeze=False)
     for i, censoring in enumerate(censorings):
         rows = mse[mse["censoring"] == censoring]
         for j, alpha in enumerate(alphas):
             ax = axes[i, j]
-            for label, style, part in _private_curves(rows):
-                part = part[np.isclose(part["alpha"], alpha)]
-                ax.plot(part["t"], part["mse"], label=label, **style)
-            for name in ESTIMATORS:
+            for label, style, part in _private_curves(rows, names[0]):
+                _mse_curve(ax, part[np.isclose(part["alpha"], alpha)], label, style)
+            for name in names:
                 if not ESTIMATORS[name]["private"]:
-                    part = rows[rows["estimator"] == name]
-                    ax.plot(part["t"], part["mse"], label=_label(name), **_STYLE[name])
+                    _mse_curve(ax, rows[rows["estimator"] == name], _label(name), _STYLE[name])
             ax.set_title(f"{censoring}% censoring, α = {alpha:g}", fontsize=9)
             if log_scale:
                 ax.set_yscale("log")
             if i == len(censorings) - 1:
                 ax.set_xlabel("t")
             if j == 0:
-                ax.set_ylabel("MSE of F(t | x)")
+                ax.set_ylabel(f"MSE of {quantity}", fontsize=8)
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=7, loc="upper left")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
+               bbox_to_anchor=(0.5, 0.035), frameon=False)
     n = int(mse["n"].iloc[0])
     reps = int(mse["n_reps"].iloc[0])
-    x = float(mse["x"].iloc[0])
-    _footer(fig, f"Simulation (no real data): N = {reps} samples of n = {n}, x = {x:g}; "
-                 "F̂_n is α-LDP (Z = δ + Laplace(1/α)); F̌_n and F_n are non-private references.")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    _footer(fig, f"Simulation (no real data): N = {reps} samples of n = {n}, x = {x:g}; bands "
+                 "±2 Monte Carlo SE. Private curves α-LDP (mechanism in brackets; unmarked: "
+                 "Z = δ + Laplace(1/α)); the others are non-private references.")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 

@@ -37,6 +37,7 @@ __all__ = [
     "beran_cdf",
     "presmoothed_indicators",
     "presmoothed_indicator_sets",
+    "presmoothed_indicator_groups",
     "generalized_beran_cdf",
     "private_beran_cdf",
     "conditional_nelson_aalen",
@@ -223,11 +224,26 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
     enters the estimator; other entries are NaN.  Returns 2-D arrays (R, n),
     one per entry of ``indicator_sets``.
     """
-    if len(indicator_sets) == 0:
+    (out,) = presmoothed_indicator_groups(times, covariates, [indicator_sets], b=b, where=where)
+    return out
+
+
+def presmoothed_indicator_groups(times, covariates, groups, *, b, where=None
+                                 ) -> list[list[np.ndarray]]:
+    r""":func:`presmoothed_indicator_sets` for several groups of indicator vectors.
+
+    The kernel weights are built once per block of replicates and applied to
+    each group in its own matrix product, so a group's result does not depend
+    on the other groups: the same floating-point operations as
+    :func:`presmoothed_indicator_sets` on that group alone (a product with more
+    columns may sum in another order). The simulation uses one group per α,
+    ``[δ, Z_α]``.
+    """
+    if len(groups) == 0 or any(len(g) == 0 for g in groups):
         raise ValueError("indicator_sets is empty")
-    checked = [_check_sample(times, values, covariates) for values in indicator_sets]
-    times, _, covariates = checked[0]
-    stacked = np.stack([values for _, values, _ in checked], axis=2)  # (R, n, k)
+    checked = [[_check_sample(times, values, covariates) for values in g] for g in groups]
+    times, _, covariates = checked[0][0]
+    stacks = [np.stack([values for _, values, _ in g], axis=2) for g in checked]  # (R, n, k)
     b = _check_bandwidth("b", b, times.shape[0])
     replicates, n = times.shape
     if where is None:
@@ -237,7 +253,7 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
     # only as many query rows as its fullest window.
     query_order = np.argsort(~where, axis=1, kind="stable")
     query_counts = where.sum(axis=1)
-    out = np.full_like(stacked, np.nan)
+    outs = [np.full_like(stacked, np.nan) for stacked in stacks]
     block = max(1, _PAIRWISE_BUDGET // (n * n))
     for start in range(0, replicates, block):
         rows = slice(start, start + block)
@@ -255,13 +271,18 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
         near &= times[rows, None, :] >= (qy - bw)[:, :, None]
         near &= times[rows, None, :] <= (qy + bw)[:, :, None]
         weights = near.astype(float)
-        smoothed = np.matmul(weights, stacked[rows]) / weights.sum(axis=2)[..., None]
-        # rows with fewer evaluation points than m also got some extra (correct)
-        # estimates at other observations; they are masked below
-        np.put_along_axis(out[rows], np.broadcast_to(queries[..., None], smoothed.shape), smoothed,
-                          axis=1)
-    out[~where] = np.nan
-    return [out[..., k] for k in range(out.shape[2])]
+        totals = weights.sum(axis=2)[..., None]
+        for stacked, out in zip(stacks, outs, strict=True):
+            smoothed = np.matmul(weights, stacked[rows]) / totals
+            # rows with fewer evaluation points than m also got some extra (correct)
+            # estimates at other observations; they are masked below
+            np.put_along_axis(out[rows], np.broadcast_to(queries[..., None], smoothed.shape),
+                              smoothed, axis=1)
+    result = []
+    for out in outs:
+        out[~where] = np.nan
+        result.append([out[..., k] for k in range(out.shape[2])])
+    return result
 
 
 def generalized_beran_cdf(times, indicators, covariates, *, x: float, h, t, b=None):

@@ -48,14 +48,14 @@ STUDY_TARGETS["ldp_indicators"] = [
 
 rule ldp_simulate:
     output:
-        estimates=f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet",
+        estimates=f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}.parquet",
         prov=prov(
-            f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet"
+            f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}.parquet"
         ),
     log:
-        "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}_alpha{alpha}.log",
+        "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.log",
     benchmark:
-        "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}_alpha{alpha}.tsv"
+        "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -64,6 +64,7 @@ rule ldp_simulate:
         runtime=lambda wc: 5 + int(wc.n) ** 2 // 400_000,
     params:
         seed=config["seed"],
+        alphas=lambda wc: ldp_design_alphas(wc.design),
         setting=lambda wc: ldp_setting(wc.censoring),
         replicates=lambda wc: (
             LDP["convergence"]["replicates"]

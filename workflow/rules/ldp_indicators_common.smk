@@ -6,7 +6,6 @@ LDP_DIR = "results/ldp_indicators"
 wildcard_constraints:
     censoring=r"[0-9]+",
     n=r"[0-9]+",
-    alpha=r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?",
     design=r"main|convergence",
     mechanism=r"[a-z0-9_]+",
 
@@ -43,8 +42,16 @@ def ldp_settings(design, censorings, sample_sizes, alphas):
 
 
 def ldp_estimate_paths(settings):
+    """Replicate file of each setting: one file holds every α of its design."""
     return [
         f"{LDP_DIR}/replicates/{s['design']}/{s['mechanism']}/cens{s['censoring']}"
-        f"_n{s['n']}_alpha{fmt_number(s['alpha'])}.parquet"
+        f"_n{s['n']}.parquet"
         for s in settings
     ]
+
+
+def ldp_design_alphas(design):
+    """The α a replicate job of ``design`` runs (all on the same samples)."""
+    if design == "convergence":
+        return sorted({float(a) for a in LDP["convergence"]["alphas"]})
+    return sorted({float(a) for a in LDP["alphas"] + LDP["alpha_grid"]})
