@@ -57,7 +57,7 @@ def test_full_dag_dry_run(configfile, tmp_path):
     # one replicate job per (mechanism, censoring, n): every α runs on the same samples
     jobs = len(ldp["censoring"]) + len(ldp["convergence"]["sample_sizes"])
     assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * jobs
-    assert counts["ldp_figure"] == 3
+    assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
     assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
         rrr["epsilons"])
@@ -162,8 +162,8 @@ def test_logs_and_benchmarks_are_written(runs):
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 1}),
-        ({"figures": {"dpi": 61}}, {"ldp_figure": 3,
+        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
+        ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
                                     "repr_cancer_type_figure": 1,
                                     "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
@@ -174,7 +174,7 @@ def test_logs_and_benchmarks_are_written(runs):
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
           "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
-         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),
+         {"ldp_simulate": 4, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 1, "repr_drug_table": 1, "repr_drug_figure": 1,
           "repr_drug_vs_epsilon": 1}),

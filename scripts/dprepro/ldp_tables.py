@@ -15,7 +15,14 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .ldp_mechanisms import MECHANISMS, REFERENCE, get_mechanism, records_of, row_record
+from .ldp_mechanisms import (
+    MECHANISMS,
+    REFERENCE,
+    by_release_name,
+    get_mechanism,
+    records_of,
+    row_record,
+)
 from .ldp_simulation import (
     ESTIMATORS,
     error_standard_errors,
@@ -38,6 +45,10 @@ __all__ = [
     "mse_release",
     "alpha_grid_release",
     "convergence_release",
+    "hazard_release",
+    "imse_standard_errors",
+    "variance_floor",
+    "floor_release",
 ]
 
 #: The paper's mechanism (its rows are the ones the paper's claims are about).
@@ -135,12 +146,52 @@ def integrated_mse(mse: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def convergence_rates(imse: pd.DataFrame) -> pd.DataFrame:
-    """Least-squares slope of log(IMSE) on log(n) per estimator and α.
+def imse_standard_errors(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float,
+                         target: str = "cdf") -> pd.DataFrame:
+    r"""Monte Carlo SE of each integrated MSE: :math:`s(\mathrm{ISE}_r)/\sqrt R`.
+
+    :math:`\mathrm{ISE}_r = \frac1T\sum_t (E^{(r)}(t) - F(t))^2` is replicate
+    :math:`r`'s integrated squared error (IMSE is its mean over replicates).
+    Keys as :func:`integrated_mse`; references once per (censoring, n).
+    """
+    rows = {}
+    names = estimators(target)
+    for setting, frame in results:
+        for name, group in frame.groupby("estimator", sort=False):
+            if name not in names:
+                continue
+            private = ESTIMATORS[name]["private"]
+            record = (_setting_mechanism(setting).privacy_record(setting["alpha"])
+                      if private else REFERENCE)
+            key = (setting["censoring"], setting["n"], *record.columns(PRIVACY_COLUMNS).values(),
+                   name)
+            if key in rows:
+                continue
+            wide = group.pivot(index="replicate", columns="t", values="estimate")
+            true = truth(wide.columns.to_numpy(dtype=float), target=target,
+                         x=setting.get("x", x), lambda_t=setting["lambda_t"])
+            ise = ((wide.to_numpy() - true) ** 2).mean(axis=1)
+            rows[key] = ise.std(ddof=1) / np.sqrt(len(ise))
+    keys = ["censoring", "n", *PRIVACY_COLUMNS, "estimator"]
+    return pd.DataFrame([dict(zip(keys, k, strict=True), imse_se=v) for k, v in rows.items()])
+
+
+def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
+    r"""Least-squares slope of log(IMSE) on log(n) per estimator and α.
 
     A slope of −γ means IMSE ∝ n^(−γ); privacy slows the rate when the private
-    estimator's slope is flatter than the non-private ones.
+    estimator's slope is flatter than the non-private ones. With an
+    ``imse_se`` column (independent samples per n), the slope's SE follows
+    from the delta method, :math:`\mathrm{Var}\log\mathrm{IMSE}_i \approx
+    (\mathrm{se}_i/\mathrm{IMSE}_i)^2`, and the OLS weights
+    :math:`c_i = (u_i - \bar u)/\sum_j (u_j - \bar u)^2`, :math:`u = \log n`:
+    :math:`\mathrm{SE}^2 = \sum_i c_i^2 \mathrm{Var}\log\mathrm{IMSE}_i`; the
+    interval is slope ± z SE at ``level`` (columns ``slope_se``,
+    ``slope_ci_lower``, ``slope_ci_upper``).
     """
+    from scipy import stats
+
+    z = stats.norm.isf((1 - level) / 2)
     rows = []
     for (censoring, alpha, mechanism, name), group in imse.groupby(
             ["censoring", "alpha", "mechanism", "estimator"], dropna=False, sort=False):
@@ -148,10 +199,17 @@ def convergence_rates(imse: pd.DataFrame) -> pd.DataFrame:
         log_n = np.log(group["n"].to_numpy(float))
         log_imse = np.log(group["imse"].to_numpy(float))
         slope, intercept = np.polyfit(log_n, log_imse, 1)
-        rows.append({"censoring": censoring, "alpha": alpha, "mechanism": mechanism,
-                     "estimator": name, "slope": slope, "intercept": intercept,
-                     "n_min": int(group["n"].min()), "n_max": int(group["n"].max()),
-                     "points": len(group)})
+        row = {"censoring": censoring, "alpha": alpha, "mechanism": mechanism,
+               "estimator": name, "slope": slope, "intercept": intercept,
+               "n_min": int(group["n"].min()), "n_max": int(group["n"].max()),
+               "points": len(group)}
+        if "imse_se" in group:
+            weights = (log_n - log_n.mean()) / ((log_n - log_n.mean()) ** 2).sum()
+            var_log = (group["imse_se"].to_numpy(float) / group["imse"].to_numpy(float)) ** 2
+            se = float(np.sqrt((weights**2 * var_log).sum()))
+            row |= {"slope_se": se, "slope_ci_lower": slope - z * se,
+                    "slope_ci_upper": slope + z * se}
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -267,6 +325,83 @@ def alpha_grid_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
 
 
 def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
-    """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE against n, slopes."""
-    imse = integrated_mse(mse_table(read_results(settings, paths), x=x))
+    """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE (and SE) against n, slopes.
+
+    ``imse_se`` (:func:`imse_standard_errors`) gives each slope its interval.
+    """
+    results = list(read_results(settings, paths))
+    imse = integrated_mse(mse_table(results, x=x))
+    imse = imse.merge(imse_standard_errors(results, x=x), how="left",
+                      on=["censoring", "n", *PRIVACY_COLUMNS, "estimator"])
     return {"table": imse, "rates": convergence_rates(imse)}
+
+
+def hazard_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    """``hazard_mse.csv``: MSE of the conditional Nelson–Aalen estimators of Λ(t | x)."""
+    return {"table": mse_table(read_results(settings, paths), x=x, target="hazard")}
+
+
+def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[Mapping]
+                   ) -> pd.DataFrame:
+    r"""The variance floor of the private estimators beside their measured variance.
+
+    Any presmoother that is a weighted average :math:`\hat p_i = \sum_k v_{ik} Z_k`
+    (weights summing to 1) puts the noise of the released indicators into the
+    conditional Nelson–Aalen estimator linearly:
+    :math:`\hat\Lambda(t) - \Lambda_\delta(t) = \sum_k c_k \mu_k` with
+    :math:`\sum_k c_k = \sum_{Y_i \le t} W_i / \sum_j W_j 1\{Y_j \ge Y_i\}
+    \approx H_Y(t \mid x)`, the cumulative hazard of :math:`Y` at :math:`x`.
+    With :math:`n` independent noises of variance :math:`\sigma^2(\alpha)`,
+    Cauchy–Schwarz gives :math:`\sum_k c_k^2 \ge (\sum_k c_k)^2 / n`, so
+
+    .. math::
+        \operatorname{Var}_{\text{noise}} \hat\Lambda(t) \ge
+            \frac{\sigma^2(\alpha)\, H_Y(t \mid x)^2}{n}, \qquad
+        \operatorname{Var}_{\text{noise}} \hat F(t) \gtrsim S(t \mid x)^2
+            \frac{\sigma^2(\alpha)\, H_Y(t \mid x)^2}{n}
+
+    (linearised; :math:`\sigma^2 = 2/\alpha^2` for Laplace(1/α),
+    :math:`e^\alpha/(e^\alpha-1)^2` for de-biased randomized response;
+    :math:`H_Y(t \mid x) = (r_T(x) + r_C(x))\, t` for the exponential design).
+    Both are averaged over the time grid, like the integrated MSE.
+
+    Parameters
+    ----------
+    mse, hazard : DataFrame
+        ``mse.csv`` (F) and ``hazard_mse.csv`` (Λ) of the same settings.
+    censoring : list of mappings
+        The configuration's censoring settings (label, lambda_t, lambda_c).
+    """
+    from .ldp_simulation import hazard_rate
+
+    specs = {str(c["label"]): c for c in censoring}
+    rows = []
+    private = mse[mse["mechanism"] != REFERENCE.mechanism]
+    for (label, n, x, alpha, mechanism), group in private.groupby(
+            ["censoring", "n", "x", "alpha", "mechanism"], sort=False):
+        spec = specs[str(label)]
+        entry = row_record({"mechanism": mechanism, "alpha": alpha})
+        mech = by_release_name(mechanism)
+        if mech.noise_variance is None:
+            continue
+        t = group["t"].to_numpy(float)
+        r_t, r_c = hazard_rate(spec["lambda_t"], x), hazard_rate(spec["lambda_c"], x)
+        sigma2 = float(mech.noise_variance(alpha))
+        floor_hazard = sigma2 * ((r_t + r_c) * t) ** 2 / n
+        floor_cdf = np.exp(-2 * r_t * t) * floor_hazard
+        haz = hazard[(hazard["censoring"] == label) & (hazard["mechanism"] == mechanism)
+                     & np.isclose(hazard["alpha"], alpha)]
+        rows.append({"censoring": label, "n": n, "x": x,
+                     **entry.columns(order=PRIVACY_COLUMNS), "noise_variance": sigma2,
+                     "floor_ivariance_cdf": floor_cdf.mean(),
+                     "ivariance_cdf": group["variance"].mean(), "imse_cdf": group["mse"].mean(),
+                     "ratio_cdf": group["variance"].mean() / floor_cdf.mean(),
+                     "floor_ivariance_cumhaz": floor_hazard.mean(),
+                     "ivariance_cumhaz": haz["variance"].mean(),
+                     "ratio_cumhaz": haz["variance"].mean() / floor_hazard.mean()})
+    return pd.DataFrame(rows)
+
+
+def floor_release(mse, hazard, *, censoring) -> dict[str, pd.DataFrame]:
+    """``variance_floor.csv``: :func:`variance_floor` of the Figure 1 settings."""
+    return {"table": variance_floor(mse, hazard, censoring)}

@@ -167,6 +167,10 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
         rate = rates[(rates["estimator"] == name) & (rates["mechanism"] == mechanism)
                      & ((rates["alpha"] == alpha) | (rates["alpha"].isna() & pd.isna(alpha)))]
         slope = rate["slope"].iloc[0] if len(rate) else np.nan
+        slope_text = f"slope {slope:.2f}"
+        if len(rate) and "slope_ci_lower" in rate:
+            slope_text += (f" [{rate['slope_ci_lower'].iloc[0]:.2f}, "
+                           f"{rate['slope_ci_upper'].iloc[0]:.2f}]")
         style = dict(_STYLE[name], marker="o")
         label = _label(name)
         if ESTIMATORS[name]["private"]:
@@ -177,17 +181,73 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
             style["marker"] = markers[index % len(markers)]
             if mechanism != "laplace_indicators":
                 label += f" [{mechanism}]"
-        ax.plot(group["n"], group["imse"], label=f"{label} (slope {slope:.2f})", **style)
+        ax.plot(group["n"], group["imse"], label=f"{label} ({slope_text})", **style)
+        if "imse_se" in group:
+            ax.errorbar(group["n"], group["imse"], yerr=2 * group["imse_se"], fmt="none",
+                        ecolor=style["color"], elinewidth=0.8, capsize=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # one label per simulated n, no log-axis minor labels printed over them
+    sizes = sorted(imse["n"].unique())
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(sizes))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FixedFormatter([f"{n:g}" for n in sizes]))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("sample size n")
-    ax.set_ylabel("integrated MSE")
+    ax.set_ylabel("integrated MSE of F(t | x)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     censoring = imse["censoring"].iloc[0]
     _footer(fig, f"Simulation (no real data), {censoring}% censoring; "
-                 f"N = {int(imse['n_reps'].iloc[0])} samples per n; private curves α-LDP.")
+                 f"N = {int(imse['n_reps'].iloc[0])} samples per n; bars ±2 SE; slopes with "
+                 "95% intervals; private curves α-LDP.")
+    fig.set_size_inches(8.8, 3.8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def ldp_nelson_aalen(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
+    """Figure 1 for the cumulative hazard: MSE of Λ̂_n, Λ̌_n and Λ_n against t."""
+    return ldp_figure1(mse, alphas=alphas, log_scale=log_scale, target="hazard")
+
+
+def ldp_bias_variance(mse: pd.DataFrame, *, alphas):
+    """Bias² and variance of F(t | x) against t: rows censoring, columns α, two quantities.
+
+    The MSE decomposes as bias² + variance (:func:`dprepro.ldp_simulation.error_summary`);
+    this shows which part makes the private estimator's MSE large.
+    """
+    censorings = sorted(mse["censoring"].astype(str).unique(), key=int)
+    alphas = sorted(alphas)
+    names = estimators("cdf")
+    mse = mse[mse["estimator"].isin(names)].assign(censoring=mse["censoring"].astype(str),
+                                                   bias2=mse["bias"] ** 2)
+    fig, axes = plt.subplots(len(censorings), 2 * len(alphas),
+                             figsize=(2.6 * 2 * len(alphas), 2.6 * len(censorings) + 0.6),
+                             sharex=True, squeeze=False)
+    for i, censoring in enumerate(censorings):
+        rows = mse[mse["censoring"] == censoring]
+        for j, alpha in enumerate(alphas):
+            for k, (column, title) in enumerate((("bias2", "bias²"), ("variance", "variance"))):
+                ax = axes[i, 2 * j + k]
+                for label, style, part in _private_curves(rows):
+                    part = part[np.isclose(part["alpha"], alpha)].sort_values("t")
+                    ax.plot(part["t"], part[column], label=label, **style)
+                for name in names:
+                    if not ESTIMATORS[name]["private"]:
+                        part = rows[rows["estimator"] == name].sort_values("t")
+                        ax.plot(part["t"], part[column], label=_label(name), **_STYLE[name])
+                ax.set_yscale("log")
+                ax.set_title(f"{title}, {censoring}%, α = {alpha:g}", fontsize=8)
+                ax.tick_params(labelsize=7)
+                ax.grid(alpha=0.3)
+                if i == len(censorings) - 1:
+                    ax.set_xlabel("t", fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
+               bbox_to_anchor=(0.5, 0.035), frameon=False)
+    _footer(fig, f"Simulation (no real data): N = {int(mse['n_reps'].iloc[0])} samples of "
+                 f"n = {int(mse['n'].iloc[0])}; MSE = bias² + variance of F(t | x).")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
@@ -196,6 +256,8 @@ LDP_FIGURES = {
     "figure1": ldp_figure1,
     "mse_vs_alpha": ldp_mse_vs_alpha,
     "mse_vs_n": ldp_mse_vs_n,
+    "nelson_aalen": ldp_nelson_aalen,
+    "bias_variance": ldp_bias_variance,
 }
 
 

@@ -17,6 +17,8 @@ LDP_TABLES = {
     "alpha_grid": f"{LDP_DIR}/tables/mse_alpha_grid.csv",
     "mse_vs_n": f"{LDP_DIR}/tables/mse_vs_n.csv",
     "rates": f"{LDP_DIR}/tables/convergence_rates.csv",
+    "hazard": f"{LDP_DIR}/tables/hazard_mse.csv",
+    "floor": f"{LDP_DIR}/tables/variance_floor.csv",
 }
 # One rule draws every figure; each figure's function in dprepro.plots takes
 # these tables (by argument name) and options.
@@ -24,11 +26,15 @@ LDP_FIGURE_INPUTS = {
     "figure1": {"mse": LDP_TABLES["mse"]},
     "mse_vs_alpha": {"imse": LDP_TABLES["alpha_grid"]},
     "mse_vs_n": {"imse": LDP_TABLES["mse_vs_n"], "rates": LDP_TABLES["rates"]},
+    "nelson_aalen": {"mse": LDP_TABLES["hazard"]},
+    "bias_variance": {"mse": LDP_TABLES["mse"]},
 }
 LDP_FIGURE_OPTIONS = {
     "figure1": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
     "mse_vs_alpha": {},
     "mse_vs_n": {},
+    "nelson_aalen": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
+    "bias_variance": {"alphas": LDP["alphas"]},
 }
 LDP_FIGURES = {
     name: [f"{LDP_DIR}/figures/{name}.pdf", f"{LDP_DIR}/figures/{name}.png"]
@@ -42,6 +48,8 @@ STUDY_TARGETS["ldp_indicators"] = [
     LDP_TABLES["alpha_grid"],
     LDP_TABLES["mse_vs_n"],
     LDP_TABLES["rates"],
+    LDP_TABLES["hazard"],
+    LDP_TABLES["floor"],
     *[path for paths in LDP_FIGURES.values() for path in paths],
 ]
 
@@ -190,6 +198,48 @@ rule ldp_convergence_table:
         x=LDP["x"],
     script:
         "../../scripts/ldp_convergence_table.py"
+
+
+rule ldp_hazard_table:
+    input:
+        estimates=ldp_estimate_paths(LDP_MAIN),
+    output:
+        table=LDP_TABLES["hazard"],
+        prov=prov(LDP_TABLES["hazard"]),
+    log:
+        "results/logs/ldp_hazard_table/ldp_hazard_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        settings=LDP_MAIN,
+        x=LDP["x"],
+    script:
+        "../../scripts/ldp_hazard_table.py"
+
+
+rule ldp_floor_table:
+    input:
+        mse=LDP_TABLES["mse"],
+        hazard=LDP_TABLES["hazard"],
+    output:
+        table=LDP_TABLES["floor"],
+        prov=prov(LDP_TABLES["floor"]),
+    log:
+        "results/logs/ldp_floor_table/ldp_floor_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        censoring=LDP["censoring"],
+    script:
+        "../../scripts/ldp_floor_table.py"
 
 
 rule ldp_figure:
