@@ -10,7 +10,8 @@ errors = error_set(read_results(p.settings, snakemake.input.estimates), x=p.x)
 claims = ldp_claims(errors, censorings=p.censorings, alphas=p.alphas, mechanisms=p.mechanisms,
                     seed=p.seed, near_ratio=p.claims["near_ratio"],
                     bias_tolerance=p.claims["bias_tolerance"],
-                    resamples=p.claims["resamples"], level=p.claims["level"])
+                    resamples=p.claims["resamples"], level=p.claims["level"],
+                    variants=p.variants, x=p.x)
 for row in claims.itertuples():
     log.info("%-50s %-12s %.4g [%.4g, %.4g] (%s)", row.claim_id, row.verdict,
              row.reproduced_value, row.ci_lower, row.ci_upper, row.criterion)

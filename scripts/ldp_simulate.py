@@ -21,7 +21,7 @@ result = simulate_alphas(
     noise_seeds={a: seed_sequence(p.seed, "ldp_indicators", s, 0) for a, s in noise_steps.items()},
     replicates=p.replicates, n=n, lambda_t=p.setting["lambda_t"],
     lambda_c=p.setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier, t=p.t,
-    clip_phat=p.clip_phat, mechanism=mechanism, hazard=True,
+    clip_phat=p.clip_phat, mechanism=mechanism, hazard=True, phat_at_x=p.phat_at_x,
 )
 log.info("mean bandwidth h = %.4f, observed censoring %.3f",
          result.bandwidth.mean(), result.censored_fraction.mean())

@@ -49,6 +49,7 @@ __all__ = [
     "imse_standard_errors",
     "variance_floor",
     "floor_release",
+    "variant_release",
 ]
 
 #: The paper's mechanism (its rows are the ones the paper's claims are about).
@@ -405,3 +406,32 @@ def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[
 def floor_release(mse, hazard, *, censoring) -> dict[str, pd.DataFrame]:
     """``variance_floor.csv``: :func:`variance_floor` of the Figure 1 settings."""
     return {"table": variance_floor(mse, hazard, censoring)}
+
+
+#: Privacy columns of the variant tables: also the true ε and the note, since a
+#: rescaled variant is not α-LDP.
+VARIANT_PRIVACY_COLUMNS = ["alpha", "mechanism", "true_epsilon", "privacy_note"]
+
+
+def variant_release(settings, paths, *, x: float, column: str) -> dict[str, pd.DataFrame]:
+    """``mse_<variant>.csv``: integrated MSE for each value of a variant ``column``.
+
+    ``column`` is a key of every setting (``"x"``, ``"noise_scale"``,
+    ``"phat_at"``); each value's settings are aggregated on their own (their
+    references differ, e.g. with x) and the tables stacked with ``column`` in
+    front. The true ε and the privacy note of every row come from the
+    mechanism objects (a rescaled variant is labelled not α-LDP).
+    """
+    settings, paths = list(settings), list(paths)
+    values = list(dict.fromkeys(s[column] for s in settings))
+    frames = []
+    for value in values:
+        chosen = [(s, p) for s, p in zip(settings, paths, strict=True) if s[column] == value]
+        imse = integrated_mse(mse_table(read_results(*zip(*chosen, strict=True)), x=x))
+        imse.insert(0, column, value)
+        frames.append(imse)
+    table = pd.concat(frames, ignore_index=True)
+    records = [row_record(row) for row in table[PRIVACY_COLUMNS].to_dict("records")]
+    for name in VARIANT_PRIVACY_COLUMNS[2:]:
+        table[name] = [record.columns(order=VARIANT_PRIVACY_COLUMNS)[name] for record in records]
+    return {"table": table}

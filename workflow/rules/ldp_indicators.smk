@@ -12,6 +12,15 @@ LDP_CONV = ldp_settings(
     LDP["convergence"]["sample_sizes"],
     LDP["convergence"]["alphas"],
 )
+LDP_VARIANTS = {
+    name: ldp_variant_settings(name) for name in ("x", "noise_scale", "phat")
+}
+# the variant columns of each variant table
+LDP_VARIANT_COLUMNS = {"x": "x", "noise_scale": "noise_scale", "phat": "phat_at"}
+# the claims read the Figure 1 replicates and every variant's
+LDP_CLAIMS = LDP_MAIN + [
+    s for name in LDP_VARIANTS for s in LDP_VARIANTS[name] if s["design"] != "main"
+]
 LDP_TABLES = {
     "mse": f"{LDP_DIR}/tables/mse.csv",
     "alpha_grid": f"{LDP_DIR}/tables/mse_alpha_grid.csv",
@@ -50,6 +59,7 @@ STUDY_TARGETS["ldp_indicators"] = [
     LDP_TABLES["rates"],
     LDP_TABLES["hazard"],
     LDP_TABLES["floor"],
+    *[f"{LDP_DIR}/tables/mse_{name}.csv" for name in LDP_VARIANTS],
     *[path for paths in LDP_FIGURES.values() for path in paths],
 ]
 
@@ -72,14 +82,11 @@ rule ldp_simulate:
         runtime=lambda wc: 5 + int(wc.n) ** 2 // 400_000,
     params:
         seed=config["seed"],
-        alphas=lambda wc: ldp_design_alphas(wc.design),
+        alphas=lambda wc: LDP_DESIGNS[wc.design]["alphas"],
+        phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
         setting=lambda wc: ldp_setting(wc.censoring),
-        replicates=lambda wc: (
-            LDP["convergence"]["replicates"]
-            if wc.design == "convergence"
-            else LDP["replicates"]
-        ),
-        x=LDP["x"],
+        replicates=lambda wc: LDP_DESIGNS[wc.design]["replicates"],
+        x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
         clip_phat=LDP["clip_phat"],
         t=ldp_t_grid(),
@@ -130,7 +137,7 @@ rule ldp_findings:
 
 rule ldp_claims:
     input:
-        estimates=ldp_estimate_paths(LDP_MAIN),
+        estimates=ldp_estimate_paths(LDP_CLAIMS),
     output:
         table=f"{LDP_DIR}/tables/claims.csv",
         prov=prov(f"{LDP_DIR}/tables/claims.csv"),
@@ -146,12 +153,13 @@ rule ldp_claims:
         runtime=10,
     params:
         seed=config["seed"],
-        settings=LDP_MAIN,
+        settings=LDP_CLAIMS,
         x=LDP["x"],
         censorings=LDP_LABELS,
         alphas=LDP["alphas"],
         mechanisms=LDP["mechanisms"],
         claims=LDP["claims"],
+        variants=LDP["variants"],
     script:
         "../../scripts/ldp_claims.py"
 
@@ -198,6 +206,30 @@ rule ldp_convergence_table:
         x=LDP["x"],
     script:
         "../../scripts/ldp_convergence_table.py"
+
+
+rule ldp_variant_table:
+    input:
+        estimates=lambda wc: ldp_estimate_paths(LDP_VARIANTS[wc.variant]),
+    output:
+        table=f"{LDP_DIR}/tables/mse_{{variant}}.csv",
+        prov=prov(f"{LDP_DIR}/tables/mse_{{variant}}.csv"),
+    log:
+        "results/logs/ldp_variant_table/{variant}.log",
+    wildcard_constraints:
+        variant="|".join(LDP_VARIANTS),
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        settings=lambda wc: LDP_VARIANTS[wc.variant],
+        column=lambda wc: LDP_VARIANT_COLUMNS[wc.variant],
+        x=LDP["x"],
+    script:
+        "../../scripts/ldp_variant_table.py"
 
 
 rule ldp_hazard_table:
