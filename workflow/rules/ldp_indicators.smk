@@ -11,6 +11,7 @@ LDP_CONV = ldp_settings(
     [LDP["convergence"]["censoring"]],
     LDP["convergence"]["sample_sizes"],
     LDP["convergence"]["alphas"],
+    LDP["convergence"]["mechanisms"],
 )
 LDP_VARIANTS = {
     name: ldp_variant_settings(name) for name in ("x", "noise_scale", "phat")
