@@ -12,10 +12,12 @@ include: "workflow/rules/data.smk"
 include: "workflow/rules/rrr_survival.smk"
 include: "workflow/rules/repr_transfer.smk"
 include: "workflow/rules/audit.smk"
+include: "workflow/rules/claims.smk"
 
 
 rule all:
     default_target: True
     input:
         study_targets(config["studies"]),
+        CLAIMS_TARGETS,
     localrule: True

@@ -1,27 +1,27 @@
-"""Simulate one (mechanism, censoring, n, α) setting of the ldp_indicators study and estimate."""
+"""Simulate one (mechanism, censoring, n) setting of ldp_indicators and estimate at every α."""
 
 from dprepro import step
 from dprepro.ldp_mechanisms import REFERENCE, get_mechanism
-from dprepro.ldp_simulation import censoring_probability, simulate_and_estimate
+from dprepro.ldp_simulation import censoring_probability, simulate_alphas
 from dprepro.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "ldp_simulate")
 p = snakemake.params
 w = snakemake.wildcards
-n, alpha = int(w.n), float(w.alpha)
+n = int(w.n)
 mechanism = get_mechanism(w.mechanism)
 data_step = f"simulate/cens{w.censoring}/n{n}"
-noise_step = mechanism.noise_step(censoring=w.censoring, n=n, alpha=w.alpha)
-log.info("setting mechanism=%s censoring=%s%% n=%d alpha=%g replicates=%d "
-         "(expected censoring %.3f)", mechanism.name, w.censoring, n, alpha, p.replicates,
+# one noise stream per α, named as the α appears in file names ("0.2", "2")
+noise_steps = {a: mechanism.noise_step(censoring=w.censoring, n=n, alpha=a) for a in p.alphas}
+log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d "
+         "(expected censoring %.3f)", mechanism.name, w.censoring, n, p.alphas, p.replicates,
          censoring_probability(p.setting["lambda_t"], p.setting["lambda_c"]))
-result = simulate_and_estimate(
+result = simulate_alphas(
     data_seed=seed_sequence(p.seed, "ldp_indicators", data_step, 0),
-    noise_seed=seed_sequence(p.seed, "ldp_indicators", noise_step, 0),
+    noise_seeds={a: seed_sequence(p.seed, "ldp_indicators", s, 0) for a, s in noise_steps.items()},
     replicates=p.replicates, n=n, lambda_t=p.setting["lambda_t"],
-    lambda_c=p.setting["lambda_c"], alpha=alpha, x=p.x,
-    bandwidth_multiplier=p.bandwidth_multiplier, t=p.t, clip_phat=p.clip_phat,
-    mechanism=mechanism,
+    lambda_c=p.setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier, t=p.t,
+    clip_phat=p.clip_phat, mechanism=mechanism, hazard=True, phat_at_x=p.phat_at_x,
 )
 log.info("mean bandwidth h = %.4f, observed censoring %.3f",
          result.bandwidth.mean(), result.censored_fraction.mean())
@@ -32,9 +32,10 @@ step.write_sidecars(
     snakemake, __file__, [out],
     config=dict(p.items()),
     seeds={"data": seed_record(p.seed, "ldp_indicators", data_step, p.replicates),
-           "noise": seed_record(p.seed, "ldp_indicators", noise_step, p.replicates)},
-    # private_beran rows are the α-LDP release; the other estimators use the true δ
-    privacy=[mechanism.privacy_record(alpha), REFERENCE],
+           "noise": {f"{a:g}": seed_record(p.seed, "ldp_indicators", s, p.replicates)
+                     for a, s in noise_steps.items()}},
+    # private rows are the α-LDP releases; the other estimators use the true δ
+    privacy=[*(mechanism.privacy_record(a) for a in p.alphas), REFERENCE],
     data_origin="simulation",
 )
 log.info("wrote %d rows to %s", len(frame), out)

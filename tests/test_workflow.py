@@ -54,12 +54,10 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("all") == 1
     config = yaml.safe_load((ROOT / configfile).read_text())
     ldp = config["ldp_indicators"]
-    settings = {(c["label"], ldp["n"], float(a)) for c in ldp["censoring"]
-                for a in ldp["alphas"] + ldp["alpha_grid"]}
-    conv = {(ldp["convergence"]["censoring"], n, float(a))
-            for n in ldp["convergence"]["sample_sizes"] for a in ldp["convergence"]["alphas"]}
-    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * (len(settings) + len(conv))
-    assert counts["ldp_figure"] == 3
+    # one replicate job per (mechanism, censoring, n): every α runs on the same samples
+    jobs = len(ldp["censoring"]) + len(ldp["convergence"]["sample_sizes"])
+    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * jobs
+    assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
     assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
         rrr["epsilons"])
@@ -163,8 +161,8 @@ def test_logs_and_benchmarks_are_written(runs):
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 1}),
-        ({"figures": {"dpi": 61}}, {"ldp_figure": 3,
+        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
+        ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
                                     "repr_figure": 4, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
@@ -173,7 +171,7 @@ def test_logs_and_benchmarks_are_written(runs):
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
           "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
-         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),
+         {"ldp_simulate": 4, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 1, "repr_drug_table": 1, "repr_figure": 2}),
     ],
@@ -290,7 +288,9 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
     from dprepro.privacy import provenance_of
 
     ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
-    names = ldp.get("mechanisms", ["laplace"])
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    default = schema["properties"]["ldp_indicators"]["properties"]["mechanisms"]["default"]
+    names = ldp.get("mechanisms", default)
     conv = ldp["convergence"]["alphas"]
     expected_alphas = {"mse.csv": ldp["alphas"], "mse_alpha_grid.csv": ldp["alpha_grid"],
                        "mse_vs_n.csv": conv, "convergence_rates.csv": conv}

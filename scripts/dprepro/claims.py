@@ -27,13 +27,22 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-__all__ = ["CLAIM_COLUMNS", "VERDICTS", "Criterion", "bootstrap_interval", "claim_row",
-           "claims_frame", "merge_claims", "verdict"]
+from .privacy import non_private
+
+__all__ = ["CLAIMS_PRIVACY", "CLAIM_COLUMNS", "VERDICTS", "Criterion", "bootstrap_counts",
+           "bootstrap_interval", "claim_row", "claims_frame", "merge_claims", "percentile_interval",
+           "verdict"]
 
 CLAIM_COLUMNS = ["study", "claim_id", "claim", "source", "statistic", "paper_value",
                  "reproduced_value", "ci_lower", "ci_upper", "level", "criterion", "verdict",
                  "note"]
 VERDICTS = ("holds", "fails", "inconclusive")
+
+#: Privacy record of claims tables: statistics about private releases *and*
+#: non-private references (not a release in its own right).
+CLAIMS_PRIVACY = non_private("statistics of the studies' private releases and non-private "
+                             "references; see each study's tables for the mechanisms",
+                             mechanism="claims")
 
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
 _BOUND = re.compile(rf"^\s*(<=|>=|<|>)\s*({_NUMBER})\s*$")
@@ -123,6 +132,40 @@ def bootstrap_interval(statistic, samples: Iterable[np.ndarray], *, rng: np.rand
     return estimate, float(lower), float(upper)
 
 
+def bootstrap_counts(n: int, *, rng: np.random.Generator, resamples: int = 2000) -> np.ndarray:
+    r"""How often each of ``n`` replicates appears in each bootstrap resample.
+
+    Returns a ``(resamples, n)`` float array of counts, drawn with the same
+    ``rng.integers(0, n, size=(resamples, n))`` call as
+    :func:`bootstrap_interval`, so a statistic that is a function of weighted
+    means (``counts @ values / n``) gives the same resamples, computed for all
+    of them at once by matrix products instead of a Python loop (paired: one
+    count matrix serves every estimator measured on the same replicates).
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator")
+    if resamples < 100:
+        raise ValueError(f"resamples must be >= 100, got {resamples}")
+    if n < 2:
+        raise ValueError(f"need at least 2 replicates to resample, got {n}")
+    index = rng.integers(0, n, size=(resamples, n))
+    flat = (index + n * np.arange(resamples)[:, None]).ravel()
+    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
+
+
+def percentile_interval(estimate: float, resampled, *, level: float = 0.95
+                        ) -> tuple[float, float, float]:
+    """``(estimate, lower, upper)``: the percentile interval of bootstrap statistics."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    resampled = np.asarray(resampled, dtype=float)
+    if resampled.ndim != 1 or resampled.size < 100 or not np.all(np.isfinite(resampled)):
+        raise ValueError("need at least 100 finite bootstrap statistics")
+    tail = (1 - level) / 2
+    lower, upper = np.quantile(resampled, [tail, 1 - tail])
+    return float(estimate), float(lower), float(upper)
+
+
 def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
               reproduced_value: float, ci_lower: float, ci_upper: float, criterion: str,
               level: float = 0.95, paper_value: float | str = "", note: str = "") -> dict:
@@ -150,6 +193,8 @@ def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
 
 
 def merge_claims(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate per-study claims tables (study order as given)."""
+    """Concatenate per-study claims tables (study order as given; none gives an empty table)."""
     frames = [claims_frame(t.to_dict("records")) for t in tables]
+    if not frames:
+        return claims_frame([])
     return claims_frame(pd.concat(frames, ignore_index=True).to_dict("records"))

@@ -82,10 +82,16 @@ def _semantic_problems(config: Mapping) -> list[str]:
                 problems.append(f"config key 'ldp_indicators.censoring[{i}].{name}[0]': "
                                 f"got {vector[0]}, expected > 0 "
                                 "(the constant term of a hazard rate)")
-    if "mechanisms" in ldp:
-        from .ldp_mechanisms import check_mechanism_names
+    from .ldp_mechanisms import check_mechanism_names
 
+    if "mechanisms" in ldp:
         problems += check_mechanism_names(ldp["mechanisms"])
+    if "mechanisms" in (ldp.get("convergence") or {}):
+        problems += check_mechanism_names(ldp["convergence"]["mechanisms"],
+                                          "ldp_indicators.convergence.mechanisms")
+    if "mechanism" in (ldp.get("variants") or {}):
+        problems += check_mechanism_names([ldp["variants"]["mechanism"]],
+                                          "ldp_indicators.variants.mechanism")
     conv = ldp.get("convergence", {}) or {}
     if labels and "censoring" in conv and conv["censoring"] not in labels:
         problems.append(f"config key 'ldp_indicators.convergence.censoring': got "

@@ -30,7 +30,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .mechanisms import laplace_indicators
+from .mechanisms import (
+    debias_randomized_response,
+    laplace_indicators,
+    randomized_response_indicators,
+)
 from .privacy import PrivacyRecord, non_private
 
 __all__ = [
@@ -44,6 +48,7 @@ __all__ = [
     "indicator_mechanism",
     "records_of",
     "register",
+    "rescaled",
     "row_record",
     "unregister",
 ]
@@ -56,7 +61,7 @@ PRIVACY_UNIT = "individual"
 REFERENCE = non_private("non-private reference (uses the true δ)", mechanism="none",
                         parameter="alpha", privacy_unit=PRIVACY_UNIT)
 
-_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_")
+_NAME_CHARS = set("abcdefghijklmnopqrstuvwxyz0123456789_.")
 
 
 def _identity(released, *, alpha):
@@ -95,6 +100,12 @@ class IndicatorMechanism:
         ``(claimed, run_alpha) -> str``, the ``variant`` text of its audit rows.
     audit_note : str
         ``note`` of its audit rows (default: the neighbours and ``description``).
+    noise_variance : callable, optional
+        ``alpha -> Var(presmoother input | δ)``, the per-indicator noise
+        variance (for the variance floor of the study); ``None`` if unknown.
+    stream_name : str
+        ``{mechanism}`` in ``stream`` (default ``name``; a rescaled variant
+        keeps its base mechanism's streams: common random numbers).
     """
 
     name: str
@@ -106,6 +117,8 @@ class IndicatorMechanism:
     stream: str = "privatize/{mechanism}/cens{censoring}/n{n}/alpha{alpha}"
     audit_variant: Callable[[float, float], str] | None = None
     audit_note: str = ""
+    noise_variance: Callable[[float], float] | None = None
+    stream_name: str = ""
 
     def __post_init__(self):
         if not self.name or set(self.name) - _NAME_CHARS:
@@ -115,6 +128,8 @@ class IndicatorMechanism:
             raise TypeError(f"mechanism {self.name!r}: function must be callable")
         if not self.release_name:
             object.__setattr__(self, "release_name", self.name)
+        if not self.stream_name:
+            object.__setattr__(self, "stream_name", self.name)
         if not self.audit_note:
             object.__setattr__(self, "audit_note",
                                f"neighbours: delta = 1 vs delta = 0; {self.description}")
@@ -134,10 +149,15 @@ class IndicatorMechanism:
                              stated=alpha, true_epsilon=float(self.true_epsilon(alpha)),
                              privacy_unit=PRIVACY_UNIT, note=self.description)
 
-    def noise_step(self, *, censoring: str, n: int, alpha: str) -> str:
-        """Name of the noise stream of one setting (``alpha`` as in the file name)."""
-        return self.stream.format(mechanism=self.name, censoring=censoring, n=int(n),
-                                  alpha=alpha)
+    def noise_step(self, *, censoring: str, n: int, alpha) -> str:
+        """Name of the noise stream of one setting.
+
+        ``alpha`` is written as in the workflow's file names (``f"{alpha:g}"``:
+        0.2 -> "0.2", 2.0 -> "2"); a string is used as is.
+        """
+        text = alpha if isinstance(alpha, str) else f"{float(alpha):g}"
+        return self.stream.format(mechanism=self.stream_name, censoring=censoring, n=int(n),
+                                  alpha=text)
 
     def variant(self, claimed: float, run_alpha: float) -> str:
         """``variant`` text of an audit row that runs at ``run_alpha`` and claims ``claimed``."""
@@ -158,6 +178,9 @@ def register(mechanism: IndicatorMechanism) -> IndicatorMechanism:
         raise TypeError(f"expected an IndicatorMechanism, got {type(mechanism).__name__}")
     if mechanism.name in MECHANISMS:
         raise ValueError(f"mechanism {mechanism.name!r} is already registered")
+    if "." in mechanism.name or _split_scale(mechanism.name)[0] is not None:
+        raise ValueError(f"mechanism name {mechanism.name!r}: '.' and '{_SCALE}<c>' are "
+                         "reserved for rescaled variants")
     if mechanism.release_name in {m.release_name for m in MECHANISMS.values()} | {"none"}:
         raise ValueError(f"release name {mechanism.release_name!r} is already taken")
     MECHANISMS[mechanism.name] = mechanism
@@ -185,13 +208,59 @@ def indicator_mechanism(name: str, *, description: str, **options):
     return decorate
 
 
-def get_mechanism(name: str) -> IndicatorMechanism:
-    """The registered mechanism ``name``; ``KeyError`` naming the known ones otherwise."""
+_SCALE = "_scale"
+
+
+def rescaled(mechanism: IndicatorMechanism, scale: float) -> IndicatorMechanism:
+    r"""``mechanism`` with its noise scale multiplied by ``scale`` (a sensitivity variant).
+
+    Runs the mechanism at :math:`\alpha / c` while the tables keep the stated
+    :math:`\alpha`, so for :math:`c < 1` it is **not** α-LDP (true ε = α/c),
+    which its privacy record says. For Laplace this is
+    :math:`Z = \delta + \mathrm{Laplace}(c/\alpha)`. It draws from its base
+    mechanism's streams (common random numbers across c). Named
+    ``<name>_scale<c>`` (e.g. ``laplace_scale0.25``); not registered, so not
+    audited as a mechanism of its own.
+    """
+    scale = float(scale)
+    if not (math.isfinite(scale) and scale > 0):
+        raise ValueError(f"noise scale must be finite and > 0, got {scale}")
+    base_variance = mechanism.noise_variance
+    return IndicatorMechanism(
+        name=f"{mechanism.name}{_SCALE}{scale:g}",
+        function=lambda delta, *, alpha, rng: mechanism.function(delta, alpha=alpha / scale,
+                                                                 rng=rng),
+        description=(f"NOT α-LDP: {mechanism.name} with noise scale × {scale:g} (run at α/"
+                     f"{scale:g}, so ε = α/{scale:g}); sensitivity analysis, not a release"),
+        release_name=f"{mechanism.release_name}{_SCALE}{scale:g}",
+        debias=lambda released, *, alpha: mechanism.debias(released, alpha=alpha / scale),
+        true_epsilon=lambda alpha: mechanism.true_epsilon(alpha / scale),
+        stream=mechanism.stream,
+        stream_name=mechanism.stream_name,
+        noise_variance=(None if base_variance is None
+                        else (lambda alpha: base_variance(alpha / scale))),
+    )
+
+
+def _split_scale(name: str):
+    base, _, scale = name.rpartition(_SCALE)
     try:
+        return base, float(scale)
+    except ValueError:
+        return None, None
+
+
+def get_mechanism(name: str) -> IndicatorMechanism:
+    """The registered mechanism ``name`` (or ``<name>_scale<c>``, :func:`rescaled`).
+
+    ``KeyError`` naming the registered ones otherwise.
+    """
+    if name in MECHANISMS:
         return MECHANISMS[name]
-    except KeyError:
-        raise KeyError(f"unknown indicator mechanism {name!r}; registered: "
-                       f"{list(MECHANISMS)}") from None
+    base, scale = _split_scale(name)
+    if base in MECHANISMS:
+        return rescaled(MECHANISMS[base], scale)
+    raise KeyError(f"unknown indicator mechanism {name!r}; registered: {list(MECHANISMS)}")
 
 
 def by_release_name(release_name: str) -> IndicatorMechanism:
@@ -199,6 +268,11 @@ def by_release_name(release_name: str) -> IndicatorMechanism:
     for mechanism in MECHANISMS.values():
         if mechanism.release_name == release_name:
             return mechanism
+    base, scale = _split_scale(release_name)
+    if base is not None:
+        for mechanism in MECHANISMS.values():
+            if mechanism.release_name == base:
+                return rescaled(mechanism, scale)
     raise KeyError(f"no registered indicator mechanism is released as {release_name!r}")
 
 
@@ -246,4 +320,17 @@ register(IndicatorMechanism(
     audit_variant=lambda claimed, run: ("scale 1/alpha" if math.isclose(1.0 / run, 1.0 / claimed)
                                         else f"scale {1.0 / run:.6g}"),
     audit_note="neighbours: delta = 1 vs delta = 0; true epsilon = 1/scale",
+    noise_variance=lambda alpha: 2.0 / alpha**2,
+))
+
+register(IndicatorMechanism(
+    name="randomized_response",
+    function=randomized_response_indicators,
+    description=("α-LDP on δ: binary randomized response (δ kept with probability "
+                 "e^α/(1+e^α)), de-biased before presmoothing"),
+    debias=debias_randomized_response,
+    # no {alpha}: the same uniforms at every α (common random numbers), so
+    # comparisons across α are paired
+    stream="privatize/{mechanism}/cens{censoring}/n{n}",
+    noise_variance=lambda alpha: math.exp(alpha) / math.expm1(alpha) ** 2,
 ))

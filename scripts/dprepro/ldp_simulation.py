@@ -22,13 +22,20 @@ from scipy import integrate
 from .ldp_mechanisms import IndicatorMechanism, get_mechanism
 from .survival import (
     beran_cdf,
+    conditional_nelson_aalen,
     dpik_rows,
-    presmoothed_indicator_sets,
+    presmoothed_indicator_groups,
     uniform_kernel_window,
 )
 
 __all__ = [
     "ESTIMATORS",
+    "SimulationSet",
+    "estimators",
+    "simulate_alphas",
+    "split_alphas",
+    "true_cumulative_hazard",
+    "truth",
     "hazard_rate",
     "true_conditional_cdf",
     "censoring_probability",
@@ -38,13 +45,28 @@ __all__ = [
     "error_summary",
 ]
 
-#: Estimator keys, their symbols in the paper and whether they are releases.
+#: Estimator keys, their symbols, whether they are releases, and what they estimate
+#: (``cdf``: F(t | x); ``hazard``: the cumulative hazard Λ(t | x)).
 ESTIMATORS = {
-    "private_beran": {"symbol": "F̂_n", "label": "private (p̂ from Z)", "private": True},
+    "private_beran": {"symbol": "F̂_n", "label": "private (p̂ from Z)", "private": True,
+                      "target": "cdf"},
     "generalized_beran": {"symbol": "F̌_n", "label": "generalized Beran (p̂ from δ)",
-                          "private": False},
-    "beran": {"symbol": "F_n", "label": "Beran", "private": False},
+                          "private": False, "target": "cdf"},
+    "beran": {"symbol": "F_n", "label": "Beran", "private": False, "target": "cdf"},
+    "private_nelson_aalen": {"symbol": "Λ̂_n", "label": "private Nelson–Aalen (p̂ from Z)",
+                             "private": True, "target": "hazard"},
+    "generalized_nelson_aalen": {"symbol": "Λ̌_n", "label": "Nelson–Aalen with p̂ from δ",
+                                 "private": False, "target": "hazard"},
+    "nelson_aalen": {"symbol": "Λ_n", "label": "Nelson–Aalen", "private": False,
+                     "target": "hazard"},
 }
+
+
+def estimators(target: str = "cdf") -> list[str]:
+    """Estimator keys of one target (``"cdf"`` or ``"hazard"``), in table order."""
+    if target not in ("cdf", "hazard"):
+        raise ValueError(f"target must be 'cdf' or 'hazard', got {target!r}")
+    return [name for name, info in ESTIMATORS.items() if info["target"] == target]
 
 
 def _check_rates(name, vector) -> np.ndarray:
@@ -65,6 +87,18 @@ def hazard_rate(lam, x) -> np.ndarray:
 
 def true_conditional_cdf(t, *, x: float, lambda_t) -> np.ndarray:
     return 1.0 - np.exp(-hazard_rate(lambda_t, x) * np.asarray(t, dtype=float))
+
+
+def true_cumulative_hazard(t, *, x: float, lambda_t) -> np.ndarray:
+    r""":math:`\Lambda(t \mid x) = \langle\lambda_T,(1,x,x^2)\rangle\, t` (exponential T)."""
+    return hazard_rate(lambda_t, x) * np.asarray(t, dtype=float)
+
+
+def truth(t, *, target: str, x: float, lambda_t) -> np.ndarray:
+    """The estimand of an estimator of ``target`` (see :data:`ESTIMATORS`)."""
+    if target == "hazard":
+        return true_cumulative_hazard(t, x=x, lambda_t=lambda_t)
+    return true_conditional_cdf(t, x=x, lambda_t=lambda_t)
 
 
 def censoring_probability(lambda_t, lambda_c) -> float:
@@ -119,46 +153,125 @@ class SimulationResult:
         return pd.concat(frames, ignore_index=True)
 
 
+@dataclass
+class SimulationSet:
+    """Estimates of one (mechanism, censoring, n) for several α on the same samples.
+
+    ``references[name]`` (R, T) are the non-private estimators (the same for
+    every α); ``private[alpha][name]`` (R, T) the private ones.
+    """
+
+    t: np.ndarray
+    references: dict
+    private: dict
+    bandwidth: np.ndarray
+    censored_fraction: np.ndarray
+
+    def result(self, alpha: float) -> SimulationResult:
+        """The :class:`SimulationResult` of one α (private estimators first)."""
+        return SimulationResult(t=self.t, estimates={**self.private[alpha], **self.references},
+                                bandwidth=self.bandwidth,
+                                censored_fraction=self.censored_fraction)
+
+    def to_frame(self) -> pd.DataFrame:
+        """Long frame with an ``alpha`` column (NaN for the references, stored once)."""
+        frames = [SimulationResult(self.t, estimates, self.bandwidth, self.censored_fraction)
+                  .to_frame().assign(alpha=alpha) for alpha, estimates in self.private.items()]
+        frames.append(SimulationResult(self.t, self.references, self.bandwidth,
+                                       self.censored_fraction).to_frame().assign(alpha=np.nan))
+        return pd.concat(frames, ignore_index=True)
+
+
+def split_alphas(frame: pd.DataFrame) -> dict[float, pd.DataFrame]:
+    """Per-α frames of :meth:`SimulationSet.to_frame`: the private rows of α + references."""
+    references = frame[frame["alpha"].isna()]
+    return {float(alpha): pd.concat([group, references], ignore_index=True)
+            for alpha, group in frame[frame["alpha"].notna()].groupby("alpha", sort=False)}
+
+
 def simulate_and_estimate(*, data_seed: np.random.SeedSequence,
                           noise_seed: np.random.SeedSequence, replicates: int, n: int,
                           lambda_t, lambda_c, alpha: float, x: float,
                           bandwidth_multiplier: float, t, clip_phat: bool = True,
-                          mechanism: str | IndicatorMechanism = "laplace") -> SimulationResult:
+                          mechanism: str | IndicatorMechanism = "laplace",
+                          hazard: bool = False) -> SimulationResult:
     """Simulate one (censoring, n, α) setting and compute F̂_n, F̌_n and F_n per replicate.
 
-    The bandwidth is ``bandwidth_multiplier * dpik(X)`` per replicate (KernSmooth's
-    direct plug-in), the presmoothing bandwidth ``b = sqrt(h)``. ``mechanism``
-    (a name in :data:`dprepro.ldp_mechanisms.MECHANISMS` or an entry) privatises
-    δ with the generator of ``noise_seed``; its presmoother input (the released
-    values, de-biased where the mechanism needs it) replaces δ in F̂_n.
+    :func:`simulate_alphas` for one α (the same numbers as in a run of many α).
+    """
+    result = simulate_alphas(data_seed=data_seed, noise_seeds={alpha: noise_seed},
+                             replicates=replicates, n=n, lambda_t=lambda_t, lambda_c=lambda_c,
+                             x=x, bandwidth_multiplier=bandwidth_multiplier, t=t,
+                             clip_phat=clip_phat, mechanism=mechanism, hazard=hazard)
+    return result.result(alpha)
+
+
+def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicates: int, n: int,
+                    lambda_t, lambda_c, x: float, bandwidth_multiplier: float, t,
+                    clip_phat: bool = True, mechanism: str | IndicatorMechanism = "laplace",
+                    hazard: bool = False, phat_at_x: bool = False) -> SimulationSet:
+    r"""Simulate one (censoring, n) setting and estimate at every α of ``noise_seeds``.
+
+    The samples (X, Y, δ), the bandwidth ``h = bandwidth_multiplier * dpik(X)``
+    per replicate (KernSmooth's direct plug-in), the presmoothing bandwidth
+    ``b = sqrt(h)`` and the kernel weights are computed once and shared by
+    every α. ``mechanism`` (a name in :data:`dprepro.ldp_mechanisms.MECHANISMS`
+    or an entry) privatises δ at each α with the generator of
+    ``noise_seeds[alpha]``; its presmoother input (the released values,
+    de-biased where the mechanism needs it) replaces δ in F̂_n. Each α's
+    presmoothing is its own matrix product ``[δ, Z_α]``, so its numbers do not
+    depend on which other α are run.
+
+    With ``hazard=True`` the conditional Nelson–Aalen estimators
+    :math:`\hat\Lambda_n` (p̂ from Z, unclipped: it is linear in p̂),
+    :math:`\check\Lambda_n` (p̂ from δ) and :math:`\Lambda_n` (δ) are added.
+    ``phat_at_x=True`` evaluates the presmoother at :math:`(x, Y_i)` instead of
+    :math:`(X_i, Y_i)` (a variant from the literature).
     """
     if not isinstance(mechanism, IndicatorMechanism):
         mechanism = get_mechanism(mechanism)
     if not (np.isfinite(bandwidth_multiplier) and bandwidth_multiplier > 0):
         raise ValueError(f"bandwidth_multiplier must be > 0, got {bandwidth_multiplier}")
+    if not noise_seeds:
+        raise ValueError("noise_seeds is empty: give one seed per α")
     t = np.asarray(t, dtype=float)
     covariates, observed, delta = simulate_censored_regression(
         data_seed, replicates=replicates, n=n, lambda_t=lambda_t, lambda_c=lambda_c
     )
-    released = mechanism.privatize(delta, alpha=alpha, rng=np.random.default_rng(noise_seed))
-    private = mechanism.presmoother_input(released, alpha=alpha)
+    inputs = {}
+    for alpha, seed in noise_seeds.items():
+        released = mechanism.privatize(delta, alpha=alpha, rng=np.random.default_rng(seed))
+        inputs[alpha] = mechanism.presmoother_input(released, alpha=alpha)
     h = bandwidth_multiplier * dpik_rows(covariates)
     window = uniform_kernel_window(covariates, x=x, h=h)
-    phat_true, phat_private = presmoothed_indicator_sets(
-        observed, covariates, [delta, private], b=np.sqrt(h), where=window
+    smoother_x = np.full_like(covariates, float(x)) if phat_at_x else covariates
+    groups = presmoothed_indicator_groups(
+        observed, smoother_x, [[delta, inputs[a]] for a in noise_seeds], b=np.sqrt(h),
+        where=window
     )
     # p̂ outside the Beran window has weight zero; 0 keeps the exponents finite
-    phat_true = np.where(window, phat_true, 0.0)
-    phat_private = np.where(window, phat_private, 0.0)
-    if clip_phat:
-        phat_private = np.clip(phat_private, 0.0, 1.0)
-    estimates = {
-        "private_beran": beran_cdf(observed, phat_private, covariates, x=x, h=h, t=t),
+    phat_true = np.where(window, groups[0][0], 0.0)
+    references = {
         "generalized_beran": beran_cdf(observed, phat_true, covariates, x=x, h=h, t=t),
         "beran": beran_cdf(observed, delta, covariates, x=x, h=h, t=t),
     }
-    return SimulationResult(t=t, estimates=estimates, bandwidth=h,
-                            censored_fraction=1.0 - delta.mean(axis=1))
+    if hazard:
+        references["generalized_nelson_aalen"] = conditional_nelson_aalen(
+            observed, phat_true, covariates, x=x, h=h, t=t)
+        references["nelson_aalen"] = conditional_nelson_aalen(observed, delta, covariates, x=x,
+                                                              h=h, t=t)
+    private = {}
+    for alpha, (_, phat) in zip(noise_seeds, groups, strict=True):
+        phat = np.where(window, phat, 0.0)
+        raw = phat
+        if clip_phat:
+            phat = np.clip(phat, 0.0, 1.0)
+        private[alpha] = {"private_beran": beran_cdf(observed, phat, covariates, x=x, h=h, t=t)}
+        if hazard:
+            private[alpha]["private_nelson_aalen"] = conditional_nelson_aalen(
+                observed, raw, covariates, x=x, h=h, t=t)
+    return SimulationSet(t=t, references=references, private=private, bandwidth=h,
+                         censored_fraction=1.0 - delta.mean(axis=1))
 
 
 def error_summary(estimates, truth) -> dict:
@@ -178,4 +291,26 @@ def error_summary(estimates, truth) -> dict:
         "variance": ((estimates - mean) ** 2).mean(axis=0),
         "n_reps": np.full(truth.shape, estimates.shape[0]),
         "nonfinite": (~np.isfinite(estimates)).sum(axis=0),
+    }
+
+
+def error_standard_errors(estimates, truth) -> dict:
+    r"""Monte Carlo standard errors of :func:`error_summary`'s mse, bias and variance.
+
+    With :math:`R` replicates, :math:`e_k = E_k - F`:
+    ``mse_se`` :math:`= s(e^2)/\sqrt R`, ``bias_se`` :math:`= s(E)/\sqrt R`
+    (:math:`s` the sample standard deviation), and by the delta method
+    ``variance_se`` :math:`= \sqrt{(m_4 - v^2)/R}` with :math:`m_4` the fourth
+    central moment and :math:`v` the variance (divisor R).
+    """
+    estimates = np.asarray(estimates, dtype=float)
+    truth = np.asarray(truth, dtype=float)
+    reps = estimates.shape[0]
+    centred = estimates - estimates.mean(axis=0)
+    variance = (centred**2).mean(axis=0)
+    m4 = (centred**4).mean(axis=0)
+    return {
+        "mse_se": ((estimates - truth) ** 2).std(axis=0, ddof=1) / np.sqrt(reps),
+        "bias_se": estimates.std(axis=0, ddof=1) / np.sqrt(reps),
+        "variance_se": np.sqrt(np.maximum(m4 - variance**2, 0.0) / reps),
     }

@@ -15,8 +15,22 @@ from collections.abc import Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from .ldp_mechanisms import MECHANISMS, REFERENCE, get_mechanism, records_of, row_record
-from .ldp_simulation import ESTIMATORS, error_summary, true_conditional_cdf
+from .ldp_mechanisms import (
+    MECHANISMS,
+    REFERENCE,
+    by_release_name,
+    get_mechanism,
+    records_of,
+    row_record,
+)
+from .ldp_simulation import (
+    ESTIMATORS,
+    error_standard_errors,
+    error_summary,
+    estimators,
+    split_alphas,
+    truth,
+)
 
 __all__ = [
     "MECHANISM",
@@ -31,6 +45,11 @@ __all__ = [
     "mse_release",
     "alpha_grid_release",
     "convergence_release",
+    "hazard_release",
+    "imse_standard_errors",
+    "variance_floor",
+    "floor_release",
+    "variant_release",
 ]
 
 #: The paper's mechanism (its rows are the ones the paper's claims are about).
@@ -45,15 +64,18 @@ def _setting_mechanism(setting: Mapping):
     return get_mechanism(setting.get("mechanism", "laplace"))
 
 
-def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float) -> list[pd.DataFrame]:
+def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float, target: str = "cdf"
+                  ) -> list[pd.DataFrame]:
     rows = []
-    truth_cache = {}
+    names = estimators(target)
     for name, group in frame.groupby("estimator", sort=False):
+        if name not in names:
+            continue
         wide = group.pivot(index="replicate", columns="t", values="estimate")
         t = wide.columns.to_numpy(dtype=float)
-        if "t" not in truth_cache:
-            truth_cache["t"] = true_conditional_cdf(t, x=x, lambda_t=setting["lambda_t"])
-        summary = error_summary(wide.to_numpy(), truth_cache["t"])
+        true = truth(t, target=target, x=x, lambda_t=setting["lambda_t"])
+        summary = error_summary(wide.to_numpy(), true)
+        standard_errors = error_standard_errors(wide.to_numpy(), true)
         record = (_setting_mechanism(setting).privacy_record(setting["alpha"])
                   if ESTIMATORS[name]["private"] else REFERENCE)
         rows.append(pd.DataFrame({
@@ -63,15 +85,22 @@ def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float) -> list[pd.Da
             **record.columns(order=PRIVACY_COLUMNS),
             "estimator": name,
             "t": t,
-            "truth": truth_cache["t"],
+            "truth": true,
             **summary,
             "censored_fraction": group["censored_fraction"].iloc[0::len(t)].mean(),
+            **standard_errors,
         }))
     return rows
 
 
-def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> pd.DataFrame:
-    """MSE, bias and variance per (censoring, n, α, estimator, t).
+def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float,
+              target: str = "cdf") -> pd.DataFrame:
+    """MSE, bias and variance (and their Monte Carlo SEs) per (censoring, n, α, estimator, t).
+
+    ``target`` selects the estimators of F(t | x) (``"cdf"``) or of the
+    cumulative hazard Λ(t | x) (``"hazard"``, the conditional Nelson–Aalen
+    estimators). The SE columns (``mse_se``, ``bias_se``, ``variance_se``,
+    :func:`~dprepro.ldp_simulation.error_standard_errors`) come last.
 
     ``results`` yields ``(setting, replicate_frame)`` pairs, ``setting`` with
     keys censoring, n, alpha, lambda_t and mechanism (a registry name,
@@ -83,7 +112,7 @@ def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> p
     """
     private_rows, reference_rows = [], {}
     for setting, frame in results:
-        for part in _setting_rows(frame, setting, x):
+        for part in _setting_rows(frame, setting, setting.get("x", x), target):
             if part["mechanism"].iloc[0] != REFERENCE.mechanism:
                 private_rows.append(part)
                 continue
@@ -96,7 +125,7 @@ def mse_table(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> p
             else:
                 reference_rows[key] = part
     if not private_rows and not reference_rows:
-        raise ValueError("no replicate results to aggregate")
+        raise ValueError(f"no replicate results of {target} estimators to aggregate")
     table = pd.concat([*private_rows, *reference_rows.values()], ignore_index=True)
     order = {name: i for i, name in enumerate(ESTIMATORS)}
     table["_order"] = table["estimator"].map(order)
@@ -118,12 +147,52 @@ def integrated_mse(mse: pd.DataFrame) -> pd.DataFrame:
     return out.reset_index()
 
 
-def convergence_rates(imse: pd.DataFrame) -> pd.DataFrame:
-    """Least-squares slope of log(IMSE) on log(n) per estimator and α.
+def imse_standard_errors(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float,
+                         target: str = "cdf") -> pd.DataFrame:
+    r"""Monte Carlo SE of each integrated MSE: :math:`s(\mathrm{ISE}_r)/\sqrt R`.
+
+    :math:`\mathrm{ISE}_r = \frac1T\sum_t (E^{(r)}(t) - F(t))^2` is replicate
+    :math:`r`'s integrated squared error (IMSE is its mean over replicates).
+    Keys as :func:`integrated_mse`; references once per (censoring, n).
+    """
+    rows = {}
+    names = estimators(target)
+    for setting, frame in results:
+        for name, group in frame.groupby("estimator", sort=False):
+            if name not in names:
+                continue
+            private = ESTIMATORS[name]["private"]
+            record = (_setting_mechanism(setting).privacy_record(setting["alpha"])
+                      if private else REFERENCE)
+            key = (setting["censoring"], setting["n"], *record.columns(PRIVACY_COLUMNS).values(),
+                   name)
+            if key in rows:
+                continue
+            wide = group.pivot(index="replicate", columns="t", values="estimate")
+            true = truth(wide.columns.to_numpy(dtype=float), target=target,
+                         x=setting.get("x", x), lambda_t=setting["lambda_t"])
+            ise = ((wide.to_numpy() - true) ** 2).mean(axis=1)
+            rows[key] = ise.std(ddof=1) / np.sqrt(len(ise))
+    keys = ["censoring", "n", *PRIVACY_COLUMNS, "estimator"]
+    return pd.DataFrame([dict(zip(keys, k, strict=True), imse_se=v) for k, v in rows.items()])
+
+
+def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFrame:
+    r"""Least-squares slope of log(IMSE) on log(n) per estimator and α.
 
     A slope of −γ means IMSE ∝ n^(−γ); privacy slows the rate when the private
-    estimator's slope is flatter than the non-private ones.
+    estimator's slope is flatter than the non-private ones. With an
+    ``imse_se`` column (independent samples per n), the slope's SE follows
+    from the delta method, :math:`\mathrm{Var}\log\mathrm{IMSE}_i \approx
+    (\mathrm{se}_i/\mathrm{IMSE}_i)^2`, and the OLS weights
+    :math:`c_i = (u_i - \bar u)/\sum_j (u_j - \bar u)^2`, :math:`u = \log n`:
+    :math:`\mathrm{SE}^2 = \sum_i c_i^2 \mathrm{Var}\log\mathrm{IMSE}_i`; the
+    interval is slope ± z SE at ``level`` (columns ``slope_se``,
+    ``slope_ci_lower``, ``slope_ci_upper``).
     """
+    from scipy import stats
+
+    z = stats.norm.isf((1 - level) / 2)
     rows = []
     for (censoring, alpha, mechanism, name), group in imse.groupby(
             ["censoring", "alpha", "mechanism", "estimator"], dropna=False, sort=False):
@@ -131,10 +200,17 @@ def convergence_rates(imse: pd.DataFrame) -> pd.DataFrame:
         log_n = np.log(group["n"].to_numpy(float))
         log_imse = np.log(group["imse"].to_numpy(float))
         slope, intercept = np.polyfit(log_n, log_imse, 1)
-        rows.append({"censoring": censoring, "alpha": alpha, "mechanism": mechanism,
-                     "estimator": name, "slope": slope, "intercept": intercept,
-                     "n_min": int(group["n"].min()), "n_max": int(group["n"].max()),
-                     "points": len(group)})
+        row = {"censoring": censoring, "alpha": alpha, "mechanism": mechanism,
+               "estimator": name, "slope": slope, "intercept": intercept,
+               "n_min": int(group["n"].min()), "n_max": int(group["n"].max()),
+               "points": len(group)}
+        if "imse_se" in group:
+            weights = (log_n - log_n.mean()) / ((log_n - log_n.mean()) ** 2).sum()
+            var_log = (group["imse_se"].to_numpy(float) / group["imse"].to_numpy(float)) ** 2
+            se = float(np.sqrt((weights**2 * var_log).sum()))
+            row |= {"slope_se": se, "slope_ci_lower": slope - z * se,
+                    "slope_ci_upper": slope + z * se}
+        rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -147,6 +223,8 @@ def paper_findings(mse: pd.DataFrame, *, near_ratio: float = 1.5) -> pd.DataFram
     (6) more censoring raises every MSE.  Comparisons use the integrated MSE;
     "close"/"near" means a ratio within [1/near_ratio, near_ratio].
     """
+    # the paper's claims are about its mechanism; other mechanisms are in claims.csv
+    mse = mse[mse["mechanism"].isin([MECHANISM, REFERENCE.mechanism])]
     imse = integrated_mse(mse)
     rows = []
 
@@ -223,9 +301,18 @@ def table_privacy_records(table: pd.DataFrame) -> list:
 
 
 def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
-    """``(setting, replicate frame)`` pairs of the replicate files, lazily."""
-    return ((setting, pd.read_parquet(path))
-            for setting, path in zip(settings, paths, strict=True))
+    """``(setting, replicate frame of its α)`` pairs, lazily.
+
+    ``paths[i]`` is the replicate file of ``settings[i]``; a file holds every α
+    of one (mechanism, censoring, n) (:meth:`SimulationSet.to_frame`), so it
+    is read once and split by α.
+    """
+    cache = {}
+    for setting, path in zip(settings, paths, strict=True):
+        if path not in cache:
+            cache.clear()  # settings come grouped by file: keep one file in memory
+            cache[path] = split_alphas(pd.read_parquet(path))
+        yield setting, cache[path][float(setting["alpha"])]
 
 
 def mse_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
@@ -239,6 +326,112 @@ def alpha_grid_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
 
 
 def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
-    """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE against n, slopes."""
-    imse = integrated_mse(mse_table(read_results(settings, paths), x=x))
+    """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE (and SE) against n, slopes.
+
+    ``imse_se`` (:func:`imse_standard_errors`) gives each slope its interval.
+    """
+    results = list(read_results(settings, paths))
+    imse = integrated_mse(mse_table(results, x=x))
+    imse = imse.merge(imse_standard_errors(results, x=x), how="left",
+                      on=["censoring", "n", *PRIVACY_COLUMNS, "estimator"])
     return {"table": imse, "rates": convergence_rates(imse)}
+
+
+def hazard_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    """``hazard_mse.csv``: MSE of the conditional Nelson–Aalen estimators of Λ(t | x)."""
+    return {"table": mse_table(read_results(settings, paths), x=x, target="hazard")}
+
+
+def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[Mapping]
+                   ) -> pd.DataFrame:
+    r"""The variance floor of the private estimators beside their measured variance.
+
+    Any presmoother that is a weighted average :math:`\hat p_i = \sum_k v_{ik} Z_k`
+    (weights summing to 1) puts the noise of the released indicators into the
+    conditional Nelson–Aalen estimator linearly:
+    :math:`\hat\Lambda(t) - \Lambda_\delta(t) = \sum_k c_k \mu_k` with
+    :math:`\sum_k c_k = \sum_{Y_i \le t} W_i / \sum_j W_j 1\{Y_j \ge Y_i\}
+    \approx H_Y(t \mid x)`, the cumulative hazard of :math:`Y` at :math:`x`.
+    With :math:`n` independent noises of variance :math:`\sigma^2(\alpha)`,
+    Cauchy–Schwarz gives :math:`\sum_k c_k^2 \ge (\sum_k c_k)^2 / n`, so
+
+    .. math::
+        \operatorname{Var}_{\text{noise}} \hat\Lambda(t) \ge
+            \frac{\sigma^2(\alpha)\, H_Y(t \mid x)^2}{n}, \qquad
+        \operatorname{Var}_{\text{noise}} \hat F(t) \gtrsim S(t \mid x)^2
+            \frac{\sigma^2(\alpha)\, H_Y(t \mid x)^2}{n}
+
+    (linearised; :math:`\sigma^2 = 2/\alpha^2` for Laplace(1/α),
+    :math:`e^\alpha/(e^\alpha-1)^2` for de-biased randomized response;
+    :math:`H_Y(t \mid x) = (r_T(x) + r_C(x))\, t` for the exponential design).
+    Both are averaged over the time grid, like the integrated MSE.
+
+    Parameters
+    ----------
+    mse, hazard : DataFrame
+        ``mse.csv`` (F) and ``hazard_mse.csv`` (Λ) of the same settings.
+    censoring : list of mappings
+        The configuration's censoring settings (label, lambda_t, lambda_c).
+    """
+    from .ldp_simulation import hazard_rate
+
+    specs = {str(c["label"]): c for c in censoring}
+    rows = []
+    private = mse[mse["mechanism"] != REFERENCE.mechanism]
+    for (label, n, x, alpha, mechanism), group in private.groupby(
+            ["censoring", "n", "x", "alpha", "mechanism"], sort=False):
+        spec = specs[str(label)]
+        entry = row_record({"mechanism": mechanism, "alpha": alpha})
+        mech = by_release_name(mechanism)
+        if mech.noise_variance is None:
+            continue
+        t = group["t"].to_numpy(float)
+        r_t, r_c = hazard_rate(spec["lambda_t"], x), hazard_rate(spec["lambda_c"], x)
+        sigma2 = float(mech.noise_variance(alpha))
+        floor_hazard = sigma2 * ((r_t + r_c) * t) ** 2 / n
+        floor_cdf = np.exp(-2 * r_t * t) * floor_hazard
+        haz = hazard[(hazard["censoring"] == label) & (hazard["mechanism"] == mechanism)
+                     & np.isclose(hazard["alpha"], alpha)]
+        rows.append({"censoring": label, "n": n, "x": x,
+                     **entry.columns(order=PRIVACY_COLUMNS), "noise_variance": sigma2,
+                     "floor_ivariance_cdf": floor_cdf.mean(),
+                     "ivariance_cdf": group["variance"].mean(), "imse_cdf": group["mse"].mean(),
+                     "ratio_cdf": group["variance"].mean() / floor_cdf.mean(),
+                     "floor_ivariance_cumhaz": floor_hazard.mean(),
+                     "ivariance_cumhaz": haz["variance"].mean(),
+                     "ratio_cumhaz": haz["variance"].mean() / floor_hazard.mean()})
+    return pd.DataFrame(rows)
+
+
+def floor_release(mse, hazard, *, censoring) -> dict[str, pd.DataFrame]:
+    """``variance_floor.csv``: :func:`variance_floor` of the Figure 1 settings."""
+    return {"table": variance_floor(mse, hazard, censoring)}
+
+
+#: Privacy columns of the variant tables: also the true ε and the note, since a
+#: rescaled variant is not α-LDP.
+VARIANT_PRIVACY_COLUMNS = ["alpha", "mechanism", "true_epsilon", "privacy_note"]
+
+
+def variant_release(settings, paths, *, x: float, column: str) -> dict[str, pd.DataFrame]:
+    """``mse_<variant>.csv``: integrated MSE for each value of a variant ``column``.
+
+    ``column`` is a key of every setting (``"x"``, ``"noise_scale"``,
+    ``"phat_at"``); each value's settings are aggregated on their own (their
+    references differ, e.g. with x) and the tables stacked with ``column`` in
+    front. The true ε and the privacy note of every row come from the
+    mechanism objects (a rescaled variant is labelled not α-LDP).
+    """
+    settings, paths = list(settings), list(paths)
+    values = list(dict.fromkeys(s[column] for s in settings))
+    frames = []
+    for value in values:
+        chosen = [(s, p) for s, p in zip(settings, paths, strict=True) if s[column] == value]
+        imse = integrated_mse(mse_table(read_results(*zip(*chosen, strict=True)), x=x))
+        imse.insert(0, column, value)
+        frames.append(imse)
+    table = pd.concat(frames, ignore_index=True)
+    records = [row_record(row) for row in table[PRIVACY_COLUMNS].to_dict("records")]
+    for name in VARIANT_PRIVACY_COLUMNS[2:]:
+        table[name] = [record.columns(order=VARIANT_PRIVACY_COLUMNS)[name] for record in records]
+    return {"table": table}

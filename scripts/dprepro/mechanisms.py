@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_generator", "check_privacy_parameter", "laplace_indicators"]
+__all__ = ["check_generator", "check_privacy_parameter", "debias_randomized_response",
+           "laplace_indicators", "randomized_response_indicators",
+           "randomized_response_keep_probability"]
 
 
 def check_generator(rng) -> np.random.Generator:
@@ -69,6 +71,11 @@ def laplace_indicators(delta, *, alpha: float, rng: np.random.Generator) -> np.n
     """
     alpha = check_privacy_parameter(alpha, "alpha")
     rng = check_generator(rng)
+    delta = _check_indicators(delta)
+    return delta.astype(float) + rng.laplace(0.0, 1.0 / alpha, size=delta.shape)
+
+
+def _check_indicators(delta) -> np.ndarray:
     delta = np.asarray(delta)
     if delta.dtype == bool:
         delta = delta.astype(np.int8)
@@ -79,4 +86,62 @@ def laplace_indicators(delta, *, alpha: float, rng: np.random.Generator) -> np.n
     if not np.all((delta == 0) | (delta == 1)):
         bad = np.unique(delta[(delta != 0) & (delta != 1)])[:5]
         raise ValueError(f"delta must contain only 0 and 1, found {bad.tolist()}")
-    return delta.astype(float) + rng.laplace(0.0, 1.0 / alpha, size=delta.shape)
+    return delta
+
+
+def randomized_response_keep_probability(alpha: float) -> float:
+    r""":math:`p = e^\alpha / (1 + e^\alpha)`, the probability that δ is reported as is."""
+    alpha = check_privacy_parameter(alpha, "alpha")
+    return float(1.0 / (1.0 + np.exp(-alpha)))
+
+
+def randomized_response_indicators(delta, *, alpha: float, rng: np.random.Generator
+                                   ) -> np.ndarray:
+    r"""Privatise binary failure indicators with (Warner's) binary randomized response.
+
+    .. math::
+        Z_k = \begin{cases} \delta_k & \text{with probability } p = e^\alpha/(1+e^\alpha),\\
+                             1 - \delta_k & \text{with probability } 1 - p, \end{cases}
+
+    drawn as :math:`Z_k = \delta_k` if :math:`U_k < p`, else :math:`1 - \delta_k`, with
+    :math:`U_k` uniform from ``rng`` (one uniform per indicator, whatever α: the
+    same generator state gives common random numbers across α). For either
+    output the likelihood ratio between δ = 1 and δ = 0 is
+    :math:`p/(1-p) = e^\alpha`, so the mechanism is exactly α-LDP. The
+    released bits are biased, :math:`E[Z \mid \delta] = (1-p) + (2p-1)\delta`;
+    :func:`debias_randomized_response` removes that.
+
+    Parameters
+    ----------
+    delta : array_like of {0, 1}
+    alpha : float
+        Local privacy level, ``alpha > 0`` (keyword-only).
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of float (0.0 / 1.0), the shape of ``delta``.
+
+    References
+    ----------
+    Warner, S. L. (1965). Randomized response: a survey technique for eliminating
+    evasive answer bias. JASA 60, 63–69.
+    Kairouz, Oh & Viswanath (2016). Extremal mechanisms for local differential
+    privacy. JMLR 17 (binary randomized response is optimal for one bit).
+    """
+    p = randomized_response_keep_probability(alpha)
+    rng = check_generator(rng)
+    delta = _check_indicators(delta)
+    keep = rng.random(delta.shape) < p
+    return np.where(keep, delta, 1 - delta).astype(float)
+
+
+def debias_randomized_response(released, *, alpha: float) -> np.ndarray:
+    r"""Unbiased proxy of δ from randomized-response bits: :math:`(Z - (1-p)) / (2p - 1)`.
+
+    :math:`E[\cdot \mid \delta] = \delta`; its variance is
+    :math:`p(1-p)/(2p-1)^2 = e^\alpha/(e^\alpha - 1)^2` whatever δ, about half
+    of Laplace(1/α)'s :math:`2/\alpha^2` for small α.
+    """
+    p = randomized_response_keep_probability(alpha)
+    return (np.asarray(released, dtype=float) - (1.0 - p)) / (2.0 * p - 1.0)

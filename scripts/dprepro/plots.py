@@ -18,14 +18,18 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .io import atomic_path, read_table  # noqa: E402
-from .ldp_simulation import ESTIMATORS  # noqa: E402
+from .ldp_simulation import ESTIMATORS, estimators  # noqa: E402
 
-__all__ = ["LDP_FIGURES", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
+__all__ = ["LDP_FIGURES", "claims_figure", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha",
+           "ldp_mse_vs_n"]
 
 _STYLE = {
     "private_beran": {"color": "#d62728", "linestyle": "-"},
     "generalized_beran": {"color": "#1f77b4", "linestyle": "--"},
     "beran": {"color": "#2ca02c", "linestyle": ":"},
+    "private_nelson_aalen": {"color": "#d62728", "linestyle": "-"},
+    "generalized_nelson_aalen": {"color": "#1f77b4", "linestyle": "--"},
+    "nelson_aalen": {"color": "#2ca02c", "linestyle": ":"},
 }
 
 
@@ -39,13 +43,13 @@ def _label(name: str) -> str:
 _MECHANISM_COLORS = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
 
 
-def _private_curves(rows: pd.DataFrame):
-    """(label, style, rows) of the private estimator, one per mechanism in table order."""
-    private = rows[rows["estimator"] == "private_beran"]
+def _private_curves(rows: pd.DataFrame, estimator: str = "private_beran"):
+    """(label, style, rows) of a private estimator, one per mechanism in table order."""
+    private = rows[rows["estimator"] == estimator]
     mechanisms = list(dict.fromkeys(private["mechanism"]))
     for i, mechanism in enumerate(mechanisms):
-        style = dict(_STYLE["private_beran"])
-        label = _label("private_beran")
+        style = dict(_STYLE[estimator])
+        label = _label(estimator)
         if mechanism != "laplace_indicators":
             style["color"] = _MECHANISM_COLORS[(i - 1) % len(_MECHANISM_COLORS)]
             label += f" [{mechanism}]"
@@ -66,39 +70,59 @@ def _footer(fig, text: str) -> None:
     fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
 
 
-def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
-    """Figure 1 of the paper: MSE(t) per censoring level (rows) and α (columns)."""
+def _mse_curve(ax, part, label, style, value="mse"):
+    """A curve and, where the table has its Monte Carlo SE, a ±2 SE band."""
+    part = part.sort_values("t")
+    ax.plot(part["t"], part[value], label=label, **style)
+    if f"{value}_se" in part:
+        se = part[f"{value}_se"].to_numpy(float)
+        lower = np.maximum(part[value].to_numpy(float) - 2 * se, 0.0)
+        ax.fill_between(part["t"], lower, part[value] + 2 * se, color=style["color"],
+                        alpha=0.18, lw=0)
+
+
+def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False, target: str = "cdf"):
+    """Figure 1 of the paper: MSE(t) per censoring level (rows) and α (columns).
+
+    Every curve has a pointwise ±2 Monte Carlo SE band (``mse_se``); the
+    legend sits below the panels so it covers no curve. ``target="hazard"``
+    draws the same figure for the conditional Nelson–Aalen estimators.
+    """
     censorings = sorted(mse["censoring"].astype(str).unique(), key=int)
     alphas = sorted(alphas)
+    names = estimators(target)
+    mse = mse[mse["estimator"].isin(names)].assign(censoring=mse["censoring"].astype(str))
+    x = float(mse["x"].iloc[0])
+    quantity = f"F(t | x = {x:g})" if target == "cdf" else f"Λ(t | x = {x:g})"
     fig, axes = plt.subplots(len(censorings), len(alphas), figsize=(3.6 * len(alphas),
-                             2.9 * len(censorings)), sharex=True, sharey="row", squeeze=False)
-    mse = mse.assign(censoring=mse["censoring"].astype(str))
+                             2.9 * len(censorings) + 0.6), sharex=True, sharey="row",
+                             squeeze=False)
     for i, censoring in enumerate(censorings):
         rows = mse[mse["censoring"] == censoring]
         for j, alpha in enumerate(alphas):
             ax = axes[i, j]
-            for label, style, part in _private_curves(rows):
-                part = part[np.isclose(part["alpha"], alpha)]
-                ax.plot(part["t"], part["mse"], label=label, **style)
-            for name in ESTIMATORS:
+            for label, style, part in _private_curves(rows, names[0]):
+                _mse_curve(ax, part[np.isclose(part["alpha"], alpha)], label, style)
+            for name in names:
                 if not ESTIMATORS[name]["private"]:
-                    part = rows[rows["estimator"] == name]
-                    ax.plot(part["t"], part["mse"], label=_label(name), **_STYLE[name])
+                    _mse_curve(ax, rows[rows["estimator"] == name], _label(name), _STYLE[name])
             ax.set_title(f"{censoring}% censoring, α = {alpha:g}", fontsize=9)
             if log_scale:
                 ax.set_yscale("log")
             if i == len(censorings) - 1:
                 ax.set_xlabel("t")
             if j == 0:
-                ax.set_ylabel("MSE of F(t | x)")
+                ax.set_ylabel(f"MSE of {quantity}", fontsize=8)
             ax.grid(alpha=0.3)
-    axes[0, 0].legend(fontsize=7, loc="upper left")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
+               bbox_to_anchor=(0.5, 0.035), frameon=False)
     n = int(mse["n"].iloc[0])
     reps = int(mse["n_reps"].iloc[0])
-    x = float(mse["x"].iloc[0])
-    _footer(fig, f"Simulation (no real data): N = {reps} samples of n = {n}, x = {x:g}; "
-                 "F̂_n is α-LDP (Z = δ + Laplace(1/α)); F̌_n and F_n are non-private references.")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    _footer(fig, f"Simulation (no real data): N = {reps} samples of n = {n}, x = {x:g}; bands "
+                 "±2 Monte Carlo SE. Private curves α-LDP (mechanism in brackets; unmarked: "
+                 "Z = δ + Laplace(1/α)); the others are non-private references.")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
@@ -143,6 +167,10 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
         rate = rates[(rates["estimator"] == name) & (rates["mechanism"] == mechanism)
                      & ((rates["alpha"] == alpha) | (rates["alpha"].isna() & pd.isna(alpha)))]
         slope = rate["slope"].iloc[0] if len(rate) else np.nan
+        slope_text = f"slope {slope:.2f}"
+        if len(rate) and "slope_ci_lower" in rate:
+            slope_text += (f" [{rate['slope_ci_lower'].iloc[0]:.2f}, "
+                           f"{rate['slope_ci_upper'].iloc[0]:.2f}]")
         style = dict(_STYLE[name], marker="o")
         label = _label(name)
         if ESTIMATORS[name]["private"]:
@@ -153,17 +181,73 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
             style["marker"] = markers[index % len(markers)]
             if mechanism != "laplace_indicators":
                 label += f" [{mechanism}]"
-        ax.plot(group["n"], group["imse"], label=f"{label} (slope {slope:.2f})", **style)
+        ax.plot(group["n"], group["imse"], label=f"{label} ({slope_text})", **style)
+        if "imse_se" in group:
+            ax.errorbar(group["n"], group["imse"], yerr=2 * group["imse_se"], fmt="none",
+                        ecolor=style["color"], elinewidth=0.8, capsize=2)
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # one label per simulated n, no log-axis minor labels printed over them
+    sizes = sorted(imse["n"].unique())
+    ax.xaxis.set_major_locator(matplotlib.ticker.FixedLocator(sizes))
+    ax.xaxis.set_major_formatter(matplotlib.ticker.FixedFormatter([f"{n:g}" for n in sizes]))
+    ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("sample size n")
-    ax.set_ylabel("integrated MSE")
+    ax.set_ylabel("integrated MSE of F(t | x)")
     ax.grid(alpha=0.3, which="both")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
     censoring = imse["censoring"].iloc[0]
     _footer(fig, f"Simulation (no real data), {censoring}% censoring; "
-                 f"N = {int(imse['n_reps'].iloc[0])} samples per n; private curves α-LDP.")
+                 f"N = {int(imse['n_reps'].iloc[0])} samples per n; bars ±2 SE; slopes with "
+                 "95% intervals; private curves α-LDP.")
+    fig.set_size_inches(8.8, 3.8)
     fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def ldp_nelson_aalen(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
+    """Figure 1 for the cumulative hazard: MSE of Λ̂_n, Λ̌_n and Λ_n against t."""
+    return ldp_figure1(mse, alphas=alphas, log_scale=log_scale, target="hazard")
+
+
+def ldp_bias_variance(mse: pd.DataFrame, *, alphas):
+    """Bias² and variance of F(t | x) against t: rows censoring, columns α, two quantities.
+
+    The MSE decomposes as bias² + variance (:func:`dprepro.ldp_simulation.error_summary`);
+    this shows which part makes the private estimator's MSE large.
+    """
+    censorings = sorted(mse["censoring"].astype(str).unique(), key=int)
+    alphas = sorted(alphas)
+    names = estimators("cdf")
+    mse = mse[mse["estimator"].isin(names)].assign(censoring=mse["censoring"].astype(str),
+                                                   bias2=mse["bias"] ** 2)
+    fig, axes = plt.subplots(len(censorings), 2 * len(alphas),
+                             figsize=(2.6 * 2 * len(alphas), 2.6 * len(censorings) + 0.6),
+                             sharex=True, squeeze=False)
+    for i, censoring in enumerate(censorings):
+        rows = mse[mse["censoring"] == censoring]
+        for j, alpha in enumerate(alphas):
+            for k, (column, title) in enumerate((("bias2", "bias²"), ("variance", "variance"))):
+                ax = axes[i, 2 * j + k]
+                for label, style, part in _private_curves(rows):
+                    part = part[np.isclose(part["alpha"], alpha)].sort_values("t")
+                    ax.plot(part["t"], part[column], label=label, **style)
+                for name in names:
+                    if not ESTIMATORS[name]["private"]:
+                        part = rows[rows["estimator"] == name].sort_values("t")
+                        ax.plot(part["t"], part[column], label=_label(name), **_STYLE[name])
+                ax.set_yscale("log")
+                ax.set_title(f"{title}, {censoring}%, α = {alpha:g}", fontsize=8)
+                ax.tick_params(labelsize=7)
+                ax.grid(alpha=0.3)
+                if i == len(censorings) - 1:
+                    ax.set_xlabel("t", fontsize=8)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
+               bbox_to_anchor=(0.5, 0.035), frameon=False)
+    _footer(fig, f"Simulation (no real data): N = {int(mse['n_reps'].iloc[0])} samples of "
+                 f"n = {int(mse['n'].iloc[0])}; MSE = bias² + variance of F(t | x).")
+    fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
@@ -172,6 +256,8 @@ LDP_FIGURES = {
     "figure1": ldp_figure1,
     "mse_vs_alpha": ldp_mse_vs_alpha,
     "mse_vs_n": ldp_mse_vs_n,
+    "nelson_aalen": ldp_nelson_aalen,
+    "bias_variance": ldp_bias_variance,
 }
 
 
@@ -561,4 +647,49 @@ def privacy_audit(table: pd.DataFrame):
     _footer(fig, f"Clopper–Pearson lower confidence bounds at level {level:g} on worst-case "
                  "neighbouring inputs (synthetic); control rows are deliberately mis-scaled.")
     fig.tight_layout(rect=(0, 0.03, 1, 1))
+    return fig
+
+
+_VERDICT_COLORS = {"holds": "#2ca02c", "fails": "#d62728", "inconclusive": "#ff7f0e"}
+
+
+def claims_figure(claims: pd.DataFrame):
+    """One row per claim: the reproduced value and its interval against the criterion.
+
+    Each row has its own x-scale (claims measure different things); the set of
+    values for which the claim is true is shaded, the point and interval are
+    coloured by verdict.
+    """
+    from .claims import Criterion
+
+    claims = claims.reset_index(drop=True)
+    rows = max(1, len(claims))
+    fig, axes = plt.subplots(rows, 1, figsize=(9.5, 0.42 * rows + 1.0), squeeze=False)
+    for ax, row in zip(axes[:, 0], claims.itertuples(), strict=False):
+        crit = Criterion.parse(row.criterion)
+        values = [row.reproduced_value, row.ci_lower, row.ci_upper]
+        values += [v for v in (crit.lower, crit.upper) if np.isfinite(v)]
+        low, high = min(values), max(values)
+        pad = 0.15 * (high - low) if high > low else 0.5 * max(abs(high), 1e-3)
+        low, high = low - pad, high + pad
+        ax.axvspan(max(crit.lower, low), min(crit.upper, high), color="0.88", lw=0)
+        color = _VERDICT_COLORS[row.verdict]
+        ax.hlines(0, row.ci_lower, row.ci_upper, color=color, lw=2.5)
+        ax.plot(row.reproduced_value, 0, "o", color=color, ms=5)
+        ax.set_xlim(low, high)
+        ax.set_ylim(-1, 1)
+        ax.set_yticks([])
+        ax.tick_params(axis="x", labelsize=6, pad=1, length=2)
+        ax.text(-0.01, 0.5, f"{row.claim_id}: {row.criterion}", transform=ax.transAxes,
+                ha="right", va="center", fontsize=6)
+        ax.text(1.01, 0.5, row.verdict, transform=ax.transAxes, ha="left", va="center",
+                fontsize=6, color=color)
+    if not len(claims):
+        axes[0, 0].text(0.5, 0.5, "no claims tables among the configured studies",
+                        ha="center", va="center")
+        axes[0, 0].set_axis_off()
+    _footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values for which "
+                 "the claim is true (criterion). Verdict: holds / fails / inconclusive.")
+    fig.subplots_adjust(left=0.42, right=0.9, top=0.99, bottom=0.6 / (0.42 * rows + 1.0),
+                        hspace=0.9)
     return fig

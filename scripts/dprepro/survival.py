@@ -37,6 +37,7 @@ __all__ = [
     "beran_cdf",
     "presmoothed_indicators",
     "presmoothed_indicator_sets",
+    "presmoothed_indicator_groups",
     "generalized_beran_cdf",
     "private_beran_cdf",
     "conditional_nelson_aalen",
@@ -238,11 +239,26 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
     enters the estimator; other entries are NaN.  Returns 2-D arrays (R, n),
     one per entry of ``indicator_sets``.
     """
-    if len(indicator_sets) == 0:
+    (out,) = presmoothed_indicator_groups(times, covariates, [indicator_sets], b=b, where=where)
+    return out
+
+
+def presmoothed_indicator_groups(times, covariates, groups, *, b, where=None
+                                 ) -> list[list[np.ndarray]]:
+    r""":func:`presmoothed_indicator_sets` for several groups of indicator vectors.
+
+    The kernel weights are built once per block of replicates and applied to
+    each group in its own matrix product, so a group's result does not depend
+    on the other groups: the same floating-point operations as
+    :func:`presmoothed_indicator_sets` on that group alone (a product with more
+    columns may sum in another order). The simulation uses one group per α,
+    ``[δ, Z_α]``.
+    """
+    if len(groups) == 0 or any(len(g) == 0 for g in groups):
         raise ValueError("indicator_sets is empty")
-    checked = [_check_sample(times, values, covariates) for values in indicator_sets]
-    times, _, covariates = checked[0]
-    stacked = np.stack([values for _, values, _ in checked], axis=2)  # (R, n, k)
+    checked = [[_check_sample(times, values, covariates) for values in g] for g in groups]
+    times, _, covariates = checked[0][0]
+    stacks = [np.stack([values for _, values, _ in g], axis=2) for g in checked]  # (R, n, k)
     b = _check_bandwidth("b", b, times.shape[0])
     replicates, n = times.shape
     if where is None:
@@ -252,7 +268,7 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
     # only as many query rows as its fullest window.
     query_order = np.argsort(~where, axis=1, kind="stable")
     query_counts = where.sum(axis=1)
-    out = np.full_like(stacked, np.nan)
+    outs = [np.full_like(stacked, np.nan) for stacked in stacks]
     group = max(1, _PAIRWISE_BUDGET // (n * n))
     for first in range(0, replicates, group):
         last = min(first + group, replicates)
@@ -262,13 +278,16 @@ def presmoothed_indicator_sets(times, covariates, indicator_sets, *, b, where=No
         block = max(1, _CACHE_BUDGET // (8 * m * n))
         for start in range(first, last, block):
             _presmooth_block(slice(start, min(start + block, last)), m, query_order, times,
-                             covariates, stacked, b, out)
-    out[~where] = np.nan
-    return [out[..., k] for k in range(out.shape[2])]
+                             covariates, stacks, b, outs)
+    result = []
+    for out in outs:
+        out[~where] = np.nan
+        result.append([out[..., k] for k in range(out.shape[2])])
+    return result
 
 
-def _presmooth_block(rows, m, query_order, times, covariates, stacked, b, out):
-    """p̂ at the first ``m`` queries of each replicate in ``rows``, written into ``out``."""
+def _presmooth_block(rows, m, query_order, times, covariates, stacks, b, outs):
+    """p̂ at the first ``m`` queries of each replicate in ``rows``, for every stack."""
     queries = query_order[rows, :m]
     qx = np.take_along_axis(covariates[rows], queries, axis=1)
     qy = np.take_along_axis(times[rows], queries, axis=1)
@@ -280,11 +299,13 @@ def _presmooth_block(rows, m, query_order, times, covariates, stacked, b, out):
     near &= times[rows, None, :] >= (qy - bw)[:, :, None]
     near &= times[rows, None, :] <= (qy + bw)[:, :, None]
     weights = near.astype(float)
-    smoothed = np.matmul(weights, stacked[rows]) / weights.sum(axis=2)[..., None]
-    # rows with fewer evaluation points than m also got some extra (correct)
-    # estimates at other observations; they are masked below
-    np.put_along_axis(out[rows], np.broadcast_to(queries[..., None], smoothed.shape), smoothed,
-                      axis=1)
+    totals = weights.sum(axis=2)[..., None]
+    for stacked, out in zip(stacks, outs, strict=True):
+        smoothed = np.matmul(weights, stacked[rows]) / totals
+        # rows with fewer evaluation points than m also got some extra (correct)
+        # estimates at other observations; they are masked by the caller
+        np.put_along_axis(out[rows], np.broadcast_to(queries[..., None], smoothed.shape),
+                          smoothed, axis=1)
 
 
 def generalized_beran_cdf(times, indicators, covariates, *, x: float, h, t, b=None):

@@ -34,6 +34,9 @@ def fmt_number(value):
 
 
 STUDY_TARGETS = {}
+# Each study's .smk adds its claims table(s) here; workflow/rules/claims.smk
+# merges those of the configured studies into results/claims.csv.
+STUDY_CLAIMS = {}
 
 
 def study_targets(studies):

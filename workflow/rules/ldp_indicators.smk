@@ -11,12 +11,24 @@ LDP_CONV = ldp_settings(
     [LDP["convergence"]["censoring"]],
     LDP["convergence"]["sample_sizes"],
     LDP["convergence"]["alphas"],
+    LDP["convergence"]["mechanisms"],
 )
+LDP_VARIANTS = {
+    name: ldp_variant_settings(name) for name in ("x", "noise_scale", "phat")
+}
+# the variant columns of each variant table
+LDP_VARIANT_COLUMNS = {"x": "x", "noise_scale": "noise_scale", "phat": "phat_at"}
+# the claims read the Figure 1 replicates and every variant's
+LDP_CLAIMS = LDP_MAIN + [
+    s for name in LDP_VARIANTS for s in LDP_VARIANTS[name] if s["design"] != "main"
+]
 LDP_TABLES = {
     "mse": f"{LDP_DIR}/tables/mse.csv",
     "alpha_grid": f"{LDP_DIR}/tables/mse_alpha_grid.csv",
     "mse_vs_n": f"{LDP_DIR}/tables/mse_vs_n.csv",
     "rates": f"{LDP_DIR}/tables/convergence_rates.csv",
+    "hazard": f"{LDP_DIR}/tables/hazard_mse.csv",
+    "floor": f"{LDP_DIR}/tables/variance_floor.csv",
 }
 # One rule draws every figure; each figure's function in dprepro.plots takes
 # these tables (by argument name) and options.
@@ -24,36 +36,45 @@ LDP_FIGURE_INPUTS = {
     "figure1": {"mse": LDP_TABLES["mse"]},
     "mse_vs_alpha": {"imse": LDP_TABLES["alpha_grid"]},
     "mse_vs_n": {"imse": LDP_TABLES["mse_vs_n"], "rates": LDP_TABLES["rates"]},
+    "nelson_aalen": {"mse": LDP_TABLES["hazard"]},
+    "bias_variance": {"mse": LDP_TABLES["mse"]},
 }
 LDP_FIGURE_OPTIONS = {
     "figure1": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
     "mse_vs_alpha": {},
     "mse_vs_n": {},
+    "nelson_aalen": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
+    "bias_variance": {"alphas": LDP["alphas"]},
 }
 LDP_FIGURES = {
     name: [f"{LDP_DIR}/figures/{name}.pdf", f"{LDP_DIR}/figures/{name}.png"]
     for name in LDP_FIGURE_INPUTS
 }
+STUDY_CLAIMS["ldp_indicators"] = [f"{LDP_DIR}/tables/claims.csv"]
 STUDY_TARGETS["ldp_indicators"] = [
     LDP_TABLES["mse"],
     f"{LDP_DIR}/tables/findings.csv",
+    *STUDY_CLAIMS["ldp_indicators"],
     LDP_TABLES["alpha_grid"],
     LDP_TABLES["mse_vs_n"],
     LDP_TABLES["rates"],
+    LDP_TABLES["hazard"],
+    LDP_TABLES["floor"],
+    *[f"{LDP_DIR}/tables/mse_{name}.csv" for name in LDP_VARIANTS],
     *[path for paths in LDP_FIGURES.values() for path in paths],
 ]
 
 
 rule ldp_simulate:
     output:
-        estimates=f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet",
+        estimates=f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}.parquet",
         prov=prov(
-            f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}_alpha{{alpha}}.parquet"
+            f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}.parquet"
         ),
     log:
-        "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}_alpha{alpha}.log",
+        "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.log",
     benchmark:
-        "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}_alpha{alpha}.tsv"
+        "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -62,13 +83,11 @@ rule ldp_simulate:
         runtime=lambda wc: 5 + int(wc.n) ** 2 // 400_000,
     params:
         seed=config["seed"],
+        alphas=lambda wc: LDP_DESIGNS[wc.design]["alphas"],
+        phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
         setting=lambda wc: ldp_setting(wc.censoring),
-        replicates=lambda wc: (
-            LDP["convergence"]["replicates"]
-            if wc.design == "convergence"
-            else LDP["replicates"]
-        ),
-        x=LDP["x"],
+        replicates=lambda wc: LDP_DESIGNS[wc.design]["replicates"],
+        x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
         clip_phat=LDP["clip_phat"],
         t=ldp_t_grid(),
@@ -117,6 +136,35 @@ rule ldp_findings:
         "../../scripts/ldp_findings.py"
 
 
+rule ldp_claims:
+    input:
+        estimates=ldp_estimate_paths(LDP_CLAIMS),
+    output:
+        table=f"{LDP_DIR}/tables/claims.csv",
+        prov=prov(f"{LDP_DIR}/tables/claims.csv"),
+    log:
+        "results/logs/ldp_claims/ldp_claims.log",
+    benchmark:
+        "results/benchmarks/ldp_claims/ldp_claims.tsv"
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        seed=config["seed"],
+        settings=LDP_CLAIMS,
+        x=LDP["x"],
+        censorings=LDP_LABELS,
+        alphas=LDP["alphas"],
+        mechanisms=LDP["mechanisms"],
+        claims=LDP["claims"],
+        variants=LDP["variants"],
+    script:
+        "../../scripts/ldp_claims.py"
+
+
 rule ldp_alpha_grid_table:
     input:
         estimates=ldp_estimate_paths(LDP_GRID),
@@ -159,6 +207,72 @@ rule ldp_convergence_table:
         x=LDP["x"],
     script:
         "../../scripts/ldp_convergence_table.py"
+
+
+rule ldp_variant_table:
+    input:
+        estimates=lambda wc: ldp_estimate_paths(LDP_VARIANTS[wc.variant]),
+    output:
+        table=f"{LDP_DIR}/tables/mse_{{variant}}.csv",
+        prov=prov(f"{LDP_DIR}/tables/mse_{{variant}}.csv"),
+    log:
+        "results/logs/ldp_variant_table/{variant}.log",
+    wildcard_constraints:
+        variant="|".join(LDP_VARIANTS),
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        settings=lambda wc: LDP_VARIANTS[wc.variant],
+        column=lambda wc: LDP_VARIANT_COLUMNS[wc.variant],
+        x=LDP["x"],
+    script:
+        "../../scripts/ldp_variant_table.py"
+
+
+rule ldp_hazard_table:
+    input:
+        estimates=ldp_estimate_paths(LDP_MAIN),
+    output:
+        table=LDP_TABLES["hazard"],
+        prov=prov(LDP_TABLES["hazard"]),
+    log:
+        "results/logs/ldp_hazard_table/ldp_hazard_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        settings=LDP_MAIN,
+        x=LDP["x"],
+    script:
+        "../../scripts/ldp_hazard_table.py"
+
+
+rule ldp_floor_table:
+    input:
+        mse=LDP_TABLES["mse"],
+        hazard=LDP_TABLES["hazard"],
+    output:
+        table=LDP_TABLES["floor"],
+        prov=prov(LDP_TABLES["floor"]),
+    log:
+        "results/logs/ldp_floor_table/ldp_floor_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        censoring=LDP["censoring"],
+    script:
+        "../../scripts/ldp_floor_table.py"
 
 
 rule ldp_figure:

@@ -1,14 +1,47 @@
 # ---- ldp_indicators: configuration, wildcards and helpers of the study ----
+import re
+
 LDP = config["ldp_indicators"]
 LDP_DIR = "results/ldp_indicators"
+
+
+def ldp_designs():
+    """Every replicate design: its α (all run on the same samples), x, N and p̂ point.
+
+    ``main`` (Figure 1 and the α grid), ``convergence`` (n varies), and the
+    variants of ``variants``: ``x<value>`` (another x), ``noise_scale``
+    (rescaled mechanisms) and ``phat_at_x`` (p̂ evaluated at (x, Y_i)).
+    """
+    base = {"x": float(LDP["x"]), "replicates": LDP["replicates"], "phat_at_x": False}
+    alphas = sorted({float(a) for a in LDP["alphas"]})
+    designs = {
+        "main": base
+        | {"alphas": sorted({float(a) for a in LDP["alphas"] + LDP["alpha_grid"]})},
+        "convergence": base
+        | {
+            "alphas": sorted({float(a) for a in LDP["convergence"]["alphas"]}),
+            "replicates": LDP["convergence"]["replicates"],
+        },
+    }
+    variants = LDP["variants"]
+    for x in variants["x_values"]:
+        if float(x) != float(LDP["x"]):
+            designs[f"x{fmt_number(x)}"] = base | {"alphas": alphas, "x": float(x)}
+    if any(float(c) != 1.0 for c in variants["noise_scales"]):
+        designs["noise_scale"] = base | {"alphas": alphas}
+    if variants["phat_at_x"]:
+        designs["phat_at_x"] = base | {"alphas": alphas, "phat_at_x": True}
+    return designs
+
+
+LDP_DESIGNS = ldp_designs()
 
 
 wildcard_constraints:
     censoring=r"[0-9]+",
     n=r"[0-9]+",
-    alpha=r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?",
-    design=r"main|convergence",
-    mechanism=r"[a-z0-9_]+",
+    design="|".join(re.escape(d) for d in LDP_DESIGNS),
+    mechanism=r"[a-z0-9_.]+",
 
 
 def ldp_setting(label):
@@ -24,8 +57,8 @@ def ldp_t_grid():
     return [grid["start"] + i * step for i in range(grid["num"])]
 
 
-def ldp_settings(design, censorings, sample_sizes, alphas):
-    """One replicate job per (mechanism, censoring, n, α) of a design."""
+def ldp_settings(design, censorings, sample_sizes, alphas, mechanisms=None, **extra):
+    """One table setting per (mechanism, censoring, n, α) of a design (+ ``extra`` keys)."""
     return [
         {
             "design": design,
@@ -34,17 +67,52 @@ def ldp_settings(design, censorings, sample_sizes, alphas):
             "n": int(n),
             "alpha": float(a),
             "lambda_t": ldp_setting(c)["lambda_t"],
+            **extra,
         }
-        for m in LDP["mechanisms"]
+        for m in (LDP["mechanisms"] if mechanisms is None else mechanisms)
         for c in censorings
         for n in sample_sizes
         for a in alphas
     ]
 
 
+def ldp_variant_settings(variant):
+    """Settings of one variant table, each with the variant's column (and a claims tag)."""
+    spec, labels = LDP["variants"], [s["label"] for s in LDP["censoring"]]
+    m, main_x = spec["mechanism"], float(LDP["x"])
+
+    def settings(design, mechanism, **extra):
+        return ldp_settings(
+            design, labels, [LDP["n"]], LDP["alphas"], [mechanism], **extra
+        )
+
+    out = []
+    if variant == "x":
+        for x in spec["x_values"]:
+            if float(x) == main_x:
+                out += settings("main", m, x=main_x)
+            else:
+                tag = f"@x{fmt_number(x)}"
+                out += settings(f"x{fmt_number(x)}", m, x=float(x), tag=tag)
+    elif variant == "noise_scale":
+        for c in spec["noise_scales"]:
+            if float(c) == 1.0:
+                out += settings("main", m, noise_scale=1.0)
+            else:
+                out += settings(
+                    "noise_scale", f"{m}_scale{float(c):g}", noise_scale=float(c)
+                )
+    elif variant == "phat":
+        out += settings("main", m, phat_at="X_i")
+        if spec["phat_at_x"]:
+            out += settings("phat_at_x", m, phat_at="x", tag="@phat_x")
+    return out
+
+
 def ldp_estimate_paths(settings):
+    """Replicate file of each setting: one file holds every α of its design."""
     return [
         f"{LDP_DIR}/replicates/{s['design']}/{s['mechanism']}/cens{s['censoring']}"
-        f"_n{s['n']}_alpha{fmt_number(s['alpha'])}.parquet"
+        f"_n{s['n']}.parquet"
         for s in settings
     ]

@@ -1,0 +1,17 @@
+"""Draw results/claims.csv: one row per claim, interval against criterion, by verdict."""
+
+import json
+
+from dprepro import plots, step
+from dprepro.claims import CLAIMS_PRIVACY
+from dprepro.io import read_table
+
+log = step.start(snakemake, "claims_figure")
+with open(f"{snakemake.input.table}.prov.json", encoding="utf-8") as handle:
+    origin = json.load(handle)["data_origin"]
+outputs = [snakemake.output.pdf, snakemake.output.png]
+plots.save_figure(plots.claims_figure(read_table(snakemake.input.table)), outputs,
+                  dpi=snakemake.params.dpi)
+step.write_sidecars(snakemake, __file__, outputs, config=dict(snakemake.params.items()),
+                    privacy=CLAIMS_PRIVACY, data_origin=origin)
+log.info("wrote %s", ", ".join(outputs))

@@ -1,0 +1,24 @@
+"""Merge the claims tables of the configured studies into results/claims.csv."""
+
+import json
+
+from dprepro import step
+from dprepro.claims import CLAIMS_PRIVACY, merge_claims
+from dprepro.io import read_table
+
+log = step.start(snakemake, "claims_table")
+tables = [read_table(path) for path in snakemake.input.tables]
+merged = merge_claims(tables)
+for verdict, count in merged["verdict"].value_counts().items():
+    log.info("%-12s %d claims", verdict, count)
+# the merged table's data origin is that of the study tables, as their sidecars say
+origins = set()
+for path in snakemake.input.tables:
+    with open(f"{path}.prov.json", encoding="utf-8") as handle:
+        origins |= set(json.load(handle)["data_origin"].split(","))
+step.write_csv(merged, snakemake.output.table)
+step.write_sidecars(snakemake, __file__, [snakemake.output.table],
+                    config={"tables": list(snakemake.input.tables)}, privacy=CLAIMS_PRIVACY,
+                    data_origin=",".join(sorted(origins)) or "simulation")
+log.info("wrote %s (%d claims from %d tables)", snakemake.output.table, len(merged),
+         len(tables))

@@ -1,0 +1,125 @@
+"""Claims of the ldp_indicators study: statistics, paired bootstrap, verdicts, merge."""
+
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprepro.claims import (
+    CLAIM_COLUMNS,
+    bootstrap_counts,
+    bootstrap_interval,
+    claim_row,
+    merge_claims,
+    percentile_interval,
+)
+from dprepro.ldp_claims import ErrorSet, ldp_claims
+
+ALPHAS = [0.2, 0.3, 0.4]
+
+
+def synthetic_errors(scale_private, scale_generalized=1.0, scale_beran=1.2, bias_private=0.0,
+                     reps=200, steps=20, seed=0):
+    """Errors D = E - F with known spread per estimator (independent normal noise)."""
+    rng = np.random.default_rng(seed)
+    errors = {}
+    for c, factor in (("25", 1.0), ("50", 1.3)):
+        common = rng.normal(size=(reps, steps))
+        errors[(c, "none", math.nan, "generalized_beran")] = 0.01 * factor * scale_generalized * (
+            common + 0.3 * rng.normal(size=(reps, steps)))
+        errors[(c, "none", math.nan, "beran")] = 0.01 * factor * scale_beran * (
+            common + 0.3 * rng.normal(size=(reps, steps)))
+        for a in ALPHAS:
+            errors[(c, "laplace", a, "private_beran")] = (
+                0.01 * factor * scale_private / a * rng.normal(size=(reps, steps))
+                + bias_private / a)
+    return ErrorSet(errors)
+
+
+def claims_of(errors, **kwargs):
+    table = ldp_claims(errors, censorings=["25", "50"], alphas=ALPHAS, mechanisms=["laplace"],
+                       seed=3, resamples=500, **kwargs)
+    return table.set_index("claim_id")
+
+
+def test_every_results_section_claim_is_present_with_an_interval_and_a_verdict():
+    table = claims_of(synthetic_errors(scale_private=0.3))
+    assert list(table.reset_index()[CLAIM_COLUMNS].columns) == CLAIM_COLUMNS
+    assert set(table.reset_index().columns) == set(CLAIM_COLUMNS)
+    for c in ("25", "50"):
+        for stem in ("generalized_smallest_variance", "generalized_below_beran",
+                     "private_falls_with_alpha", "private_highest_smallest_alpha",
+                     "private_close_generalized_largest_alpha", "private_near_beran_alpha0.3"):
+            assert f"ldp.{stem}.c{c}" in table.index
+        for a in ALPHAS:
+            assert f"ldp.biases_similar.c{c}.a{a:g}" in table.index
+            assert f"ldp.private_as_efficient.c{c}.a{a:g}" in table.index
+    assert {"ldp.censoring_raises_mse", "ldp.censoring_affects_all_equally"} <= set(table.index)
+    assert set(table["verdict"]) <= {"holds", "fails", "inconclusive"}
+    assert (table["ci_lower"] <= table["ci_upper"]).all()
+
+
+def test_verdicts_follow_the_constructed_truth():
+    # private noise far below the references' spread and no bias: the paper's picture
+    good = claims_of(synthetic_errors(scale_private=0.05))
+    assert good.loc["ldp.generalized_below_beran.c25", "verdict"] == "holds"
+    assert good.loc["ldp.biases_similar.c25.a0.2", "verdict"] == "holds"
+    assert good.loc["ldp.censoring_raises_mse", "verdict"] == "holds"
+    # a private estimator ten times noisier, biased by -0.01/α: what our simulation finds
+    bad = claims_of(synthetic_errors(scale_private=3.0, bias_private=-0.01))
+    assert bad.loc["ldp.private_close_generalized_largest_alpha.c25", "verdict"] == "fails"
+    assert bad.loc["ldp.biases_similar.c25.a0.2", "verdict"] == "fails"
+    assert bad.loc["ldp.biases_similar.c25.a0.2", "reproduced_value"] == pytest.approx(
+        0.05, abs=0.01)
+    assert bad.loc["ldp.private_falls_with_alpha.c25", "verdict"] == "holds"
+    # Beran below the generalized estimator: the claim must fail
+    swapped = claims_of(synthetic_errors(scale_private=0.3, scale_generalized=1.5))
+    assert swapped.loc["ldp.generalized_below_beran.c25", "verdict"] == "fails"
+
+
+def test_claims_are_deterministic_and_each_claim_has_its_own_stream():
+    errors = synthetic_errors(scale_private=0.3)
+    a, b = claims_of(errors), claims_of(errors)
+    pd.testing.assert_frame_equal(a, b)
+    other = ldp_claims(errors, censorings=["25", "50"], alphas=ALPHAS, mechanisms=["laplace"],
+                       seed=4, resamples=500).set_index("claim_id")
+    assert not np.array_equal(a["ci_lower"].to_numpy(), other["ci_lower"].to_numpy())
+    # the point estimate does not depend on the bootstrap
+    np.testing.assert_array_equal(a["reproduced_value"], other["reproduced_value"])
+
+
+def test_bootstrap_counts_reproduce_bootstrap_interval():
+    values = np.random.default_rng(1).exponential(size=150)
+    counts = bootstrap_counts(150, rng=np.random.default_rng(5), resamples=300)
+    assert counts.shape == (300, 150) and (counts.sum(axis=1) == 150).all()
+    fast = percentile_interval(values.mean(), counts @ values / 150)
+    slow = bootstrap_interval(np.mean, [values], rng=np.random.default_rng(5), resamples=300)
+    np.testing.assert_allclose(fast, slow, rtol=1e-12)
+    with pytest.raises(ValueError, match="at least 100"):
+        percentile_interval(1.0, [1.0, 2.0])
+
+
+def _study_claims(study, prefix, n):
+    return pd.DataFrame([claim_row(study=study, claim_id=f"{prefix}.c{i}", claim="x",
+                                   source="s", statistic="ratio", reproduced_value=0.5,
+                                   ci_lower=0.4, ci_upper=0.6 + i, criterion="< 1")
+                         for i in range(n)])
+
+
+@pytest.mark.parametrize("studies", [1, 2, 3])
+def test_claims_merge_on_one_two_and_three_studies(studies):
+    tables = [_study_claims("ldp_indicators", "ldp", 2), _study_claims("rrr_survival", "rrr", 3),
+              _study_claims("repr_transfer", "repr", 1)][:studies]
+    merged = merge_claims(tables)
+    assert list(merged.columns) == CLAIM_COLUMNS
+    assert len(merged) == sum(len(t) for t in tables)
+    assert list(dict.fromkeys(merged["study"])) == [t["study"].iloc[0] for t in tables]
+    assert list(merged["verdict"][:2]) == ["holds", "inconclusive"]
+
+
+def test_claims_merge_of_nothing_is_an_empty_table_and_duplicates_fail():
+    assert list(merge_claims([]).columns) == CLAIM_COLUMNS and merge_claims([]).empty
+    table = _study_claims("ldp_indicators", "ldp", 2)
+    with pytest.raises(ValueError, match="duplicate claim ids"):
+        merge_claims([table, table])
