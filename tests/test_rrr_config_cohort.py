@@ -10,6 +10,7 @@ import math
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -23,7 +24,8 @@ from dprepro.rrr_study import ORIGINAL
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "data" / "small_config.yaml"
-PRIVACY = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_note"]
+PRIVACY = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_unit",
+           "privacy_note"]
 pytestmark = pytest.mark.workflow
 
 
@@ -85,12 +87,13 @@ def test_a_csv_cohort_is_a_config_change_only(run):
 def expected_record(row, k):
     """The record the mechanism object states for a table row (k groups in its dataset)."""
     if row["mechanism"] == "original":
-        return ORIGINAL
+        return replace(ORIGINAL, privacy_unit="patient")
     if row["mechanism"] == "rrr":
         return RevisedRandomizedResponse(epsilon=row["epsilon"], categories=range(k),
-                                         calibration=row["calibration"]).privacy_record()
+                                         calibration=row["calibration"]).privacy_record(
+                                             privacy_unit="patient")
     assert row["mechanism"] == "lnte"
-    return LNTE(epsilon=row["epsilon"]).privacy_record()
+    return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 
 
 def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
@@ -99,12 +102,12 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
     checked = 0
     for path in tables:
         table = pd.read_csv(path, keep_default_na=False, na_values=[""])
-        assert list(table.columns[2:7]) == PRIVACY, path.name
+        assert list(table.columns[2:8]) == PRIVACY, path.name
         k = {d: len(set(rows["group"])) if "group" in rows
              else len(set(rows["group_a"]) | set(rows["group_b"]))
              for d, rows in table.groupby("dataset")}
         for row in table.drop_duplicates(["dataset", *PRIVACY[:3]]).to_dict("records"):
-            want = expected_record(row, k[row["dataset"]]).columns()
+            want = expected_record(row, k[row["dataset"]]).columns(PRIVACY)
             for column in PRIVACY:
                 got, exp = row[column], want[column]
                 if isinstance(exp, float) and math.isnan(exp):
@@ -130,7 +133,8 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
 def test_release_sidecars_carry_the_mechanism_record(run):
     sidecar = json.loads(
         (run / "releases" / "toy" / "rrr_eps1" / "medians.csv.prov.json").read_text())
-    want = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record()
+    want = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record(
+        privacy_unit="patient")
     assert sidecar["privacy"] == want.provenance()
     assert sidecar["privacy"]["true_epsilon"] == pytest.approx(1 + math.log(2))
 

@@ -357,7 +357,7 @@ _SPEC_DEFAULTS = {
     "columns": {"id": "id", "time": "time", "status": "status", "group": "group"},
     "event_values": [1], "censored_values": [0], "time_divisor": 1, "time_unit": "",
     "title": "", "groups": [], "group_aliases": {},
-    "cbioportal_url": "https://www.cbioportal.org", "study_id": "",
+    "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
 }
 
 
@@ -393,6 +393,9 @@ class CohortSpec:
         differing only in case, spaces or punctuation match without one.
     cbioportal_url, study_id : str
         cBioPortal instance and study (``cbioportal``).
+    privacy_unit : str
+        Who one ``id`` is (``patient``): RRR releases each id's group once,
+        and every table states its guarantee per this unit.
     """
 
     name: str
@@ -411,6 +414,7 @@ class CohortSpec:
     group_aliases: Mapping = field(default_factory=dict)
     cbioportal_url: str = "https://www.cbioportal.org"
     study_id: str = ""
+    privacy_unit: str = "patient"
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -436,7 +440,8 @@ class CohortSpec:
                    groups=tuple(str(g) for g in merged["groups"]),
                    group_aliases={str(k): str(v) for k, v in merged["group_aliases"].items()},
                    cbioportal_url=str(merged["cbioportal_url"]),
-                   study_id=str(merged["study_id"]))
+                   study_id=str(merged["study_id"]),
+                   privacy_unit=str(merged["privacy_unit"]))
 
     @property
     def display_title(self) -> str:
@@ -704,7 +709,9 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
             raw, source = read_csv_checked(inputs["table"], required=(), id_column=None), \
                 inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
-    summary = {**summary, "rows": int(len(frame)), "ids": int(frame["id"].nunique()),
+    per_id = frame.groupby("id").size()
+    summary = {**summary, "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),
+               "ids": int(frame["id"].nunique()), "max_rows_per_id": int(per_id.max()),
                "groups": {str(k): int(v) for k, v in frame.groupby("group").size().items()},
                "censored_fraction": float(1 - frame["event"].mean())}
     return CohortBuild(frame=frame, origin=spec.origin, seeds=seeds, summary=summary)

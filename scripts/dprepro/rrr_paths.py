@@ -53,7 +53,8 @@ def releases(config: Mapping, mechanisms=("original", "rrr", "lnte")) -> list[di
                 out.append({"dataset": dataset, "mechanism": mechanism,
                             "epsilon": None if eps is None else float(eps),
                             "calibration": rrr["calibration"] if mechanism == "rrr" else "",
-                            "data_origin": specs[dataset].origin})
+                            "data_origin": specs[dataset].origin,
+                            "privacy_unit": specs[dataset].privacy_unit})
     return out
 
 
