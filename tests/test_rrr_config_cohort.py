@@ -212,3 +212,60 @@ def test_package_source_loads_a_lifelines_dataset():
     assert sorted(set(built.frame["group"])) == ["I", "II", "III"]
     assert built.frame["event"].sum() == raw["cens"].sum()
     assert built.summary["package"] == "lifelines.datasets:load_gbsg2"
+
+
+def _moved_fixtures():
+    """The fixture study with IPSSR renamed RISK and moved to the patients, OS_MONTHS to
+    the samples as OS_TIME: a server whose attribute names and types differ."""
+    fixtures = ROOT / "tests" / "fixtures" / "cbioportal"
+    patients = json.loads((fixtures / "mds_iwg_2022_patient.json").read_text())
+    samples = json.loads((fixtures / "mds_iwg_2022_sample.json").read_text())
+    sample_of = {r["patientId"]: r for r in samples}
+    new_patients, new_samples = [], [r for r in samples if r["clinicalAttributeId"] != "IPSSR"]
+    for r in patients:
+        if r["clinicalAttributeId"] == "OS_MONTHS":
+            s = dict(sample_of[r["patientId"]], clinicalAttributeId="OS_TIME", value=r["value"])
+            s.pop("clinicalAttribute", None)
+            new_samples.append(s)
+        else:
+            new_patients.append(r)
+    for r in samples:
+        if r["clinicalAttributeId"] == "IPSSR":
+            new_patients.append({"uniquePatientKey": r["uniquePatientKey"],
+                                 "patientId": r["patientId"], "studyId": r["studyId"],
+                                 "clinicalAttributeId": "RISK", "value": r["value"]})
+    return json.dumps(new_patients).encode(), json.dumps(new_samples).encode()
+
+
+@pytest.mark.parametrize("configured", [True, False])
+def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
+    from helpers.httpserver import serve
+
+    patients, samples = _moved_fixtures()
+    base = "/api/studies/mds_iwg_2022/clinical-data"
+    routes = {f"{base}?clinicalDataType=PATIENT&projection=DETAILED": patients,
+              f"{base}?clinicalDataType=SAMPLE&projection=DETAILED": samples}
+    with serve(routes) as server:
+        config = yaml.safe_load(SMALL.read_text())
+        spec = {"source": "cbioportal", "cbioportal_url": server.base_url}
+        if configured:
+            spec["cbioportal"] = {"attributes": {"group": "RISK", "time": "OS_TIME"},
+                                  "types": {"group": "PATIENT", "time": "SAMPLE"}}
+        config["datasets"] = {"ipssr": spec}
+        configfile = tmp_path / "paper.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        proc = subprocess.run(
+            [sys.executable, "-m", "snakemake", "results/data/cohorts/ipssr.parquet", "--cores",
+             "1", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+             "--configfile", str(configfile)], capture_output=True, text=True, timeout=300,
+            cwd=ROOT)
+    log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
+    if configured:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        cohort = pd.read_parquet(tmp_path / "results" / "data" / "cohorts" / "ipssr.parquet")
+        assert len(cohort) == 11
+        assert set(cohort["group"]) <= {"Very Low", "Low", "Intermediate", "High", "Very High"}
+        assert "dropped 1 lacking RISK (PATIENT)" in log
+    else:
+        assert proc.returncode != 0
+        assert "clinical attribute 'IPSSR' not found in the SAMPLE clinical data" in log

@@ -358,6 +358,12 @@ _SPEC_DEFAULTS = {
     "event_values": [1], "censored_values": [0], "time_divisor": 1, "time_unit": "",
     "title": "", "groups": [], "group_aliases": {},
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
+    "cbioportal": {
+        "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
+        "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
+        "missing_values": ["", "NA", "N/A", "NAN", "NULL", "NONE", "UNKNOWN", "[NOT AVAILABLE]",
+                           "[UNKNOWN]", "[NOT APPLICABLE]", "[NOT EVALUATED]", "[DISCREPANCY]"],
+    },
 }
 
 
@@ -396,6 +402,9 @@ class CohortSpec:
     privacy_unit : str
         Who one ``id`` is (``patient``): RRR releases each id's group once,
         and every table states its guarantee per this unit.
+    cbioportal : mapping
+        ``attributes`` and ``types`` (PATIENT/SAMPLE) of group, time and
+        status, and ``missing_values`` (source ``cbioportal``).
     """
 
     name: str
@@ -415,6 +424,7 @@ class CohortSpec:
     cbioportal_url: str = "https://www.cbioportal.org"
     study_id: str = ""
     privacy_unit: str = "patient"
+    cbioportal: Mapping = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -441,7 +451,8 @@ class CohortSpec:
                    group_aliases={str(k): str(v) for k, v in merged["group_aliases"].items()},
                    cbioportal_url=str(merged["cbioportal_url"]),
                    study_id=str(merged["study_id"]),
-                   privacy_unit=str(merged["privacy_unit"]))
+                   privacy_unit=str(merged["privacy_unit"]),
+                   cbioportal=_cbioportal_options(merged["cbioportal"]))
 
     @property
     def display_title(self) -> str:
@@ -455,6 +466,14 @@ class CohortSpec:
     def origin(self) -> str:
         """``synthetic`` for the generated stand-in, ``real`` for every table of records."""
         return "synthetic" if self.source == "synthetic" else "real"
+
+
+def _cbioportal_options(options: Mapping) -> dict:
+    defaults = _SPEC_DEFAULTS["cbioportal"]
+    options = dict(options or {})
+    return {"attributes": {**defaults["attributes"], **dict(options.get("attributes") or {})},
+            "types": {**defaults["types"], **dict(options.get("types") or {})},
+            "missing_values": list(options.get("missing_values", defaults["missing_values"]))}
 
 
 def _spec_problems(name: str, spec) -> list[str]:
@@ -694,8 +713,15 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
 
         patients = json.loads(open(inputs["patient"], encoding="utf-8").read())
         samples = json.loads(open(inputs["sample"], encoding="utf-8").read())
-        raw, summary = ipssr_survival_table(clinical_long_to_wide(patients, "patientId"),
-                                            clinical_long_to_wide(samples, "sampleId"))
+        options = spec.cbioportal
+        attributes, types = options["attributes"], options["types"]
+        raw, summary = ipssr_survival_table(
+            clinical_long_to_wide(patients, "patientId"),
+            clinical_long_to_wide(samples, "sampleId"),
+            group_attribute=attributes["group"], time_attribute=attributes["time"],
+            status_attribute=attributes["status"], group_type=types["group"],
+            time_type=types["time"], status_type=types["status"],
+            missing_values=options["missing_values"])
         frame = tidy_cohort(raw.rename(columns={"event": "status"}),
                             _with_columns(spec, id="patient_id", status="status"),
                             source=inputs["sample"])

@@ -362,7 +362,8 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
 
 def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: float | None,
                 calibration: str, labels, grid_points: int, draws: int = 1,
-                seed: int | None = None) -> tuple[dict, PrivacyRecord, dict | None]:
+                seed: int | None = None,
+                privacy_unit: str = "patient") -> tuple[dict, PrivacyRecord, dict | None]:
     """Analyse one release of a cohort: the original data or ``draws`` draws of a mechanism.
 
     The noise stream is ``<mechanism>/<dataset>/<calibration>/eps<ε:g>`` of
@@ -381,7 +382,8 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     grid = time_grid(cohort["time"], grid_points)
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
     if obj is None:
-        return analyse_original(cohort, labels=labels, grid=grid), ORIGINAL, None
+        return (analyse_original(cohort, labels=labels, grid=grid),
+                replace(ORIGINAL, privacy_unit=privacy_unit), None)
     stream = f"{mechanism}/{dataset}/{calibration}/eps{float(epsilon):g}"
     rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
     seeds = seed_record(seed, "rrr_survival", stream, draws)
@@ -391,7 +393,7 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     else:
         results = analyse_lnte(cohort, labels=labels, epsilon=obj.epsilon, draws=draws, rng=rng,
                                grid=grid)
-    return results, obj.privacy_record(), seeds
+    return results, obj.privacy_record(privacy_unit=privacy_unit), seeds
 
 
 # ------------------------------------------------------------------ aggregated tables

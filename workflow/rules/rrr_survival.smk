@@ -80,6 +80,7 @@ rule rrr_original:
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -112,6 +113,7 @@ rule rrr_release:
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -142,6 +144,7 @@ rule lnte_release:
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
     script:
         "../../scripts/rrr_analyse.py"
 
