@@ -3,7 +3,7 @@
 import pandas as pd
 
 from dprepro import step
-from dprepro.cohorts import group_order
+from dprepro.cohort_spec import group_order
 from dprepro.rrr_study import run_release
 
 log = step.start(snakemake, "rrr_analyse")

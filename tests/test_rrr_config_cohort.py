@@ -18,7 +18,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprepro.cohorts import CohortSpec, build_cohort, cohort_config_problems
+from dprepro.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
+from dprepro.debiased_rrr import DebiasedRRR
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
 
@@ -68,7 +69,7 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     medians = pd.read_csv(run / "tables" / "median_survival.csv")
     toy = medians[medians["dataset"] == "toy"]
     assert list(dict.fromkeys(toy["group"])) == ["arm A", "arm B", "arm C"]
-    assert set(toy["mechanism"]) == {"original", "rrr", "lnte"}
+    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte"}
     assert (toy["data_origin"] == "real").all()
     for name in ("pairwise_logrank", "logrank_rejection_rate", "utility", "km_bands",
                  "km_curves"):
@@ -92,6 +93,10 @@ def expected_record(row, k):
         return RevisedRandomizedResponse(epsilon=row["epsilon"], categories=range(k),
                                          calibration=row["calibration"]).privacy_record(
                                              privacy_unit="patient")
+    if row["mechanism"] == "rrr_debiased":
+        return DebiasedRRR(RevisedRandomizedResponse(
+            epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
+        ).privacy_record(privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 
@@ -116,7 +121,7 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
                     assert got == pytest.approx(exp, rel=1e-11), (path.name, column)
                 else:
                     assert ("" if pd.isna(got) else got) == exp, (path.name, column)
-            if row["mechanism"] == "rrr" and row["calibration"] == "paper":
+            if row["mechanism"] in ("rrr", "rrr_debiased") and row["calibration"] == "paper":
                 # the paper's ε↔p formula is (ε + ln(k−1))-LDP, independently of the code
                 assert row["true_epsilon"] == pytest.approx(
                     row["epsilon"] + math.log(k[row["dataset"]] - 1), rel=1e-9)
@@ -269,3 +274,25 @@ def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
     else:
         assert proc.returncode != 0
         assert "clinical attribute 'IPSSR' not found in the SAMPLE clinical data" in log
+
+
+@pytest.mark.parametrize(("name", "rows", "groups"), [
+    ("veteran", 137, {"squamous": 35, "smallcell": 48, "adeno": 27, "large": 27}),
+    ("lung", 227, {"0": 63, "1": 113, "2": 50, "3": 1}),
+    ("larynx", 90, {"I": 33, "II": 17, "III": 27, "IV": 13}),
+    ("gbsg2", 686, {"I": 81, "II": 444, "III": 161}),
+])
+def test_extra_real_cohorts_are_config_entries(name, rows, groups):
+    """The shipped config's offline cohorts (counts from the R/lifelines tables' own help)."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    spec = CohortSpec.from_config(name, config["datasets"][name])
+    inputs = {}
+    if spec.source == "bundled":
+        inputs = {"table": str(ROOT / spec.path), "checksum": str(ROOT / f"{spec.path}.sha256")}
+    built = build_cohort(spec, inputs=inputs, seed=1)
+    assert len(built.frame) == rows and built.origin == "real"
+    assert built.frame.groupby("group").size().to_dict() == groups
+    assert built.summary["dropped_missing_group"] == (1 if name == "lung" else 0)
+    # deaths in the raw tables (lung: 165, one of them without an ECOG score, dropped)
+    assert built.frame["event"].sum() == {"veteran": 128, "lung": 164, "larynx": 50,
+                                          "gbsg2": 299}[name]

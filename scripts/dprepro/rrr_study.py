@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from .cluster_logrank import pairwise_robust_logrank
+from .debiased_rrr import DebiasedRRR, bootstrap_medians, debiased_curves
 from .io import read_table
 from .km import (
     KaplanMeier,
@@ -63,6 +64,7 @@ __all__ = [
     "analyse_original",
     "analyse_rrr",
     "analyse_lnte",
+    "analyse_rrr_debiased",
     "median_table",
     "logrank_table",
     "rejection_table",
@@ -79,8 +81,12 @@ ORIGINAL = non_private("non-private reference", mechanism="original",
 _MECHANISMS = {
     "rrr": lambda epsilon, labels, calibration: RevisedRandomizedResponse(
         epsilon=epsilon, categories=labels, calibration=calibration),
+    "rrr_debiased": lambda epsilon, labels, calibration: DebiasedRRR(
+        RevisedRandomizedResponse(epsilon=epsilon, categories=labels, calibration=calibration)),
     "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
 }
+#: Bootstrap resamples of the debiased-RRR median interval (draw 0).
+DEBIASED_RESAMPLES = 200
 
 
 def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibration: str):
@@ -341,6 +347,44 @@ def analyse_rrr(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: st
             "curves": _curve_frame(batch.on_grid(grid), labels, grid)}
 
 
+def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: str,
+                         draws: int, rng: np.random.Generator, grid,
+                         bootstrap_rng: np.random.Generator,
+                         resamples: int = DEBIASED_RESAMPLES) -> dict[str, pd.DataFrame]:
+    """Debiased group curves and medians from ``draws`` RRR releases.
+
+    The labels are released exactly as :func:`analyse_rrr` does (same
+    ``rng`` stream gives the same releases); the curves undo the public
+    mixing (:mod:`dprepro.debiased_rrr`). Draw 0's median gets a 95 %
+    percentile interval from ``resamples`` bootstrap resamples of persons.
+    """
+    times, events, groups = _check_cohort(cohort, labels)
+    codes, _ = person_units(cohort)
+    mechanism = RevisedRandomizedResponse(epsilon=epsilon, categories=labels,
+                                          calibration=calibration)
+    released = mechanism.encode(release_labels(cohort, mechanism, rng=rng, draws=draws))
+    curves = debiased_curves(times, events, released, p=mechanism.p, k=mechanism.k)
+    boot = bootstrap_medians(times, events, released[0], codes, p=mechanism.p, k=mechanism.k,
+                             rng=bootstrap_rng, resamples=resamples)
+    medians = pd.DataFrame({
+        "draw": np.repeat(np.arange(draws), len(labels)),
+        "group": np.tile(np.asarray(labels, dtype=object), draws),
+        "median": curves.median().ravel(),
+        "ci_lower": np.nan,
+        "ci_upper": np.nan,
+        "median_r": np.nan,
+        "plateau": False,
+        "ci_method": "none (a further draw)",
+    })
+    first = medians["draw"] == 0
+    medians.loc[first, "ci_lower"] = [quantile_inf(boot[:, g], 0.025) for g in range(len(labels))]
+    medians.loc[first, "ci_upper"] = [quantile_inf(boot[:, g], 0.975) for g in range(len(labels))]
+    medians.loc[first, "ci_method"] = (
+        f"first time debiased S <= 0.5; 2.5%-97.5% of {resamples} bootstrap resamples of "
+        "persons (sampling + privatisation noise)")
+    return {"medians": medians, "curves": _curve_frame(curves.on_grid(grid), labels, grid)}
+
+
 def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
                  rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
     """LNTE curves of every group, ``draws`` noise draws each, with first-crossing medians."""
@@ -384,10 +428,20 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     if obj is None:
         return (analyse_original(cohort, labels=labels, grid=grid),
                 replace(ORIGINAL, privacy_unit=privacy_unit), None)
-    stream = f"{mechanism}/{dataset}/{calibration}/eps{float(epsilon):g}"
+    # the debiased release post-processes the very RRR draws: it reads RRR's stream
+    source = "rrr" if mechanism == "rrr_debiased" else mechanism
+    stream = f"{source}/{dataset}/{calibration}/eps{float(epsilon):g}"
     rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
     seeds = seed_record(seed, "rrr_survival", stream, draws)
-    if isinstance(obj, RevisedRandomizedResponse):
+    if isinstance(obj, DebiasedRRR):
+        boot_stream = f"rrr_debiased/{dataset}/{calibration}/eps{float(epsilon):g}/bootstrap"
+        boot = np.random.default_rng(seed_sequence(seed, "rrr_survival", boot_stream, 0))
+        results = analyse_rrr_debiased(cohort, labels=labels, epsilon=obj.epsilon,
+                                       calibration=obj.calibration, draws=draws, rng=rng,
+                                       grid=grid, bootstrap_rng=boot)
+        seeds = {"release": seeds,
+                 "bootstrap": seed_record(seed, "rrr_survival", boot_stream, 1)}
+    elif isinstance(obj, RevisedRandomizedResponse):
         results = analyse_rrr(cohort, labels=labels, epsilon=obj.epsilon,
                               calibration=obj.calibration, draws=draws, rng=rng, grid=grid)
     else:

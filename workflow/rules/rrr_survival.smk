@@ -1,5 +1,5 @@
 from dprepro import rrr_paths  # noqa: E402
-from dprepro.cohorts import cohort_config_problems  # noqa: E402
+from dprepro.cohort_spec import cohort_config_problems  # noqa: E402
 from dprepro.config import ConfigError  # noqa: E402
 
 RRR = config["rrr_survival"]
@@ -14,7 +14,7 @@ if cohort_config_problems(config):
 RRR_COHORTS = rrr_paths.cohort_specs(config)
 RRR_ALL = rrr_paths.releases(config)
 RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
-RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "lnte"))
+RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "rrr_debiased", "lnte"))
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
     "datasets": RRR["datasets"],
@@ -107,6 +107,37 @@ rule rrr_release:
         runtime=10,
     params:
         mechanism="rrr",
+        epsilon=lambda wc: float(wc.epsilon),
+        calibration=RRR["calibration"],
+        draws=RRR["draws"],
+        grid_points=RRR["grid_points"],
+        seed=config["seed"],
+        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
+    script:
+        "../../scripts/rrr_analyse.py"
+
+
+rule rrr_debiased_release:
+    input:
+        cohort="results/data/cohorts/{dataset}.parquet",
+    output:
+        medians=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv",
+        curves=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet",
+        prov_medians=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv"),
+        prov_curves=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet"),
+    log:
+        "results/logs/rrr_debiased_release/{dataset}_eps{epsilon}.log",
+    benchmark:
+        "results/benchmarks/rrr_debiased_release/{dataset}_eps{epsilon}.tsv"
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        mechanism="rrr_debiased",
         epsilon=lambda wc: float(wc.epsilon),
         calibration=RRR["calibration"],
         draws=RRR["draws"],
