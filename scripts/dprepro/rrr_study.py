@@ -58,6 +58,7 @@ __all__ = [
     "release_mechanism",
     "release_record",
     "records_from_tables",
+    "records_of_releases",
     "run_release",
     "table_privacy",
     "time_grid",
@@ -539,24 +540,41 @@ def logrank_table(parts) -> pd.DataFrame:
 
 
 def rejection_table(parts, *, significance: float) -> pd.DataFrame:
-    """Share of RRR draws in which each pair's log-rank test rejects at ``significance``.
+    """How often each pair's log-rank test on an RRR release decides as on the original data.
 
-    ``original_rejects`` says whether the test on the original data rejects,
-    so a rate can be read as power (original rejects) or false-positive rate.
+    ``rejection_rate`` is the share of draws whose test rejects at
+    ``significance``; ``agreement_with_original`` the share whose decision
+    (reject or not) equals the original data's (``original_rejects``), the
+    quantity behind the paper's "no conclusion changes". It is neither a
+    power nor a false-positive rate: the original decision is itself a
+    random outcome, not the truth. ``robust_*`` repeat both with the
+    cluster-robust test per person.
     """
     if not 0 < significance < 1:
         raise ValueError(f"significance must lie in (0, 1), got {significance}")
     rows = []
     for info, logrank, original in parts:
-        reference = original.set_index(["group_a", "group_b"])["p_value"]
+        reference = original.set_index(["group_a", "group_b"])
         for (a, b), pair in logrank.groupby(["group_a", "group_b"], sort=False):
-            rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
-                         **info["privacy"], "group_a": a, "group_b": b,
-                         "rejection_rate": float(np.mean(pair["p_value"] < significance)),
-                         "repetitions": int(pair["draw"].nunique()),
-                         "significance": significance,
-                         "original_p_value": float(reference.loc[(a, b)]),
-                         "original_rejects": bool(reference.loc[(a, b)] < significance)})
+            ref = reference.loc[(a, b)]
+            rejects = pair["p_value"] < significance
+            original_rejects = bool(ref["p_value"] < significance)
+            row = {"dataset": info["dataset"], "data_origin": info["data_origin"],
+                   **info["privacy"], "group_a": a, "group_b": b,
+                   "rejection_rate": float(np.mean(rejects)),
+                   "agreement_with_original": float(np.mean(rejects == original_rejects)),
+                   "repetitions": int(pair["draw"].nunique()),
+                   "significance": significance,
+                   "original_p_value": float(ref["p_value"]),
+                   "original_rejects": original_rejects}
+            if "robust_p_value" in pair and "robust_p_value" in ref:
+                robust = pair["robust_p_value"] < significance
+                robust_original = bool(ref["robust_p_value"] < significance)
+                row.update(robust_rejection_rate=float(np.mean(robust)),
+                           robust_agreement_with_original=float(
+                               np.mean(robust == robust_original)),
+                           original_robust_rejects=robust_original)
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -659,6 +677,12 @@ def _infos(releases, medians: dict) -> dict:
                           "labels": labels[r["dataset"]], "record": record,
                           "privacy": record.columns(PRIVACY_COLUMNS)}
     return infos
+
+
+def records_of_releases(releases, medians_paths) -> list[PrivacyRecord]:
+    """The privacy records of ``releases`` (group alphabets read from their medians files)."""
+    infos = _infos(releases, _load(medians_paths, releases))
+    return [i["record"] for i in infos.values()]
 
 
 def _original(frames: dict, dataset: str) -> pd.DataFrame:

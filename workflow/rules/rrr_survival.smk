@@ -46,8 +46,10 @@ RRR_TABLES = {
         "km_curves",
     )
 }
+RRR_CLAIMS = f"{RRR_DIR}/tables/claims.csv"
 STUDY_TARGETS["rrr_survival"] = [
     *RRR_TABLES.values(),
+    RRR_CLAIMS,
     *RRR_FIGURE2,
     *RRR_BANDS,
     *RRR_UTILITY,
@@ -325,6 +327,31 @@ rule rrr_curves_table:
         },
     script:
         "../../scripts/rrr_tables.py"
+
+
+rule rrr_claims_table:
+    input:
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
+        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
+    output:
+        table=RRR_CLAIMS,
+        prov=prov(RRR_CLAIMS),
+    log:
+        "results/logs/rrr_claims_table/rrr_claims_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        releases=RRR_ALL,
+        logrank_releases=RRR_LOGRANK,
+        significance=RRR["significance"],
+        seed=config["seed"],
+    script:
+        "../../scripts/rrr_claims.py"
 
 
 rule rrr_figure2:
