@@ -3,7 +3,7 @@
 import pandas as pd
 
 from dprepro import step
-from dprepro.cohorts import group_order
+from dprepro.cohort_spec import group_order
 from dprepro.rrr_study import run_release
 
 log = step.start(snakemake, "rrr_analyse")
@@ -13,7 +13,7 @@ labels = group_order(cohort["group"], p.groups)
 results, record, seeds = run_release(
     cohort, dataset=snakemake.wildcards.dataset, mechanism=p.mechanism,
     epsilon=p.get("epsilon"), calibration=p.calibration, labels=labels,
-    grid_points=p.grid_points, draws=p.draws, seed=p.seed)
+    grid_points=p.grid_points, draws=p.draws, seed=p.seed, privacy_unit=p.privacy_unit)
 log.info("%s %s: %d groups %s, %d draws", snakemake.wildcards.dataset, p.mechanism, len(labels),
          labels, results["medians"]["draw"].nunique())
 outputs = []

@@ -1,7 +1,7 @@
 """Build one cohort of the rrr_survival study as a tidy id/group/time/event table."""
 
 from dprepro import step
-from dprepro.cohorts import CohortSpec, build_cohort
+from dprepro.cohort_spec import CohortSpec, build_cohort
 from dprepro.privacy import non_private
 
 log = step.start(snakemake, "rrr_cohort")

@@ -279,11 +279,35 @@ def test_missing_survival_attributes_are_named():
         cb.ipssr_survival_table(*wide_tables(patients=patients))
 
 
-def test_attribute_at_the_other_level_is_pointed_out():
+def test_attribute_at_the_other_level_is_used_and_logged(caplog):
     patients, samples = wide_tables()
-    moved = patients.merge(samples[["patientId", "IPSSR"]], on="patientId")
-    with pytest.raises(ValueError, match="exists in the PATIENT data instead"):
-        cb.ipssr_survival_table(moved, samples.drop(columns="IPSSR"))
+    expected, _ = cb.ipssr_survival_table(patients, samples)
+    moved = patients.merge(samples[["patientId", "IPSSR"]], on="patientId", how="left")
+    with caplog.at_level("WARNING"):
+        table, summary = cb.ipssr_survival_table(moved, samples.drop(columns="IPSSR"))
+    assert "'IPSSR' is not in the SAMPLE data but in the PATIENT data" in caplog.text
+    assert summary["clinical_types"]["group"] == "PATIENT"
+    pd.testing.assert_frame_equal(table, expected)
+    # configured at its real level: no warning
+    caplog.clear()
+    with caplog.at_level("WARNING"):
+        cb.ipssr_survival_table(moved, samples.drop(columns="IPSSR"), group_type="PATIENT")
+    assert "is not in the" not in caplog.text
+    with pytest.raises(ValueError, match="'IPSSR' not found in the SAMPLE clinical data"):
+        cb.ipssr_survival_table(patients, samples.drop(columns="IPSSR"))
+
+
+def test_missing_tokens_and_types_from_config():
+    patients, samples = wide_tables()
+    samples.loc[samples["patientId"] == "P-0002", "IPSSR"] = "Unknown"
+    table, summary = cb.ipssr_survival_table(patients, samples)
+    assert "P-0002" in set(table["patient_id"])  # "Unknown" is a category by default
+    table, summary = cb.ipssr_survival_table(patients, samples,
+                                             missing_values=["", "NA", "Unknown"])
+    assert "P-0002" not in set(table["patient_id"])
+    assert summary["n_dropped_missing_group"] == 2
+    with pytest.raises(ValueError, match="time_type must be one of"):
+        cb.ipssr_survival_table(patients, samples, time_type="patient")
 
 
 def _patient(pid, months, status):

@@ -150,3 +150,57 @@ def test_lnte_validation(kwargs, error, match):
     args.update(kwargs)
     with pytest.raises(error, match=match):
         lnte_survival([1.0, 2.0], [1, 0], **args)
+
+
+def test_published_band_on_a_hand_computed_example():
+    """Without noise: t = 1..4, events 1, 1, 0, 1 (the censoring at 3 is ignored by LNTE).
+
+    r' = 4, 3, 2, 2; S' = 1, 2/3, 2/3, 1/3; V' = 0, 1/6, 1/6 (d = 0 adds nothing), 2/3;
+    band S' -/+ 1.959964 sqrt(V'). Median: first S' <= 0.5 at t = 4; lower band first
+    <= 0.5 at t = 2 (2/3 - 1.96 * 0.408 < 0); upper band never (inf, not NaN).
+    """
+    from dprepro.randomized_response import lnte_band
+
+    res = lnte_survival([1.0, 2, 3, 4], [1, 1, 0, 1], epsilon=np.inf,
+                        rng=np.random.default_rng(0))
+    np.testing.assert_allclose(res.at_risk[0], [4, 3, 2, 2])
+    np.testing.assert_allclose(res.survival[0], [1, 2 / 3, 2 / 3, 1 / 3], rtol=1e-14)
+    np.testing.assert_allclose(res.greenwood[0], [0, 1 / 6, 1 / 6, 2 / 3], rtol=1e-14)
+    lower, upper = lnte_band(res)
+    z = 1.959963984540054
+    np.testing.assert_allclose(lower[0], [1, 2 / 3 - z * np.sqrt(1 / 6), 2 / 3 - z * np.sqrt(1 / 6),
+                                          1 / 3 - z * np.sqrt(2 / 3)], rtol=1e-12)
+    np.testing.assert_allclose(upper[0] - res.survival[0], res.survival[0] - lower[0])
+    med = lnte_median(res).iloc[0]
+    assert (med["median"], med["ci_lower"], med["ci_upper"]) == (4.0, 2.0, np.inf)
+
+
+def _published_loop(r, d, noise_r, noise_d):
+    """The published recursion written as a plain loop over times (one draw)."""
+    k = len(r)
+    rn, dn = r + noise_r, d + noise_d
+    s, v = np.ones(k), np.zeros(k)
+    at_risk = rn[0]
+    for j in range(1, k):
+        at_risk = at_risk - dn[j - 1]
+        if at_risk > 0:
+            s[j] = s[j - 1] * (at_risk - dn[j]) / at_risk
+            v[j] = v[j - 1] + (dn[j] / (at_risk * (at_risk - dn[j])) if dn[j] > 0 else 0.0)
+    return s, v
+
+
+def test_vectorised_lnte_equals_the_published_loop_with_resets():
+    """Small ε makes r' <= 0 happen: S' restarts at 1 and V' at 0 there, as published."""
+    rng = np.random.default_rng(21)
+    t = np.round(rng.exponential(10, size=25), 1)
+    e = rng.integers(0, 2, size=25)
+    eps = 0.3
+    res = lnte_survival(t, e, epsilon=eps, rng=np.random.default_rng(5), draws=200)
+    noise = np.random.default_rng(5).laplace(0.0, 1 / eps, size=(2, 200, res.timeline.size))
+    resets = 0
+    for i in range(200):
+        s, v = _published_loop(res.true_at_risk, res.true_events, noise[0, i], noise[1, i])
+        np.testing.assert_allclose(res.survival[i], s, rtol=1e-9, atol=1e-12)
+        np.testing.assert_allclose(res.greenwood[i], v, rtol=1e-9, atol=1e-12)
+        resets += int((res.at_risk[i, 1:] <= 0).any())
+    assert resets > 20  # the reset branch was exercised

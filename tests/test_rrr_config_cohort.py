@@ -10,6 +10,7 @@ import math
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -17,13 +18,15 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprepro.cohorts import CohortSpec, build_cohort, cohort_config_problems
+from dprepro.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
+from dprepro.debiased_rrr import DebiasedRRR
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
 
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "data" / "small_config.yaml"
-PRIVACY = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_note"]
+PRIVACY = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_unit",
+           "privacy_note"]
 pytestmark = pytest.mark.workflow
 
 
@@ -66,7 +69,7 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     medians = pd.read_csv(run / "tables" / "median_survival.csv")
     toy = medians[medians["dataset"] == "toy"]
     assert list(dict.fromkeys(toy["group"])) == ["arm A", "arm B", "arm C"]
-    assert set(toy["mechanism"]) == {"original", "rrr", "lnte"}
+    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte"}
     assert (toy["data_origin"] == "real").all()
     for name in ("pairwise_logrank", "logrank_rejection_rate", "utility", "km_bands",
                  "km_curves"):
@@ -85,12 +88,17 @@ def test_a_csv_cohort_is_a_config_change_only(run):
 def expected_record(row, k):
     """The record the mechanism object states for a table row (k groups in its dataset)."""
     if row["mechanism"] == "original":
-        return ORIGINAL
+        return replace(ORIGINAL, privacy_unit="patient")
     if row["mechanism"] == "rrr":
         return RevisedRandomizedResponse(epsilon=row["epsilon"], categories=range(k),
-                                         calibration=row["calibration"]).privacy_record()
+                                         calibration=row["calibration"]).privacy_record(
+                                             privacy_unit="patient")
+    if row["mechanism"] == "rrr_debiased":
+        return DebiasedRRR(RevisedRandomizedResponse(
+            epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
+        ).privacy_record(privacy_unit="patient")
     assert row["mechanism"] == "lnte"
-    return LNTE(epsilon=row["epsilon"]).privacy_record()
+    return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 
 
 def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
@@ -99,12 +107,12 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
     checked = 0
     for path in tables:
         table = pd.read_csv(path, keep_default_na=False, na_values=[""])
-        assert list(table.columns[2:7]) == PRIVACY, path.name
+        assert list(table.columns[2:8]) == PRIVACY, path.name
         k = {d: len(set(rows["group"])) if "group" in rows
              else len(set(rows["group_a"]) | set(rows["group_b"]))
              for d, rows in table.groupby("dataset")}
         for row in table.drop_duplicates(["dataset", *PRIVACY[:3]]).to_dict("records"):
-            want = expected_record(row, k[row["dataset"]]).columns()
+            want = expected_record(row, k[row["dataset"]]).columns(PRIVACY)
             for column in PRIVACY:
                 got, exp = row[column], want[column]
                 if isinstance(exp, float) and math.isnan(exp):
@@ -113,7 +121,7 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
                     assert got == pytest.approx(exp, rel=1e-11), (path.name, column)
                 else:
                     assert ("" if pd.isna(got) else got) == exp, (path.name, column)
-            if row["mechanism"] == "rrr" and row["calibration"] == "paper":
+            if row["mechanism"] in ("rrr", "rrr_debiased") and row["calibration"] == "paper":
                 # the paper's ε↔p formula is (ε + ln(k−1))-LDP, independently of the code
                 assert row["true_epsilon"] == pytest.approx(
                     row["epsilon"] + math.log(k[row["dataset"]] - 1), rel=1e-9)
@@ -130,7 +138,8 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
 def test_release_sidecars_carry_the_mechanism_record(run):
     sidecar = json.loads(
         (run / "releases" / "toy" / "rrr_eps1" / "medians.csv.prov.json").read_text())
-    want = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record()
+    want = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record(
+        privacy_unit="patient")
     assert sidecar["privacy"] == want.provenance()
     assert sidecar["privacy"]["true_epsilon"] == pytest.approx(1 + math.log(2))
 
@@ -208,3 +217,82 @@ def test_package_source_loads_a_lifelines_dataset():
     assert sorted(set(built.frame["group"])) == ["I", "II", "III"]
     assert built.frame["event"].sum() == raw["cens"].sum()
     assert built.summary["package"] == "lifelines.datasets:load_gbsg2"
+
+
+def _moved_fixtures():
+    """The fixture study with IPSSR renamed RISK and moved to the patients, OS_MONTHS to
+    the samples as OS_TIME: a server whose attribute names and types differ."""
+    fixtures = ROOT / "tests" / "fixtures" / "cbioportal"
+    patients = json.loads((fixtures / "mds_iwg_2022_patient.json").read_text())
+    samples = json.loads((fixtures / "mds_iwg_2022_sample.json").read_text())
+    sample_of = {r["patientId"]: r for r in samples}
+    new_patients, new_samples = [], [r for r in samples if r["clinicalAttributeId"] != "IPSSR"]
+    for r in patients:
+        if r["clinicalAttributeId"] == "OS_MONTHS":
+            s = dict(sample_of[r["patientId"]], clinicalAttributeId="OS_TIME", value=r["value"])
+            s.pop("clinicalAttribute", None)
+            new_samples.append(s)
+        else:
+            new_patients.append(r)
+    for r in samples:
+        if r["clinicalAttributeId"] == "IPSSR":
+            new_patients.append({"uniquePatientKey": r["uniquePatientKey"],
+                                 "patientId": r["patientId"], "studyId": r["studyId"],
+                                 "clinicalAttributeId": "RISK", "value": r["value"]})
+    return json.dumps(new_patients).encode(), json.dumps(new_samples).encode()
+
+
+@pytest.mark.parametrize("configured", [True, False])
+def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
+    from helpers.httpserver import serve
+
+    patients, samples = _moved_fixtures()
+    base = "/api/studies/mds_iwg_2022/clinical-data"
+    routes = {f"{base}?clinicalDataType=PATIENT&projection=DETAILED": patients,
+              f"{base}?clinicalDataType=SAMPLE&projection=DETAILED": samples}
+    with serve(routes) as server:
+        config = yaml.safe_load(SMALL.read_text())
+        spec = {"source": "cbioportal", "cbioportal_url": server.base_url}
+        if configured:
+            spec["cbioportal"] = {"attributes": {"group": "RISK", "time": "OS_TIME"},
+                                  "types": {"group": "PATIENT", "time": "SAMPLE"}}
+        config["datasets"] = {"ipssr": spec}
+        configfile = tmp_path / "paper.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        proc = subprocess.run(
+            [sys.executable, "-m", "snakemake", "results/data/cohorts/ipssr.parquet", "--cores",
+             "1", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
+             "--configfile", str(configfile)], capture_output=True, text=True, timeout=300,
+            cwd=ROOT)
+    log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
+    if configured:
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        cohort = pd.read_parquet(tmp_path / "results" / "data" / "cohorts" / "ipssr.parquet")
+        assert len(cohort) == 11
+        assert set(cohort["group"]) <= {"Very Low", "Low", "Intermediate", "High", "Very High"}
+        assert "dropped 1 lacking RISK (PATIENT)" in log
+    else:
+        assert proc.returncode != 0
+        assert "clinical attribute 'IPSSR' not found in the SAMPLE clinical data" in log
+
+
+@pytest.mark.parametrize(("name", "rows", "groups"), [
+    ("veteran", 137, {"squamous": 35, "smallcell": 48, "adeno": 27, "large": 27}),
+    ("lung", 227, {"0": 63, "1": 113, "2": 50, "3": 1}),
+    ("larynx", 90, {"I": 33, "II": 17, "III": 27, "IV": 13}),
+    ("gbsg2", 686, {"I": 81, "II": 444, "III": 161}),
+])
+def test_extra_real_cohorts_are_config_entries(name, rows, groups):
+    """The shipped config's offline cohorts (counts from the R/lifelines tables' own help)."""
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    spec = CohortSpec.from_config(name, config["datasets"][name])
+    inputs = {}
+    if spec.source == "bundled":
+        inputs = {"table": str(ROOT / spec.path), "checksum": str(ROOT / f"{spec.path}.sha256")}
+    built = build_cohort(spec, inputs=inputs, seed=1)
+    assert len(built.frame) == rows and built.origin == "real"
+    assert built.frame.groupby("group").size().to_dict() == groups
+    assert built.summary["dropped_missing_group"] == (1 if name == "lung" else 0)
+    # deaths in the raw tables (lung: 165, one of them without an ECOG score, dropped)
+    assert built.frame["event"].sum() == {"veteran": 128, "lung": 164, "larynx": 50,
+                                          "gbsg2": 299}[name]

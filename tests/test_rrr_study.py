@@ -168,3 +168,39 @@ def test_a_single_group_cannot_be_compared():
     frame = pd.DataFrame({"group": ["a", "a"], "time": [1.0, 2.0], "event": [1, 0]})
     with pytest.raises(ValueError, match="at least two groups"):
         analyse_original(frame, labels=["a"], grid=np.linspace(0, 2, 5))
+
+
+def test_quantiles_over_draws_keep_not_reached_as_inf():
+    from dprepro.rrr_study import quantile_inf
+
+    values = [1.0, 2.0, 3.0, np.inf, np.inf]
+    assert quantile_inf(values, 0.5) == 3.0      # exactly the 3rd order statistic
+    assert quantile_inf(values, 0.6) == np.inf   # between 3 and inf
+    assert quantile_inf(values, 0.9) == np.inf   # between inf and inf
+    with np.errstate(invalid="ignore"):
+        assert np.isnan(np.quantile(values, 0.9))  # numpy's NaN, the failure guarded against
+        assert np.isnan(np.quantile(values, 0.5))
+    assert quantile_inf([np.inf] * 4, 0.025) == np.inf
+    finite = np.random.default_rng(1).exponential(size=37)
+    for q in (0.025, 0.5, 0.975):
+        assert quantile_inf(finite, q) == np.quantile(finite, q)
+
+
+def test_kidney_plateaus_are_flagged_with_r_midpoints(kidney):
+    """AN and PKD are exactly 0.5 over an interval: lifelines and R's medians differ there."""
+    labels = labels_of(kidney)
+    medians = analyse_original(kidney, labels=labels, grid=time_grid(kidney["time"], 20))[
+        "medians"].set_index("group")
+    assert medians["plateau"].to_dict() == {"AN": True, "GN": False, "Other": False,
+                                           "PKD": True}
+    for label in labels:
+        part = kidney[kidney["group"] == label]
+        kmf = KaplanMeierFitter().fit(part["time"], part["event"])
+        s = kmf.survival_function_.iloc[:, 0]
+        at_half = s.index[np.isclose(s.to_numpy(), 0.5, atol=1e-12, rtol=0)]
+        if medians.loc[label, "plateau"]:
+            # R: midpoint of the plateau [first time at 0.5, next drop)
+            nxt = s.index[s.index > at_half[-1]][0]
+            assert medians.loc[label, "median_r"] == pytest.approx((at_half[0] + nxt) / 2)
+        else:
+            assert medians.loc[label, "median_r"] == medians.loc[label, "median"]

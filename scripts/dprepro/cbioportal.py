@@ -399,15 +399,15 @@ def clinical_long_to_wide(records: Sequence[dict[str, Any]], id_field: str) -> p
 # --------------------------------------------------------------------------
 
 
-def _is_missing(value: Any) -> bool:
+def _is_missing(value: Any, missing: Iterable[str] = MISSING_VALUES) -> bool:
     if value is None:
         return True
     if isinstance(value, float) and math.isnan(value):
         return True
-    return str(value).strip().upper() in MISSING_VALUES
+    return str(value).strip().upper() in {str(m).strip().upper() for m in missing}
 
 
-def parse_os_status(value: Any) -> int | None:
+def parse_os_status(value: Any, missing: Iterable[str] = MISSING_VALUES) -> int | None:
     """Convert a cBioPortal survival status to an event indicator.
 
     Parameters
@@ -426,7 +426,7 @@ def parse_os_status(value: Any) -> int | None:
         For a non-missing value without the ``0:``/``1:`` prefix that
         cBioPortal requires for status attributes.
     """
-    if _is_missing(value):
+    if _is_missing(value, missing):
         return None
     m = _STATUS_RE.match(str(value))
     if m is None:
@@ -437,32 +437,69 @@ def parse_os_status(value: Any) -> int | None:
     return int(m.group(1))
 
 
-def _require_attribute(
-    name: str,
-    frame: pd.DataFrame,
-    level: str,
-    other: pd.DataFrame,
-    other_level: str,
-    parameter: str,
-) -> None:
-    if name in frame.columns:
-        return
-    present = [str(c) for c in frame.columns if c not in (PATIENT_ID, SAMPLE_ID)]
+def _locate_attribute(name: str, level: str, tables: dict[str, pd.DataFrame],
+                      parameter: str) -> str:
+    """The level (PATIENT or SAMPLE) that holds ``name``: the configured one, else the other.
+
+    Falling back is logged; an attribute in neither raises with similar names.
+    """
+    other = "SAMPLE" if level == "PATIENT" else "PATIENT"
+    if name in tables[level].columns:
+        return level
+    if name in tables[other].columns:
+        log.warning("clinical attribute %r is not in the %s data but in the %s data; using %s "
+                    "(set its clinical type to %s in the configuration to silence this)",
+                    name, level, other, other, other)
+        return other
+    present = sorted({str(c) for t in tables.values() for c in t.columns
+                      if c not in (PATIENT_ID, SAMPLE_ID)})
     close = difflib.get_close_matches(name, present, n=5, cutoff=0.6)
     # Also list attributes sharing the name as a substring (IPSSR -> IPSSR_SCORE).
     close += [c for c in present if name.upper() in c.upper() and c not in close]
-    msg = f"clinical attribute {name!r} not found in the {level} clinical data"
+    msg = f"clinical attribute {name!r} not found in the {level} clinical data (nor in {other})"
     if close:
         msg += f"; similar attributes present: {', '.join(close[:8])}"
     else:
-        msg += f"; attributes present: {', '.join(sorted(present)[:30])}"
-    if name in other.columns:
-        msg += f". Note: {name!r} exists in the {other_level} data instead"
-    msg += (
-        f". If the attribute was renamed upstream, pass the new name as {parameter}= "
-        "(the workflow sets it from its configuration)."
-    )
+        msg += f"; attributes present: {', '.join(present[:30])}"
+    msg += (f". If the attribute was renamed upstream, set its new name ({parameter}; the "
+            "workflow reads it from datasets.<name>.cbioportal.attributes).")
     raise ValueError(msg)
+
+
+def _per_patient(name: str, level: str, tables: dict[str, pd.DataFrame],
+                 missing) -> tuple[pd.Series, dict[str, Any]]:
+    """One value of ``name`` per patient (None = missing), and what the sample rule did.
+
+    PATIENT level: the patient's value. SAMPLE level: the value of the
+    patient's first sample by ``sampleId`` (sorted as text) that has one; a
+    deterministic rule, so the same download gives the same cohort.
+    Patients whose samples disagree are counted and logged.
+    """
+    frame = tables[level]
+    if level == "PATIENT":
+        p = frame[[PATIENT_ID, name]]
+        p = p[~p[PATIENT_ID].map(lambda v: _is_missing(v, missing))]
+        values = p.set_index(PATIENT_ID)[name].map(
+            lambda v: None if _is_missing(v, missing) else str(v).strip())
+        return values, {}
+    s = frame[[PATIENT_ID, SAMPLE_ID, name]].copy()
+    s = s[~s[PATIENT_ID].map(lambda v: _is_missing(v, missing))]
+    s["_value"] = s[name].map(lambda v: None if _is_missing(v, missing) else str(v).strip())
+    s = s.sort_values([PATIENT_ID, SAMPLE_ID], kind="mergesort")
+    per_patient = s.groupby(PATIENT_ID, sort=True)
+    n_multi = int((per_patient.size() > 1).sum())
+    n_values = per_patient["_value"].nunique(dropna=True)
+    conflicting = sorted(n_values[n_values > 1].index.astype(str))
+    if conflicting:
+        log.warning("%d patient(s) have samples with different %s values; using the first "
+                    "sample by sampleId: %s", len(conflicting), name,
+                    ", ".join(conflicting[:10]))
+    values = s.dropna(subset=["_value"]).groupby(PATIENT_ID, sort=True)["_value"].first()
+    seen = pd.Series(None, index=pd.Index(sorted(set(s[PATIENT_ID])), name=PATIENT_ID),
+                     dtype=object)
+    seen.loc[values.index] = values
+    return seen, {"n_samples": int(len(s)), "n_patients_multiple_samples": n_multi,
+                  "conflicting": conflicting}
 
 
 def ipssr_survival_table(
@@ -472,32 +509,38 @@ def ipssr_survival_table(
     group_attribute: str = GROUP_ATTRIBUTE,
     time_attribute: str = TIME_ATTRIBUTE,
     status_attribute: str = STATUS_ATTRIBUTE,
+    group_type: str = "SAMPLE",
+    time_type: str = "PATIENT",
+    status_type: str = "PATIENT",
+    missing_values: Iterable[str] = MISSING_VALUES,
 ) -> tuple[pd.DataFrame, dict[str, Any]]:
     """Reduce wide clinical tables to one survival row per patient.
 
-    The group (IPSS-R category) is a *sample* attribute, survival a *patient*
-    attribute; samples are joined to patients on ``patientId``. A patient with
-    several samples gets the group of the first sample (by ``sampleId``)
-    that has one; patients whose samples disagree are counted in the summary
-    (``n_patients_conflicting_group``) and logged. In ``mds_iwg_2022`` every
-    patient has a single sample, so this rule should never bite.
+    Each of group, time and status is read from its configured clinical
+    type (``*_type``: PATIENT or SAMPLE; defaults: the IPS-R category is a
+    sample attribute, survival patient attributes); an attribute missing
+    there but present at the other level is used from there and the switch
+    is logged. A sample-level attribute takes the value of the patient's
+    first sample by ``sampleId`` that has one (deterministic); patients whose
+    samples disagree are counted (``n_patients_conflicting_group``) and
+    logged. Values in ``missing_values`` (case-insensitive, e.g. ``NA``,
+    ``Unknown``, empty) count as missing.
 
-    Patients lacking the group, the time or the status are dropped and
-    counted; a negative time is treated as invalid and dropped likewise.
+    Patients lacking the group, the time or the status are dropped; each
+    rule's count is in the summary and in the log (reasons overlap); a
+    negative time is treated as invalid and dropped likewise.
 
     Parameters
     ----------
-    patient_wide : pandas.DataFrame
-        Output of ``clinical_long_to_wide(patient_records, "patientId")``.
-    sample_wide : pandas.DataFrame
-        Output of ``clinical_long_to_wide(sample_records, "sampleId")``; must
-        have a ``patientId`` column.
-    group_attribute : str
-        Sample attribute holding the group label (default ``IPSSR``).
-    time_attribute : str
-        Patient attribute holding the follow-up time (default ``OS_MONTHS``).
-    status_attribute : str
-        Patient attribute holding the status (default ``OS_STATUS``).
+    patient_wide, sample_wide : pandas.DataFrame
+        Outputs of ``clinical_long_to_wide(records, "patientId" / "sampleId")``;
+        the sample table must have a ``patientId`` column.
+    group_attribute, time_attribute, status_attribute : str
+        Attribute ids (defaults ``IPSSR``, ``OS_MONTHS``, ``OS_STATUS``).
+    group_type, time_type, status_type : {"PATIENT", "SAMPLE"}
+        Where each attribute is looked for first.
+    missing_values : iterable of str
+        Spellings of "no value".
 
     Returns
     -------
@@ -507,15 +550,16 @@ def ipssr_survival_table(
         ``patient_id``.
     summary : dict
         JSON-serialisable counts: patients seen, kept, dropped (total and per
-        reason), patients with several samples / conflicting groups, events,
-        censored fraction, patients per group and the attribute names used.
+        rule), patients with several samples / conflicting groups, events,
+        censored fraction, patients per group, and the attributes and
+        clinical types used.
 
     Raises
     ------
     ValueError
-        An attribute is absent (the message lists similar attributes present
-        so that a rename is easy to spot), the id columns are missing, or a
-        status value does not follow the ``0:``/``1:`` coding.
+        An attribute is in neither table (the message lists similar
+        attributes), an id column is missing, a type is not PATIENT/SAMPLE,
+        or a status value does not follow the ``0:``/``1:`` coding.
     """
     for frame, col, level in (
         (patient_wide, PATIENT_ID, "PATIENT"),
@@ -527,51 +571,31 @@ def ipssr_survival_table(
                 f"the {level} table has no {col!r} column; pivot it with "
                 "clinical_long_to_wide first"
             )
-    _require_attribute(
-        group_attribute, sample_wide, "SAMPLE", patient_wide, "PATIENT", "group_attribute"
-    )
-    _require_attribute(
-        time_attribute, patient_wide, "PATIENT", sample_wide, "SAMPLE", "time_attribute"
-    )
-    _require_attribute(
-        status_attribute, patient_wide, "PATIENT", sample_wide, "SAMPLE", "status_attribute"
-    )
-
-    # ---- one group per patient from the samples
-    s = sample_wide[[PATIENT_ID, SAMPLE_ID, group_attribute]].copy()
-    s = s[~s[PATIENT_ID].map(_is_missing)]
-    s["_group"] = s[group_attribute].map(lambda v: None if _is_missing(v) else str(v).strip())
-    s = s.sort_values([PATIENT_ID, SAMPLE_ID], kind="mergesort")
-    n_samples = int(len(s))
-    per_patient = s.groupby(PATIENT_ID, sort=True)
-    n_multi = int((per_patient.size() > 1).sum())
-    n_groups = per_patient["_group"].nunique(dropna=True)
-    conflicting = sorted(n_groups[n_groups > 1].index.astype(str))
-    if conflicting:
-        log.warning(
-            "%d patient(s) have samples with different %s values; using the first sample "
-            "by sampleId: %s",
-            len(conflicting),
-            group_attribute,
-            ", ".join(conflicting[:10]),
-        )
-    groups = s.dropna(subset=["_group"]).groupby(PATIENT_ID, sort=True)["_group"].first()
-
-    # ---- survival per patient
-    p = patient_wide[[PATIENT_ID, time_attribute, status_attribute]].copy()
-    p = p[~p[PATIENT_ID].map(_is_missing)].set_index(PATIENT_ID)
-    time_raw = p[time_attribute].map(lambda v: None if _is_missing(v) else v)
+    for kind, level in (("group", group_type), ("time", time_type), ("status", status_type)):
+        if level not in DATA_TYPES:
+            raise ValueError(f"{kind}_type must be one of {DATA_TYPES}, got {level!r}")
+    missing_values = tuple(missing_values)
+    tables = {"PATIENT": patient_wide, "SAMPLE": sample_wide}
+    used = {
+        "group": _locate_attribute(group_attribute, group_type, tables, "group_attribute"),
+        "time": _locate_attribute(time_attribute, time_type, tables, "time_attribute"),
+        "status": _locate_attribute(status_attribute, status_type, tables, "status_attribute"),
+    }
+    groups, group_info = _per_patient(group_attribute, used["group"], tables, missing_values)
+    time_raw, _ = _per_patient(time_attribute, used["time"], tables, missing_values)
+    status_raw, _ = _per_patient(status_attribute, used["status"], tables, missing_values)
     times = pd.to_numeric(time_raw, errors="coerce")
     unparsable = time_raw.notna() & times.isna()
     if unparsable.any():
         bad = sorted(set(map(str, time_raw[unparsable])))[:5]
         raise ValueError(f"{time_attribute} has non-numeric values: {bad}")
-    events = p[status_attribute].map(parse_os_status)
+    events = status_raw.map(lambda v: parse_os_status(v, missing_values))
 
     # ---- join on every patient seen in either table (outer), to count drops
-    ids = sorted(
-        set(map(str, p.index)) | set(map(str, groups.index)) | set(map(str, s[PATIENT_ID]))
-    )
+    ids = sorted(set(map(str, patient_wide[PATIENT_ID].dropna()))
+                 | set(map(str, sample_wide[PATIENT_ID].dropna()))
+                 - {str(v) for v in list(patient_wide[PATIENT_ID]) + list(sample_wide[PATIENT_ID])
+                    if _is_missing(v, missing_values)})
     idx = pd.Index(ids, name=PATIENT_ID)
     table = pd.DataFrame(
         {
@@ -586,25 +610,16 @@ def ipssr_survival_table(
     neg_time = table["time"] < 0
     miss_status = table["event"].isna()
     drop = miss_group | miss_time | neg_time | miss_status
-    if neg_time.any():
-        log.warning(
-            "%d patient(s) have a negative %s and are dropped", int(neg_time.sum()), time_attribute
-        )
-
     kept = table[~drop].copy()
     kept["event"] = kept["event"].astype(int)
     kept["group"] = kept["group"].astype(str)
     kept = kept.sort_values("patient_id", kind="mergesort").reset_index(drop=True)
     n_dropped = int(drop.sum())
-    if n_dropped:
-        log.info(
-            "dropped %d of %d patients lacking %s, %s or %s",
-            n_dropped,
-            len(table),
-            group_attribute,
-            time_attribute,
-            status_attribute,
-        )
+    log.info("kept %d of %d patients; dropped %d lacking %s (%s), %d lacking %s (%s), "
+             "%d with a negative time, %d lacking %s (%s)", len(kept), len(table),
+             int(miss_group.sum()), group_attribute, used["group"], int(miss_time.sum()),
+             time_attribute, used["time"], int(neg_time.sum()), int(miss_status.sum()),
+             status_attribute, used["status"])
 
     summary: dict[str, Any] = {
         "attributes": {
@@ -612,8 +627,9 @@ def ipssr_survival_table(
             "time": time_attribute,
             "status": status_attribute,
         },
+        "clinical_types": used,
         "n_patients": int(len(table)),
-        "n_samples": n_samples,
+        "n_samples": int(len(sample_wide)),
         "n_kept": int(len(kept)),
         "n_dropped": n_dropped,
         # Reasons overlap: a patient missing both group and time counts in both.
@@ -621,9 +637,10 @@ def ipssr_survival_table(
         "n_dropped_missing_time": int(miss_time.sum()),
         "n_dropped_negative_time": int(neg_time.sum()),
         "n_dropped_missing_status": int(miss_status.sum()),
-        "n_patients_multiple_samples": n_multi,
-        "n_patients_conflicting_group": len(conflicting),
-        "conflicting_group_patients": conflicting,
+        "n_patients_multiple_samples": int(group_info.get("n_patients_multiple_samples", 0)),
+        "n_patients_conflicting_group": len(group_info.get("conflicting", [])),
+        "conflicting_group_patients": group_info.get("conflicting", []),
+        "sample_rule": "first sample by sampleId with a value",
         "n_events": int(kept["event"].sum()),
         "censored_fraction": (float(1 - kept["event"].mean()) if len(kept) else None),
         "group_counts": {

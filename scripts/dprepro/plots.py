@@ -277,12 +277,23 @@ def _panel_title(row) -> str:
         return "original (non-private)"
     true = row["true_epsilon"]
     true_text = "no finite ε" if not np.isfinite(true) else f"true ε = {true:.2f}"
-    return f"{row['mechanism'].upper()} ε = {row['epsilon']:g} ({true_text})"
+    name = _MECHANISM_LABELS.get(row["mechanism"], row["mechanism"])
+    return f"{name} ε = {row['epsilon']:g} ({true_text})"
+
+
+#: Private mechanisms of rrr_survival in display order (those present in a table are drawn).
+_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte")
+_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE"}
+
+
+def _private_mechanisms(table: pd.DataFrame) -> list[str]:
+    present = set(table["mechanism"])
+    return [m for m in _RRR_MECHANISMS if m in present]
 
 
 def _release_keys(table: pd.DataFrame, dataset: str, epsilons):
     keys = [("original", None)]
-    for mechanism in ("rrr", "lnte"):
+    for mechanism in _private_mechanisms(table):
         keys += [(mechanism, float(e)) for e in epsilons]
     return keys
 
@@ -320,17 +331,21 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups)
     cols = 1 + len(epsilons)
-    fig, axes = plt.subplots(2, cols, figsize=(3.3 * cols, 6.2), sharex=True, sharey=True)
+    mechanisms = _private_mechanisms(rows)
+    nrows = max(2, len(mechanisms))
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.3 * cols, 3.1 * nrows), sharex=True,
+                             sharey=True)
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     layout = [(0, 0, "original", None)]
-    layout += [(0, 1 + i, "rrr", float(e)) for i, e in enumerate(epsilons)]
-    layout += [(1, 1 + i, "lnte", float(e)) for i, e in enumerate(epsilons)]
+    for r, mechanism in enumerate(mechanisms):
+        layout += [(r, 1 + i, mechanism, float(e)) for i, e in enumerate(epsilons)]
     for r, c, mechanism, epsilon in layout:
         part = _select(rows, dataset, mechanism, epsilon)
         ax = axes[r, c]
         _draw_curves(ax, part, groups, colors)
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
-    axes[1, 0].axis("off")
+    for r in range(1, nrows):
+        axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
     axes[1, 0].legend(handles, names, loc="center", fontsize=8, title="group")
     for ax in axes[-1, 1:]:
@@ -340,8 +355,9 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     origin = rows["data_origin"].iloc[0]
     fig.suptitle(f"{title or dataset} — Kaplan–Meier curves", fontsize=10)
     _footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). RRR privatises "
-                 "the group label (paper's ε↔p); LNTE adds Laplace(1/ε) to the KM counts "
-                 "as the paper's authors coded it.")
+                 "the group label (paper's ε↔p); debiased RRR inverts the public transition "
+                 "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
+                 "paper's authors coded it. Curves are not clipped to [0, 1].")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
     return fig
 
@@ -384,9 +400,11 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
     original = _select(curves, dataset, "original", None)
     groups = list(dict.fromkeys(original["group"]))
     colors = _group_colors(groups)
-    fig, axes = plt.subplots(2, len(epsilons), figsize=(3.4 * len(epsilons), 6.0),
+    mechanisms = _private_mechanisms(rows)
+    fig, axes = plt.subplots(len(mechanisms), len(epsilons),
+                             figsize=(3.4 * len(epsilons), 3.0 * len(mechanisms)),
                              sharex=True, sharey=True, squeeze=False)
-    for r, mechanism in enumerate(("rrr", "lnte")):
+    for r, mechanism in enumerate(mechanisms):
         for c, epsilon in enumerate(epsilons):
             ax = axes[r, c]
             part = _select(rows, dataset, mechanism, float(epsilon))
@@ -424,10 +442,13 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                              squeeze=False)
     for ax, dataset in zip(axes[0], datasets, strict=True):
         rows = utility[utility["dataset"] == dataset]
-        for mechanism, style in (("rrr", {"marker": "o"}), ("lnte", {"marker": "s", "ls": "--"})):
+        styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
+                  "lnte": {"marker": "s", "ls": "--"}}
+        for mechanism in _private_mechanisms(rows):
             part = rows[rows["mechanism"] == mechanism]
             mean = part.groupby("epsilon")["sup_distance_mean"].mean()
-            ax.plot(mean.index, mean.to_numpy(), label=mechanism.upper(), **style)
+            ax.plot(mean.index, mean.to_numpy(), label=_MECHANISM_LABELS[mechanism],
+                    **styles[mechanism])
         ax.set_title(f"{titles.get(dataset, dataset)} "
                      f"({rows['data_origin'].iloc[0]})", fontsize=9)
         ax.set_xlabel("stated ε")

@@ -71,9 +71,11 @@ from .privacy import PrivacyRecord
 __all__ = [
     "CALIBRATIONS",
     "LNTE",
+    "LNTE_CI_METHOD",
     "LNTE_NOTE",
     "LNTEResult",
     "RevisedRandomizedResponse",
+    "lnte_band",
     "lnte_median",
     "lnte_survival",
     "privatize_labels",
@@ -392,9 +394,13 @@ class LNTEResult:
     survival : ndarray, shape (draws, m)
         :math:`S'_j`.
     greenwood : ndarray, shape (draws, m)
-        :math:`\sum_{1\le i\le j} \tilde d_i / (r'_i (r'_i - \tilde d_i))` over valid terms.
+        The published interval sum :math:`V'_j` (see :func:`lnte_survival`):
+        terms :math:`\tilde d_i / (r'_i (r'_i - \tilde d_i))` with
+        :math:`r'_i > 0`, :math:`\tilde d_i > 0`, restarting where
+        :math:`r'_i \le 0`.
     variance : ndarray, shape (draws, m)
-        Greenwood-type plug-in variance :math:`S'^2_j \times` ``greenwood``.
+        Greenwood-type plug-in :math:`S'^2_j V'_j` (a variance of :math:`S'`
+        only if the noise were negligible; not used by the published band).
     """
 
     epsilon: float
@@ -413,6 +419,16 @@ class LNTEResult:
         grid = np.asarray(grid, dtype=float)
         idx = np.searchsorted(self.timeline, grid, side="right") - 1
         return np.where(idx >= 0, self.survival[:, np.maximum(idx, 0)], 1.0)
+
+
+def _segmented_sums(terms: np.ndarray, reset: np.ndarray) -> np.ndarray:
+    """Row-wise running sums that restart at 0 wherever ``reset`` is True (terms there: 0)."""
+    t = np.where(reset, 0.0, terms)
+    cum = np.cumsum(t, axis=-1)
+    cols = np.arange(t.shape[-1])
+    last = np.maximum.accumulate(np.where(reset, cols, 0), axis=-1)
+    rows = np.arange(t.shape[0])[:, None]
+    return cum - cum[rows, last]
 
 
 def _segmented_products(factors: np.ndarray, reset: np.ndarray) -> np.ndarray:
@@ -459,10 +475,14 @@ def lnte_survival(durations, events, *, epsilon, rng, draws: int = 1) -> LNTERes
             1 & r'_j \le 0 \text{ (the array's initial value, not } S'_{j-1}).
         \end{cases}
 
-    The variance is the Greenwood-type plug-in
-    :math:`S'^2_j \sum_{1\le i\le j} \tilde d_i / (r'_i (r'_i - \tilde d_i))`
-    over the terms with :math:`r'_i > 0` and :math:`r'_i \ne \tilde d_i` (not
-    in the notebook; added for the CI columns of Table 2, no validity claimed).
+    The authors' interval sum (``Var_prime`` in ``lnto_grouped``) is
+    :math:`V'_j = V'_{j-1} + \tilde d_j / (r'_j (r'_j - \tilde d_j))` for
+    terms with :math:`r'_j > 0` and :math:`\tilde d_j > 0` (a negative noisy
+    event count adds nothing), :math:`V'_0 = 0`, and it restarts at 0 wherever
+    :math:`r'_j \le 0` (the array's initial value, as :math:`S'` restarts at 1).
+    It is a Greenwood sum, not a variance of :math:`S'` (no :math:`S'^2`
+    factor); :func:`lnte_median` uses it as published, in the linear band
+    :math:`S'_j \pm z \sqrt{V'_j}`.
 
     Flaws kept on purpose (this is the "as published" variant):
 
@@ -528,7 +548,10 @@ def lnte_survival(durations, events, *, epsilon, rng, draws: int = 1) -> LNTERes
         factor = (r_prime - d_noisy) / r_prime
         gw = d_noisy / (r_prime * (r_prime - d_noisy))
     surv = _segmented_products(factor, ~valid)
-    greenwood = np.cumsum(np.where(valid & (r_prime != d_noisy), gw, 0.0), axis=1)
+    # Var_prime as published: only terms with d~ > 0, restarting at 0 where r' <= 0
+    greenwood = _segmented_sums(np.where(valid & (d_noisy > 0), gw, 0.0), ~valid)
+    with np.errstate(invalid="ignore", over="ignore"):
+        variance = surv**2 * greenwood
     return LNTEResult(
         epsilon=eps,
         timeline=times,
@@ -539,35 +562,43 @@ def lnte_survival(durations, events, *, epsilon, rng, draws: int = 1) -> LNTERes
         at_risk=r_prime,
         survival=surv,
         greenwood=greenwood,
-        variance=surv**2 * greenwood,
+        variance=variance,
     )
 
 
-def lnte_median(result: LNTEResult, *, alpha: float = 0.05) -> pd.DataFrame:
-    r"""Median of each LNTE draw and a CI, by the first-crossing rule.
+#: How LNTE medians and their intervals are computed (the ``ci_method`` of its rows).
+LNTE_CI_METHOD = ("as published: first time S' <= 0.5; interval = first times the linear "
+                  "band S' -/+ z*sqrt(V') reaches 0.5")
 
-    The median is the first :math:`t_j` with :math:`S'_j \le 0.5` (``inf``
-    when the curve never gets there — common, because of the skipped first
-    event and the ignored censorings). The interval applies the same rule to
-    lifelines' exponential-Greenwood band computed from :math:`S'` and the
-    plug-in variance (band set to 1 where it is undefined, as lifelines
-    does, e.g. for :math:`S' \notin (0, 1)`). First crossing rather than
-    lifelines' binary search, because LNTE curves need not be monotone.
+
+def lnte_band(result: LNTEResult, *, alpha: float = 0.05) -> tuple[np.ndarray, np.ndarray]:
+    r"""The authors' pointwise band :math:`S'_j \mp z_{1-\alpha/2} \sqrt{V'_j}`.
+
+    Linear (not log-log), from the published interval sum :math:`V'`
+    (:func:`lnte_survival`), unclipped: it can leave [0, 1]. The notebook
+    estimates :math:`z` from 10 000 random normals; the exact quantile is
+    used here. Shapes ``(draws, m)``.
+    """
+    z = stats.norm.ppf(1 - alpha / 2)
+    half = z * np.sqrt(result.greenwood)
+    return result.survival - half, result.survival + half
+
+
+def lnte_median(result: LNTEResult, *, alpha: float = 0.05) -> pd.DataFrame:
+    r"""Median of each LNTE draw and its interval, as the authors computed them.
+
+    The median is the first :math:`t_j` with :math:`S'_j \le 0.5`; the
+    interval's ends are the first times the lower and the upper curve of
+    :func:`lnte_band` are :math:`\le 0.5` (the lower band gets there first).
+    A time that is never reached is ``inf`` ("not reached"; the notebook
+    writes NaN). First crossing because LNTE curves need not be monotone.
 
     Returns
     -------
     pandas.DataFrame
         One row per draw: ``draw``, ``median``, ``ci_lower``, ``ci_upper``.
     """
-    z = stats.norm.ppf(1 - alpha / 2)
-    s = result.survival
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        gw = result.greenwood
-        v = np.log(s)
-        lower = np.exp(-np.exp(np.log(-v) - z * np.sqrt(gw) / v))
-        upper = np.exp(-np.exp(np.log(-v) + z * np.sqrt(gw) / v))
-    lower = np.where(np.isnan(lower), 1.0, lower)
-    upper = np.where(np.isnan(upper), 1.0, upper)
+    lower, upper = lnte_band(result, alpha=alpha)
 
     def first_crossing(curve: np.ndarray) -> np.ndarray:
         below = curve <= 0.5
@@ -575,8 +606,8 @@ def lnte_median(result: LNTEResult, *, alpha: float = 0.05) -> pd.DataFrame:
 
     return pd.DataFrame(
         {
-            "draw": np.arange(s.shape[0]),
-            "median": first_crossing(s),
+            "draw": np.arange(result.survival.shape[0]),
+            "median": first_crossing(result.survival),
             "ci_lower": first_crossing(lower),
             "ci_upper": first_crossing(upper),
         }

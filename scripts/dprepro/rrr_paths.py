@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 
-from .cohorts import CohortSpec
+from .cohort_spec import CohortSpec
 
 __all__ = [
     "RELEASE_ROOT",
@@ -41,7 +41,8 @@ def cohort_params(spec: CohortSpec) -> dict:
             "data_origin": spec.origin, "groups": list(spec.groups)}
 
 
-def releases(config: Mapping, mechanisms=("original", "rrr", "lnte")) -> list[dict]:
+def releases(config: Mapping,
+             mechanisms=("original", "rrr", "rrr_debiased", "lnte")) -> list[dict]:
     """Every release of the study: dataset × mechanism × ε (one original per dataset)."""
     rrr = config["rrr_survival"]
     specs = cohort_specs(config)
@@ -52,8 +53,10 @@ def releases(config: Mapping, mechanisms=("original", "rrr", "lnte")) -> list[di
             for eps in epsilons:
                 out.append({"dataset": dataset, "mechanism": mechanism,
                             "epsilon": None if eps is None else float(eps),
-                            "calibration": rrr["calibration"] if mechanism == "rrr" else "",
-                            "data_origin": specs[dataset].origin})
+                            "calibration": (rrr["calibration"]
+                                            if mechanism in ("rrr", "rrr_debiased") else ""),
+                            "data_origin": specs[dataset].origin,
+                            "privacy_unit": specs[dataset].privacy_unit})
     return out
 
 

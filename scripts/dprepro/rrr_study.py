@@ -20,29 +20,52 @@ observed times as the grid of the curve, see
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
+from .cluster_logrank import pairwise_robust_logrank
+from .debiased_rrr import DebiasedRRR, bootstrap_medians, debiased_curves
 from .io import read_table
-from .km import KaplanMeier, km_batch, km_median, pairwise_logrank, pairwise_logrank_batch
+from .km import (
+    KaplanMeier,
+    km_batch,
+    km_median,
+    km_median_r,
+    pairwise_logrank,
+    pairwise_logrank_batch,
+)
 from .privacy import PrivacyRecord, non_private, provenance_of
-from .randomized_response import LNTE, LNTE_NOTE, RevisedRandomizedResponse, lnte_median
+from .randomized_response import (
+    LNTE,
+    LNTE_CI_METHOD,
+    LNTE_NOTE,
+    RevisedRandomizedResponse,
+    lnte_median,
+)
 from .seeds import seed_record, seed_sequence
 
 __all__ = [
     "LNTE_NOTE",
     "ORIGINAL",
+    "PRIVACY_COLUMNS",
+    "quantile_inf",
+    "person_units",
+    "release_labels",
     "TABLES",
     "privacy_columns",
     "release_mechanism",
     "release_record",
     "records_from_tables",
+    "records_of_releases",
     "run_release",
     "table_privacy",
     "time_grid",
     "analyse_original",
     "analyse_rrr",
     "analyse_lnte",
+    "analyse_rrr_debiased",
     "median_table",
     "logrank_table",
     "rejection_table",
@@ -59,8 +82,12 @@ ORIGINAL = non_private("non-private reference", mechanism="original",
 _MECHANISMS = {
     "rrr": lambda epsilon, labels, calibration: RevisedRandomizedResponse(
         epsilon=epsilon, categories=labels, calibration=calibration),
+    "rrr_debiased": lambda epsilon, labels, calibration: DebiasedRRR(
+        RevisedRandomizedResponse(epsilon=epsilon, categories=labels, calibration=calibration)),
     "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
 }
+#: Bootstrap resamples of the debiased-RRR median interval (draw 0).
+DEBIASED_RESAMPLES = 200
 
 
 def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibration: str):
@@ -84,22 +111,34 @@ def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibrat
     return _MECHANISMS[mechanism](float(epsilon), tuple(labels), calibration)
 
 
-def release_record(mechanism: str, *, epsilon: float | None, labels,
-                   calibration: str) -> PrivacyRecord:
-    """The privacy record of one release, stated by the mechanism object that ran it."""
+#: Privacy columns of every rrr_survival table, in order.
+PRIVACY_COLUMNS = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_unit",
+                   "privacy_note"]
+
+
+def release_record(mechanism: str, *, epsilon: float | None, labels, calibration: str,
+                   privacy_unit: str = "patient") -> PrivacyRecord:
+    """The privacy record of one release, stated by the mechanism object that ran it.
+
+    ``privacy_unit`` is the cohort's person (one RRR draw per person); the
+    original's record names it too, as the unit its rows are compared on.
+    """
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
-    return ORIGINAL if obj is None else obj.privacy_record()
+    if obj is None:
+        return replace(ORIGINAL, privacy_unit=privacy_unit)
+    return obj.privacy_record(privacy_unit=privacy_unit)
 
 
-def privacy_columns(mechanism: str, epsilon: float | None, k: int, calibration: str) -> dict:
-    """The privacy columns every table row carries (:meth:`PrivacyRecord.columns`).
+def privacy_columns(mechanism: str, epsilon: float | None, k: int, calibration: str,
+                    privacy_unit: str = "patient") -> dict:
+    """The privacy columns every table row carries (:data:`PRIVACY_COLUMNS`).
 
     ``k`` stands for the number of groups; the RRR record depends on the
     labels only through k.
     """
     labels = tuple(range(int(k))) if mechanism == "rrr" else ()
-    return release_record(mechanism, epsilon=epsilon, labels=labels,
-                          calibration=calibration).columns()
+    return release_record(mechanism, epsilon=epsilon, labels=labels, calibration=calibration,
+                          privacy_unit=privacy_unit).columns(PRIVACY_COLUMNS)
 
 
 def records_from_tables(tables) -> list[PrivacyRecord]:
@@ -117,9 +156,11 @@ def records_from_tables(tables) -> list[PrivacyRecord]:
                 dict.fromkeys(pd.concat([rows["group_a"], rows["group_b"]])))
             keys = rows[["mechanism", "epsilon", "calibration"]].drop_duplicates()
             for mechanism, epsilon, calibration in keys.itertuples(index=False):
+                unit = rows["privacy_unit"].iloc[0] if "privacy_unit" in rows else "patient"
                 record = release_record(
                     mechanism, epsilon=None if pd.isna(epsilon) else float(epsilon),
-                    labels=labels, calibration="" if pd.isna(calibration) else calibration)
+                    labels=labels, calibration="" if pd.isna(calibration) else calibration,
+                    privacy_unit=unit)
                 if record not in records:
                     records.append(record)
     return records
@@ -178,27 +219,95 @@ def _curve_frame(survival: np.ndarray, labels, grid) -> pd.DataFrame:
     })
 
 
+#: ``ci_method`` of the medians a lifelines-rule KM fit gives (original, RRR draw 0).
+KM_CI_METHOD = "lifelines: first time S <= 0.5; 95% log-log band's first crossings of 0.5"
+#: ``ci_method`` of the medians over draws.
+DRAWS_CI_METHOD = "2.5%-97.5% quantiles over draws (inf = not reached)"
+
+
 def _lifelines_medians(times, events, groups, labels) -> pd.DataFrame:
+    """Medians by lifelines' rule with its CI, plus R's rule and a plateau flag.
+
+    Where the KM curve is exactly 0.5 over an interval the two rules differ:
+    lifelines takes the start of the plateau, R (``quantile.survfit``) its
+    midpoint; ``plateau`` flags those groups and ``median_r`` gives R's value.
+    """
     rows = []
     for label in labels:
         mask = groups == label
         if not mask.any():
             rows.append({"group": label, "median": np.inf, "ci_lower": np.nan,
-                         "ci_upper": np.nan})
+                         "ci_upper": np.nan, "median_r": np.inf, "plateau": False})
             continue
-        med = km_median(KaplanMeier().fit(times[mask], events[mask]))
+        km = KaplanMeier().fit(times[mask], events[mask])
+        med, med_r = km_median(km), km_median_r(km).median
+        med_r = np.inf if np.isnan(med_r) else med_r
         rows.append({"group": label, "median": med.median, "ci_lower": med.ci_lower,
-                     "ci_upper": med.ci_upper})
-    return pd.DataFrame(rows)
+                     "ci_upper": med.ci_upper, "median_r": med_r,
+                     "plateau": bool(np.isfinite(med.median) and med_r != med.median)})
+    return pd.DataFrame(rows).assign(ci_method=KM_CI_METHOD)
+
+
+def person_units(cohort: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's person (index in order of first appearance) and each person's first row.
+
+    Uses the ``id`` column (one row per person without it). A person's rows
+    must share one group: RRR privatises the person's label once and every
+    row of the person carries that one released label.
+
+    Raises
+    ------
+    ValueError
+        An id has rows in different groups.
+    """
+    if "id" not in cohort.columns:
+        n = len(cohort)
+        return np.arange(n), np.arange(n)
+    codes, uniques = pd.factorize(cohort["id"].astype(str), sort=False)
+    first = np.full(len(uniques), -1)
+    first[codes[::-1]] = np.arange(len(codes))[::-1]
+    groups = cohort["group"].to_numpy(object)
+    mixed = groups != groups[first[codes]]
+    if mixed.any():
+        bad = sorted(set(cohort["id"].astype(str)[mixed]))[:5]
+        raise ValueError(f"ids {bad} have rows in different groups; a person's group must be "
+                         "one value (RRR releases it once per person)")
+    return codes, first
+
+
+def release_labels(cohort: pd.DataFrame, mechanism: RevisedRandomizedResponse, *,
+                   rng: np.random.Generator, draws: int) -> np.ndarray:
+    """Released group of every row in every draw, one RRR draw per person.
+
+    Returns an array ``(draws, rows)``; all rows of a person (:func:`person_units`)
+    carry the same released label, so the guarantee holds per person. With
+    one row per person this is exactly ``mechanism.privatize(groups)``.
+    """
+    codes, first = person_units(cohort)
+    groups = cohort["group"].to_numpy(object)
+    return mechanism.privatize(groups[first], rng=rng, draws=draws)[:, codes]
+
+
+def _with_robust(logrank: pd.DataFrame, times, events, group_draws, clusters,
+                 labels) -> pd.DataFrame:
+    robust = pairwise_robust_logrank(times, events, group_draws, clusters, labels=labels)
+    return logrank.merge(robust, on=["draw", "group_a", "group_b"], how="left", sort=False)
 
 
 def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.DataFrame]:
-    """KM curves, medians (lifelines rule and CI) and pairwise log-rank of the original data."""
+    """KM curves, medians (lifelines rule and CI) and pairwise log-rank of the original data.
+
+    The log-rank rows carry both the plain test (R ``survdiff``; the paper's
+    Table 1) and the cluster-robust score test per person
+    (:mod:`dprepro.cluster_logrank`).
+    """
     times, events, groups = _check_cohort(cohort, labels)
+    codes, _ = person_units(cohort)
     curves = km_batch(times, events, groups[None, :], labels=labels).on_grid(grid)
+    logrank = pairwise_logrank(times, events, groups, labels=labels).assign(draw=0)
     return {
         "medians": _lifelines_medians(times, events, groups, labels).assign(draw=0),
-        "logrank": pairwise_logrank(times, events, groups, labels=labels).assign(draw=0),
+        "logrank": _with_robust(logrank, times, events, groups[None, :], codes, labels),
         "curves": _curve_frame(curves, labels, grid),
     }
 
@@ -207,13 +316,18 @@ def analyse_rrr(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: st
                 rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
     """Privatise the labels ``draws`` times with RRR and analyse every release.
 
-    Draw 0 gets lifelines' medians with their 95 % CI (the paper's single
-    draw); the other draws' medians come from the vectorised KM without CI.
+    Each person (``id``; each row without one) is privatised once per draw
+    and all the person's rows carry that released label, so the guarantee is
+    per person, not per row (kidney: two rows per patient would otherwise
+    release each patient's disease twice, 2·ε). Draw 0 gets lifelines'
+    medians with their 95 % CI (the paper's single draw); the other draws'
+    medians come from the vectorised KM without CI.
     """
     times, events, groups = _check_cohort(cohort, labels)
+    codes, _ = person_units(cohort)
     mechanism = RevisedRandomizedResponse(epsilon=epsilon, categories=labels,
                                           calibration=calibration)
-    released = mechanism.privatize(groups, rng=rng, draws=draws)
+    released = release_labels(cohort, mechanism, rng=rng, draws=draws)
     batch = km_batch(times, events, released, labels=labels)
     medians = pd.DataFrame({
         "draw": np.repeat(np.arange(draws), len(labels)),
@@ -221,13 +335,55 @@ def analyse_rrr(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: st
         "median": batch.median().ravel(),
         "ci_lower": np.nan,
         "ci_upper": np.nan,
+        "median_r": np.nan,
+        "plateau": False,
+        "ci_method": "none (vectorised KM of a further draw)",
     })
-    first = _lifelines_medians(times, events, released[0], labels)
-    medians.loc[medians["draw"] == 0, ["median", "ci_lower", "ci_upper"]] = first[
-        ["median", "ci_lower", "ci_upper"]].to_numpy()
+    fits = _lifelines_medians(times, events, released[0], labels)
+    columns = ["median", "ci_lower", "ci_upper", "median_r", "plateau", "ci_method"]
+    medians.loc[medians["draw"] == 0, columns] = fits[columns].to_numpy()
     logrank = pairwise_logrank_batch(times, events, released, labels=labels).to_frame()
+    logrank = _with_robust(logrank, times, events, released, codes, labels)
     return {"medians": medians, "logrank": logrank,
             "curves": _curve_frame(batch.on_grid(grid), labels, grid)}
+
+
+def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: str,
+                         draws: int, rng: np.random.Generator, grid,
+                         bootstrap_rng: np.random.Generator,
+                         resamples: int = DEBIASED_RESAMPLES) -> dict[str, pd.DataFrame]:
+    """Debiased group curves and medians from ``draws`` RRR releases.
+
+    The labels are released exactly as :func:`analyse_rrr` does (same
+    ``rng`` stream gives the same releases); the curves undo the public
+    mixing (:mod:`dprepro.debiased_rrr`). Draw 0's median gets a 95 %
+    percentile interval from ``resamples`` bootstrap resamples of persons.
+    """
+    times, events, groups = _check_cohort(cohort, labels)
+    codes, _ = person_units(cohort)
+    mechanism = RevisedRandomizedResponse(epsilon=epsilon, categories=labels,
+                                          calibration=calibration)
+    released = mechanism.encode(release_labels(cohort, mechanism, rng=rng, draws=draws))
+    curves = debiased_curves(times, events, released, p=mechanism.p, k=mechanism.k)
+    boot = bootstrap_medians(times, events, released[0], codes, p=mechanism.p, k=mechanism.k,
+                             rng=bootstrap_rng, resamples=resamples)
+    medians = pd.DataFrame({
+        "draw": np.repeat(np.arange(draws), len(labels)),
+        "group": np.tile(np.asarray(labels, dtype=object), draws),
+        "median": curves.median().ravel(),
+        "ci_lower": np.nan,
+        "ci_upper": np.nan,
+        "median_r": np.nan,
+        "plateau": False,
+        "ci_method": "none (a further draw)",
+    })
+    first = medians["draw"] == 0
+    medians.loc[first, "ci_lower"] = [quantile_inf(boot[:, g], 0.025) for g in range(len(labels))]
+    medians.loc[first, "ci_upper"] = [quantile_inf(boot[:, g], 0.975) for g in range(len(labels))]
+    medians.loc[first, "ci_method"] = (
+        f"first time debiased S <= 0.5; 2.5%-97.5% of {resamples} bootstrap resamples of "
+        "persons (sampling + privatisation noise)")
+    return {"medians": medians, "curves": _curve_frame(curves.on_grid(grid), labels, grid)}
 
 
 def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
@@ -242,14 +398,17 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
         result = mechanism.release(times[mask], events[mask], rng=rng, draws=draws)
         curves[:, g, :] = result.on_grid(grid)
         medians.append(lnte_median(result).assign(group=label))
-    medians = pd.concat(medians, ignore_index=True)
-    return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper"]],
+    medians = pd.concat(medians, ignore_index=True).assign(
+        median_r=np.nan, plateau=False, ci_method=LNTE_CI_METHOD)
+    return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper", "median_r",
+                                "plateau", "ci_method"]],
             "curves": _curve_frame(curves, labels, grid)}
 
 
 def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: float | None,
                 calibration: str, labels, grid_points: int, draws: int = 1,
-                seed: int | None = None) -> tuple[dict, PrivacyRecord, dict | None]:
+                seed: int | None = None,
+                privacy_unit: str = "patient") -> tuple[dict, PrivacyRecord, dict | None]:
     """Analyse one release of a cohort: the original data or ``draws`` draws of a mechanism.
 
     The noise stream is ``<mechanism>/<dataset>/<calibration>/eps<ε:g>`` of
@@ -268,17 +427,28 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     grid = time_grid(cohort["time"], grid_points)
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
     if obj is None:
-        return analyse_original(cohort, labels=labels, grid=grid), ORIGINAL, None
-    stream = f"{mechanism}/{dataset}/{calibration}/eps{float(epsilon):g}"
+        return (analyse_original(cohort, labels=labels, grid=grid),
+                replace(ORIGINAL, privacy_unit=privacy_unit), None)
+    # the debiased release post-processes the very RRR draws: it reads RRR's stream
+    source = "rrr" if mechanism == "rrr_debiased" else mechanism
+    stream = f"{source}/{dataset}/{calibration}/eps{float(epsilon):g}"
     rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
     seeds = seed_record(seed, "rrr_survival", stream, draws)
-    if isinstance(obj, RevisedRandomizedResponse):
+    if isinstance(obj, DebiasedRRR):
+        boot_stream = f"rrr_debiased/{dataset}/{calibration}/eps{float(epsilon):g}/bootstrap"
+        boot = np.random.default_rng(seed_sequence(seed, "rrr_survival", boot_stream, 0))
+        results = analyse_rrr_debiased(cohort, labels=labels, epsilon=obj.epsilon,
+                                       calibration=obj.calibration, draws=draws, rng=rng,
+                                       grid=grid, bootstrap_rng=boot)
+        seeds = {"release": seeds,
+                 "bootstrap": seed_record(seed, "rrr_survival", boot_stream, 1)}
+    elif isinstance(obj, RevisedRandomizedResponse):
         results = analyse_rrr(cohort, labels=labels, epsilon=obj.epsilon,
                               calibration=obj.calibration, draws=draws, rng=rng, grid=grid)
     else:
         results = analyse_lnte(cohort, labels=labels, epsilon=obj.epsilon, draws=draws, rng=rng,
                                grid=grid)
-    return results, obj.privacy_record(), seeds
+    return results, obj.privacy_record(privacy_unit=privacy_unit), seeds
 
 
 # ------------------------------------------------------------------ aggregated tables
@@ -294,11 +464,15 @@ def median_table(parts) -> pd.DataFrame:
     ``parts`` yields ``(info, medians)`` with ``info`` holding dataset,
     data_origin, labels and the :func:`privacy_columns`; ``medians`` is the
     per-draw frame of an analysis.  Rows with ``statistic = "single_draw"``
-    are draw 0 with lifelines' 95 % CI (LNTE: first crossing of its band), as
-    the paper reports one draw; rows with ``statistic = "over_draws"`` give
-    the median over all draws of the released median and its 2.5 %/97.5 %
-    quantiles over draws.  ``not_reached`` is the share of draws whose curve
-    never reaches 0.5 (median = inf).
+    are draw 0, as the paper reports one draw, with the interval its method
+    gives; rows with ``statistic = "over_draws"`` give the median over all
+    draws of the released median and its 2.5 %/97.5 % quantiles over draws
+    (:func:`quantile_inf`: a median not reached is ``inf``, and so is a
+    quantile that falls among them, never NaN). ``ci_method`` names the rule
+    each row used; ``not_reached`` is the share of draws whose curve never
+    reaches 0.5. ``plateau`` flags a KM curve exactly 0.5 over an interval,
+    where lifelines' median (its start) and R's (``median_r``, its midpoint)
+    differ.
     """
     rows = []
     for info, medians in parts:
@@ -310,50 +484,97 @@ def median_table(parts) -> pd.DataFrame:
                     **info["privacy"], "group": label}
             rows.append({**base, "statistic": "single_draw", "median": first["median"],
                          "ci_lower": first["ci_lower"], "ci_upper": first["ci_upper"],
-                         "ci_kind": "95% log-log CI, lifelines rule", "draws": 1,
-                         "not_reached": float(np.isinf(first["median"]))})
+                         "ci_method": first["ci_method"], "draws": 1,
+                         "not_reached": float(np.isinf(first["median"])),
+                         "plateau": bool(first["plateau"]), "median_r": first["median_r"]})
             if draws > 1:
                 values = group["median"].to_numpy(float)
                 rows.append({**base, "statistic": "over_draws",
-                             "median": float(np.quantile(values, 0.5)),
-                             "ci_lower": float(np.quantile(values, 0.025)),
-                             "ci_upper": float(np.quantile(values, 0.975)),
-                             "ci_kind": "2.5%-97.5% quantiles over draws", "draws": draws,
-                             "not_reached": float(np.mean(np.isinf(values)))})
+                             "median": quantile_inf(values, 0.5),
+                             "ci_lower": quantile_inf(values, 0.025),
+                             "ci_upper": quantile_inf(values, 0.975),
+                             "ci_method": DRAWS_CI_METHOD, "draws": draws,
+                             "not_reached": float(np.mean(np.isinf(values))),
+                             "plateau": False, "median_r": np.nan})
     return pd.DataFrame(rows)
 
 
+def quantile_inf(values, q: float) -> float:
+    """``numpy.quantile`` (linear rule) that keeps ``inf`` instead of returning NaN.
+
+    numpy interpolates ``inf - inf`` to NaN when the quantile falls between
+    two infinite values; here a quantile at or between infinite order
+    statistics is ``inf``, and finite values interpolate as numpy does.
+    """
+    v = np.asarray(values, dtype=float)
+    if v.size == 0 or np.isnan(v).any():
+        return float("nan")
+    finite = v[np.isfinite(v)]
+    if finite.size == 0:
+        return float("inf")
+    # a finite stand-in above every finite value: numpy's own rule among finite values,
+    # and any result past the largest finite value is a quantile among the infinite ones
+    top = float(finite.max())
+    result = float(np.quantile(np.where(np.isinf(v), 2 * abs(top) + 1, v), q))
+    return float("inf") if result > top else result
+
+
 def logrank_table(parts) -> pd.DataFrame:
-    """Table 1: pairwise log-rank (χ², p) of the original data and of RRR draw 0."""
+    """Table 1: pairwise log-rank (χ², p) of the original data and of RRR draw 0.
+
+    ``statistic``/``p_value`` are the plain log-rank (the paper's Table 1);
+    ``robust_statistic``/``robust_p_value`` the cluster-robust score test per
+    person (:mod:`dprepro.cluster_logrank`), the one to read when a person
+    has several rows.
+    """
     rows = []
     for info, logrank in parts:
         first = logrank[logrank["draw"] == 0]
         for row in first.itertuples():
             rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
                          **info["privacy"], "group_a": row.group_a, "group_b": row.group_b,
-                         "statistic": row.statistic, "p_value": row.p_value})
+                         "statistic": row.statistic, "p_value": row.p_value,
+                         "robust_statistic": getattr(row, "robust_statistic", np.nan),
+                         "robust_p_value": getattr(row, "robust_p_value", np.nan)})
     return pd.DataFrame(rows)
 
 
 def rejection_table(parts, *, significance: float) -> pd.DataFrame:
-    """Share of RRR draws in which each pair's log-rank test rejects at ``significance``.
+    """How often each pair's log-rank test on an RRR release decides as on the original data.
 
-    ``original_rejects`` says whether the test on the original data rejects,
-    so a rate can be read as power (original rejects) or false-positive rate.
+    ``rejection_rate`` is the share of draws whose test rejects at
+    ``significance``; ``agreement_with_original`` the share whose decision
+    (reject or not) equals the original data's (``original_rejects``), the
+    quantity behind the paper's "no conclusion changes". It is neither a
+    power nor a false-positive rate: the original decision is itself a
+    random outcome, not the truth. ``robust_*`` repeat both with the
+    cluster-robust test per person.
     """
     if not 0 < significance < 1:
         raise ValueError(f"significance must lie in (0, 1), got {significance}")
     rows = []
     for info, logrank, original in parts:
-        reference = original.set_index(["group_a", "group_b"])["p_value"]
+        reference = original.set_index(["group_a", "group_b"])
         for (a, b), pair in logrank.groupby(["group_a", "group_b"], sort=False):
-            rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
-                         **info["privacy"], "group_a": a, "group_b": b,
-                         "rejection_rate": float(np.mean(pair["p_value"] < significance)),
-                         "repetitions": int(pair["draw"].nunique()),
-                         "significance": significance,
-                         "original_p_value": float(reference.loc[(a, b)]),
-                         "original_rejects": bool(reference.loc[(a, b)] < significance)})
+            ref = reference.loc[(a, b)]
+            rejects = pair["p_value"] < significance
+            original_rejects = bool(ref["p_value"] < significance)
+            row = {"dataset": info["dataset"], "data_origin": info["data_origin"],
+                   **info["privacy"], "group_a": a, "group_b": b,
+                   "rejection_rate": float(np.mean(rejects)),
+                   "agreement_with_original": float(np.mean(rejects == original_rejects)),
+                   "repetitions": int(pair["draw"].nunique()),
+                   "significance": significance,
+                   "original_p_value": float(ref["p_value"]),
+                   "original_rejects": original_rejects}
+            if "robust_p_value" in pair and "robust_p_value" in ref:
+                robust = pair["robust_p_value"] < significance
+                robust_original = bool(ref["robust_p_value"] < significance)
+                row.update(robust_rejection_rate=float(np.mean(robust)),
+                           robust_agreement_with_original=float(
+                               np.mean(robust == robust_original)),
+                           original_robust_rejects=robust_original)
+            rows.append(row)
     return pd.DataFrame(rows)
 
 
@@ -409,8 +630,8 @@ def band_table(parts, *, level: float) -> pd.DataFrame:
                            **info["privacy"], "level": level}.items():
             band[key] = value
         frames.append(band)
-    columns = ["dataset", "data_origin", "mechanism", "epsilon", "calibration", "true_epsilon",
-               "privacy_note", "level", "group", "t", "lower", "middle", "upper", "defined"]
+    columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "level", "group", "t", "lower",
+               "middle", "upper", "defined"]
     return pd.concat(frames, ignore_index=True)[columns]
 
 
@@ -423,8 +644,7 @@ def curve_table(parts) -> pd.DataFrame:
                            **info["privacy"]}.items():
             first = first.assign(**{key: value})
         frames.append(first)
-    columns = ["dataset", "data_origin", "mechanism", "epsilon", "calibration", "true_epsilon",
-               "privacy_note", "group", "t", "survival"]
+    columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "group", "t", "survival"]
     return pd.concat(frames, ignore_index=True)[columns]
 
 
@@ -451,11 +671,18 @@ def _infos(releases, medians: dict) -> dict:
     infos = {}
     for r in releases:
         record = release_record(r["mechanism"], epsilon=r["epsilon"], labels=labels[r["dataset"]],
-                                calibration=r["calibration"])
+                                calibration=r["calibration"],
+                                privacy_unit=r.get("privacy_unit", "patient"))
         infos[_key(r)] = {"dataset": r["dataset"], "data_origin": r["data_origin"],
                           "labels": labels[r["dataset"]], "record": record,
-                          "privacy": record.columns()}
+                          "privacy": record.columns(PRIVACY_COLUMNS)}
     return infos
+
+
+def records_of_releases(releases, medians_paths) -> list[PrivacyRecord]:
+    """The privacy records of ``releases`` (group alphabets read from their medians files)."""
+    infos = _infos(releases, _load(medians_paths, releases))
+    return [i["record"] for i in infos.values()]
 
 
 def _original(frames: dict, dataset: str) -> pd.DataFrame:

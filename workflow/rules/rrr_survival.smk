@@ -1,5 +1,5 @@
 from dprepro import rrr_paths  # noqa: E402
-from dprepro.cohorts import cohort_config_problems  # noqa: E402
+from dprepro.cohort_spec import cohort_config_problems  # noqa: E402
 from dprepro.config import ConfigError  # noqa: E402
 
 RRR = config["rrr_survival"]
@@ -14,7 +14,7 @@ if cohort_config_problems(config):
 RRR_COHORTS = rrr_paths.cohort_specs(config)
 RRR_ALL = rrr_paths.releases(config)
 RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
-RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "lnte"))
+RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "rrr_debiased", "lnte"))
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
     "datasets": RRR["datasets"],
@@ -46,8 +46,10 @@ RRR_TABLES = {
         "km_curves",
     )
 }
+RRR_CLAIMS = f"{RRR_DIR}/tables/claims.csv"
 STUDY_TARGETS["rrr_survival"] = [
     *RRR_TABLES.values(),
+    RRR_CLAIMS,
     *RRR_FIGURE2,
     *RRR_BANDS,
     *RRR_UTILITY,
@@ -80,6 +82,7 @@ rule rrr_original:
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -112,6 +115,38 @@ rule rrr_release:
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
+    script:
+        "../../scripts/rrr_analyse.py"
+
+
+rule rrr_debiased_release:
+    input:
+        cohort="results/data/cohorts/{dataset}.parquet",
+    output:
+        medians=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv",
+        curves=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet",
+        prov_medians=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv"),
+        prov_curves=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet"),
+    log:
+        "results/logs/rrr_debiased_release/{dataset}_eps{epsilon}.log",
+    benchmark:
+        "results/benchmarks/rrr_debiased_release/{dataset}_eps{epsilon}.tsv"
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    params:
+        mechanism="rrr_debiased",
+        epsilon=lambda wc: float(wc.epsilon),
+        calibration=RRR["calibration"],
+        draws=RRR["draws"],
+        grid_points=RRR["grid_points"],
+        seed=config["seed"],
+        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -142,6 +177,7 @@ rule lnte_release:
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
+        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -291,6 +327,31 @@ rule rrr_curves_table:
         },
     script:
         "../../scripts/rrr_tables.py"
+
+
+rule rrr_claims_table:
+    input:
+        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
+        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
+    output:
+        table=RRR_CLAIMS,
+        prov=prov(RRR_CLAIMS),
+    log:
+        "results/logs/rrr_claims_table/rrr_claims_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=5,
+    params:
+        releases=RRR_ALL,
+        logrank_releases=RRR_LOGRANK,
+        significance=RRR["significance"],
+        seed=config["seed"],
+    script:
+        "../../scripts/rrr_claims.py"
 
 
 rule rrr_figure2:

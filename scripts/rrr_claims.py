@@ -1,0 +1,21 @@
+"""The rrr_survival claims table: the paper's statements tested over draws."""
+
+import numpy as np
+
+from dprepro import rrr_study, step
+from dprepro.rrr_claims import rrr_claims
+from dprepro.seeds import seed_record, seed_sequence
+
+log = step.start(snakemake, "rrr_claims")
+p = snakemake.params
+stream = "claims/bootstrap"
+rng = np.random.default_rng(seed_sequence(p.seed, "rrr_survival", stream, 0))
+table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logrank_releases,
+                   significance=p.significance, rng=rng)
+step.write_csv(table, snakemake.output.table)
+log.info("wrote %s: %s", snakemake.output.table, table["verdict"].value_counts().to_dict())
+records = rrr_study.records_of_releases(p.releases, snakemake.input.medians)
+step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
+                    seeds=seed_record(p.seed, "rrr_survival", stream, 1),
+                    privacy=rrr_study.table_privacy(records),
+                    data_origin=",".join(sorted({r["data_origin"] for r in p.releases})))
