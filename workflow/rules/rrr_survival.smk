@@ -47,6 +47,7 @@ RRR_TABLES = {
     )
 }
 RRR_CLAIMS = f"{RRR_DIR}/tables/claims.csv"
+STUDY_CLAIMS["rrr_survival"] = [RRR_CLAIMS]
 STUDY_TARGETS["rrr_survival"] = [
     *RRR_TABLES.values(),
     RRR_CLAIMS,
