@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from dprepro import repr_privacy, repr_study
-from dprepro.dp_learners import dp_select_features
+from dprepro.dp_learners import SSPLinearRegression, dp_select_features
 from dprepro.representations import fit_pca
 from dprepro.synthetic_expression import synthetic_public_private
 
@@ -424,3 +424,92 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
     assert response.shape == (len(private), 5)
     sidecar = json.loads((data / "private_expression.parquet.prov.json").read_text())
     assert sidecar["data_origin"] == "real" and sidecar["privacy"]["release"] is False
+
+
+# --------------------------------------------------------------------------- #
+# DP end to end: the corrected pipeline under a neighbouring private data set
+# --------------------------------------------------------------------------- #
+def _corrected_features(data, private_expression):
+    """Line-local mapping, public PCA, features as the corrected pipeline builds them."""
+    from dprepro.expression_data import harmonise_genes
+
+    local, public = harmonise_genes(private_expression, data["public_expression"],
+                                    min_shared=10, local=True)
+    glob, _ = harmonise_genes(private_expression, data["public_expression"], min_shared=10)
+    model = repr_study.fit_representation("pca", {"dim": 3}, public,
+                                          rng=np.random.default_rng(0))
+    frame = repr_study.representation_frame(
+        model.transform(public), model.transform(glob), public.index, glob.index,
+        extra_sets={"private_line_local": model.transform(local)}).assign(seed=0)
+    spec = repr_privacy.pipeline("corrected")
+    features = repr_study.method_features("pca", seeds=1, samples=glob.index,
+                                          representations={"pca": frame},
+                                          private_set=spec.private_set)
+    genes = repr_study.method_features("fixed_genes", seeds=1, samples=glob.index,
+                                       representations={}, public_expression=public,
+                                       private_expression=local,
+                                       baselines={"fixed_genes": list(public.columns[:5])})
+    as_published = repr_study.method_features("pca", seeds=1, samples=glob.index,
+                                              representations={"pca": frame})
+    return features, genes, as_published
+
+
+def test_neighbouring_private_sets_change_no_other_line_and_stay_within_sensitivity():
+    data = synthetic_public_private(np.random.default_rng(8), n_public=80, n_private=30,
+                                    n_genes=40, rank=3, n_lineages=2, n_drugs=2)
+    private = data["private_expression"]
+    neighbour = private.copy()
+    neighbour.iloc[0] = np.random.default_rng(9).gamma(1.0, 20.0, size=private.shape[1])
+    a, genes_a, paper_a = _corrected_features(data, private)
+    b, genes_b, paper_b = _corrected_features(data, neighbour)
+    others = np.arange(1, len(private))
+    # identical features of every other line before any noise (corrected pipeline)
+    np.testing.assert_array_equal(a.private[0][others], b.private[0][others])
+    np.testing.assert_array_equal(genes_a.private[0][others], genes_b.private[0][others])
+    np.testing.assert_array_equal(a.public[0], b.public[0])
+    assert a.scales == b.scales  # the logistic regression's scale is public
+    # the paper's global mapping moves them: the bug this pipeline fixes
+    assert np.abs(paper_a.private[0][others] - paper_b.private[0][others]).max() > 1e-6
+
+    # released statistics of the corrected SSP: within the bounds its noise is scaled to
+    settings = {"response_center": 2.0, "response_scale": 2.0}
+    centring = repr_study.public_centring(repr_privacy.pipeline("corrected"), a, settings)
+    P = centring["public"][0]
+    x_center, y_center = P.mean(axis=0), centring["response_prior"][0]
+    bx = 1.3 * float(np.std(P - x_center, ddof=1))
+    by = 0.9 * centring["response_prior"][1]
+    y = data["private_response"].iloc[:, 0].to_numpy()
+    d = P.shape[1] + 1  # features plus the intercept column
+    stats = []
+    for features in (a, b):
+        # epsilon = inf: the clipped, centred statistics before any noise
+        model = SSPLinearRegression(np.inf, clip_x=bx, clip_y=by, x_center=x_center,
+                                    y_center=y_center, intercept_column=True).fit(
+                                        features.private[0], y)
+        stats.append((model.xx_, model.xy_))
+    upper = np.triu_indices(d)
+    assert np.abs(stats[0][0] - stats[1][0])[upper].sum() <= d * d * bx**2
+    assert np.abs(stats[0][1] - stats[1][1]).sum() <= 2 * d * bx * by
+    assert np.abs(stats[0][0] - stats[1][0]).max() > 0  # the changed line does count
+    # objective perturbation: every design row in the unit ball (CMS11's premise)
+    for features in (a, b):
+        learner = repr_privacy.cancer_learner(repr_privacy.method_split("pca", 1.0),
+                                              variant="cms11", l2=0.1, scale=features.scales[0],
+                                              rng=np.random.default_rng(0))
+        assert np.linalg.norm(learner.design(features.private[0]), axis=1).max() <= 1 + 1e-12
+
+
+def test_corrected_rows_state_a_finite_true_epsilon():
+    table = pd.DataFrame({"representation": ["pca", "dp_feature_selection", "pca"],
+                          "epsilon": [1.0, 2.0, np.nan],
+                          "pipeline": ["corrected", "corrected", "corrected"]})
+    drug = repr_privacy.table_records(table, kind="drug", settings={"ridge": 1.0})
+    cancer = repr_privacy.table_records(table, kind="cancer_type",
+                                        settings={"variant": "paper", "l2": 0.1})
+    assert [r.true_epsilon for r in drug[:2]] == [1.0, 2.0]
+    assert [r.true_epsilon for r in cancer[:2]] == [1.0, 2.0]
+    assert drug[0].mechanism == "ssp_laplace" and cancer[0].extra["variant"] == "cms11"
+    paper = repr_privacy.table_records(table.assign(pipeline="as_published"), kind="drug",
+                                       settings={"ridge": 1.0})
+    assert math.isinf(paper[0].true_epsilon) and "Wishart" in paper[0].note
+    assert "zero density" in paper[0].note

@@ -71,13 +71,15 @@ def test_full_dag_dry_run(configfile, tmp_path):
              * len(vae["width_multipliers"]))
     assert counts["repr_candidate"] == (len(rt["representations"]) - 1) * len(rt["dims"]) + n_vae
     assert counts["repr_fit"] == len(rt["representations"])
-    assert counts["repr_drug"] == rt["drug"]["chunks"]
+    pipelines = len(rt.get("pipelines", ["as_published", "corrected"]))
+    assert counts["repr_drug"] == rt["drug"]["chunks"] * pipelines
+    assert counts["repr_cancer_type"] == pipelines
     assert counts["repr_clipping_weights"] == len(set(rt["drug"]["epsilons"])
-                                                  | {rt["drug"]["epsilon"]})
-    for rule in ("repr_hyperparameter_table", "repr_cancer_type", "repr_cancer_type_table",
+                                                  | {rt["drug"]["epsilon"]}) * pipelines
+    for rule in ("repr_hyperparameter_table", "repr_cancer_type_table",
                  "repr_drug_table", "repr_public_data", "repr_private_data"):
         assert counts[rule] == 1, rule
-    assert counts["repr_figure"] == 4
+    assert counts["repr_figure"] == 4 * pipelines
     real = config["datasets"]["gdsc"]["source"] == "download"
     assert counts.get("gdsc_download", 0) == 3 * real
     assert counts.get("depmap_download", 0) == 2 * real
@@ -165,7 +167,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure1": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
-                                    "repr_figure": 4, "privacy_audit_figure": 1}),
+                                    "repr_figure": 8, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
@@ -174,7 +176,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
-         {"repr_drug": 1, "repr_drug_table": 1, "repr_figure": 2}),
+         {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,

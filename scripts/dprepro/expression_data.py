@@ -1092,6 +1092,7 @@ def harmonise_genes(
     min_shared: int = 1000,
     private_name: str | None = None,
     public_name: str | None = None,
+    local: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Restrict both matrices to shared genes and quantile-map private onto public.
 
@@ -1100,7 +1101,8 @@ def harmonise_genes(
     after upper-casing within one matrix are averaged. The private matrix is
     then mapped onto the pooled public value distribution over the shared
     genes by :func:`dprepro.representations.quantile_map` (global quantile
-    mapping, as in the paper).
+    mapping, as in the paper; ``local=True``: each line mapped by its own
+    ranks, so no line's values depend on another private line).
 
     Parameters
     ----------
@@ -1149,7 +1151,7 @@ def harmonise_genes(
     # the data-only environment does not need for parsing.
     from dprepro.representations import quantile_map
 
-    mapped = quantile_map(priv, pub).astype(np.float32)
+    mapped = quantile_map(priv, pub, local=local).astype(np.float32)
     mapped.index, mapped.columns = priv.index, pd.Index(shared, name="gene")
     for frame, src in ((mapped, pname), (pub, qname)):
         frame.attrs = {"source": str(src)}

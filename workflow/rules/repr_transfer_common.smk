@@ -159,13 +159,16 @@ def repr_experiment_inputs():
     if spec["baselines"]:
         out["public_expression"] = f"{data}/public_expression.parquet"
         out["private_expression"] = f"{data}/private_expression.parquet"
+        out["private_expression_line_local"] = (
+            f"{data}/private_expression_line_local.parquet"
+        )
     return out
 
 
-def repr_clipping_paths():
+def repr_clipping_paths(wildcards):
     """One clipping-weight table per finite drug-task ε (the experiments' own ε list)."""
     return [
-        f"results/repr_transfer/experiments/clipping_eps{fmt_number(e)}.csv"
+        f"results/repr_transfer/experiments/clipping_{wildcards.pipeline}_eps{fmt_number(e)}.csv"
         for e in epsilon_grid(config["repr_transfer"]["drug"])
     ]
 
@@ -173,21 +176,38 @@ def repr_clipping_paths():
 def repr_privacy_settings(kind):
     """What the privacy records of a result table are rebuilt from (learner settings)."""
     spec = config["repr_transfer"][kind]
-    keys = ("variant", "l2") if kind == "cancer_type" else ("ridge",)
+    keys = (
+        ("variant", "l2")
+        if kind == "cancer_type"
+        else ("ridge", "response_center", "response_scale")
+    )
     return {key: spec[key] for key in keys}
 
 
 def repr_figure_settings(figure):
     """Learner settings plus the single-ε panel's ε of one figure."""
     kind = REPR_FIGURE_KIND[figure]
-    return {**repr_privacy_settings(kind), "epsilon": REPR[kind]["epsilon"]}
+    settings = {**repr_privacy_settings(kind), "epsilon": REPR[kind]["epsilon"]}
+    if kind == "drug":
+        settings.update(
+            {k: REPR[kind][k] for k in ("response_center", "response_scale")}
+        )
+    return settings
 
 
 def repr_drug_paths():
     chunks = config["repr_transfer"]["drug"]["chunks"]
     return [
-        f"results/repr_transfer/experiments/drug_chunk{c}.parquet"
+        f"results/repr_transfer/experiments/drug_{p}_chunk{c}.parquet"
+        for p in config["repr_transfer"]["pipelines"]
         for c in range(chunks)
+    ]
+
+
+def repr_cancer_type_paths():
+    return [
+        f"results/repr_transfer/experiments/cancer_type_{p}.parquet"
+        for p in config["repr_transfer"]["pipelines"]
     ]
 
 
@@ -201,7 +221,7 @@ REPR_PUBLIC = {
 }
 REPR_PRIVATE = {
     name: f"{REPR_DATA}/private_{name}.parquet"
-    for name in ("expression", "lineage", "response")
+    for name in ("expression", "expression_line_local", "lineage", "response")
 }
 REPR_TABLES = {
     name: f"{REPR_DIR}/tables/{name}.csv"
@@ -221,9 +241,14 @@ REPR_FIGURE_KIND = {
     "drug_vs_epsilon": "drug",
 }
 REPR_SUMMARY = {"cancer_type": "cancer_type_summary", "drug": "drug_summary"}
+REPR_PIPELINES = list(REPR["pipelines"])
 REPR_FIGURES = {
-    name: [f"{REPR_DIR}/figures/{name}.pdf", f"{REPR_DIR}/figures/{name}.png"]
+    (name, pipeline): [
+        f"{REPR_DIR}/figures/{name}_{pipeline}.pdf",
+        f"{REPR_DIR}/figures/{name}_{pipeline}.png",
+    ]
     for name in REPR_FIGURE_KIND
+    for pipeline in REPR_PIPELINES
 }
 STUDY_TARGETS["repr_transfer"] = [
     *REPR_TABLES.values(),
