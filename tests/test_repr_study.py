@@ -513,3 +513,47 @@ def test_corrected_rows_state_a_finite_true_epsilon():
                                        settings={"ridge": 1.0})
     assert math.isinf(paper[0].true_epsilon) and "Wishart" in paper[0].note
     assert "zero density" in paper[0].note
+
+
+# --------------------------------------------------------------------------- #
+# hyperparameter search on the paper's objective
+# --------------------------------------------------------------------------- #
+def _search(data, trials=6):
+    from dprepro import repr_search
+
+    public = data["public_expression"]
+    lineage = data["public_lineage"]
+    return repr_search.search(
+        "pca", public, lineage, trials=trials, space={"dim_range": [2, 12]},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1},
+        base_seed=5)
+
+
+def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    first, second = _search(data), _search(data)
+    pd.testing.assert_frame_equal(first, second)
+    assert list(first["trial"]) == list(range(6)) and first["score"].between(0, 1).all()
+    counts = data["public_lineage"].value_counts()
+    held = set(counts.index[:3])  # the two most frequent pairs use the top three lineages
+    assert (first["n_fit"] == int(counts[~counts.index.isin(held)].sum())).all()
+    # the same candidate scores the same (common random numbers)
+    assert first.groupby("dim")["score"].nunique().max() == 1
+    table = repr_study.select_hyperparameters(first)
+    best = table[table["selected"]].iloc[0]
+    assert best["score"] == first["score"].max()
+
+
+def test_dp_pair_score_separates_informative_from_useless_features():
+    from dprepro import repr_search
+
+    rng = np.random.default_rng(0)
+    labels = np.array(["a"] * 100 + ["b"] * 100, dtype=object)
+    good = np.r_[rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]
+    noise = rng.normal(size=(200, 2))
+    kwargs = {"epsilon": 1.0, "folds": 2, "variant": "paper", "l2": 0.1, "base_seed": 1,
+              "stream": "t"}
+    assert repr_search.dp_pair_score(good, good, labels, [("a", "b")], **kwargs)["score"] > 0.85
+    assert repr_search.dp_pair_score(noise, noise, labels, [("a", "b")], **kwargs)["score"] < 0.7

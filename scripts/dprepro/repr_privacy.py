@@ -145,8 +145,9 @@ INTERMEDIATES = {
     "gdsc": non_private("raw private data (GDSC; sensitive, never released)", mechanism="none",
                         privacy_unit=PRIVACY_UNIT),
     "depmap": non_private("public data (DepMap, CC BY 4.0)", mechanism="none"),
-    "candidate": non_private("public data only (auxiliary task)", mechanism="none"),
-    "selection": non_private("chosen on public data only (auxiliary lineage task)",
+    "candidate": non_private("public data only (DP accuracy on held-out public lineage "
+                             "pairs)", mechanism="none"),
+    "selection": non_private("chosen on public data only (held-out public lineage pairs)",
                              mechanism="none"),
     "clipping": non_private("chosen on synthetic data; uses only the number of private "
                             "training lines", mechanism="none"),

@@ -10,7 +10,6 @@ include: "repr_transfer_common.smk"
 
 wildcard_constraints:
     representation=r"pca|random_projection|vae",
-    candidate=r"r[0-9]+(_lr[0-9.e+-]+_h[0-9]+_w[0-9]+)?",
     chunk=r"[0-9]+",
     pipeline="|".join(REPR_PIPELINES),
 
@@ -61,35 +60,36 @@ rule repr_private_data:
         "../../scripts/repr_data.py"
 
 
-rule repr_candidate:
+rule repr_search:
     input:
         **REPR_PUBLIC,
     output:
-        candidate=f"{REPR_DIR}/candidates/{{representation}}/{{candidate}}.csv",
-        prov=prov(f"{REPR_DIR}/candidates/{{representation}}/{{candidate}}.csv"),
+        trials=f"{REPR_DIR}/candidates/{{representation}}.csv",
+        prov=prov(f"{REPR_DIR}/candidates/{{representation}}.csv"),
     log:
-        "results/logs/repr_candidate/{representation}_{candidate}.log",
+        "results/logs/repr_search/{representation}.log",
     benchmark:
-        "results/benchmarks/repr_candidate/{representation}_{candidate}.tsv"
+        "results/benchmarks/repr_search/{representation}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
     resources:
         mem_mb=REPR_MEM_MB["learn"],
-        runtime=lambda wc: 120 if wc.representation == "vae" else 10,
+        runtime=lambda wc: repr_search_runtime(wc.representation),
     params:
-        spec=lambda wc: repr_candidate_spec(wc.representation, wc.candidate),
+        trials=lambda wc: repr_trials(wc.representation),
+        space=lambda wc: repr_search_space(wc.representation),
+        objective=repr_search_objective(),
         vae=lambda wc: repr_vae_options(wc.representation),
-        folds=REPR["selection"]["folds"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
-        "../../scripts/repr_candidate.py"
+        "../../scripts/repr_search.py"
 
 
 rule repr_hyperparameter_table:
     input:
-        candidates=repr_candidate_paths(),
+        candidates=repr_search_paths(),
     output:
         table=REPR_TABLES["hyperparameters"],
         prov=prov(REPR_TABLES["hyperparameters"]),

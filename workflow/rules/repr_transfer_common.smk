@@ -84,39 +84,51 @@ def repr_data_inputs(kind):
     return inputs
 
 
-def repr_candidates(representation):
-    """Hyperparameter candidates of one representation, each with its wildcard id."""
+def repr_trials(representation):
+    """Optuna trials of one representation's search (fewer for the slow VAE)."""
+    selection = config["repr_transfer"]["selection"]
+    return int(selection["vae_trials" if representation == "vae" else "trials"])
+
+
+def repr_search_space(representation):
+    """The search space of one representation (VAE keys only for the VAE: no reruns)."""
     spec = config["repr_transfer"]
+    space = {"dim_range": list(spec["selection"]["dim_range"])}
+    if representation == "vae":
+        vae = spec["vae"]
+        space.update(
+            learning_rate_range=list(vae["learning_rate_range"]),
+            hidden_layers=list(vae["hidden_layers"]),
+            width_multipliers=list(vae["width_multipliers"]),
+        )
+    return space
+
+
+def repr_search_objective():
+    """The paper's objective: DP logistic regression on held-out public lineage pairs."""
+    spec = config["repr_transfer"]
+    selection = spec["selection"]
+    return {
+        "pairs": selection["pairs"],
+        "folds": selection["folds"],
+        "epsilon": selection["epsilon"],
+        "variant": spec["cancer_type"]["variant"],
+        "l2": spec["cancer_type"]["l2"],
+    }
+
+
+def repr_search_runtime(representation):
+    """Minutes: a VAE fit per trial (bounded by max_epochs), seconds for the others."""
     if representation != "vae":
-        return [{"candidate": f"r{d}", "dim": int(d)} for d in spec["dims"]]
-    vae = spec["vae"]
+        return 10 + repr_trials(representation)
+    epochs = config["repr_transfer"]["vae"]["max_epochs"]
+    return 10 + repr_trials(representation) * max(2, epochs // 20)
+
+
+def repr_search_paths():
     return [
-        {
-            "candidate": f"r{d}_lr{fmt_number(lr)}_h{h}_w{w}",
-            "dim": int(d),
-            "learning_rate": float(lr),
-            "hidden_layers": int(h),
-            "width_multiplier": int(w),
-        }
-        for d in vae["dims"]
-        for lr in vae["learning_rates"]
-        for h in vae["hidden_layers"]
-        for w in vae["width_multipliers"]
-    ]
-
-
-def repr_candidate_spec(representation, candidate):
-    for spec in repr_candidates(representation):
-        if spec["candidate"] == candidate:
-            return spec
-    raise ValueError(f"unknown {representation} candidate {candidate!r}")
-
-
-def repr_candidate_paths():
-    return [
-        f"results/repr_transfer/candidates/{r}/{c['candidate']}.csv"
+        f"results/repr_transfer/candidates/{r}.csv"
         for r in config["repr_transfer"]["representations"]
-        for c in repr_candidates(r)
     ]
 
 
