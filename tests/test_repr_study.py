@@ -557,3 +557,28 @@ def test_dp_pair_score_separates_informative_from_useless_features():
               "stream": "t"}
     assert repr_search.dp_pair_score(good, good, labels, [("a", "b")], **kwargs)["score"] > 0.85
     assert repr_search.dp_pair_score(noise, noise, labels, [("a", "b")], **kwargs)["score"] < 0.7
+
+
+def test_claims_verdicts_follow_the_paired_seed_differences():
+    from dprepro import repr_claims
+
+    rows = []
+    for seed in range(6):
+        for pipeline in ("as_published", "corrected"):
+            for rep, acc in (("pca", 0.9), ("vae", 0.89), ("fixed_genes", 0.6)):
+                # corrected: the fixed genes win, so the claim must fail there
+                value = acc if pipeline == "as_published" else 1.5 - acc
+                for case in ("a vs b", "a vs c"):
+                    rows.append({"case": case, "representation": rep, "pipeline": pipeline,
+                                 "epsilon": 1.0, "seed": seed,
+                                 "accuracy": value + 0.01 * ((seed * 7) % 3),
+                                 "drug": case, "spearman": value})
+    table = pd.DataFrame(rows)
+    claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published", "corrected"], base_seed=3)
+    verdict = claims.set_index("claim_id")["verdict"]
+    assert verdict["repr.as_published.cancer.pca_beats_fixed_genes"] == "holds"
+    assert verdict["repr.corrected.cancer.pca_beats_fixed_genes"] == "fails"
+    assert verdict["repr.as_published.drug.vae_about_pca"] == "holds"
+    assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
+    assert claims["claim_id"].str.startswith("repr.").all()

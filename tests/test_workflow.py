@@ -73,7 +73,7 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["repr_cancer_type"] == pipelines
     assert counts["repr_clipping_weights"] == len(set(rt["drug"]["epsilons"])
                                                   | {rt["drug"]["epsilon"]}) * pipelines
-    for rule in ("repr_hyperparameter_table", "repr_cancer_type_table",
+    for rule in ("repr_hyperparameter_table", "repr_cancer_type_table", "repr_claims_table",
                  "repr_drug_table", "repr_public_data", "repr_private_data"):
         assert counts[rule] == 1, rule
     assert counts["repr_figure"] == 4 * pipelines
@@ -173,7 +173,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
-         {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4}),
+         {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,

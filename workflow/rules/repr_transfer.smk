@@ -268,6 +268,32 @@ rule repr_drug_table:
         "../../scripts/repr_tables.py"
 
 
+rule repr_claims_table:
+    input:
+        cancer_type=REPR_TABLES["cancer_type_accuracy"],
+        drug=REPR_TABLES["drug_sensitivity"],
+    output:
+        table=REPR_TABLES["claims"],
+        prov=prov(REPR_TABLES["claims"]),
+    log:
+        "results/logs/repr_claims_table/repr_claims_table.log",
+    conda:
+        "../../envs/learning.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        epsilons={k: REPR[k]["epsilon"] for k in ("cancer_type", "drug")},
+        pipelines=REPR_PIPELINES,
+        cancer_settings=repr_privacy_settings("cancer_type"),
+        drug_settings=repr_privacy_settings("drug"),
+        seed=config["seed"],
+        data_origin=REPR_ORIGIN,
+    script:
+        "../../scripts/repr_claims.py"
+
+
 rule repr_figure:
     input:
         summary=lambda wc: REPR_TABLES[REPR_SUMMARY[REPR_FIGURE_KIND[wc.figure]]],

@@ -243,6 +243,7 @@ REPR_TABLES = {
         "cancer_type_summary",
         "drug_sensitivity",
         "drug_summary",
+        "claims",
     )
 }
 # each figure: the experiment (and its summary table) it is drawn from
