@@ -136,7 +136,7 @@ CANCER_COLUMNS = (
     "case", "representation", "epsilon", "seed", "accuracy", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "epsilon_if_bias_penalised", "privacy_note",
-    "dim", "correct", "n_lines", "folds", "data_origin",
+    "dim", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
 )
 #: Columns of ``drug_sensitivity.csv`` in order (the shared contract first).
 DRUG_COLUMNS = (
@@ -526,6 +526,10 @@ def cancer_summary(table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     true = table.groupby(keys, dropna=False, sort=False)["true_epsilon"].first().reset_index()
     out = out.merge(true, on=keys, how="left")
+    if "majority_accuracy" in table.columns:
+        majority = table.groupby("case", sort=False)["majority_accuracy"].first()
+        out["majority_accuracy"] = out["case"].map(
+            {**majority.to_dict(), "all": float(majority.mean())})
     cases = list(dict.fromkeys(table["case"])) + ["all"]
     out = out.assign(_c=out["case"].map({c: i for i, c in enumerate(cases)}),
                      _m=_method_order(out["representation"]),
