@@ -582,3 +582,22 @@ def test_claims_verdicts_follow_the_paired_seed_differences():
     assert verdict["repr.as_published.drug.vae_about_pca"] == "holds"
     assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
     assert claims["claim_id"].str.startswith("repr.").all()
+
+
+def test_low_expression_filter_and_small_public_set_warning():
+    rng = np.random.default_rng(0)
+    genes = [f"G{i}" for i in range(12)]
+    gdsc = pd.DataFrame(rng.normal(5, 1, (6, 12)), index=[101, 102, 103, 104, 105, 106],
+                        columns=genes)
+    depmap = pd.DataFrame(rng.normal(5, 1, (4, 12)), index=["M1", "M2", "M3", "M4"],
+                          columns=genes)
+    depmap[["G0", "G1"]] = 0.1  # low public expression
+    models = pd.DataFrame({"ModelID": ["M1", "M2", "M3", "M4"],
+                           "COSMICID": [101.0, np.nan, 999.0, np.nan],
+                           "lineage": ["A", "B", "A", "B"]})
+    with pytest.warns(UserWarning, match="public set .3 DepMap models.* smaller"):
+        out = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                   exclude_private_lines=True, min_public_median=1.0)
+    assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
+    assert "G0" not in out["public_expression"].columns
+    assert out["public_expression"].shape[1] == 10

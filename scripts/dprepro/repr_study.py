@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -206,8 +207,13 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
               depmap_models: pd.DataFrame, *, min_shared_genes: int,
               exclude_private_lines: bool, lineage_column: str = "TCGA_LABEL",
               gdsc_cell_lines: pd.DataFrame | None = None,
-              gdsc_dose_response: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+              gdsc_dose_response: pd.DataFrame | None = None,
+              min_public_median: float | None = None) -> dict[str, pd.DataFrame]:
     """GDSC (private) and DepMap (public) as the study's five tables.
+
+    * low-expression filter (``min_public_median``, as the authors did):
+      public genes whose median expression is below it are dropped before the
+      genes are intersected and mapped (public data only: no privacy cost);
 
     * public lines: DepMap models, without those whose COSMIC id is a GDSC
       expression line when ``exclude_private_lines`` (the representation must
@@ -232,6 +238,13 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         drop = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
             private_ids).to_numpy()
         public = public.loc[~drop]
+    if len(public) < len(gdsc_expression):
+        warnings.warn(f"the public set ({len(public)} DepMap models after excluding the GDSC "
+                      f"lines) is smaller than the private set ({len(gdsc_expression)} lines)",
+                      stacklevel=2)
+    if min_public_median is not None:
+        keep = public.median(axis=0).to_numpy() >= float(min_public_median)
+        public = public.loc[:, keep]
     private, public_shared = harmonise_genes(gdsc_expression, public,
                                              min_shared=min_shared_genes)
     local, _ = harmonise_genes(gdsc_expression, public, min_shared=min_shared_genes, local=True)
@@ -280,6 +293,7 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
         read_parquet_matrix(inputs.depmap_models),
         min_shared_genes=settings["min_shared_genes"],
         exclude_private_lines=settings["exclude_private_lines"],
+        min_public_median=settings.get("min_public_median"),
         lineage_column=settings["lineage_column"],
         gdsc_cell_lines=read_parquet_matrix(inputs.gdsc_cell_lines) if private else None,
         gdsc_dose_response=read_parquet_matrix(inputs.gdsc_dose_response) if private else None)

@@ -272,6 +272,7 @@ REPR_DATA_SETTINGS = (
     if REPR_ORIGIN == "synthetic"
     else {
         "min_shared_genes": REPR["min_shared_genes"],
+        "min_public_median": REPR["min_public_median"],
         "lineage_column": config["datasets"]["gdsc"]["lineage_column"],
         "exclude_private_lines": config["datasets"]["depmap"]["exclude_private_lines"],
     }
