@@ -39,7 +39,7 @@ Public data (DepMap, CC BY 4.0):
   ``COSMICID``, ``SangerModelID``, ...).
 
 The public source is pluggable through :data:`PUBLIC_SOURCES`; the paper used
-TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``), whose slot is reserved.
+TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``), read by :mod:`dprepro.tcga_data`.
 
 :func:`harmonise_genes` intersects the gene symbols and maps the private matrix
 onto the public value distribution (:func:`dprepro.representations.quantile_map`).
@@ -1046,18 +1046,15 @@ def read_gdsc_cell_lines(path: str | Path) -> pd.DataFrame:
 # public sources, harmonisation, cache
 # --------------------------------------------------------------------------- #
 def read_tcga_xena_expression(path: str | Path, **kwargs) -> pd.DataFrame:
-    """Reserved slot for the paper's public source, TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``).
+    """The paper's public source, TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``).
 
-    Not implemented: the Xena matrix is genes (Ensembl ids, log2(TPM+0.001))
-    x samples, needs an id-to-symbol map and a transpose, and is ~8 GB
-    uncompressed. Implement it here, returning samples x upper-case symbols
-    in float32 like :func:`read_depmap_expression`, and it is selectable as
-    ``PUBLIC_SOURCES["tcga"]``.
+    Streams the genes x samples matrix into samples x symbols (float32,
+    log2(TPM + 0.001)); see :func:`dprepro.tcga_data.read_tcga_xena_expression`
+    (``probemap`` is required, ``samples`` and ``genes`` bound the memory).
     """
-    raise NotImplementedError(
-        "public source 'tcga' (UCSC Xena tcga_RSEM_gene_tpm) is not implemented yet; "
-        "use 'depmap', or implement dprepro.expression_data.read_tcga_xena_expression"
-    )
+    from .tcga_data import read_tcga_xena_expression as read
+
+    return read(path, **kwargs)
 
 
 #: Readers of public expression data, by configuration name. Each takes a
