@@ -600,3 +600,26 @@ def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\n")
     with pytest.raises(ed.ExpressionDataError, match="line 2: 1 values for 2 samples"):
         tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
+
+
+def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeypatch):
+    import gzip
+    from types import SimpleNamespace
+
+    path = tmp_path / "IC50_v17.csv.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write("COSMIC_ID,Drug_1_IC50,Drug_1047_IC50,Drug_3_IC50,FEATURE\n"
+                     "906826,-1.5,2.25,,x\n683665,0.5,,3.0,y\n")
+    frame = ed.read_gdsc_ic50_matrix(path)
+    assert list(frame.index) == [683665, 906826] and list(frame.columns) == [1, 3, 1047]
+    assert frame.loc[906826, 1047] == 2.25 and np.isnan(frame.loc[906826, 3])
+    assert frame.index.dtype == np.int64 and frame.columns.dtype == np.int64
+    # the preprocessing step picks the IC50 reader from the file's header
+    monkeypatch.setattr(ed, "read_gdsc_expression", lambda path: "expression")
+    monkeypatch.setattr(ed, "read_gdsc_cell_lines", lambda path: "cell lines")
+    inputs = SimpleNamespace(dose_response=str(path), expression="e", cell_lines="c")
+    pd.testing.assert_frame_equal(ed.gdsc_tables(inputs)["dose_response"], frame)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("COSMIC_ID,Drug_1_IC50\nabc,1\n")
+    with pytest.raises(ed.ExpressionDataError, match="non-integer COSMIC_ID"):
+        ed.read_gdsc_ic50_matrix(bad)

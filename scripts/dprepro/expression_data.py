@@ -101,6 +101,7 @@ __all__ = [
     "read_gdsc_cell_lines",
     "read_gdsc_dose_response",
     "read_gdsc_expression",
+    "read_gdsc_ic50_matrix",
     "read_parquet_matrix",
     "read_public_expression",
     "read_tcga_xena_expression",
@@ -1185,11 +1186,68 @@ def read_parquet_matrix(path: str | Path) -> pd.DataFrame:
     return frame
 
 
+_IC50_COLUMN = re.compile(r"^Drug_(\d+)_IC50$")
+
+
+def read_gdsc_ic50_matrix(path: str | Path) -> pd.DataFrame:
+    """Read a gdsctools IC50 matrix (e.g. the paper's ``IC50_v17.csv.gz``) as lines x drugs.
+
+    Layout: a ``COSMIC_ID`` column, then one ``Drug_<DRUG_ID>_IC50`` column
+    per drug (natural-log IC50, as the GDSC v17 release), comma or tab
+    separated, optionally gzip-compressed. Returns the matrix of
+    :func:`read_gdsc_dose_response`: float64, index ``COSMIC_ID`` (int64,
+    sorted) x columns ``DRUG_ID`` (int64, sorted), NaN where not screened.
+    """
+    path = Path(path)
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        first = handle.readline()
+    sep = "\t" if first.count("\t") > first.count(",") else ","
+    frame = pd.read_csv(path, sep=sep, compression="infer")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if "COSMIC_ID" not in frame.columns:
+        raise _missing_columns_error(path, ["COSMIC_ID"], list(frame.columns))
+    drugs = {c: int(m.group(1)) for c in frame.columns if (m := _IC50_COLUMN.match(c))}
+    if not drugs:
+        raise ExpressionDataError(f"{path}: no 'Drug_<id>_IC50' columns; found "
+                                  f"{list(frame.columns)[:8]}", path=path)
+    ids = pd.to_numeric(frame["COSMIC_ID"], errors="coerce")
+    if ids.isna().any() or (ids % 1 != 0).any():
+        raise ExpressionDataError(f"{path}: non-integer COSMIC_ID", path=path)
+    out = frame.loc[:, list(drugs)].apply(pd.to_numeric, errors="coerce").astype(float)
+    out.index = pd.Index(ids.astype(np.int64), name="COSMIC_ID")
+    out.columns = pd.Index([drugs[c] for c in out.columns], name="DRUG_ID", dtype=np.int64)
+    out = out.sort_index().sort_index(axis=1)
+    out.attrs = {"source": str(path), "layout": "gdsctools IC50 matrix"}
+    return out
+
+
 def gdsc_tables(inputs) -> dict[str, pd.DataFrame]:
-    """The GDSC caches from the raw files (``expression``, ``dose_response``, ``cell_lines``)."""
+    """The GDSC caches from the raw files (``expression``, ``dose_response``, ``cell_lines``).
+
+    The response file is the release's fitted dose-response workbook, or a
+    gdsctools IC50 matrix (``.csv.gz``/``.csv``/``.tsv`` with ``Drug_<id>_IC50``
+    columns, e.g. the paper's own GDSC v17 ``IC50_v17.csv.gz``).
+    """
+    response = str(inputs.dose_response)
+    if response.lower().endswith(".xlsx"):
+        dose_response = read_gdsc_dose_response(response)
+    else:
+        with _open_maybe_gzip(response) as handle:
+            ic50 = "Drug_" in handle.readline()
+        dose_response = (read_gdsc_ic50_matrix(response) if ic50
+                         else read_gdsc_dose_response(response))
     return {"expression": read_gdsc_expression(inputs.expression),
-            "dose_response": read_gdsc_dose_response(inputs.dose_response),
+            "dose_response": dose_response,
             "cell_lines": read_gdsc_cell_lines(inputs.cell_lines)}
+
+
+def _open_maybe_gzip(path: str):
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8")
 
 
 def depmap_tables(inputs) -> dict[str, pd.DataFrame]:
