@@ -11,34 +11,40 @@ log = step.start(snakemake, "repr_cancer_type")
 p = snakemake.params
 inp = snakemake.input
 settings = p.settings
+spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 lineage = pd.read_parquet(inp.private_lineage)["lineage"]
 epsilons = repr_study.experiment_epsilons(settings)
 cases = repr_study.cancer_type_cases(lineage, n_lineages=settings["lineages"],
                                      min_count=settings["folds"], cases=settings["cases"])
-log.info("%d cases %s, epsilons %s, %d seeds", len(cases), cases, epsilons, p.seeds)
+log.info("pipeline %s: %d cases %s, epsilons %s, %d seeds", spec.name, len(cases), cases,
+         epsilons, p.seeds)
 genes = {}
 if "public_expression" in inp.keys():
+    mapped = {"global": inp.private_expression, "line_local": inp.private_expression_line_local}
     genes = {"public_expression": pd.read_parquet(inp.public_expression),
-             "private_expression": pd.read_parquet(inp.private_expression)}
+             "private_expression": pd.read_parquet(mapped[spec.mapping])}
 representations = {Path(path).stem: pd.read_parquet(path) for path in inp.representations}
 results = []
 for method in p.methods:
     features = repr_study.method_features(method, seeds=p.seeds, samples=lineage.index,
                                           representations=representations,
-                                          baselines=p.baselines, **genes)
+                                          baselines=p.baselines,
+                                          private_set=spec.private_set, **genes)
     start = time.perf_counter()
     rows = repr_study.cancer_type_experiment(
         features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],
-        l2=settings["l2"], variant=settings["variant"], base_seed=p.seed,
+        l2=settings["l2"], variant=spec.cancer_variant or settings["variant"], base_seed=p.seed,
         stream=f"cancer_type/{method}", scales=features.scales, selection=features.selection)
     rows.insert(0, "representation", method)
+    rows.insert(1, "pipeline", spec.name)
     results.append(rows)
     log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
 rows = pd.concat(results, ignore_index=True)
 path = snakemake.output.rows
 step.write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
-streams = {"noise": "cancer_type/<method>/<case>/eps<epsilon>, replicate = seed",
+streams = {"noise": "cancer_type/<method>/<case>/eps<epsilon>, replicate = seed "
+                    "(the same draws for both pipelines)",
            "folds": "cancer_type/folds/<case>", "base_seed": p.seed, "seeds": p.seeds,
            "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
                          "crc32(step), replicate])"}

@@ -13,16 +13,20 @@ from dprepro import repr_privacy, repr_study, step
 
 log = step.start(snakemake, "repr_clipping")
 p = snakemake.params
+spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 hyper = pd.read_csv(snakemake.input.hyperparameters)
 response = pd.read_parquet(snakemake.input.private_response)
 n = int(response.notna().any(axis=1).sum()) - int(p.test_size)
 settings = repr_study.clipping_settings(p.methods, epsilon=float(snakemake.wildcards.eps),
-                                        hyperparameters=hyper, baselines=p.baselines)
-table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed)
+                                        hyperparameters=hyper, baselines=p.baselines,
+                                        extra_dim=spec.extra_dim)
+table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise)
 for row in table.itertuples(index=False):
-    log.info("n=%d d=%d epsilon=%g: w_x=%g w_y=%g", row.n, row.d, row.epsilon, row.w_x, row.w_y)
+    log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d, row.epsilon,
+             row.w_x, row.w_y)
 step.write_csv(table, snakemake.output.table)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
-                    seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>", "base_seed": p.seed},
+                    seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
+                           "base_seed": p.seed},
                     privacy=repr_privacy.INTERMEDIATES["clipping"], data_origin=p.data_origin)
 log.info("wrote %s", Path(snakemake.output.table).name)

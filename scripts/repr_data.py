@@ -6,7 +6,8 @@ log = step.start(snakemake, "repr_data")
 p = snakemake.params
 data, seeds = repr_study.study_data(p.origin, p.kind, snakemake.input, settings=p.settings,
                                     seed=p.seed)
-names = [n for n in ("expression", "lineage", "response") if n in snakemake.output.keys()]
+names = [n for n in ("expression", "expression_line_local", "lineage", "response")
+         if n in snakemake.output.keys()]
 written = []
 for name in names:
     frame = data[f"{p.kind}_{name}"]

@@ -11,6 +11,7 @@ log = step.start(snakemake, "repr_drug")
 p = snakemake.params
 inp = snakemake.input
 settings = p.settings
+spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 chunk_no = int(snakemake.wildcards.chunk)
 lineage = pd.read_parquet(inp.private_lineage)["lineage"]
 samples = lineage.index
@@ -23,32 +24,38 @@ chunk = drugs[chunk_no:: settings["chunks"]]
 splits = repr_study.drug_splits(response, splits=settings["splits"],
                                 test_size=settings["test_size"],
                                 rng=repr_study.stream_rng(p.seed, "drug/splits"))
-log.info("%d drugs in chunk %d of %d, %d splits, epsilons %s, %d seeds", len(chunk), chunk_no,
-         settings["chunks"], len(splits), epsilons, p.seeds)
+log.info("pipeline %s: %d drugs in chunk %d of %d, %d splits, epsilons %s, %d seeds",
+         spec.name, len(chunk), chunk_no, settings["chunks"], len(splits), epsilons, p.seeds)
 clipping = repr_study.clipping_lookup([pd.read_csv(path) for path in inp.clipping])
 genes = {}
 if "public_expression" in inp.keys():
+    mapped = {"global": inp.private_expression, "line_local": inp.private_expression_line_local}
     genes = {"public_expression": pd.read_parquet(inp.public_expression),
-             "private_expression": pd.read_parquet(inp.private_expression)}
+             "private_expression": pd.read_parquet(mapped[spec.mapping])}
 representations = {Path(path).stem: pd.read_parquet(path) for path in inp.representations}
 results = []
 for method in p.methods:
     features = repr_study.method_features(method, seeds=p.seeds, samples=samples,
                                           representations=representations,
-                                          baselines=p.baselines, **genes)
+                                          baselines=p.baselines,
+                                          private_set=spec.private_set, **genes)
     start = time.perf_counter()
     rows = repr_study.drug_experiment(
         features.private, response, chunk, epsilons=epsilons, splits=splits,
-        ridge=settings["ridge"], base_seed=p.seed, stream=f"drug/{method}",
-        clipping_weights=clipping, selection=features.selection)
+        ridge=settings["ridge"], base_seed=p.seed,
+        stream=f"drug/{method}",
+        clipping_weights=clipping, selection=features.selection, xx_noise=spec.xx_noise,
+        **repr_study.public_centring(spec, features, settings))
     rows.insert(0, "representation", method)
+    rows.insert(1, "pipeline", spec.name)
     results.append(rows)
     log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
 rows = pd.concat(results, ignore_index=True)
 path = snakemake.output.rows
 step.write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
-streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed",
+streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed (the same "
+                    "draws for both pipelines)",
            "splits": "drug/splits", "base_seed": p.seed, "seeds": p.seeds,
            "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
                          "crc32(step), replicate])"}

@@ -22,6 +22,7 @@ if w.representation == "vae":
                 width_multiplier=int(row["width_multiplier"]))
 public = pd.read_parquet(snakemake.input.public_expression)
 private = pd.read_parquet(snakemake.input.private_expression)
+line_local = pd.read_parquet(snakemake.input.private_expression_line_local).loc[private.index]
 stream = f"fit/{w.representation}"
 vae_options = None
 if w.representation == "vae":
@@ -33,8 +34,9 @@ for seed in range(p.seeds):
     log.info("%s seed %d: %s on public %d x %d", w.representation, seed, spec, *public.shape)
     model = repr_study.fit_representation(w.representation, spec, public, rng=rng,
                                           vae_options=vae_options)
-    frame = repr_study.representation_frame(model.transform(public), model.transform(private),
-                                            public.index, private.index)
+    frame = repr_study.representation_frame(
+        model.transform(public), model.transform(private), public.index, private.index,
+        extra_sets={"private_line_local": model.transform(line_local)})
     frames.append(frame.assign(seed=seed))
 frame = pd.concat(frames, ignore_index=True)
 path = snakemake.output.representation

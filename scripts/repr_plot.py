@@ -6,11 +6,13 @@ from dprepro.io import read_table
 log = step.start(snakemake, "repr_figure")
 p = snakemake.params
 out = snakemake.output
-figure = snakemake.wildcards.figure
+figure, pipeline = snakemake.wildcards.figure, snakemake.wildcards.pipeline
 summary = read_table(snakemake.input.summary)
-fig = repr_study.draw_figure(figure, summary, settings=p.settings, data_origin=p.data_origin)
+fig = repr_study.draw_figure(figure, summary, settings=p.settings, data_origin=p.data_origin,
+                             pipeline=pipeline)
 plots.save_figure(fig, [out.pdf, out.png], dpi=p.dpi)
-records = repr_privacy.table_records(summary, kind=repr_study.FIGURES[figure]["kind"],
+drawn = summary[summary["pipeline"] == pipeline]
+records = repr_privacy.table_records(drawn, kind=repr_study.FIGURES[figure]["kind"],
                                      settings=p.settings)
 step.write_sidecars(snakemake, __file__, [out.pdf, out.png], config=dict(p.items()),
                     privacy=repr_privacy.distinct(records), data_origin=p.data_origin)

@@ -18,8 +18,10 @@ from dprepro.dp_learners import (
     SSPLinearRegression,
     dp_select_features,
     objective_perturbation_noise,
+    psd_repair,
     select_columns,
     ssp_clipping_weights,
+    ssp_laplace_noise,
     ssp_noise,
 )
 
@@ -322,3 +324,71 @@ def test_select_columns():
     assert list(select_columns(df, ["C", "A"]).columns) == ["C", "A"]
     with pytest.raises(KeyError, match="Z"):
         select_columns(df, ["A", "Z"])
+
+
+# --------------------------------------------------------------------------- #
+# SSP with Laplace noise on the upper triangle of X'X (the corrected pipeline)
+# --------------------------------------------------------------------------- #
+def test_upper_triangle_laplace_noise_has_the_sensitivity_scale():
+    d, eps, bx, by = 3, 1.0, 0.5, 2.0
+    rng = np.random.default_rng(5)
+    draws = [ssp_laplace_noise(d, epsilon=eps, clip_x=bx, clip_y=by, rng=rng)
+             for _ in range(1500)]
+    E = np.stack([e for e, _ in draws])
+    L = np.stack([v for _, v in draws])
+    np.testing.assert_array_equal(E, np.transpose(E, (0, 2, 1)))
+    # upper triangle incl. diagonal: L1 sensitivity d^2 Bx^2 over eps/2
+    upper = E[:, *np.triu_indices(d)].ravel()
+    scale = d * d * bx**2 / (eps / 2)
+    assert stats.kstest(upper, stats.laplace(scale=scale).cdf).pvalue > LEVEL
+    # the diagonal-only bound d(d+1)/2 Bx^2 would be too small a scale: rejected
+    assert stats.kstest(upper, stats.laplace(scale=d * (d + 1) / 2 * bx**2 / (eps / 2)).cdf
+                        ).pvalue < LEVEL
+    assert stats.kstest(L.ravel(), stats.laplace(scale=2 * d * bx * by / (eps / 2)).cdf
+                        ).pvalue > LEVEL
+
+
+def test_xx_sensitivity_bound_is_never_exceeded():
+    d, bx = 4, 0.7
+    rng = np.random.default_rng(1)
+    bound = d * d * bx**2
+    upper = np.triu_indices(d)
+    worst = 0.0
+    for _ in range(3000):
+        # rows at the corners of the box and inside it, and the all-zero row
+        x = rng.choice([-bx, bx], size=d)
+        x2 = rng.choice([-bx, 0.0, bx], size=d) * rng.uniform(0.5, 1.0, size=d)
+        worst = max(worst, np.abs((np.outer(x, x) - np.outer(x2, x2))[upper]).sum())
+    assert worst <= bound
+    # a row replaced by zeros moves every upper-triangle entry: d(d+1)/2 Bx^2 <= bound
+    x = np.full(d, bx)
+    assert np.abs(np.outer(x, x)[upper]).sum() == pytest.approx(d * (d + 1) / 2 * bx**2)
+
+
+def test_psd_repair_projects_onto_the_psd_cone():
+    rng = np.random.default_rng(2)
+    A = rng.normal(size=(5, 5))
+    A = A + A.T
+    R = psd_repair(A)
+    assert np.linalg.eigvalsh(R).min() >= -1e-12
+    np.testing.assert_allclose(R, R.T)
+    B = A @ A.T
+    np.testing.assert_allclose(psd_repair(B), B, atol=1e-9)
+
+
+def test_laplace_ssp_with_public_centres_fits_and_validates():
+    rng = np.random.default_rng(3)
+    X = rng.normal(size=(200, 3))
+    y = X @ np.array([1.0, -1.0, 0.5]) + 0.1 * rng.normal(size=200)
+    model = SSPLinearRegression(50.0, clip_x=3.0, clip_y=4.0, xx_noise="laplace",
+                                x_center=np.zeros(3), y_center=0.0,
+                                rng=np.random.default_rng(4)).fit(X, y)
+    assert model.public_centring and np.all(np.linalg.eigvalsh(model.xx_) >= -1e-9)
+    assert np.corrcoef(model.predict(X), y)[0, 1] > 0.9
+    np.testing.assert_array_equal(model.x_mean_, np.zeros(3))
+    with pytest.raises(ValueError, match="xx_noise"):
+        SSPLinearRegression(1.0, clip_x=1.0, clip_y=1.0, xx_noise="gauss",
+                            rng=np.random.default_rng(0))
+    weights = ssp_clipping_weights(30, 2, epsilon=1.0, rng=np.random.default_rng(0),
+                                   n_datasets=2, n_noise=2, xx_noise="laplace")
+    assert all(0 < w <= 2.0 for w in weights)

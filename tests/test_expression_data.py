@@ -298,7 +298,7 @@ def test_public_sources_registry():
     assert ed.PUBLIC_SOURCES["depmap"] is ed.read_depmap_expression
     frame = ed.read_public_expression("depmap", DEPMAP_OLD)
     assert frame.shape == (10, 32)
-    with pytest.raises(NotImplementedError, match="tcga_RSEM_gene_tpm"):
+    with pytest.raises(TypeError, match="probemap"):
         ed.read_public_expression("tcga", DEPMAP_OLD)
     with pytest.raises(ValueError, match="unknown public expression source 'ccle'"):
         ed.read_public_expression("ccle", DEPMAP_OLD)
@@ -546,3 +546,80 @@ def test_parquet_round_trip(tmp_path):
     back = ed.read_parquet_matrix(tmp_path / "dr.parquet")
     pd.testing.assert_frame_equal(back, wide, check_exact=True)
     assert back.columns.dtype == np.int64
+
+
+# --------------------------------------------------------------------------- #
+# TCGA (UCSC Xena toil TPM), files written in the real layouts
+# --------------------------------------------------------------------------- #
+def _xena_files(tmp_path):
+    import gzip
+
+    samples = ["TCGA-AA-0001-01", "TCGA-AA-0002-01", "TCGA-BB-0003-11", "TCGA-CC-0004-01"]
+    tpm = {"ENSG01.1": [1.0, 2.0, 3.0, 4.0], "ENSG02.3": [0.0, 10.0, 5.0, 1.0],
+           "ENSG03.1": [7.0, 7.0, 7.0, 7.0], "ENSG04.2": [3.0, 0.5, 0.0, 2.0],
+           "ENSG99.1": [1.0, 1.0, 1.0, 1.0]}  # not in the probemap
+    lines = ["sample\t" + "\t".join(samples)]
+    for gene, values in tpm.items():
+        lines.append(gene + "\t" + "\t".join(f"{np.log2(v + 0.001):.4f}" for v in values))
+    matrix = tmp_path / "tcga_RSEM_gene_tpm.gz"
+    with gzip.open(matrix, "wt") as handle:
+        handle.write("\n".join(lines) + "\n")
+    probemap = tmp_path / "gencode.v23.annotation.gene.probemap"
+    probemap.write_text("id\tgene\tchrom\tchromStart\tchromEnd\tstrand\n"
+                        "ENSG01.1\tTP53\tchr17\t1\t2\t-\nENSG02.3\tKras\tchr12\t1\t2\t-\n"
+                        "ENSG03.1\tEGFR\tchr7\t1\t2\t+\nENSG04.2\tEGFR\tchr7\t3\t4\t+\n")
+    phenotype = tmp_path / "TCGA_phenotype_denseDataOnlyDownload.tsv.gz"
+    with gzip.open(phenotype, "wt") as handle:
+        handle.write("sample\tsamples\tsample_type_id\tsample_type\t_primary_disease\n"
+                     "TCGA-AA-0001-01\tx\t1\tPrimary Tumor\tlung adenocarcinoma\n"
+                     "TCGA-AA-0002-01\tx\t1\tPrimary Tumor\tlung squamous cell carcinoma\n"
+                     "TCGA-BB-0003-11\tx\t11\tSolid Tissue Normal\t\n")
+    return matrix, probemap, phenotype, tpm
+
+
+def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
+    from dprepro import tcga_data
+
+    matrix, probemap, phenotype, tpm = _xena_files(tmp_path)
+    frame = ed.read_public_expression("tcga", matrix, probemap=probemap)
+    assert frame.dtypes.unique().tolist() == [np.float32]
+    assert list(frame.columns) == ["EGFR", "KRAS", "TP53"]  # upper case, ENSG99 unmapped
+    assert frame.shape == (4, 3)
+    # two Ensembl ids of EGFR are summed on the TPM scale, then logged again
+    expected = np.log2(np.array(tpm["ENSG03.1"]) + np.array(tpm["ENSG04.2"]) + 0.001)
+    np.testing.assert_allclose(frame["EGFR"], expected, atol=1e-3)
+    np.testing.assert_allclose(frame["TP53"], np.log2(np.array(tpm["ENSG01.1"]) + 0.001),
+                               atol=1e-3)
+    lineage = tcga_data.read_tcga_phenotype(phenotype)
+    assert lineage.to_dict() == {"TCGA-AA-0001-01": "lung adenocarcinoma",
+                                 "TCGA-AA-0002-01": "lung squamous cell carcinoma"}
+    part = tcga_data.read_tcga_xena_expression(matrix, probemap=probemap,
+                                               samples=lineage.index, genes=["tp53"])
+    assert part.shape == (2, 1) and list(part.index) == list(lineage.index)
+    bad = tmp_path / "bad.tsv"
+    bad.write_text("sample\tA\tB\nENSG01.1\t1.0\n")
+    with pytest.raises(ed.ExpressionDataError, match="line 2: 1 values for 2 samples"):
+        tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
+
+
+def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeypatch):
+    import gzip
+    from types import SimpleNamespace
+
+    path = tmp_path / "IC50_v17.csv.gz"
+    with gzip.open(path, "wt") as handle:
+        handle.write("COSMIC_ID,Drug_1_IC50,Drug_1047_IC50,Drug_3_IC50,FEATURE\n"
+                     "906826,-1.5,2.25,,x\n683665,0.5,,3.0,y\n")
+    frame = ed.read_gdsc_ic50_matrix(path)
+    assert list(frame.index) == [683665, 906826] and list(frame.columns) == [1, 3, 1047]
+    assert frame.loc[906826, 1047] == 2.25 and np.isnan(frame.loc[906826, 3])
+    assert frame.index.dtype == np.int64 and frame.columns.dtype == np.int64
+    # the preprocessing step picks the IC50 reader from the file's header
+    monkeypatch.setattr(ed, "read_gdsc_expression", lambda path: "expression")
+    monkeypatch.setattr(ed, "read_gdsc_cell_lines", lambda path: "cell lines")
+    inputs = SimpleNamespace(dose_response=str(path), expression="e", cell_lines="c")
+    pd.testing.assert_frame_equal(ed.gdsc_tables(inputs)["dose_response"], frame)
+    bad = tmp_path / "bad.csv"
+    bad.write_text("COSMIC_ID,Drug_1_IC50\nabc,1\n")
+    with pytest.raises(ed.ExpressionDataError, match="non-integer COSMIC_ID"):
+        ed.read_gdsc_ic50_matrix(bad)

@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from dprepro import repr_privacy, repr_study
-from dprepro.dp_learners import dp_select_features
+from dprepro.dp_learners import SSPLinearRegression, dp_select_features
 from dprepro.representations import fit_pca
 from dprepro.synthetic_expression import synthetic_public_private
 
@@ -424,3 +424,180 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
     assert response.shape == (len(private), 5)
     sidecar = json.loads((data / "private_expression.parquet.prov.json").read_text())
     assert sidecar["data_origin"] == "real" and sidecar["privacy"]["release"] is False
+
+
+# --------------------------------------------------------------------------- #
+# DP end to end: the corrected pipeline under a neighbouring private data set
+# --------------------------------------------------------------------------- #
+def _corrected_features(data, private_expression):
+    """Line-local mapping, public PCA, features as the corrected pipeline builds them."""
+    from dprepro.expression_data import harmonise_genes
+
+    local, public = harmonise_genes(private_expression, data["public_expression"],
+                                    min_shared=10, local=True)
+    glob, _ = harmonise_genes(private_expression, data["public_expression"], min_shared=10)
+    model = repr_study.fit_representation("pca", {"dim": 3}, public,
+                                          rng=np.random.default_rng(0))
+    frame = repr_study.representation_frame(
+        model.transform(public), model.transform(glob), public.index, glob.index,
+        extra_sets={"private_line_local": model.transform(local)}).assign(seed=0)
+    spec = repr_privacy.pipeline("corrected")
+    features = repr_study.method_features("pca", seeds=1, samples=glob.index,
+                                          representations={"pca": frame},
+                                          private_set=spec.private_set)
+    genes = repr_study.method_features("fixed_genes", seeds=1, samples=glob.index,
+                                       representations={}, public_expression=public,
+                                       private_expression=local,
+                                       baselines={"fixed_genes": list(public.columns[:5])})
+    as_published = repr_study.method_features("pca", seeds=1, samples=glob.index,
+                                              representations={"pca": frame})
+    return features, genes, as_published
+
+
+def test_neighbouring_private_sets_change_no_other_line_and_stay_within_sensitivity():
+    data = synthetic_public_private(np.random.default_rng(8), n_public=80, n_private=30,
+                                    n_genes=40, rank=3, n_lineages=2, n_drugs=2)
+    private = data["private_expression"]
+    neighbour = private.copy()
+    neighbour.iloc[0] = np.random.default_rng(9).gamma(1.0, 20.0, size=private.shape[1])
+    a, genes_a, paper_a = _corrected_features(data, private)
+    b, genes_b, paper_b = _corrected_features(data, neighbour)
+    others = np.arange(1, len(private))
+    # identical features of every other line before any noise (corrected pipeline)
+    np.testing.assert_array_equal(a.private[0][others], b.private[0][others])
+    np.testing.assert_array_equal(genes_a.private[0][others], genes_b.private[0][others])
+    np.testing.assert_array_equal(a.public[0], b.public[0])
+    assert a.scales == b.scales  # the logistic regression's scale is public
+    # the paper's global mapping moves them: the bug this pipeline fixes
+    assert np.abs(paper_a.private[0][others] - paper_b.private[0][others]).max() > 1e-6
+
+    # released statistics of the corrected SSP: within the bounds its noise is scaled to
+    settings = {"response_center": 2.0, "response_scale": 2.0}
+    centring = repr_study.public_centring(repr_privacy.pipeline("corrected"), a, settings)
+    P = centring["public"][0]
+    x_center, y_center = P.mean(axis=0), centring["response_prior"][0]
+    bx = 1.3 * float(np.std(P - x_center, ddof=1))
+    by = 0.9 * centring["response_prior"][1]
+    y = data["private_response"].iloc[:, 0].to_numpy()
+    d = P.shape[1] + 1  # features plus the intercept column
+    stats = []
+    for features in (a, b):
+        # epsilon = inf: the clipped, centred statistics before any noise
+        model = SSPLinearRegression(np.inf, clip_x=bx, clip_y=by, x_center=x_center,
+                                    y_center=y_center, intercept_column=True).fit(
+                                        features.private[0], y)
+        stats.append((model.xx_, model.xy_))
+    upper = np.triu_indices(d)
+    assert np.abs(stats[0][0] - stats[1][0])[upper].sum() <= d * d * bx**2
+    assert np.abs(stats[0][1] - stats[1][1]).sum() <= 2 * d * bx * by
+    assert np.abs(stats[0][0] - stats[1][0]).max() > 0  # the changed line does count
+    # objective perturbation: every design row in the unit ball (CMS11's premise)
+    for features in (a, b):
+        learner = repr_privacy.cancer_learner(repr_privacy.method_split("pca", 1.0),
+                                              variant="cms11", l2=0.1, scale=features.scales[0],
+                                              rng=np.random.default_rng(0))
+        assert np.linalg.norm(learner.design(features.private[0]), axis=1).max() <= 1 + 1e-12
+
+
+def test_corrected_rows_state_a_finite_true_epsilon():
+    table = pd.DataFrame({"representation": ["pca", "dp_feature_selection", "pca"],
+                          "epsilon": [1.0, 2.0, np.nan],
+                          "pipeline": ["corrected", "corrected", "corrected"]})
+    drug = repr_privacy.table_records(table, kind="drug", settings={"ridge": 1.0})
+    cancer = repr_privacy.table_records(table, kind="cancer_type",
+                                        settings={"variant": "paper", "l2": 0.1})
+    assert [r.true_epsilon for r in drug[:2]] == [1.0, 2.0]
+    assert [r.true_epsilon for r in cancer[:2]] == [1.0, 2.0]
+    assert drug[0].mechanism == "ssp_laplace" and cancer[0].extra["variant"] == "cms11"
+    paper = repr_privacy.table_records(table.assign(pipeline="as_published"), kind="drug",
+                                       settings={"ridge": 1.0})
+    assert math.isinf(paper[0].true_epsilon) and "Wishart" in paper[0].note
+    assert "zero density" in paper[0].note
+
+
+# --------------------------------------------------------------------------- #
+# hyperparameter search on the paper's objective
+# --------------------------------------------------------------------------- #
+def _search(data, trials=6):
+    from dprepro import repr_search
+
+    public = data["public_expression"]
+    lineage = data["public_lineage"]
+    return repr_search.search(
+        "pca", public, lineage, trials=trials, space={"dim_range": [2, 12]},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1},
+        base_seed=5)
+
+
+def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    first, second = _search(data), _search(data)
+    pd.testing.assert_frame_equal(first, second)
+    assert list(first["trial"]) == list(range(6)) and first["score"].between(0, 1).all()
+    counts = data["public_lineage"].value_counts()
+    held = set(counts.index[:3])  # the two most frequent pairs use the top three lineages
+    assert (first["n_fit"] == int(counts[~counts.index.isin(held)].sum())).all()
+    # the same candidate scores the same (common random numbers)
+    assert first.groupby("dim")["score"].nunique().max() == 1
+    table = repr_study.select_hyperparameters(first)
+    best = table[table["selected"]].iloc[0]
+    assert best["score"] == first["score"].max()
+
+
+def test_dp_pair_score_separates_informative_from_useless_features():
+    from dprepro import repr_search
+
+    rng = np.random.default_rng(0)
+    labels = np.array(["a"] * 100 + ["b"] * 100, dtype=object)
+    good = np.r_[rng.normal(-2, 1, (100, 2)), rng.normal(2, 1, (100, 2))]
+    noise = rng.normal(size=(200, 2))
+    kwargs = {"epsilon": 1.0, "folds": 2, "variant": "paper", "l2": 0.1, "base_seed": 1,
+              "stream": "t"}
+    assert repr_search.dp_pair_score(good, good, labels, [("a", "b")], **kwargs)["score"] > 0.85
+    assert repr_search.dp_pair_score(noise, noise, labels, [("a", "b")], **kwargs)["score"] < 0.7
+
+
+def test_claims_verdicts_follow_the_paired_seed_differences():
+    from dprepro import repr_claims
+
+    rows = []
+    for seed in range(6):
+        for pipeline in ("as_published", "corrected"):
+            for rep, acc in (("pca", 0.9), ("vae", 0.89), ("fixed_genes", 0.6)):
+                # corrected: the fixed genes win, so the claim must fail there
+                value = acc if pipeline == "as_published" else 1.5 - acc
+                for case in ("a vs b", "a vs c"):
+                    rows.append({"case": case, "representation": rep, "pipeline": pipeline,
+                                 "epsilon": 1.0, "seed": seed,
+                                 "accuracy": value + 0.01 * ((seed * 7) % 3),
+                                 "drug": case, "spearman": value})
+    table = pd.DataFrame(rows)
+    claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published", "corrected"], base_seed=3)
+    verdict = claims.set_index("claim_id")["verdict"]
+    assert verdict["repr.as_published.cancer.pca_beats_fixed_genes"] == "holds"
+    assert verdict["repr.corrected.cancer.pca_beats_fixed_genes"] == "fails"
+    assert verdict["repr.as_published.drug.vae_about_pca"] == "holds"
+    assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
+    assert claims["claim_id"].str.startswith("repr.").all()
+
+
+def test_low_expression_filter_and_small_public_set_warning():
+    rng = np.random.default_rng(0)
+    genes = [f"G{i}" for i in range(12)]
+    gdsc = pd.DataFrame(rng.normal(5, 1, (6, 12)), index=[101, 102, 103, 104, 105, 106],
+                        columns=genes)
+    depmap = pd.DataFrame(rng.normal(5, 1, (4, 12)), index=["M1", "M2", "M3", "M4"],
+                          columns=genes)
+    depmap[["G0", "G1"]] = 0.1  # low public expression
+    models = pd.DataFrame({"ModelID": ["M1", "M2", "M3", "M4"],
+                           "COSMICID": [101.0, np.nan, 999.0, np.nan],
+                           "lineage": ["A", "B", "A", "B"]})
+    with pytest.warns(UserWarning, match="public set .3 DepMap models.* smaller"):
+        out = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                   exclude_private_lines=True, min_public_median=1.0)
+    assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
+    assert "G0" not in out["public_expression"].columns
+    assert out["public_expression"].shape[1] == 10

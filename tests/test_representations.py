@@ -99,6 +99,33 @@ def test_quantile_map_unequal_sizes_interpolates_public_quantiles():
     np.testing.assert_allclose(np.sort(mapped, axis=None), expected, rtol=1e-12)
 
 
+def test_line_local_mapping_equals_the_global_one_for_a_single_line():
+    rng = np.random.default_rng(4)
+    public = rng.gamma(2.0, size=(40, 30))
+    line = rng.normal(size=(1, 30))
+    np.testing.assert_array_equal(quantile_map(line, public, local=True),
+                                  quantile_map(line, public))
+
+
+def test_line_local_mapping_keeps_other_lines_when_one_line_changes():
+    rng = np.random.default_rng(5)
+    public = rng.gamma(2.0, size=(40, 30))
+    private = rng.normal(size=(6, 30))
+    changed = private.copy()
+    changed[2] = 10 * rng.normal(size=30)
+    others = [0, 1, 3, 4, 5]
+    local = quantile_map(private, public, local=True)
+    np.testing.assert_array_equal(local[others],
+                                  quantile_map(changed, public, local=True)[others])
+    # the paper's global mapping moves the other lines (what the corrected pipeline fixes)
+    assert np.abs(quantile_map(private, public)[others]
+                  - quantile_map(changed, public)[others]).max() > 0.1
+    # each line takes the pooled public quantiles at evenly spaced ranks
+    ref = np.sort(public, axis=None)
+    expected = np.interp(np.linspace(0, ref.size - 1, 30), np.arange(ref.size), ref)
+    np.testing.assert_allclose(np.sort(local[1]), expected, rtol=1e-12)
+
+
 def test_quantile_map_dataframes_use_shared_genes_in_public_order():
     rng = np.random.default_rng(3)
     public = pd.DataFrame(rng.normal(size=(6, 3)), columns=["G3", "G1", "G2"])

@@ -65,18 +65,17 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                     == "cbioportal")
     rt = config["repr_transfer"]
-    vae = rt["vae"]
-    n_vae = (len(vae["dims"]) * len(vae["learning_rates"]) * len(vae["hidden_layers"])
-             * len(vae["width_multipliers"]))
-    assert counts["repr_candidate"] == (len(rt["representations"]) - 1) * len(rt["dims"]) + n_vae
+    assert counts["repr_search"] == len(rt["representations"])  # one optuna search each
     assert counts["repr_fit"] == len(rt["representations"])
-    assert counts["repr_drug"] == rt["drug"]["chunks"]
+    pipelines = len(rt.get("pipelines", ["as_published", "corrected"]))
+    assert counts["repr_drug"] == rt["drug"]["chunks"] * pipelines
+    assert counts["repr_cancer_type"] == pipelines
     assert counts["repr_clipping_weights"] == len(set(rt["drug"]["epsilons"])
-                                                  | {rt["drug"]["epsilon"]})
-    for rule in ("repr_hyperparameter_table", "repr_cancer_type", "repr_cancer_type_table",
+                                                  | {rt["drug"]["epsilon"]}) * pipelines
+    for rule in ("repr_hyperparameter_table", "repr_cancer_type_table", "repr_claims_table",
                  "repr_drug_table", "repr_public_data", "repr_private_data"):
         assert counts[rule] == 1, rule
-    assert counts["repr_figure"] == 4
+    assert counts["repr_figure"] == 4 * pipelines
     real = config["datasets"]["gdsc"]["source"] == "download"
     assert counts.get("gdsc_download", 0) == 3 * real
     assert counts.get("depmap_download", 0) == 2 * real
@@ -151,7 +150,7 @@ def test_replicate_provenance_records_seeds(runs):
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
     for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure", "ldp_findings", "rrr_cohort",
-                 "rrr_release", "lnte_release", "rrr_figure2", "repr_candidate", "repr_fit",
+                 "rrr_release", "lnte_release", "rrr_figure2", "repr_search", "repr_fit",
                  "repr_cancer_type", "repr_drug", "repr_figure"):
         assert any((logs / rule).glob("*.log")), rule
     assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
@@ -164,7 +163,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
-                                    "repr_figure": 4, "privacy_audit_figure": 1}),
+                                    "repr_figure": 8, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
@@ -173,7 +172,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 4, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
-         {"repr_drug": 1, "repr_drug_table": 1, "repr_figure": 2}),
+         {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,
@@ -217,7 +216,8 @@ def test_report_builds_with_captions(runs):
     assert "figure1.pdf" in html
     assert "simulation, no real data" in html
     assert "synthetic stand-in" in html and "figure2_ipssr" in html
-    assert "drug_prediction.pdf" in html and "cancer_type_accuracy.pdf" in html
+    assert "drug_prediction_corrected.pdf" in html
+    assert "cancer_type_accuracy_as_published.pdf" in html and "Pipeline corrected" in html
 
 
 def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):

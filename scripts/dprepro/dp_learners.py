@@ -50,6 +50,8 @@ __all__ = [
     "objective_perturbation_noise",
     "select_columns",
     "ssp_clipping_weights",
+    "psd_repair",
+    "ssp_laplace_noise",
     "ssp_noise",
     "wishart_noise",
 ]
@@ -218,6 +220,80 @@ def _check_share(xx_share) -> float:
     if not 0.0 < xx_share < 1.0:
         raise ValueError(f"xx_share must be in (0, 1), got {xx_share!r}")
     return xx_share
+
+
+def ssp_laplace_noise(
+    dim: int,
+    *,
+    epsilon: float,
+    clip_x: float,
+    clip_y: float,
+    rng: np.random.Generator,
+    xx_share: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""SSP noise with Laplace on the upper triangle of :math:`X^\top X` (full support).
+
+    With :math:`|x_{ij}| \le B_x`, :math:`|y_i| \le B_y`, replacing one row
+    changes a diagonal entry of :math:`X^\top X` by at most :math:`B_x^2` and
+    an off-diagonal one by at most :math:`2B_x^2`, so the L1 sensitivity of
+    the :math:`d(d+1)/2` upper-triangle entries is
+    :math:`dB_x^2 + d(d-1)B_x^2 = d^2B_x^2` (adding or removing a row changes
+    it by less). Hence
+
+    .. math::
+
+        E_{jk} = E_{kj} \overset{iid}{\sim}
+            \mathrm{Laplace}\!\left(0, \frac{d^2 B_x^2}{\epsilon_1}\right)\ (j \le k),
+        \qquad
+        L_j \overset{iid}{\sim} \mathrm{Laplace}\!\left(0, \frac{2 d B_x B_y}{\epsilon_2}\right),
+
+    :math:`\epsilon_1 = p\,\epsilon`, :math:`\epsilon_2 = (1-p)\,\epsilon`, is
+    pure ε-DP by the Laplace mechanism and composition. Unlike the Wishart
+    noise of :func:`ssp_noise` the noise has full support, so the privacy
+    loss is bounded for every output (Dwork & Roth 2014, Thm 3.6). The noisy
+    matrix may be indefinite: repair it with :func:`psd_repair`
+    (post-processing, free). AdaSSP (Wang 2018) perturbs the same statistics.
+
+    Returns
+    -------
+    E : ndarray of shape (dim, dim), symmetric
+    L : ndarray of shape (dim,)
+    """
+    epsilon = _check_epsilon(epsilon)
+    if not math.isfinite(epsilon):
+        raise ValueError("epsilon must be finite to draw noise")
+    clip_x = _check_positive("clip_x", clip_x)
+    clip_y = _check_positive("clip_y", clip_y)
+    xx_share = _check_share(xx_share)
+    _check_rng(rng, epsilon)
+    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
+        raise ValueError(f"dim must be a positive integer, got {dim!r}")
+    d = int(dim)
+    eps_xx, eps_xy = xx_share * epsilon, (1.0 - xx_share) * epsilon
+    upper = np.triu_indices(d)
+    E = np.zeros((d, d))
+    E[upper] = rng.laplace(0.0, d * d * clip_x**2 / eps_xx, size=upper[0].size)
+    E = E + np.triu(E, 1).T
+    L = rng.laplace(0.0, 2.0 * d * clip_x * clip_y / eps_xy, size=d)
+    return E, L
+
+
+def psd_repair(A: np.ndarray, floor: float = 0.0) -> np.ndarray:
+    r"""Nearest (Frobenius) symmetric matrix with eigenvalues :math:`\ge` ``floor``.
+
+    :math:`A = Q\Lambda Q^\top \mapsto Q \max(\Lambda, \text{floor}) Q^\top`
+    (Higham 1988). Post-processing of a DP release, so it costs no privacy.
+    """
+    A = np.asarray(A, dtype=float)
+    values, vectors = np.linalg.eigh((A + np.swapaxes(A, -1, -2)) / 2.0)
+    values = np.maximum(values, float(floor))
+    return (vectors * values[..., None, :]) @ np.swapaxes(vectors, -1, -2)
+
+
+def _check_xx_noise(xx_noise) -> str:
+    if xx_noise not in ("wishart", "laplace"):
+        raise ValueError(f"xx_noise must be 'wishart' or 'laplace', got {xx_noise!r}")
+    return xx_noise
 
 
 def clip_rows_to_unit_ball(X: np.ndarray) -> np.ndarray:
@@ -472,6 +548,21 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
     center : bool, default True
     rng : numpy.random.Generator, optional
         Required when ``epsilon`` is finite.
+    xx_noise : {"wishart", "laplace"}, default "wishart"
+        ``"wishart"``: the paper's noise (:func:`ssp_noise`); its support is
+        the positive-definite cone shifted by :math:`X^\top X`, so outputs
+        exist whose density is zero under a neighbouring data set -- no
+        finite ε holds. ``"laplace"``: :func:`ssp_laplace_noise` plus
+        :func:`psd_repair`, pure ε-DP.
+    x_center, y_center : array_like / float, optional
+        Centres used instead of the training means (with ``center=True``):
+        take them from public data or a-priori knowledge so that ε covers the
+        whole fit.
+    intercept_column : bool, default False
+        Append a constant column :math:`B_x` (1 when unclipped) to the
+        clipped design, so that an offset between the fixed centres and the
+        private means is learned (and perturbed) like any coefficient; the
+        statistics then have dimension d + 1.
 
     Attributes
     ----------
@@ -493,6 +584,10 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
         xx_share: float = 0.5,
         center: bool = True,
         rng: np.random.Generator | None = None,
+        xx_noise: str = "wishart",
+        x_center=None,
+        y_center: float | None = None,
+        intercept_column: bool = False,
     ):
         self.epsilon = epsilon
         self.clip_x = clip_x
@@ -501,6 +596,10 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
         self.xx_share = xx_share
         self.center = center
         self.rng = rng
+        self.xx_noise = xx_noise
+        self.x_center = x_center
+        self.y_center = y_center
+        self.intercept_column = intercept_column
         self._validate_params()
 
     def _validate_params(self) -> None:
@@ -512,7 +611,16 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
         _check_share(self.xx_share)
         if not isinstance(self.center, bool | np.bool_):
             raise TypeError(f"center must be a bool, got {self.center!r}")
+        _check_xx_noise(self.xx_noise)
         _check_rng(self.rng, eps)
+
+    def _intercept_value(self) -> float:
+        return float(self.clip_x) if math.isfinite(float(self.clip_x)) else 1.0
+
+    @property
+    def public_centring(self) -> bool:
+        """Whether no centre is taken from the training data."""
+        return not self.center or (self.x_center is not None and self.y_center is not None)
 
     def fit(self, X, y):
         self._validate_params()
@@ -522,16 +630,22 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
             raise ValueError("y contains non-finite values; drop missing responses first")
         n, d = X.shape
         if self.center:
-            x_mean, y_mean = X.mean(axis=0), float(y.mean())
+            x_mean = (X.mean(axis=0) if self.x_center is None
+                      else np.broadcast_to(np.asarray(self.x_center, float), (d,)).copy())
+            y_mean = float(y.mean()) if self.y_center is None else float(self.y_center)
         else:
             x_mean, y_mean = np.zeros(d), 0.0
         Xc = np.clip(X - x_mean, -self.clip_x, self.clip_x)
         yc = np.clip(y - y_mean, -self.clip_y, self.clip_y)
+        if self.intercept_column:
+            Xc = np.hstack([Xc, np.full((n, 1), self._intercept_value())])
+        p = Xc.shape[1]
         xx = Xc.T @ Xc
         xy = Xc.T @ yc
         if math.isfinite(float(self.epsilon)):
-            W, L = ssp_noise(
-                d,
+            noise = ssp_noise if self.xx_noise == "wishart" else ssp_laplace_noise
+            W, L = noise(
+                p,
                 epsilon=self.epsilon,
                 clip_x=self.clip_x,
                 clip_y=self.clip_y,
@@ -540,11 +654,15 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
             )
             xx = xx + W
             xy = xy + L
-        coef = np.linalg.solve(xx + float(self.ridge) * np.eye(d), xy)
+            if self.xx_noise == "laplace":
+                xx = psd_repair(xx)
+        coef = np.linalg.solve(xx + float(self.ridge) * np.eye(p), xy)
+        offset = coef[d] * self._intercept_value() if self.intercept_column else 0.0
+        coef = coef[:d]
         self.coef_ = coef
         self.x_mean_ = x_mean
-        self.y_mean_ = y_mean
-        self.intercept_ = float(y_mean - x_mean @ coef)
+        self.y_mean_ = y_mean + offset
+        self.intercept_ = float(self.y_mean_ - x_mean @ coef)
         self.xx_ = xx
         self.xy_ = xy
         self.n_features_in_ = d
@@ -572,6 +690,7 @@ def ssp_clipping_weights(
     n_noise: int = 20,
     xx_share: float = 0.5,
     ridge: float = 1.0,
+    xx_noise: str = "wishart",
 ) -> tuple[float, float]:
     r"""Choose the clipping weights :math:`(w_x, w_y)` of SSP on synthetic data.
 
@@ -597,6 +716,8 @@ def ssp_clipping_weights(
         Candidate weights; default 0.1, 0.2, ..., 2.0 (the authors' grid).
     n_datasets, n_noise : int, default 20
         Synthetic data sets and noise draws per set (the authors' ``ln=20``).
+    xx_noise : {"wishart", "laplace"}
+        The noise of the learner the weights are for (:class:`SSPLinearRegression`).
 
     Returns
     -------
@@ -608,6 +729,7 @@ def ssp_clipping_weights(
     if n < 3:
         raise ValueError(f"n must be >= 3, got {n}")
     epsilon = _check_epsilon(epsilon)
+    _check_xx_noise(xx_noise)
     if not math.isfinite(epsilon):
         raise ValueError("epsilon must be finite; with epsilon=inf no clipping is needed")
     _check_rng(rng, epsilon)
@@ -633,10 +755,14 @@ def ssp_clipping_weights(
         bx = grid * sx
         by = grid * sy
         for _ in range(n_noise):
-            W1, L1 = ssp_noise(
+            noise = ssp_noise if xx_noise == "wishart" else ssp_laplace_noise
+            W1, L1 = noise(
                 d, epsilon=epsilon, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=xx_share
             )
-            prec = xx + W1[None] * (bx**2)[:, None, None] + ridge * eye[None]
+            prec = xx + W1[None] * (bx**2)[:, None, None]
+            if xx_noise == "laplace":
+                prec = psd_repair(prec)
+            prec = prec + ridge * eye[None]
             rhs = xy + L1[None, None, :] * (bx[:, None] * by[None, :])[:, :, None]
             w = np.linalg.solve(prec[:, None, :, :], rhs[..., None])[..., 0]  # (g, g, d)
             pred = np.einsum("nd,abd->abn", x, w)

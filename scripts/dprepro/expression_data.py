@@ -39,7 +39,7 @@ Public data (DepMap, CC BY 4.0):
   ``COSMICID``, ``SangerModelID``, ...).
 
 The public source is pluggable through :data:`PUBLIC_SOURCES`; the paper used
-TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``), whose slot is reserved.
+TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``), read by :mod:`dprepro.tcga_data`.
 
 :func:`harmonise_genes` intersects the gene symbols and maps the private matrix
 onto the public value distribution (:func:`dprepro.representations.quantile_map`).
@@ -101,6 +101,7 @@ __all__ = [
     "read_gdsc_cell_lines",
     "read_gdsc_dose_response",
     "read_gdsc_expression",
+    "read_gdsc_ic50_matrix",
     "read_parquet_matrix",
     "read_public_expression",
     "read_tcga_xena_expression",
@@ -1046,18 +1047,15 @@ def read_gdsc_cell_lines(path: str | Path) -> pd.DataFrame:
 # public sources, harmonisation, cache
 # --------------------------------------------------------------------------- #
 def read_tcga_xena_expression(path: str | Path, **kwargs) -> pd.DataFrame:
-    """Reserved slot for the paper's public source, TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``).
+    """The paper's public source, TCGA (UCSC Xena ``tcga_RSEM_gene_tpm``).
 
-    Not implemented: the Xena matrix is genes (Ensembl ids, log2(TPM+0.001))
-    x samples, needs an id-to-symbol map and a transpose, and is ~8 GB
-    uncompressed. Implement it here, returning samples x upper-case symbols
-    in float32 like :func:`read_depmap_expression`, and it is selectable as
-    ``PUBLIC_SOURCES["tcga"]``.
+    Streams the genes x samples matrix into samples x symbols (float32,
+    log2(TPM + 0.001)); see :func:`dprepro.tcga_data.read_tcga_xena_expression`
+    (``probemap`` is required, ``samples`` and ``genes`` bound the memory).
     """
-    raise NotImplementedError(
-        "public source 'tcga' (UCSC Xena tcga_RSEM_gene_tpm) is not implemented yet; "
-        "use 'depmap', or implement dprepro.expression_data.read_tcga_xena_expression"
-    )
+    from .tcga_data import read_tcga_xena_expression as read
+
+    return read(path, **kwargs)
 
 
 #: Readers of public expression data, by configuration name. Each takes a
@@ -1092,6 +1090,7 @@ def harmonise_genes(
     min_shared: int = 1000,
     private_name: str | None = None,
     public_name: str | None = None,
+    local: bool = False,
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Restrict both matrices to shared genes and quantile-map private onto public.
 
@@ -1100,7 +1099,8 @@ def harmonise_genes(
     after upper-casing within one matrix are averaged. The private matrix is
     then mapped onto the pooled public value distribution over the shared
     genes by :func:`dprepro.representations.quantile_map` (global quantile
-    mapping, as in the paper).
+    mapping, as in the paper; ``local=True``: each line mapped by its own
+    ranks, so no line's values depend on another private line).
 
     Parameters
     ----------
@@ -1149,7 +1149,7 @@ def harmonise_genes(
     # the data-only environment does not need for parsing.
     from dprepro.representations import quantile_map
 
-    mapped = quantile_map(priv, pub).astype(np.float32)
+    mapped = quantile_map(priv, pub, local=local).astype(np.float32)
     mapped.index, mapped.columns = priv.index, pd.Index(shared, name="gene")
     for frame, src in ((mapped, pname), (pub, qname)):
         frame.attrs = {"source": str(src)}
@@ -1186,11 +1186,68 @@ def read_parquet_matrix(path: str | Path) -> pd.DataFrame:
     return frame
 
 
+_IC50_COLUMN = re.compile(r"^Drug_(\d+)_IC50$")
+
+
+def read_gdsc_ic50_matrix(path: str | Path) -> pd.DataFrame:
+    """Read a gdsctools IC50 matrix (e.g. the paper's ``IC50_v17.csv.gz``) as lines x drugs.
+
+    Layout: a ``COSMIC_ID`` column, then one ``Drug_<DRUG_ID>_IC50`` column
+    per drug (natural-log IC50, as the GDSC v17 release), comma or tab
+    separated, optionally gzip-compressed. Returns the matrix of
+    :func:`read_gdsc_dose_response`: float64, index ``COSMIC_ID`` (int64,
+    sorted) x columns ``DRUG_ID`` (int64, sorted), NaN where not screened.
+    """
+    path = Path(path)
+    with open(path, "rb") as handle:
+        head = handle.read(2)
+    opener = gzip.open if head == b"\x1f\x8b" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        first = handle.readline()
+    sep = "\t" if first.count("\t") > first.count(",") else ","
+    frame = pd.read_csv(path, sep=sep, compression="infer")
+    frame.columns = [str(c).strip() for c in frame.columns]
+    if "COSMIC_ID" not in frame.columns:
+        raise _missing_columns_error(path, ["COSMIC_ID"], list(frame.columns))
+    drugs = {c: int(m.group(1)) for c in frame.columns if (m := _IC50_COLUMN.match(c))}
+    if not drugs:
+        raise ExpressionDataError(f"{path}: no 'Drug_<id>_IC50' columns; found "
+                                  f"{list(frame.columns)[:8]}", path=path)
+    ids = pd.to_numeric(frame["COSMIC_ID"], errors="coerce")
+    if ids.isna().any() or (ids % 1 != 0).any():
+        raise ExpressionDataError(f"{path}: non-integer COSMIC_ID", path=path)
+    out = frame.loc[:, list(drugs)].apply(pd.to_numeric, errors="coerce").astype(float)
+    out.index = pd.Index(ids.astype(np.int64), name="COSMIC_ID")
+    out.columns = pd.Index([drugs[c] for c in out.columns], name="DRUG_ID", dtype=np.int64)
+    out = out.sort_index().sort_index(axis=1)
+    out.attrs = {"source": str(path), "layout": "gdsctools IC50 matrix"}
+    return out
+
+
 def gdsc_tables(inputs) -> dict[str, pd.DataFrame]:
-    """The GDSC caches from the raw files (``expression``, ``dose_response``, ``cell_lines``)."""
+    """The GDSC caches from the raw files (``expression``, ``dose_response``, ``cell_lines``).
+
+    The response file is the release's fitted dose-response workbook, or a
+    gdsctools IC50 matrix (``.csv.gz``/``.csv``/``.tsv`` with ``Drug_<id>_IC50``
+    columns, e.g. the paper's own GDSC v17 ``IC50_v17.csv.gz``).
+    """
+    response = str(inputs.dose_response)
+    if response.lower().endswith(".xlsx"):
+        dose_response = read_gdsc_dose_response(response)
+    else:
+        with _open_maybe_gzip(response) as handle:
+            ic50 = "Drug_" in handle.readline()
+        dose_response = (read_gdsc_ic50_matrix(response) if ic50
+                         else read_gdsc_dose_response(response))
     return {"expression": read_gdsc_expression(inputs.expression),
-            "dose_response": read_gdsc_dose_response(inputs.dose_response),
+            "dose_response": dose_response,
             "cell_lines": read_gdsc_cell_lines(inputs.cell_lines)}
+
+
+def _open_maybe_gzip(path: str):
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8")
 
 
 def depmap_tables(inputs) -> dict[str, pd.DataFrame]:

@@ -552,6 +552,11 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
                         label=_REPR_LABELS.get(method, method) if style["mfc"] != "white"
                         else None)
     ax.axhline(0.5, color="0.6", lw=0.8, ls=":")
+    if "majority_accuracy" in rows.columns:
+        # the majority-class baseline of each (unbalanced) pair
+        majority = rows.groupby("case")["majority_accuracy"].first().reindex(cases)
+        ax.hlines(majority, x0 - 0.45, x0 + 0.45, color="k", lw=1.0, ls="--",
+                  label="majority class")
     ax.set_xticks(x0, cases, rotation=20, ha="right", fontsize=8)
     ax.set_ylabel("stratified CV accuracy")
     ax.set_ylim(0.3, 1.02)

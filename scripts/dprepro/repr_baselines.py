@@ -143,18 +143,23 @@ class MethodFeatures:
         Set for ``dp_feature_selection``.
     genes : list of str
         Candidate genes of a gene baseline (empty for representations).
+    public : mapping seed -> ndarray (n_public, d)
+        The public lines' features, same columns as ``private`` (public
+        centring and clipping scales of the corrected pipeline).
     """
 
     private: Mapping[int, np.ndarray]
     scales: Mapping[int, float]
     selection: FeatureSelection | None
     genes: list
+    public: Mapping[int, np.ndarray] = dataclasses.field(default_factory=dict)
 
 
 def method_features(method: str, *, seeds: int, samples, representations: Mapping,
                     public_expression: pd.DataFrame | None = None,
                     private_expression: pd.DataFrame | None = None,
-                    baselines: Mapping | None = None) -> MethodFeatures:
+                    baselines: Mapping | None = None,
+                    private_set: str = "private") -> MethodFeatures:
     """Private features, public scales and the feature selection of one method.
 
     Parameters
@@ -171,17 +176,24 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
     baselines : mapping
         ``fixed_genes`` (list) and ``feature_selection`` (``n_genes``,
         ``candidate_genes``, ``sparsity``, ``lasso_max_iter``).
+    private_set : str
+        The ``set`` label of the private rows of a representation frame (one
+        per quantile mapping, :attr:`dprepro.repr_privacy.Pipeline.private_set`);
+        the gene baselines take ``private_expression`` as given.
     """
     if method in REPRESENTATIONS:
         frame = representations[method]
         cols = [c for c in frame.columns if c.startswith("z")]
-        private, scales = {}, {}
+        private, scales, public = {}, {}, {}
         for seed in range(seeds):
             rows = frame[frame["seed"] == seed]
-            private_rows = rows[rows["set"] == "private"].set_index("sample")
+            private_rows = rows[rows["set"] == private_set].set_index("sample")
+            if not len(private_rows):
+                raise ValueError(f"{method} representation has no rows of set {private_set!r}")
             private[seed] = private_rows.loc[samples, cols].to_numpy(float)
-            scales[seed] = mean_row_norm(rows.loc[rows["set"] == "public", cols])
-        return MethodFeatures(private, scales, None, [])
+            public[seed] = rows.loc[rows["set"] == "public", cols].to_numpy(float)
+            scales[seed] = mean_row_norm(public[seed])
+        return MethodFeatures(private, scales, None, [], public)
     baselines = dict(baselines or {})
     if method == "fixed_genes":
         genes = list(baselines["fixed_genes"])
@@ -194,9 +206,10 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
                                         genes)
     private = {seed: private_c for seed in range(seeds)}
     scales = {seed: mean_row_norm(public_c) for seed in range(seeds)}
+    public = {seed: public_c for seed in range(seeds)}
     selection = None
     if method == "dp_feature_selection":
         selection = FeatureSelection(n_select=fs["n_genes"], public=public_c,
                                      sparsity=fs["sparsity"],
                                      lasso_max_iter=fs["lasso_max_iter"])
-    return MethodFeatures(private, scales, selection, genes)
+    return MethodFeatures(private, scales, selection, genes, public)

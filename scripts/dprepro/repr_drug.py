@@ -24,7 +24,8 @@ from .repr_common import REPRESENTATIONS, eps_text, stream_rng
 from .repr_privacy import DRUG_PRIVACY_COLUMNS, drug_learner, drug_privacy, method_split
 
 __all__ = ["clipping_lookup", "clipping_settings", "clipping_weight_cache",
-           "clipping_weight_table", "drug_experiment", "drug_splits", "method_dim"]
+           "clipping_weight_table", "drug_experiment", "drug_splits", "method_dim",
+           "public_centring"]
 
 
 def drug_splits(response: pd.DataFrame, *, splits: int, test_size: int,
@@ -45,29 +46,32 @@ def drug_splits(response: pd.DataFrame, *, splits: int, test_size: int,
 
 
 def clipping_weight_cache(base_seed: int, *, n_datasets: int = 20, n_noise: int = 20,
-                          grid: Sequence[float] | None = None) -> Callable:
+                          grid: Sequence[float] | None = None,
+                          xx_noise: str = "wishart") -> Callable:
     """Memoised :func:`dprepro.dp_learners.ssp_clipping_weights` by (n, d, ε).
 
     The stream ``drug/clipping/n<n>/d<d>/eps<ε>`` does not name the method, so
-    every method with the same (n, d, ε) gets the same weights. Synthetic data
-    only: costs no privacy.
+    every method with the same (n, d, ε) gets the same weights (the Laplace
+    learner's stream ends in ``/laplace``). Synthetic data only: costs no privacy.
     """
 
     from .dp_learners import ssp_clipping_weights
 
     @functools.cache
     def weights(n: int, d: int, epsilon: float) -> tuple[float, float]:
-        rng = stream_rng(base_seed, f"drug/clipping/n{n}/d{d}/eps{eps_text(epsilon)}")
+        suffix = "" if xx_noise == "wishart" else f"/{xx_noise}"
+        rng = stream_rng(base_seed, f"drug/clipping/n{n}/d{d}/eps{eps_text(epsilon)}{suffix}")
         return ssp_clipping_weights(int(n), int(d), epsilon=float(epsilon), rng=rng,
-                                    grid=grid, n_datasets=n_datasets, n_noise=n_noise)
+                                    grid=grid, n_datasets=n_datasets, n_noise=n_noise,
+                                    xx_noise=xx_noise)
 
     return weights
 
 
 def clipping_weight_table(n: int, settings: Sequence[tuple[int, float]], *,
-                          base_seed: int) -> pd.DataFrame:
+                          base_seed: int, xx_noise: str = "wishart") -> pd.DataFrame:
     """Clipping weights for every (d, ε_learner) in ``settings`` at training size ``n``."""
-    weights = clipping_weight_cache(base_seed)
+    weights = clipping_weight_cache(base_seed, xx_noise=xx_noise)
     rows = []
     for d, eps in sorted(set((int(d), float(e)) for d, e in settings)):
         wx, wy = weights(int(n), d, eps)
@@ -96,14 +100,15 @@ def method_dim(method: str, *, hyperparameters: pd.DataFrame, baselines: Mapping
 
 
 def clipping_settings(methods: Sequence[str], *, epsilon: float,
-                      hyperparameters: pd.DataFrame,
-                      baselines: Mapping) -> list[tuple[int, float]]:
+                      hyperparameters: pd.DataFrame, baselines: Mapping,
+                      extra_dim: int = 0) -> list[tuple[int, float]]:
     """(d, ε_learner) of every method at total ``epsilon``: what the clipping weights depend on.
 
     ε_learner comes from :func:`dprepro.repr_privacy.method_split`, the split
-    the drug experiment spends.
+    the drug experiment spends; ``extra_dim`` counts columns the learner adds
+    (:attr:`dprepro.repr_privacy.Pipeline.extra_dim`).
     """
-    return [(method_dim(m, hyperparameters=hyperparameters, baselines=baselines),
+    return [(method_dim(m, hyperparameters=hyperparameters, baselines=baselines) + extra_dim,
              method_split(m, epsilon).learner) for m in methods]
 
 
@@ -137,6 +142,9 @@ def drug_experiment(
     stream: str,
     clipping_weights: Callable[[int, int, float], tuple[float, float]],
     selection: FeatureSelection | None = None,
+    xx_noise: str = "wishart",
+    public: Mapping[int, np.ndarray] | None = None,
+    response_prior: tuple[float, float] | None = None,
 ) -> pd.DataFrame:
     """Per drug and split: SSP linear regression on the training lines, scored on the test lines.
 
@@ -149,6 +157,14 @@ def drug_experiment(
     ε = inf fits without noise or clipping. Scores: Spearman's ρ and the
     PC-index with σ = the drug's response sd over all lines.
 
+    The corrected pipeline passes ``public`` (the public lines' features per
+    seed, same columns as ``private``) and ``response_prior`` (a-priori
+    centre and scale of the responses): X is then centred by the public
+    feature means and clipped at :math:`w_x\\,sd(X_{pub})`, y centred at the
+    prior centre and clipped at :math:`w_y \\cdot` the prior scale, so no
+    statistic of the private lines enters except through the noisy XᵀX and
+    Xᵀy (with ``xx_noise = "laplace"``: pure ε-DP).
+
     Returns
     -------
     DataFrame, one row per (drug, seed, ε, split): ``drug``, ``seed``,
@@ -158,6 +174,8 @@ def drug_experiment(
     from .metrics import probabilistic_c_index, spearman
 
     seeds = sorted(private)
+    if public is not None and response_prior is None:
+        raise ValueError("public centring needs response_prior = (centre, scale)")
     Y = response.to_numpy(dtype=float)
     col = {str(c): j for j, c in enumerate(response.columns)}
     # pooled response scale of each split's training lines (all drugs, centred per drug)
@@ -195,13 +213,23 @@ def drug_experiment(
                         Xtr, Xte = X[np.ix_(tr, cols)], X[np.ix_(te, cols)]
                     else:
                         Xtr, Xte = X[tr], X[te]
+                    centre = {}
+                    if public is not None:
+                        P = public[s] if not fs else public[s][:, cols]
+                        centre = {"x_center": P.mean(axis=0), "y_center": response_prior[0]}
                     if math.isfinite(e):
-                        wx, wy = clipping_weights(len(train), dim, split.learner)
-                        sd_x = float(np.std(Xtr - Xtr.mean(axis=0), ddof=1))
-                        model = drug_learner(split, ridge=ridge, clip_x=wx * sd_x,
-                                             clip_y=wy * sd_y[split_no], rng=rng)
+                        extra = 1 if public is not None else 0  # the intercept column
+                        wx, wy = clipping_weights(len(train), dim + extra, split.learner)
+                        if public is not None:
+                            sd_x = float(np.std(P - centre["x_center"], ddof=1))
+                            clip_y = wy * float(response_prior[1])
+                        else:
+                            sd_x = float(np.std(Xtr - Xtr.mean(axis=0), ddof=1))
+                            clip_y = wy * sd_y[split_no]
+                        model = drug_learner(split, ridge=ridge, clip_x=wx * sd_x, clip_y=clip_y,
+                                             rng=rng, xx_noise=xx_noise, **centre)
                     else:
-                        model = drug_learner(split, ridge=ridge)
+                        model = drug_learner(split, ridge=ridge, xx_noise=xx_noise, **centre)
                     pred = model.fit(Xtr, ytr).predict(Xte)
                     rows.append({"drug": str(drug), "seed": s, "epsilon_value": float(e),
                                  "split": split_no, "spearman": spearman(yte, pred),
@@ -211,3 +239,18 @@ def drug_experiment(
     frame = pd.DataFrame(rows)
     return frame.drop(columns="epsilon_value") if len(frame) else frame
 
+
+
+def public_centring(spec, features, settings: Mapping) -> dict:
+    """:func:`drug_experiment` keywords of a pipeline's centring.
+
+    The corrected pipeline (``spec.public_centring``) centres and clips with
+    the public features (``features.public``) and the a-priori response
+    centre and scale (``settings["response_center"]``, ``["response_scale"]``);
+    the paper's pipeline uses the private training lines (no keywords).
+    """
+    if not spec.public_centring:
+        return {}
+    return {"public": features.public,
+            "response_prior": (float(settings["response_center"]),
+                               float(settings["response_scale"]))}

@@ -22,6 +22,7 @@ measured on private test lines. The records therefore carry
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 
@@ -32,11 +33,14 @@ from .privacy import BudgetSplit, PrivacyRecord, budget_split, non_private
 
 __all__ = [
     "CANCER_PRIVACY_COLUMNS",
+    "CORRECTED_DRUG_NOTE",
     "DRUG_NOTE",
     "DRUG_PRIVACY_COLUMNS",
     "INTERMEDIATES",
     "LOGISTIC_LOSS_C",
+    "PIPELINES",
     "PRIVACY_UNIT",
+    "Pipeline",
     "cancer_learner",
     "cancer_privacy",
     "columns_frame",
@@ -46,6 +50,7 @@ __all__ = [
     "epsilon_grid",
     "experiment_epsilons",
     "method_split",
+    "pipeline",
     "table_records",
     "uses_feature_selection",
 ]
@@ -64,10 +69,71 @@ DRUG_PRIVACY_COLUMNS = ("mechanism", "epsilon", "variant", "selection_epsilon",
 
 NON_PRIVATE_NOTE = "non-private reference (epsilon = inf)"
 
-DRUG_NOTE = ("epsilon covers the perturbed X'X (Wishart) and X'y (Laplace); the centring means "
-             "and the clipping scales sd(X), sd(y) are taken from the private training lines "
-             "without noise, as in the paper's code, so no finite epsilon holds for the whole "
-             "computation")
+DRUG_NOTE = ("epsilon is meant to cover the perturbed X'X (Wishart) and X'y (Laplace), but the "
+             "Wishart noise is supported on positive-definite matrices only, so a released X'X + W "
+             "can have zero density under a neighbouring data set (no finite epsilon even for "
+             "X'X); the centring means and the clipping scales sd(X), sd(y) are moreover taken "
+             "from the private training lines without noise, as in the paper's code, so no "
+             "finite epsilon holds for the whole computation")
+CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
+                       "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
+                       "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
+                       "epsilon-DP per cell line")
+
+
+@dataclasses.dataclass(frozen=True)
+class Pipeline:
+    """How the study runs: the paper's pipeline or the DP-correct one.
+
+    Attributes
+    ----------
+    name : str
+    mapping : {"global", "line_local"}
+        Quantile mapping of the private expression onto the public
+        distribution (:func:`dprepro.representations.quantile_map`).
+    cancer_variant : str or None
+        Objective-perturbation variant; ``None`` takes the configured one.
+    xx_noise : {"wishart", "laplace"}
+        Noise on XᵀX of the SSP learner.
+    public_centring : bool
+        Centre and clip the drug task's features with public-data statistics
+        (and the responses at a-priori bounds) instead of private ones; a
+        constant design column then learns the remaining offset
+        (``intercept_column`` of :class:`dprepro.dp_learners.SSPLinearRegression`).
+    """
+
+    name: str
+    mapping: str
+    cancer_variant: str | None
+    xx_noise: str
+    public_centring: bool
+
+    @property
+    def extra_dim(self) -> int:
+        """Columns the SSP learner adds to the features (the intercept column)."""
+        return 1 if self.public_centring else 0
+
+    @property
+    def private_set(self) -> str:
+        """The ``set`` label of this pipeline's private rows in a representation frame."""
+        return "private" if self.mapping == "global" else f"private_{self.mapping}"
+
+
+#: The two pipelines: as the paper ran it, and with every step covered by ε.
+PIPELINES = {
+    "as_published": Pipeline("as_published", mapping="global", cancer_variant=None,
+                             xx_noise="wishart", public_centring=False),
+    "corrected": Pipeline("corrected", mapping="line_local", cancer_variant="cms11",
+                          xx_noise="laplace", public_centring=True),
+}
+
+
+def pipeline(name: str) -> Pipeline:
+    """The :class:`Pipeline` called ``name`` (ValueError naming the known ones)."""
+    try:
+        return PIPELINES[name]
+    except KeyError:
+        raise ValueError(f"unknown pipeline {name!r}; expected one of {list(PIPELINES)}") from None
 
 
 #: Records of the study's non-release outputs, by what they hold.
@@ -79,8 +145,9 @@ INTERMEDIATES = {
     "gdsc": non_private("raw private data (GDSC; sensitive, never released)", mechanism="none",
                         privacy_unit=PRIVACY_UNIT),
     "depmap": non_private("public data (DepMap, CC BY 4.0)", mechanism="none"),
-    "candidate": non_private("public data only (auxiliary task)", mechanism="none"),
-    "selection": non_private("chosen on public data only (auxiliary lineage task)",
+    "candidate": non_private("public data only (DP accuracy on held-out public lineage "
+                             "pairs)", mechanism="none"),
+    "selection": non_private("chosen on public data only (held-out public lineage pairs)",
                              mechanism="none"),
     "clipping": non_private("chosen on synthetic data; uses only the number of private "
                             "training lines", mechanism="none"),
@@ -141,17 +208,23 @@ def cancer_learner(split: BudgetSplit, *, variant: str, l2: float, scale: float 
 
 
 def drug_learner(split: BudgetSplit, *, ridge: float, clip_x: float = math.inf,
-                 clip_y: float = math.inf, rng: np.random.Generator | None = None):
+                 clip_y: float = math.inf, rng: np.random.Generator | None = None,
+                 xx_noise: str = "wishart", x_center=None, y_center: float | None = None):
     """The SSP linear regression that spends ``split.learner``.
 
     At ε = inf it fits without noise or clipping (the clipping bounds are
-    ignored).
+    ignored); the centres are used either way.
     """
     from .dp_learners import SSPLinearRegression
 
+    # with fixed (public) centres the offset to the private means is learned as a coefficient
+    fixed = {"x_center": x_center, "y_center": y_center,
+             "intercept_column": x_center is not None and y_center is not None}
     if not math.isfinite(split.total):
-        return SSPLinearRegression(np.inf, clip_x=np.inf, clip_y=np.inf, ridge=ridge)
-    return SSPLinearRegression(split.learner, clip_x=clip_x, clip_y=clip_y, ridge=ridge, rng=rng)
+        return SSPLinearRegression(np.inf, clip_x=np.inf, clip_y=np.inf, ridge=ridge,
+                                   xx_noise=xx_noise, **fixed)
+    return SSPLinearRegression(split.learner, clip_x=clip_x, clip_y=clip_y, ridge=ridge, rng=rng,
+                               xx_noise=xx_noise, **fixed)
 
 
 def _check_learner(split: BudgetSplit, learner, kind: str) -> None:
@@ -218,18 +291,23 @@ def cancer_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
 def drug_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
     """Privacy record of a drug-sensitivity fit (SSP linear regression).
 
-    The noise covers XᵀX and Xᵀy only; see :data:`DRUG_NOTE` for why no finite
-    ε holds for the whole computation (``true_epsilon = inf``).
+    The paper's learner (Wishart noise, private centring and scales) gets
+    ``true_epsilon = inf``, see :data:`DRUG_NOTE`; with Laplace noise on XᵀX
+    and public centring (:data:`CORRECTED_DRUG_NOTE`) the fit is pure ε-DP.
     """
     if not math.isfinite(split.total):
         return non_private(NON_PRIVATE_NOTE, privacy_unit=PRIVACY_UNIT, extra={
             "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan})
     _check_learner(split, learner, "drug")
     feature_selection = not math.isnan(split.selection)
+    correct = learner.xx_noise == "laplace" and learner.public_centring
+    base = "ssp_laplace" if learner.xx_noise == "laplace" else "ssp"
     return PrivacyRecord(
-        mechanism="subsample_and_aggregate+ssp" if feature_selection else "ssp",
-        release=False, stated=split.total, true_epsilon=np.inf, privacy_unit=PRIVACY_UNIT,
-        note=split.note + DRUG_NOTE, extra={"variant": "", **_split_columns(split)})
+        mechanism=f"subsample_and_aggregate+{base}" if feature_selection else base,
+        release=False, stated=split.total, true_epsilon=split.total if correct else np.inf,
+        privacy_unit=PRIVACY_UNIT, note=split.note + (CORRECTED_DRUG_NOTE if correct
+                                                      else DRUG_NOTE),
+        extra={"variant": "", **_split_columns(split)})
 
 
 def _unused_rng() -> np.random.Generator:
@@ -255,18 +333,23 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
         raise ValueError(f"kind must be 'cancer_type' or 'drug', got {kind!r}")
     cache: dict = {}
     out = []
-    for method, eps in zip(table["representation"], table["epsilon"], strict=True):
+    pipelines = (table["pipeline"] if "pipeline" in table.columns
+                 else pd.Series("as_published", index=table.index))
+    for method, eps, name in zip(table["representation"], table["epsilon"], pipelines,
+                                 strict=True):
         epsilon = math.inf if pd.isna(eps) else float(eps)
-        key = (method, epsilon)
+        key = (method, epsilon, name)
         if key not in cache:
-            split = method_split(method, epsilon)
+            split, spec = method_split(method, epsilon), pipeline(name)
             if kind == "cancer_type":
-                learner = cancer_learner(split, variant=settings["variant"],
+                learner = cancer_learner(split, variant=spec.cancer_variant or settings["variant"],
                                          l2=float(settings["l2"]), rng=_unused_rng())
                 cache[key] = cancer_privacy(split, learner)
             else:
+                centre = {"x_center": 0.0, "y_center": 0.0} if spec.public_centring else {}
                 learner = drug_learner(split, ridge=float(settings.get("ridge", 1.0)),
-                                       clip_x=1.0, clip_y=1.0, rng=_unused_rng())
+                                       clip_x=1.0, clip_y=1.0, rng=_unused_rng(),
+                                       xx_noise=spec.xx_noise, **centre)
                 cache[key] = drug_privacy(split, learner)
         out.append(cache[key])
     return out

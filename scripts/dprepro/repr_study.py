@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 import os
+import warnings
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -55,6 +56,7 @@ from .repr_drug import (
     drug_experiment,
     drug_splits,
     method_dim,
+    public_centring,
 )
 from .repr_privacy import (
     CANCER_PRIVACY_COLUMNS,
@@ -117,6 +119,7 @@ __all__ = [
     "method_features",
     "method_split",
     "noisy_top_features",
+    "public_centring",
     "real_data",
     "representation_frame",
     "select_hyperparameters",
@@ -131,14 +134,14 @@ __all__ = [
 
 #: Columns of ``cancer_type_accuracy.csv`` in order (the shared contract first).
 CANCER_COLUMNS = (
-    "case", "representation", "epsilon", "seed", "accuracy",
+    "case", "representation", "epsilon", "seed", "accuracy", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "epsilon_if_bias_penalised", "privacy_note",
-    "dim", "correct", "n_lines", "folds", "data_origin",
+    "dim", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
 )
 #: Columns of ``drug_sensitivity.csv`` in order (the shared contract first).
 DRUG_COLUMNS = (
-    "representation", "epsilon", "seed", "drug", "spearman", "pc_index",
+    "representation", "epsilon", "seed", "drug", "spearman", "pc_index", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "privacy_note",
     "dim", "splits", "n_train", "n_test", "data_origin",
@@ -186,13 +189,16 @@ def synthetic_data(rng: np.random.Generator, settings: Mapping, *,
                 "public_lineage": _lineage_frame(data["public_lineage"])}
     from .expression_data import harmonise_genes
 
+    names = {"min_shared": int(settings["n_genes"]), "private_name": "synthetic private",
+             "public_name": "synthetic public"}
     private, public = harmonise_genes(data["private_expression"], data["public_expression"],
-                                      min_shared=int(settings["n_genes"]),
-                                      private_name="synthetic private",
-                                      public_name="synthetic public")
+                                      **names)
+    local, _ = harmonise_genes(data["private_expression"], data["public_expression"],
+                               local=True, **names)
     return {"public_expression": _named(public),
             "public_lineage": _lineage_frame(data["public_lineage"]),
             "private_expression": _named(private),
+            "private_expression_line_local": _named(local),
             "private_lineage": _lineage_frame(data["private_lineage"]),
             "private_response": _named(data["private_response"])}
 
@@ -201,14 +207,19 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
               depmap_models: pd.DataFrame, *, min_shared_genes: int,
               exclude_private_lines: bool, lineage_column: str = "TCGA_LABEL",
               gdsc_cell_lines: pd.DataFrame | None = None,
-              gdsc_dose_response: pd.DataFrame | None = None) -> dict[str, pd.DataFrame]:
+              gdsc_dose_response: pd.DataFrame | None = None,
+              min_public_median: float | None = None) -> dict[str, pd.DataFrame]:
     """GDSC (private) and DepMap (public) as the study's five tables.
+
+    * low-expression filter (``min_public_median``, as the authors did):
+      public genes whose median expression is below it are dropped before the
+      genes are intersected and mapped (public data only: no privacy cost);
 
     * public lines: DepMap models, without those whose COSMIC id is a GDSC
       expression line when ``exclude_private_lines`` (the representation must
       not have seen the private lines); lineage = ``OncotreeLineage``;
     * both matrices restricted to the shared gene symbols and the private one
-      quantile-mapped onto the public distribution
+      quantile-mapped onto the public distribution, globally and line by line
       (:func:`dprepro.expression_data.harmonise_genes`);
     * private lineage = ``lineage_column`` of the cell-line details
       (``UNCLASSIFIED`` and empty values are missing); responses = LN_IC50 of
@@ -227,7 +238,17 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         drop = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
             private_ids).to_numpy()
         public = public.loc[~drop]
-    private, public = harmonise_genes(gdsc_expression, public, min_shared=min_shared_genes)
+    if len(public) < len(gdsc_expression):
+        warnings.warn(f"the public set ({len(public)} DepMap models after excluding the GDSC "
+                      f"lines) is smaller than the private set ({len(gdsc_expression)} lines)",
+                      stacklevel=2)
+    if min_public_median is not None:
+        keep = public.median(axis=0).to_numpy() >= float(min_public_median)
+        public = public.loc[:, keep]
+    private, public_shared = harmonise_genes(gdsc_expression, public,
+                                             min_shared=min_shared_genes)
+    local, _ = harmonise_genes(gdsc_expression, public, min_shared=min_shared_genes, local=True)
+    public = public_shared
     out = {"public_expression": _named(public),
            "public_lineage": _lineage_frame(models["lineage"].reindex(public.index))}
     if gdsc_cell_lines is not None and gdsc_dose_response is not None:
@@ -237,6 +258,7 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         response = gdsc_dose_response.reindex(private.index).astype(float)
         response = response.loc[:, response.notna().any(axis=0)]
         out.update(private_expression=_named(private),
+                   private_expression_line_local=_named(local),
                    private_lineage=_lineage_frame(
                        gdsc_cell_lines[lineage_column].reindex(private.index)),
                    private_response=_named(response))
@@ -271,6 +293,7 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
         read_parquet_matrix(inputs.depmap_models),
         min_shared_genes=settings["min_shared_genes"],
         exclude_private_lines=settings["exclude_private_lines"],
+        min_public_median=settings.get("min_public_median"),
         lineage_column=settings["lineage_column"],
         gdsc_cell_lines=read_parquet_matrix(inputs.gdsc_cell_lines) if private else None,
         gdsc_dose_response=read_parquet_matrix(inputs.gdsc_dose_response) if private else None)
@@ -346,14 +369,19 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
 
 
 def representation_frame(public: np.ndarray, private: np.ndarray, public_index,
-                         private_index) -> pd.DataFrame:
-    """Public and private representations in one long frame (``set``, ``sample``, z01...)."""
-    public, private = np.asarray(public, float), np.asarray(private, float)
-    dim = public.shape[1]
+                         private_index, *, extra_sets: Mapping | None = None) -> pd.DataFrame:
+    """Public and private representations in one long frame (``set``, ``sample``, z01...).
+
+    ``extra_sets`` adds further private matrices (rows = ``private_index``)
+    under their own ``set`` label, e.g. ``private_line_local``.
+    """
+    sets = [("public", public, public_index), ("private", private, private_index)]
+    sets += [(name, values, private_index) for name, values in (extra_sets or {}).items()]
+    dim = np.asarray(public).shape[1]
     cols = [f"z{j + 1:02d}" for j in range(dim)]
-    frames = [pd.DataFrame(values, columns=cols).assign(set=name, sample=[str(s) for s in index])
-              for name, values, index in (("public", public, public_index),
-                                          ("private", private, private_index))]
+    frames = [pd.DataFrame(np.asarray(values, float), columns=cols).assign(
+                  set=name, sample=[str(s) for s in index])
+              for name, values, index in sets]
     frame = pd.concat(frames, ignore_index=True)
     return frame.loc[:, ["set", "sample", *cols]]
 
@@ -433,6 +461,17 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
 _method_order = method_order
 
 
+def _with_pipeline(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows without a ``pipeline`` column are the paper's pipeline."""
+    return frame if "pipeline" in frame.columns else frame.assign(pipeline="as_published")
+
+
+def _pipeline_order(values: pd.Series) -> pd.Series:
+    from .repr_privacy import PIPELINES
+
+    return values.map({p: i for i, p in enumerate(PIPELINES)}).fillna(len(PIPELINES))
+
+
 def _private_first(frame: pd.DataFrame) -> pd.Series:
     """Sort key on ε with the non-private rows (empty ε) last."""
     return frame["epsilon"].fillna(np.inf)
@@ -443,23 +482,23 @@ def cancer_type_table(frames: Sequence[pd.DataFrame], *, data_origin: str,
     """``cancer_type_accuracy.csv``: the experiments' rows in contract column order.
 
     Sorted by case (in ``cases`` order, else by name), method (study order),
-    ε (non-private last) and seed.
+    pipeline (as published, then corrected), ε (non-private last) and seed.
     """
-    table = pd.concat(frames, ignore_index=True).assign(data_origin=data_origin)
+    table = _with_pipeline(pd.concat(frames, ignore_index=True)).assign(data_origin=data_origin)
     missing = set(CANCER_COLUMNS) - set(table.columns)
     if missing:
         raise ValueError(f"cancer-type rows lack columns {sorted(missing)}")
     order = {c: i for i, c in enumerate(cases or sorted(set(table["case"])))}
     table = table.assign(_c=table["case"].map(order), _m=_method_order(table["representation"]),
-                         _e=_private_first(table))
-    table = table.sort_values(["_c", "_m", "_e", "seed"], kind="stable")
+                         _p=_pipeline_order(table["pipeline"]), _e=_private_first(table))
+    table = table.sort_values(["_c", "_m", "_p", "_e", "seed"], kind="stable")
     return table.loc[:, list(CANCER_COLUMNS)].reset_index(drop=True)
 
 
 def drug_table(frames: Sequence[pd.DataFrame], *, data_origin: str) -> pd.DataFrame:
     """``drug_sensitivity.csv``: per (method, ε, seed, drug) the mean over splits."""
-    rows = pd.concat(frames, ignore_index=True)
-    keys = ["representation", "epsilon", "seed", "drug"]
+    rows = _with_pipeline(pd.concat(frames, ignore_index=True))
+    keys = ["representation", "pipeline", "epsilon", "seed", "drug"]
     privacy = ["mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
                "privacy_note", "dim"]
     grouped = rows.groupby(keys, dropna=False, sort=False)
@@ -468,8 +507,9 @@ def drug_table(frames: Sequence[pd.DataFrame], *, data_origin: str) -> pd.DataFr
                         n_test=("n_test", "mean")).reset_index()
     first = grouped[privacy].first().reset_index()
     table = table.merge(first, on=keys, how="left").assign(data_origin=data_origin)
-    table = table.assign(_m=_method_order(table["representation"]), _e=_private_first(table))
-    table = table.sort_values(["_m", "_e", "seed", "drug"], kind="stable")
+    table = table.assign(_m=_method_order(table["representation"]),
+                         _p=_pipeline_order(table["pipeline"]), _e=_private_first(table))
+    table = table.sort_values(["_m", "_p", "_e", "seed", "drug"], kind="stable")
     return table.loc[:, list(DRUG_COLUMNS)].reset_index(drop=True)
 
 
@@ -484,36 +524,40 @@ def _mean_se(values: pd.Series) -> tuple[float, float, int]:
 
 
 def cancer_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± SE over representation seeds per (case, method, ε), plus ``case = "all"``.
+    """Mean ± SE over representation seeds per (case, method, pipeline, ε), plus ``case = "all"``.
 
     The ``all`` rows average the cases within each seed first, then take mean
     and SE over seeds.
     """
-    per_seed_all = (table.groupby(["representation", "epsilon", "mechanism", "variant", "seed"],
-                                  dropna=False, sort=False)["accuracy"].mean().reset_index()
-                    .assign(case="all"))
+    table = _with_pipeline(table)
+    keys = ["representation", "pipeline", "epsilon", "mechanism", "variant"]
+    per_seed_all = (table.groupby([*keys, "seed"], dropna=False, sort=False)["accuracy"].mean()
+                    .reset_index().assign(case="all"))
     rows = []
     for source in (table, per_seed_all):
-        for key, group in source.groupby(["case", "representation", "epsilon", "mechanism",
-                                          "variant"], dropna=False, sort=False):
+        for key, group in source.groupby(["case", *keys], dropna=False, sort=False):
             mean, se, n = _mean_se(group["accuracy"])
-            rows.append(dict(zip(["case", "representation", "epsilon", "mechanism", "variant"],
-                                 key, strict=True), accuracy_mean=mean, accuracy_se=se,
-                             n_seeds=n))
+            rows.append(dict(zip(["case", *keys], key, strict=True), accuracy_mean=mean,
+                             accuracy_se=se, n_seeds=n))
     out = pd.DataFrame(rows)
-    true = table.groupby(["representation", "epsilon", "mechanism", "variant"],
-                         dropna=False, sort=False)["true_epsilon"].first().reset_index()
-    out = out.merge(true, on=["representation", "epsilon", "mechanism", "variant"], how="left")
+    true = table.groupby(keys, dropna=False, sort=False)["true_epsilon"].first().reset_index()
+    out = out.merge(true, on=keys, how="left")
+    if "majority_accuracy" in table.columns:
+        majority = table.groupby("case", sort=False)["majority_accuracy"].first()
+        out["majority_accuracy"] = out["case"].map(
+            {**majority.to_dict(), "all": float(majority.mean())})
     cases = list(dict.fromkeys(table["case"])) + ["all"]
     out = out.assign(_c=out["case"].map({c: i for i, c in enumerate(cases)}),
-                     _m=_method_order(out["representation"]), _e=_private_first(out))
-    out = out.sort_values(["_c", "_m", "_e"], kind="stable")
-    return out.drop(columns=["_c", "_m", "_e"]).reset_index(drop=True)
+                     _m=_method_order(out["representation"]),
+                     _p=_pipeline_order(out["pipeline"]), _e=_private_first(out))
+    out = out.sort_values(["_c", "_m", "_p", "_e"], kind="stable")
+    return out.drop(columns=["_c", "_m", "_p", "_e"]).reset_index(drop=True)
 
 
 def drug_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± SE over representation seeds of the mean over drugs, per (method, ε)."""
-    keys = ["representation", "epsilon", "mechanism", "variant"]
+    """Mean ± SE over representation seeds of the mean over drugs, per (method, pipeline, ε)."""
+    table = _with_pipeline(table)
+    keys = ["representation", "pipeline", "epsilon", "mechanism", "variant"]
     per_seed = table.groupby([*keys, "seed"], dropna=False, sort=False)[
         ["spearman", "pc_index"]].mean().reset_index()
     rows = []
@@ -527,9 +571,11 @@ def drug_summary(table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     true = table.groupby(keys, dropna=False, sort=False)["true_epsilon"].first().reset_index()
     out = out.merge(true, on=keys, how="left")
-    out = out.assign(_m=_method_order(out["representation"]), _e=_private_first(out))
-    return out.sort_values(["_m", "_e"], kind="stable").drop(columns=["_m", "_e"]).reset_index(
-        drop=True)
+    out = out.assign(_m=_method_order(out["representation"]),
+                     _p=_pipeline_order(out["pipeline"]), _e=_private_first(out))
+    return out.sort_values(["_m", "_p", "_e"], kind="stable").drop(
+        columns=["_m", "_p", "_e"]).reset_index(drop=True)
+
 
 def cancer_tables(frames: Sequence[pd.DataFrame], *,
                   data_origin: str) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -559,13 +605,22 @@ FIGURES = {
 }
 
 
-def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_origin: str):
-    """Draw figure ``name`` of :data:`FIGURES` from its summary table.
+def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_origin: str,
+                pipeline: str = "as_published"):
+    """Draw figure ``name`` of :data:`FIGURES` for one pipeline from its summary table.
 
     ``settings`` is the experiment's configuration block (``epsilon`` of the
     single-ε panels, ``variant`` of the cancer-type task).
     """
     from . import plots
+    from .repr_privacy import pipeline as pipeline_spec
+
+    spec = pipeline_spec(pipeline)
+    summary = _with_pipeline(summary)
+    summary = summary[summary["pipeline"] == spec.name]
+    if not len(summary):
+        raise ValueError(f"the summary has no rows of pipeline {spec.name!r}")
+    settings = {**settings, "variant": spec.cancer_variant or settings.get("variant")}
 
     draw = {
         "cancer_type_accuracy": lambda: plots.repr_cancer_type_cases(
@@ -579,4 +634,8 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     }
     if name not in draw:
         raise ValueError(f"unknown repr_transfer figure {name!r}; expected one of {list(draw)}")
-    return draw[name]()
+    fig = draw[name]()
+    label = ("pipeline: as published (no finite ε proven)" if spec.name == "as_published"
+             else "pipeline: corrected (DP end to end, finite ε)")
+    fig.text(0.01, 0.995, label, ha="left", va="top", fontsize=7, color="0.3")
+    return fig

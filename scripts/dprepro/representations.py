@@ -261,10 +261,11 @@ class QuantileScaler(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         return np.asarray(U, dtype=float) * (self.high_ - self.low_) + self.low_
 
 
-def quantile_map(private, public):
-    r"""Redistribute the private matrix onto the public distribution (globally).
+def quantile_map(private, public, *, local: bool = False):
+    r"""Redistribute the private matrix onto the public distribution (globally or per line).
 
-    All entries of ``private`` are ranked together; the entry of rank
+    Global (``local=False``, the paper's mapping): all entries of ``private``
+    are ranked together; the entry of rank
     :math:`k \in \{0, \dots, N-1\}` gets the value of the sorted pooled public
     entries :math:`s_0 \le \dots \le s_{M-1}` at fractional position
     :math:`t_k = k (M-1)/(N-1)`, linearly interpolated:
@@ -274,12 +275,22 @@ def quantile_map(private, public):
     :math:`N = M` its sorted entries equal the sorted public entries. Tied
     private values get consecutive ranks in row-major order (stable sort).
 
+    Line-local (``local=True``): each private row is ranked on its own and
+    mapped the same way onto the same pooled public quantiles (:math:`N` =
+    the number of genes). A private line's mapped values then depend only on
+    that line and on public data, so changing one private line leaves every
+    other line's features unchanged -- what a DP guarantee per cell line
+    needs (with the global mapping one line moves every other line's ranks).
+    With a single private line both mappings coincide.
+
     Parameters
     ----------
     private, public : DataFrame or array_like
         Samples x genes. For DataFrames only the shared genes are used, in the
         public column order (the paper maps over genes present in both sets);
         arrays must already have matching columns.
+    local : bool, default False
+        Rank each private line on its own.
 
     Returns
     -------
@@ -292,7 +303,7 @@ def quantile_map(private, public):
         shared = public.columns.intersection(private.columns, sort=False)
         if len(shared) == 0:
             raise ValueError("private and public share no genes")
-        out = _redistribute(
+        out = (_redistribute_rows if local else _redistribute)(
             private.loc[:, shared].to_numpy(float), public.loc[:, shared].to_numpy(float)
         )
         return pd.DataFrame(out, index=private.index, columns=shared)
@@ -305,7 +316,24 @@ def quantile_map(private, public):
             f"private and public must be 2-D with the same columns, got {private.shape} "
             f"and {public.shape}"
         )
-    return _redistribute(private, public)
+    return (_redistribute_rows if local else _redistribute)(private, public)
+
+
+def _redistribute_rows(x: np.ndarray, ref: np.ndarray) -> np.ndarray:
+    """Line-local :func:`_redistribute`: each row ranked alone onto the pooled ``ref``."""
+    if not (np.all(np.isfinite(x)) and np.all(np.isfinite(ref))):
+        raise ValueError("quantile_map needs finite values; impute or drop missing entries first")
+    if x.shape[1] < 2:
+        raise ValueError("line-local mapping needs at least 2 genes per line")
+    ref_sorted = np.sort(ref, axis=None)
+    order = np.argsort(x, axis=1, kind="stable")
+    positions = np.linspace(0.0, ref_sorted.size - 1, x.shape[1])
+    pos = np.empty(x.shape)
+    np.put_along_axis(pos, order, np.broadcast_to(positions, x.shape), axis=1)
+    lo = np.floor(pos).astype(np.int64)
+    hi = np.minimum(lo + 1, ref_sorted.size - 1)
+    a = pos - lo
+    return (1 - a) * ref_sorted[lo] + a * ref_sorted[hi]
 
 
 def _redistribute(x: np.ndarray, ref: np.ndarray) -> np.ndarray:

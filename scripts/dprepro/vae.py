@@ -140,15 +140,22 @@ class VAE(nn.Module):
     def decode(self, z):
         return torch.sigmoid(self.x_mean(self.decoder(z)))
 
-    def forward(self, x, generator=None):
+    def forward(self, x, generator=None, *, mean: bool = False):
         mu, log_var = self.encode(x)
+        if mean:
+            return self.decode(mu), mu, log_var
         eps = torch.randn(mu.shape, generator=generator, device=mu.device, dtype=mu.dtype)
         z = mu + torch.exp(0.5 * log_var) * eps
         return self.decode(z), mu, log_var
 
-    def loss(self, x, generator=None):
-        r"""Summed negative ELBO of the batch (one draw of z per row)."""
-        x_hat, mu, log_var = self(x, generator)
+    def loss(self, x, generator=None, *, mean: bool = False):
+        r"""Summed negative ELBO of the batch (one draw of z per row; ``mean``: z = μ).
+
+        With ``mean=True`` the reconstruction term is evaluated at the posterior
+        mean, so the value is a deterministic function of the weights (what
+        early stopping compares epoch to epoch).
+        """
+        x_hat, mu, log_var = self(x, generator, mean=mean)
         xlv = self.x_log_var()
         nll = 0.5 * (
             torch.sum((x - x_hat) ** 2) * torch.exp(-xlv)
@@ -181,8 +188,9 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
     sigmoid output mean and one learned output variance with floor
     :math:`\log\sigma^2 \ge \log 0.01^2`; Adam on the summed negative ELBO
     in minibatches of 64 in a fresh random order each epoch; early stopping
-    when the validation loss (per row) has not improved for ``patience``
-    epochs, keeping the best weights; at most ``max_epochs`` epochs.
+    when the validation loss (per row, evaluated at the posterior mean z = μ so
+    that it is deterministic) has not improved for ``patience`` epochs,
+    keeping the best weights; at most ``max_epochs`` epochs.
 
     Departures from the original, each for a stated reason:
 
@@ -344,8 +352,9 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
             model.eval()
             total = 0.0
             with torch.no_grad():
+                # z = posterior mean: a deterministic loss, and no noise drawn for it
                 for i in range(0, data.shape[0], 1024):
-                    total += float(model.loss(data[i : i + 1024], gen_noise))
+                    total += float(model.loss(data[i : i + 1024], mean=True))
             model.train()
             return total / data.shape[0]
 

@@ -10,8 +10,8 @@ include: "repr_transfer_common.smk"
 
 wildcard_constraints:
     representation=r"pca|random_projection|vae",
-    candidate=r"r[0-9]+(_lr[0-9.e+-]+_h[0-9]+_w[0-9]+)?",
     chunk=r"[0-9]+",
+    pipeline="|".join(REPR_PIPELINES),
 
 
 rule repr_public_data:
@@ -60,35 +60,36 @@ rule repr_private_data:
         "../../scripts/repr_data.py"
 
 
-rule repr_candidate:
+rule repr_search:
     input:
         **REPR_PUBLIC,
     output:
-        candidate=f"{REPR_DIR}/candidates/{{representation}}/{{candidate}}.csv",
-        prov=prov(f"{REPR_DIR}/candidates/{{representation}}/{{candidate}}.csv"),
+        trials=f"{REPR_DIR}/candidates/{{representation}}.csv",
+        prov=prov(f"{REPR_DIR}/candidates/{{representation}}.csv"),
     log:
-        "results/logs/repr_candidate/{representation}_{candidate}.log",
+        "results/logs/repr_search/{representation}.log",
     benchmark:
-        "results/benchmarks/repr_candidate/{representation}_{candidate}.tsv"
+        "results/benchmarks/repr_search/{representation}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
     resources:
         mem_mb=REPR_MEM_MB["learn"],
-        runtime=lambda wc: 120 if wc.representation == "vae" else 10,
+        runtime=lambda wc: repr_search_runtime(wc.representation),
     params:
-        spec=lambda wc: repr_candidate_spec(wc.representation, wc.candidate),
+        trials=lambda wc: repr_trials(wc.representation),
+        space=lambda wc: repr_search_space(wc.representation),
+        objective=repr_search_objective(),
         vae=lambda wc: repr_vae_options(wc.representation),
-        folds=REPR["selection"]["folds"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
-        "../../scripts/repr_candidate.py"
+        "../../scripts/repr_search.py"
 
 
 rule repr_hyperparameter_table:
     input:
-        candidates=repr_candidate_paths(),
+        candidates=repr_search_paths(),
     output:
         table=REPR_TABLES["hyperparameters"],
         prov=prov(REPR_TABLES["hyperparameters"]),
@@ -112,6 +113,7 @@ rule repr_fit:
         hyperparameters=REPR_TABLES["hyperparameters"],
         public_expression=REPR_PUBLIC["expression"],
         private_expression=REPR_PRIVATE["expression"],
+        private_expression_line_local=REPR_PRIVATE["expression_line_local"],
     output:
         representation=f"{REPR_DIR}/representations/{{representation}}.parquet",
         prov=prov(f"{REPR_DIR}/representations/{{representation}}.parquet"),
@@ -138,12 +140,12 @@ rule repr_cancer_type:
     input:
         **repr_experiment_inputs(),
     output:
-        rows=f"{REPR_DIR}/experiments/cancer_type.parquet",
-        prov=prov(f"{REPR_DIR}/experiments/cancer_type.parquet"),
+        rows=f"{REPR_DIR}/experiments/cancer_type_{{pipeline}}.parquet",
+        prov=prov(f"{REPR_DIR}/experiments/cancer_type_{{pipeline}}.parquet"),
     log:
-        "results/logs/repr_cancer_type/repr_cancer_type.log",
+        "results/logs/repr_cancer_type/{pipeline}.log",
     benchmark:
-        "results/benchmarks/repr_cancer_type/repr_cancer_type.tsv"
+        "results/benchmarks/repr_cancer_type/{pipeline}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -166,12 +168,12 @@ rule repr_clipping_weights:
         hyperparameters=REPR_TABLES["hyperparameters"],
         private_response=REPR_PRIVATE["response"],
     output:
-        table=f"{REPR_DIR}/experiments/clipping_eps{{eps}}.csv",
-        prov=prov(f"{REPR_DIR}/experiments/clipping_eps{{eps}}.csv"),
+        table=f"{REPR_DIR}/experiments/clipping_{{pipeline}}_eps{{eps}}.csv",
+        prov=prov(f"{REPR_DIR}/experiments/clipping_{{pipeline}}_eps{{eps}}.csv"),
     log:
-        "results/logs/repr_clipping_weights/eps{eps}.log",
+        "results/logs/repr_clipping_weights/{pipeline}_eps{eps}.log",
     benchmark:
-        "results/benchmarks/repr_clipping_weights/eps{eps}.tsv"
+        "results/benchmarks/repr_clipping_weights/{pipeline}_eps{eps}.tsv"
     wildcard_constraints:
         eps=r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?",
     conda:
@@ -193,14 +195,14 @@ rule repr_clipping_weights:
 rule repr_drug:
     input:
         **repr_experiment_inputs(),
-        clipping=repr_clipping_paths(),
+        clipping=repr_clipping_paths,
     output:
-        rows=f"{REPR_DIR}/experiments/drug_chunk{{chunk}}.parquet",
-        prov=prov(f"{REPR_DIR}/experiments/drug_chunk{{chunk}}.parquet"),
+        rows=f"{REPR_DIR}/experiments/drug_{{pipeline}}_chunk{{chunk}}.parquet",
+        prov=prov(f"{REPR_DIR}/experiments/drug_{{pipeline}}_chunk{{chunk}}.parquet"),
     log:
-        "results/logs/repr_drug/chunk{chunk}.log",
+        "results/logs/repr_drug/{pipeline}_chunk{chunk}.log",
     benchmark:
-        "results/benchmarks/repr_drug/chunk{chunk}.tsv"
+        "results/benchmarks/repr_drug/{pipeline}_chunk{chunk}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -220,7 +222,7 @@ rule repr_drug:
 
 rule repr_cancer_type_table:
     input:
-        rows=[f"{REPR_DIR}/experiments/cancer_type.parquet"],
+        rows=repr_cancer_type_paths(),
     output:
         table=REPR_TABLES["cancer_type_accuracy"],
         summary=REPR_TABLES["cancer_type_summary"],
@@ -266,20 +268,46 @@ rule repr_drug_table:
         "../../scripts/repr_tables.py"
 
 
+rule repr_claims_table:
+    input:
+        cancer_type=REPR_TABLES["cancer_type_accuracy"],
+        drug=REPR_TABLES["drug_sensitivity"],
+    output:
+        table=REPR_TABLES["claims"],
+        prov=prov(REPR_TABLES["claims"]),
+    log:
+        "results/logs/repr_claims_table/repr_claims_table.log",
+    conda:
+        "../../envs/learning.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        epsilons={k: REPR[k]["epsilon"] for k in ("cancer_type", "drug")},
+        pipelines=REPR_PIPELINES,
+        cancer_settings=repr_privacy_settings("cancer_type"),
+        drug_settings=repr_privacy_settings("drug"),
+        seed=config["seed"],
+        data_origin=REPR_ORIGIN,
+    script:
+        "../../scripts/repr_claims.py"
+
+
 rule repr_figure:
     input:
         summary=lambda wc: REPR_TABLES[REPR_SUMMARY[REPR_FIGURE_KIND[wc.figure]]],
     output:
         pdf=report(
-            f"{REPR_DIR}/figures/{{figure}}.pdf",
+            f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.pdf",
             caption="../report/repr_figure.rst",
             category="repr_transfer",
         ),
-        png=f"{REPR_DIR}/figures/{{figure}}.png",
-        prov_pdf=prov(f"{REPR_DIR}/figures/{{figure}}.pdf"),
-        prov_png=prov(f"{REPR_DIR}/figures/{{figure}}.png"),
+        png=f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.png",
+        prov_pdf=prov(f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.pdf"),
+        prov_png=prov(f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.png"),
     log:
-        "results/logs/repr_figure/{figure}.log",
+        "results/logs/repr_figure/{figure}_{pipeline}.log",
     wildcard_constraints:
         figure="|".join(REPR_FIGURE_KIND),
     conda:

@@ -84,39 +84,51 @@ def repr_data_inputs(kind):
     return inputs
 
 
-def repr_candidates(representation):
-    """Hyperparameter candidates of one representation, each with its wildcard id."""
+def repr_trials(representation):
+    """Optuna trials of one representation's search (fewer for the slow VAE)."""
+    selection = config["repr_transfer"]["selection"]
+    return int(selection["vae_trials" if representation == "vae" else "trials"])
+
+
+def repr_search_space(representation):
+    """The search space of one representation (VAE keys only for the VAE: no reruns)."""
     spec = config["repr_transfer"]
+    space = {"dim_range": list(spec["selection"]["dim_range"])}
+    if representation == "vae":
+        vae = spec["vae"]
+        space.update(
+            learning_rate_range=list(vae["learning_rate_range"]),
+            hidden_layers=list(vae["hidden_layers"]),
+            width_multipliers=list(vae["width_multipliers"]),
+        )
+    return space
+
+
+def repr_search_objective():
+    """The paper's objective: DP logistic regression on held-out public lineage pairs."""
+    spec = config["repr_transfer"]
+    selection = spec["selection"]
+    return {
+        "pairs": selection["pairs"],
+        "folds": selection["folds"],
+        "epsilon": selection["epsilon"],
+        "variant": spec["cancer_type"]["variant"],
+        "l2": spec["cancer_type"]["l2"],
+    }
+
+
+def repr_search_runtime(representation):
+    """Minutes: a VAE fit per trial (bounded by max_epochs), seconds for the others."""
     if representation != "vae":
-        return [{"candidate": f"r{d}", "dim": int(d)} for d in spec["dims"]]
-    vae = spec["vae"]
+        return 10 + repr_trials(representation)
+    epochs = config["repr_transfer"]["vae"]["max_epochs"]
+    return 10 + repr_trials(representation) * max(2, epochs // 20)
+
+
+def repr_search_paths():
     return [
-        {
-            "candidate": f"r{d}_lr{fmt_number(lr)}_h{h}_w{w}",
-            "dim": int(d),
-            "learning_rate": float(lr),
-            "hidden_layers": int(h),
-            "width_multiplier": int(w),
-        }
-        for d in vae["dims"]
-        for lr in vae["learning_rates"]
-        for h in vae["hidden_layers"]
-        for w in vae["width_multipliers"]
-    ]
-
-
-def repr_candidate_spec(representation, candidate):
-    for spec in repr_candidates(representation):
-        if spec["candidate"] == candidate:
-            return spec
-    raise ValueError(f"unknown {representation} candidate {candidate!r}")
-
-
-def repr_candidate_paths():
-    return [
-        f"results/repr_transfer/candidates/{r}/{c['candidate']}.csv"
+        f"results/repr_transfer/candidates/{r}.csv"
         for r in config["repr_transfer"]["representations"]
-        for c in repr_candidates(r)
     ]
 
 
@@ -159,13 +171,16 @@ def repr_experiment_inputs():
     if spec["baselines"]:
         out["public_expression"] = f"{data}/public_expression.parquet"
         out["private_expression"] = f"{data}/private_expression.parquet"
+        out["private_expression_line_local"] = (
+            f"{data}/private_expression_line_local.parquet"
+        )
     return out
 
 
-def repr_clipping_paths():
+def repr_clipping_paths(wildcards):
     """One clipping-weight table per finite drug-task ε (the experiments' own ε list)."""
     return [
-        f"results/repr_transfer/experiments/clipping_eps{fmt_number(e)}.csv"
+        f"results/repr_transfer/experiments/clipping_{wildcards.pipeline}_eps{fmt_number(e)}.csv"
         for e in epsilon_grid(config["repr_transfer"]["drug"])
     ]
 
@@ -173,21 +188,38 @@ def repr_clipping_paths():
 def repr_privacy_settings(kind):
     """What the privacy records of a result table are rebuilt from (learner settings)."""
     spec = config["repr_transfer"][kind]
-    keys = ("variant", "l2") if kind == "cancer_type" else ("ridge",)
+    keys = (
+        ("variant", "l2")
+        if kind == "cancer_type"
+        else ("ridge", "response_center", "response_scale")
+    )
     return {key: spec[key] for key in keys}
 
 
 def repr_figure_settings(figure):
     """Learner settings plus the single-ε panel's ε of one figure."""
     kind = REPR_FIGURE_KIND[figure]
-    return {**repr_privacy_settings(kind), "epsilon": REPR[kind]["epsilon"]}
+    settings = {**repr_privacy_settings(kind), "epsilon": REPR[kind]["epsilon"]}
+    if kind == "drug":
+        settings.update(
+            {k: REPR[kind][k] for k in ("response_center", "response_scale")}
+        )
+    return settings
 
 
 def repr_drug_paths():
     chunks = config["repr_transfer"]["drug"]["chunks"]
     return [
-        f"results/repr_transfer/experiments/drug_chunk{c}.parquet"
+        f"results/repr_transfer/experiments/drug_{p}_chunk{c}.parquet"
+        for p in config["repr_transfer"]["pipelines"]
         for c in range(chunks)
+    ]
+
+
+def repr_cancer_type_paths():
+    return [
+        f"results/repr_transfer/experiments/cancer_type_{p}.parquet"
+        for p in config["repr_transfer"]["pipelines"]
     ]
 
 
@@ -201,7 +233,7 @@ REPR_PUBLIC = {
 }
 REPR_PRIVATE = {
     name: f"{REPR_DATA}/private_{name}.parquet"
-    for name in ("expression", "lineage", "response")
+    for name in ("expression", "expression_line_local", "lineage", "response")
 }
 REPR_TABLES = {
     name: f"{REPR_DIR}/tables/{name}.csv"
@@ -211,6 +243,7 @@ REPR_TABLES = {
         "cancer_type_summary",
         "drug_sensitivity",
         "drug_summary",
+        "claims",
     )
 }
 # each figure: the experiment (and its summary table) it is drawn from
@@ -221,10 +254,16 @@ REPR_FIGURE_KIND = {
     "drug_vs_epsilon": "drug",
 }
 REPR_SUMMARY = {"cancer_type": "cancer_type_summary", "drug": "drug_summary"}
+REPR_PIPELINES = list(REPR["pipelines"])
 REPR_FIGURES = {
-    name: [f"{REPR_DIR}/figures/{name}.pdf", f"{REPR_DIR}/figures/{name}.png"]
+    (name, pipeline): [
+        f"{REPR_DIR}/figures/{name}_{pipeline}.pdf",
+        f"{REPR_DIR}/figures/{name}_{pipeline}.png",
+    ]
     for name in REPR_FIGURE_KIND
+    for pipeline in REPR_PIPELINES
 }
+STUDY_CLAIMS["repr_transfer"] = [REPR_TABLES["claims"]]
 STUDY_TARGETS["repr_transfer"] = [
     *REPR_TABLES.values(),
     *[path for paths in REPR_FIGURES.values() for path in paths],
@@ -234,6 +273,7 @@ REPR_DATA_SETTINGS = (
     if REPR_ORIGIN == "synthetic"
     else {
         "min_shared_genes": REPR["min_shared_genes"],
+        "min_public_median": REPR["min_public_median"],
         "lineage_column": config["datasets"]["gdsc"]["lineage_column"],
         "exclude_private_lines": config["datasets"]["depmap"]["exclude_private_lines"],
     }

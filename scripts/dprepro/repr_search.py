@@ -1,0 +1,176 @@
+r"""Hyperparameter search of the ``repr_transfer`` representations on the paper's objective.
+
+Niinimäki et al. (2019) chose the representation size (and the VAE's learning
+rate, depth and width) by Bayesian optimisation of the accuracy of **DP
+logistic regression at ε = 1 on held-out public cancer-type pairs**. Here, on
+public data only:
+
+* validation pairs: the ``pairs`` most frequent pairs of the most frequent
+  public lineages (:func:`validation_pairs`);
+* per trial, the representation is fitted on the public lines *outside* the
+  validation lineages (they play the private side, as in the paper) and the
+  validation lines are mapped through it;
+* the trial's score is the mean over pairs of the stratified ``folds``-fold
+  CV accuracy of :class:`dprepro.dp_learners.DPLogisticRegression` at
+  ``epsilon`` (scale = the fit lines' mean row norm);
+* the search is optuna's TPE sampler seeded from the study's streams, run
+  sequentially, so the same configuration gives the same trials, scores and
+  selection whatever the number of cores.
+
+Every trial is a row of ``hyperparameters.csv``; the best score is
+``selected`` (ties: the smaller ``dim``, then the earlier trial).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from .repr_common import STUDY, stream_int, stream_rng
+
+__all__ = ["dp_pair_score", "search", "trial_spec", "validation_pairs"]
+
+
+def validation_pairs(lineage: pd.Series, *, pairs: int, min_count: int) -> list[tuple[str, str]]:
+    """The first ``pairs`` pairs (by frequency) of public lineages with >= ``min_count`` lines."""
+    counts = pd.Series(lineage).dropna().value_counts()
+    order = [str(k) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
+             if v >= min_count]
+    out = list(itertools.combinations(order, 2))[:pairs]
+    if len(out) < pairs:
+        raise ValueError(f"the search needs {pairs} pair(s) of public lineages with >= "
+                         f"{min_count} lines each; lineage counts: {counts.to_dict()}")
+    return out
+
+
+def trial_spec(trial, representation: str, space: Mapping) -> dict:
+    """Draw one candidate from ``space`` through an optuna ``trial``.
+
+    ``space``: ``dim_range`` [low, high] (integers); for the VAE also
+    ``learning_rate_range`` (log scale), ``hidden_layers`` and
+    ``width_multipliers`` (categorical choices).
+    """
+    low, high = (int(v) for v in space["dim_range"])
+    spec = {"dim": trial.suggest_int("dim", low, high)}
+    if representation == "vae":
+        lr_low, lr_high = (float(v) for v in space["learning_rate_range"])
+        spec.update(
+            learning_rate=trial.suggest_float("learning_rate", lr_low, lr_high, log=True),
+            hidden_layers=int(trial.suggest_categorical(
+                "hidden_layers", [int(h) for h in space["hidden_layers"]])),
+            width_multiplier=int(trial.suggest_categorical(
+                "width_multiplier", [int(w) for w in space["width_multipliers"]])))
+    return spec
+
+
+def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs, *,
+                  epsilon: float, folds: int, variant: str, l2: float, base_seed: int,
+                  stream: str) -> dict:
+    """Mean over ``pairs`` of the CV accuracy of DP logistic regression on ``Z_val``.
+
+    ``Z_fit`` (the lines the representation was fitted on) only gives the
+    public scale (mean row norm). Folds: ``StratifiedKFold(folds,
+    shuffle=True)`` seeded per pair; noise from stream ``<stream>/<pair>``.
+    """
+    from sklearn.model_selection import StratifiedKFold
+
+    from .dp_learners import DPLogisticRegression
+    from .repr_baselines import mean_row_norm
+
+    labels = np.asarray(labels, dtype=object)
+    scale = mean_row_norm(Z_fit)
+    accs = []
+    for a, b in pairs:
+        idx = np.flatnonzero(np.isin(labels, [a, b]))
+        y = (labels[idx] == b).astype(int)
+        skf = StratifiedKFold(n_splits=folds, shuffle=True,
+                              random_state=stream_int(base_seed, f"search/folds/{a} vs {b}"))
+        rng = stream_rng(base_seed, f"{stream}/{a} vs {b}")
+        correct = 0
+        for train, test in skf.split(np.zeros(len(idx)), y):
+            model = DPLogisticRegression(epsilon, l2=l2, scale=scale, variant=variant,
+                                         rng=rng if math.isfinite(epsilon) else None)
+            model.fit(Z_val[idx[train]], y[train])
+            correct += int(np.sum(model.predict(Z_val[idx[test]]) == y[test]))
+        accs.append(correct / len(idx))
+    accs = np.asarray(accs)
+    return {"score": float(accs.mean()),
+            "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs))) if len(accs) > 1 else 0.0,
+            "n_pairs": len(accs)}
+
+
+def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, trials: int,
+           space: Mapping, objective: Mapping, base_seed: int, vae_options: Mapping | None = None,
+           log=None) -> pd.DataFrame:
+    """Run the seeded optuna search of one representation; one row per trial.
+
+    ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2``.
+    Columns: ``representation``, ``candidate`` (``t<trial>``), ``trial``,
+    ``dim``, ``learning_rate``, ``hidden_layers``, ``width_multiplier``,
+    ``hidden_width``, ``score`` (the objective), ``score_se`` (over pairs),
+    ``n_pairs``, ``n_fit``, ``epochs``, ``best_epoch``, ``validation_pairs``.
+    """
+    import optuna
+
+    from .repr_study import fit_representation
+
+    if isinstance(trials, bool) or int(trials) < 1:
+        raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    lineage = lineage.reindex(public.index)
+    pairs = validation_pairs(lineage, pairs=int(objective["pairs"]),
+                             min_count=int(objective["folds"]))
+    held = sorted({name for pair in pairs for name in pair})
+    val = lineage.isin(held).to_numpy()
+    fit_rows = public.loc[~val]
+    high = int(space["dim_range"][1])
+    if len(fit_rows) < max(2 * high, 10):
+        raise ValueError(f"holding out the validation lineages {held} leaves {len(fit_rows)} "
+                         f"public lines to fit on; need >= {max(2 * high, 10)} "
+                         f"(dim_range upper end {high})")
+    val_rows, val_labels = public.loc[val], lineage[val].to_numpy(dtype=object)
+    sampler = optuna.samplers.TPESampler(seed=stream_int(base_seed, f"search/{representation}"))
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", sampler=sampler)
+    rows = []
+
+    def objective_fn(trial):
+        spec = trial_spec(trial, representation, space)
+        spec["dim"] = min(spec["dim"], fit_rows.shape[1], len(fit_rows))
+        # common random numbers: every trial gets the same fit and noise streams, so the
+        # same candidate scores the same and candidates differ only by their parameters
+        rng = stream_rng(base_seed, f"search/{representation}/fit")
+        model = fit_representation(representation, spec, fit_rows, rng=rng,
+                                   vae_options=vae_options)
+        score = dp_pair_score(model.transform(fit_rows), model.transform(val_rows), val_labels,
+                              pairs, epsilon=float(objective["epsilon"]),
+                              folds=int(objective["folds"]), variant=objective["variant"],
+                              l2=float(objective["l2"]), base_seed=base_seed,
+                              stream=f"search/{representation}")
+        rows.append({"representation": representation, "candidate": f"t{trial.number}",
+                     "trial": trial.number, "dim": spec["dim"],
+                     "learning_rate": spec.get("learning_rate", np.nan),
+                     "hidden_layers": spec.get("hidden_layers", np.nan),
+                     "width_multiplier": spec.get("width_multiplier", np.nan),
+                     "hidden_width": (spec["width_multiplier"] * spec["dim"]
+                                      if "width_multiplier" in spec else np.nan),
+                     **score, "n_fit": len(fit_rows),
+                     "epochs": getattr(model, "n_epochs_", np.nan),
+                     "best_epoch": getattr(model, "best_epoch_", np.nan),
+                     "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs)})
+        if log is not None:
+            log.info("%s trial %d: %s -> DP accuracy %.4f", representation, trial.number, spec,
+                     score["score"])
+        return score["score"]
+
+    study.optimize(objective_fn, n_trials=int(trials), n_jobs=1)
+    return pd.DataFrame(rows)
+
+
+#: Seed derivation, for provenance.
+SEEDS = {"sampler": "TPESampler(seed=stream_int(seed, 'search/<representation>'))",
+         "fit": "search/<representation>/fit (every trial)",
+         "noise": "search/<representation>/<pair> (every trial)", "study": STUDY}

@@ -1,0 +1,134 @@
+r"""The paper's public source: TCGA pan-cancer expression from UCSC Xena (toil RSEM TPM).
+
+Files (Xena hubs, as used by Niinimäki et al. 2019):
+
+* ``tcga_RSEM_gene_tpm.gz`` (toil hub) -- gzip TSV, **genes x samples**: a
+  header ``sample<TAB>TCGA-..-....-01<TAB>...`` then one row per Ensembl gene
+  id (``ENSG00000242268.2``) with :math:`\log_2(\mathrm{TPM} + 0.001)` per
+  sample; ~60,000 genes x ~10,500 samples, ~8 GB uncompressed;
+* ``probeMap/gencode.v23.annotation.gene.probemap`` -- TSV ``id``, ``gene``,
+  ``chrom``, ``chromStart``, ``chromEnd``, ``strand`` (Ensembl id -> symbol);
+* ``TCGA_phenotype_denseDataOnlyDownload.tsv.gz`` (pan-cancer atlas hub) --
+  TSV with ``sample`` and ``_primary_disease`` (the cancer type), among others.
+
+:func:`read_tcga_xena_expression` streams the gzip line by line and keeps only
+the requested samples and the genes that map to the requested symbols, so the
+peak memory is the kept float32 block (symbols x samples) plus one line. As
+the authors did, the values of Ensembl ids sharing a symbol are summed on the
+TPM scale (:math:`2^x - 0.001`) and logged again.
+"""
+
+from __future__ import annotations
+
+import gzip
+from collections.abc import Iterable
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+from .expression_data import ExpressionDataError
+
+__all__ = ["read_tcga_phenotype", "read_tcga_probemap", "read_tcga_xena_expression"]
+
+#: Offset of Xena's log2(TPM + 0.001) transform.
+TPM_OFFSET = 0.001
+
+
+def _open_text(path: Path):
+    with open(path, "rb") as handle:
+        gz = handle.read(2) == b"\x1f\x8b"
+    return gzip.open(path, "rt", encoding="utf-8") if gz else open(path, encoding="utf-8")
+
+
+def read_tcga_probemap(path: str | Path) -> dict[str, str]:
+    """Ensembl gene id (with version) -> upper-case gene symbol, from a Xena probemap."""
+    path = Path(path)
+    frame = pd.read_csv(path, sep="\t", usecols=lambda c: c in ("id", "gene"), dtype=str)
+    if list(frame.columns) != ["id", "gene"] and set(frame.columns) != {"id", "gene"}:
+        raise ExpressionDataError(f"{path}: a probemap needs columns 'id' and 'gene'; found "
+                                  f"{list(frame.columns)}", path=path)
+    frame = frame.dropna()
+    return dict(zip(frame["id"].str.strip(), frame["gene"].str.strip().str.upper(), strict=True))
+
+
+def read_tcga_phenotype(path: str | Path, *, column: str = "_primary_disease") -> pd.Series:
+    """Cancer type per TCGA sample (``sample`` -> ``column``), missing values dropped."""
+    path = Path(path)
+    frame = pd.read_csv(path, sep="\t", dtype=str)
+    for name in ("sample", column):
+        if name not in frame.columns:
+            raise ExpressionDataError(f"{path}: no column {name!r}; found "
+                                      f"{list(frame.columns)[:12]}", path=path)
+    out = frame.set_index("sample")[column].dropna().str.strip()
+    out = out[out != ""]
+    out.index.name = "sample"
+    return out.rename("lineage")
+
+
+def read_tcga_xena_expression(path: str | Path, *, probemap: str | Path | dict,
+                              samples: Iterable[str] | None = None,
+                              genes: Iterable[str] | None = None) -> pd.DataFrame:
+    """Stream the toil TPM matrix into samples x symbols, float32, log2(TPM + 0.001).
+
+    Parameters
+    ----------
+    path : path
+        ``tcga_RSEM_gene_tpm.gz`` (gzip or plain TSV, genes x samples).
+    probemap : path or dict
+        Ensembl id -> symbol (:func:`read_tcga_probemap`).
+    samples : iterable of str, optional
+        Keep only these sample columns (e.g. those with a phenotype); default all.
+    genes : iterable of str, optional
+        Keep only these symbols (upper case; e.g. the private set's genes);
+        default every mapped symbol.
+
+    Raises
+    ------
+    ExpressionDataError
+        Bad header, a row of the wrong length or a non-numeric value (file
+        and line named), or nothing left after the filters.
+    """
+    path = Path(path)
+    ids = probemap if isinstance(probemap, dict) else read_tcga_probemap(probemap)
+    wanted = None if genes is None else {str(g).strip().upper() for g in genes}
+    sums: dict[str, np.ndarray] = {}
+    with _open_text(path) as handle:
+        header = handle.readline().rstrip("\n").split("\t")
+        if len(header) < 2 or header[0].strip().lower() not in ("sample", "gene", "id"):
+            raise ExpressionDataError(f"{path}: expected a header 'sample<TAB><sample ids>', got "
+                                      f"{header[:3]}", path=path)
+        names = header[1:]
+        keep_set = None if samples is None else set(samples)
+        cols = np.array([i for i, s in enumerate(names) if keep_set is None or s in keep_set])
+        if cols.size == 0:
+            raise ExpressionDataError(f"{path}: none of the requested samples is in the matrix",
+                                      path=path)
+        for lineno, line in enumerate(handle, start=2):
+            gene_id, _, rest = line.rstrip("\n").partition("\t")
+            symbol = ids.get(gene_id.strip())
+            if symbol is None or (wanted is not None and symbol not in wanted):
+                continue
+            fields = rest.split("\t")
+            if len(fields) != len(names):
+                raise ExpressionDataError(f"{path}, line {lineno}: {len(fields)} values for "
+                                          f"{len(names)} samples", path=path)
+            try:
+                values = np.asarray(fields, dtype=np.float64)[cols]
+            except ValueError:
+                raise ExpressionDataError(f"{path}, line {lineno}: non-numeric value for gene "
+                                          f"{gene_id!r}", path=path) from None
+            tpm = np.exp2(values) - TPM_OFFSET
+            if symbol in sums:
+                sums[symbol] += tpm.astype(np.float32)
+            else:
+                sums[symbol] = tpm.astype(np.float32)
+    if not sums:
+        raise ExpressionDataError(f"{path}: no gene row maps to a requested symbol", path=path)
+    symbols = sorted(sums)
+    block = np.stack([sums[s] for s in symbols], axis=1)
+    block = np.log2(np.maximum(block, 0.0) + np.float32(TPM_OFFSET)).astype(np.float32)
+    out = pd.DataFrame(block, index=pd.Index([names[i] for i in cols], name="sample"),
+                       columns=pd.Index(symbols, name="gene"))
+    out.attrs = {"source": str(path), "genes_kept": len(symbols)}
+    return out

@@ -1,0 +1,21 @@
+"""The repr_transfer claims table (both pipelines), intervals over representation seeds."""
+
+from dprepro import repr_claims, repr_privacy, step
+from dprepro.io import read_table
+
+log = step.start(snakemake, "repr_claims")
+p = snakemake.params
+cancer = read_table(snakemake.input.cancer_type)
+drug = read_table(snakemake.input.drug)
+table = repr_claims.repr_claims(cancer, drug, cancer_epsilon=p.epsilons["cancer_type"],
+                                drug_epsilon=p.epsilons["drug"], pipelines=p.pipelines,
+                                base_seed=p.seed)
+for row in table.itertuples(index=False):
+    log.info("%s: %s [%.3g, %.3g] %s -> %s", row.claim_id, row.statistic, row.ci_lower,
+             row.ci_upper, row.criterion, row.verdict)
+step.write_csv(table, snakemake.output.table)
+records = (repr_privacy.table_records(cancer, kind="cancer_type", settings=p.cancer_settings)
+           + repr_privacy.table_records(drug, kind="drug", settings=p.drug_settings))
+step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
+                    seeds={"stream": "claims/<pipeline>/<task>", "base_seed": p.seed},
+                    privacy=repr_privacy.distinct(records), data_origin=p.data_origin)
