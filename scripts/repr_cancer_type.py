@@ -34,7 +34,8 @@ for method in p.methods:
     rows = repr_study.cancer_type_experiment(
         features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],
         l2=settings["l2"], variant=spec.cancer_variant or settings["variant"], base_seed=p.seed,
-        stream=f"cancer_type/{method}", scales=features.scales, selection=features.selection)
+        stream=f"cancer_type/{method}", scales=features.scales, selection=features.selection,
+        mapping=spec.mapping)
     rows.insert(0, "representation", method)
     rows.insert(1, "pipeline", spec.name)
     results.append(rows)

@@ -45,6 +45,7 @@ for method in p.methods:
         ridge=settings["ridge"], base_seed=p.seed,
         stream=f"drug/{method}",
         clipping_weights=clipping, selection=features.selection, xx_noise=spec.xx_noise,
+        mapping=spec.mapping,
         **repr_study.public_centring(spec, features, settings))
     rows.insert(0, "representation", method)
     rows.insert(1, "pipeline", spec.name)

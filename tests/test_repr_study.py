@@ -181,11 +181,11 @@ def test_feature_selection_baseline_runs_with_half_the_budget(separable):
 # --------------------------------------------------------------------------- #
 # privacy statements
 # --------------------------------------------------------------------------- #
-def _cancer_record(epsilon, *, variant="paper", method="pca", l2=0.1):
+def _cancer_record(epsilon, *, variant="paper", method="pca", l2=0.1, mapping="line_local"):
     split = repr_privacy.method_split(method, epsilon)
     learner = repr_privacy.cancer_learner(split, variant=variant, l2=l2,
                                           rng=np.random.default_rng(0))
-    return repr_privacy.cancer_privacy(split, learner)
+    return repr_privacy.cancer_privacy(split, learner, mapping=mapping)
 
 
 def test_paper_variant_reports_no_proven_epsilon_and_the_penalised_bound():
@@ -208,16 +208,44 @@ def test_record_refuses_a_learner_that_spent_another_epsilon():
     whole = repr_privacy.cancer_learner(repr_privacy.method_split("pca", 1.0), variant="cms11",
                                         l2=0.1, rng=np.random.default_rng(0))
     with pytest.raises(ValueError, match="budget split gives the learner 0.5"):
-        repr_privacy.cancer_privacy(split, whole)
+        repr_privacy.cancer_privacy(split, whole, mapping="line_local")
 
 
 def test_drug_rows_say_which_statistics_epsilon_covers():
     split = repr_privacy.method_split("pca", 1.0)
     learner = repr_privacy.drug_learner(split, ridge=1.0, clip_x=1.0, clip_y=1.0,
                                         rng=np.random.default_rng(0))
-    row = repr_privacy.drug_privacy(split, learner).columns(repr_privacy.DRUG_PRIVACY_COLUMNS)
+    row = repr_privacy.drug_privacy(split, learner, mapping="line_local").columns(
+        repr_privacy.DRUG_PRIVACY_COLUMNS)
     assert row["mechanism"] == "ssp" and math.isinf(row["true_epsilon"])
     assert "X'X" in row["privacy_note"] and "private training lines" in row["privacy_note"]
+
+
+def test_global_quantile_mapping_voids_every_finite_epsilon():
+    """The joint-rank mapping makes one line's record move all others: even the learners that
+    are exactly ε-DP on fixed features (cms11, Laplace SSP with public centring) give inf."""
+    exact = _cancer_record(1.0, variant="cms11")
+    assert exact.true_epsilon == 1.0
+    joint = _cancer_record(1.0, variant="cms11", mapping="global")
+    assert math.isinf(joint.true_epsilon) and math.isinf(joint.extra["epsilon_if_bias_penalised"])
+    assert "joint ranks" in joint.note
+    split = repr_privacy.method_split("pca", 1.0)
+    learner = repr_privacy.drug_learner(split, ridge=1.0, clip_x=1.0, clip_y=1.0,
+                                        rng=np.random.default_rng(0), xx_noise="laplace",
+                                        x_center=0.0, y_center=0.0)
+    local = repr_privacy.drug_privacy(split, learner, mapping="line_local")
+    joint = repr_privacy.drug_privacy(split, learner, mapping="global")
+    assert local.true_epsilon == 1.0 and math.isinf(joint.true_epsilon)
+    assert "joint ranks" in joint.note and "joint ranks" not in local.note
+    with pytest.raises(ValueError, match="mapping must be one of"):
+        repr_privacy.drug_privacy(split, learner, mapping="rank")
+    # the configured objective-perturbation variant must not leak into the paper's pipeline:
+    # as_published rows with variant cms11 still report inf (global mapping)
+    table = pd.DataFrame({"representation": ["pca", "pca"], "epsilon": [1.0, 1.0],
+                          "pipeline": ["as_published", "corrected"]})
+    records = repr_privacy.table_records(table, kind="cancer_type",
+                                         settings={"variant": "cms11", "l2": 0.1})
+    assert math.isinf(records[0].true_epsilon) and records[1].true_epsilon == 1.0
 
 
 def test_one_epsilon_list_and_one_split_for_experiments_and_clipping():

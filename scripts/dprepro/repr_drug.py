@@ -145,6 +145,7 @@ def drug_experiment(
     xx_noise: str = "wishart",
     public: Mapping[int, np.ndarray] | None = None,
     response_prior: tuple[float, float] | None = None,
+    mapping: str = "global",
 ) -> pd.DataFrame:
     """Per drug and split: SSP linear regression on the training lines, scored on the test lines.
 
@@ -163,7 +164,9 @@ def drug_experiment(
     feature means and clipped at :math:`w_x\\,sd(X_{pub})`, y centred at the
     prior centre and clipped at :math:`w_y \\cdot` the prior scale, so no
     statistic of the private lines enters except through the noisy XᵀX and
-    Xᵀy (with ``xx_noise = "laplace"``: pure ε-DP).
+    Xᵀy (with ``xx_noise = "laplace"``: pure ε-DP). ``mapping`` says how
+    ``private`` was quantile-mapped (the default ``global`` claims nothing: it voids any finite ε,
+    :func:`dprepro.repr_privacy.drug_privacy`).
 
     Returns
     -------
@@ -235,7 +238,8 @@ def drug_experiment(
                                  "split": split_no, "spearman": spearman(yte, pred),
                                  "pc_index": probabilistic_c_index(yte, pred, noise_sd=noise_sd),
                                  "n_train": len(tr), "n_test": len(te), "dim": dim,
-                                 **drug_privacy(split, model).columns(DRUG_PRIVACY_COLUMNS)})
+                                 **drug_privacy(split, model, mapping=mapping).columns(
+                                     DRUG_PRIVACY_COLUMNS)})
     frame = pd.DataFrame(rows)
     return frame.drop(columns="epsilon_value") if len(frame) else frame
 

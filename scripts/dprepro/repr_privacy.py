@@ -36,6 +36,8 @@ __all__ = [
     "CORRECTED_DRUG_NOTE",
     "DRUG_NOTE",
     "DRUG_PRIVACY_COLUMNS",
+    "GLOBAL_MAPPING_NOTE",
+    "MAPPINGS",
     "INTERMEDIATES",
     "LOGISTIC_LOSS_C",
     "PIPELINES",
@@ -75,6 +77,10 @@ DRUG_NOTE = ("epsilon is meant to cover the perturbed X'X (Wishart) and X'y (Lap
              "X'X); the centring means and the clipping scales sd(X), sd(y) are moreover taken "
              "from the private training lines without noise, as in the paper's code, so no "
              "finite epsilon holds for the whole computation")
+GLOBAL_MAPPING_NOTE = ("private lines quantile-mapped by their joint ranks (as in the paper's "
+                       "code): one line's record moves every other line's features, so no "
+                       "finite epsilon holds per cell line whatever the learner; ")
+MAPPINGS = ("global", "line_local")
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
                        "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
                        "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
@@ -240,7 +246,14 @@ def _split_columns(split: BudgetSplit) -> dict:
     return {"selection_epsilon": split.selection, "learner_epsilon": split.learner}
 
 
-def cancer_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
+def _check_mapping(mapping: str) -> bool:
+    """Whether ``mapping`` leaves each line's features independent of the other lines."""
+    if mapping not in MAPPINGS:
+        raise ValueError(f"mapping must be one of {MAPPINGS}, got {mapping!r}")
+    return mapping == "line_local"
+
+
+def cancer_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecord:
     r"""Privacy record of a cancer-type fit (DP logistic regression, objective perturbation).
 
     ``true_epsilon`` is the level the computation as run guarantees: the
@@ -260,7 +273,14 @@ def cancer_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
         The split the experiment used (:func:`method_split`).
     learner : DPLogisticRegression
         The learner that ran (its ``variant`` and ``l2``).
+    mapping : {"global", "line_local"}
+        How the private expression was quantile-mapped before the
+        representation (:class:`Pipeline`). The ``global`` mapping ranks all
+        private lines together, so no learner can make the whole computation
+        DP: ``true_epsilon`` is ``inf`` and ``epsilon_if_bias_penalised`` is
+        ``inf`` too.
     """
+    local = _check_mapping(mapping)
     variant, l2 = learner.variant, float(learner.l2)
     if variant not in ("paper", "cms11"):
         raise ValueError(f"variant must be 'paper' or 'cms11', got {variant!r}")
@@ -279,6 +299,8 @@ def cancer_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
         note = (f"{split.note}objective perturbation as the paper's code: bias unpenalised, no "
                 f"epsilon' correction, so no finite epsilon is proven; with the bias penalised "
                 f"the bound would be eps + 2 log(1 + 1/(4*{l2:g})) = {bound:.3f}")
+    if not local:
+        true, bound, note = np.inf, np.inf, GLOBAL_MAPPING_NOTE + note
     feature_selection = not math.isnan(split.selection)
     mechanism = ("subsample_and_aggregate+objective_perturbation" if feature_selection
                  else "objective_perturbation")
@@ -288,13 +310,16 @@ def cancer_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
                                 "epsilon_if_bias_penalised": bound})
 
 
-def drug_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
+def drug_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecord:
     """Privacy record of a drug-sensitivity fit (SSP linear regression).
 
     The paper's learner (Wishart noise, private centring and scales) gets
     ``true_epsilon = inf``, see :data:`DRUG_NOTE`; with Laplace noise on XᵀX
-    and public centring (:data:`CORRECTED_DRUG_NOTE`) the fit is pure ε-DP.
+    and public centring (:data:`CORRECTED_DRUG_NOTE`) the fit is pure ε-DP,
+    provided the features were mapped line by line (``mapping="line_local"``;
+    the ``global`` mapping voids any finite ε, :data:`GLOBAL_MAPPING_NOTE`).
     """
+    local = _check_mapping(mapping)
     if not math.isfinite(split.total):
         return non_private(NON_PRIVATE_NOTE, privacy_unit=PRIVACY_UNIT, extra={
             "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan})
@@ -304,9 +329,11 @@ def drug_privacy(split: BudgetSplit, learner) -> PrivacyRecord:
     base = "ssp_laplace" if learner.xx_noise == "laplace" else "ssp"
     return PrivacyRecord(
         mechanism=f"subsample_and_aggregate+{base}" if feature_selection else base,
-        release=False, stated=split.total, true_epsilon=split.total if correct else np.inf,
-        privacy_unit=PRIVACY_UNIT, note=split.note + (CORRECTED_DRUG_NOTE if correct
-                                                      else DRUG_NOTE),
+        release=False, stated=split.total,
+        true_epsilon=split.total if correct and local else np.inf,
+        privacy_unit=PRIVACY_UNIT,
+        note=split.note + ("" if local else GLOBAL_MAPPING_NOTE)
+        + (CORRECTED_DRUG_NOTE if correct else DRUG_NOTE),
         extra={"variant": "", **_split_columns(split)})
 
 
@@ -344,13 +371,13 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
             if kind == "cancer_type":
                 learner = cancer_learner(split, variant=spec.cancer_variant or settings["variant"],
                                          l2=float(settings["l2"]), rng=_unused_rng())
-                cache[key] = cancer_privacy(split, learner)
+                cache[key] = cancer_privacy(split, learner, mapping=spec.mapping)
             else:
                 centre = {"x_center": 0.0, "y_center": 0.0} if spec.public_centring else {}
                 learner = drug_learner(split, ridge=float(settings.get("ridge", 1.0)),
                                        clip_x=1.0, clip_y=1.0, rng=_unused_rng(),
                                        xx_noise=spec.xx_noise, **centre)
-                cache[key] = drug_privacy(split, learner)
+                cache[key] = drug_privacy(split, learner, mapping=spec.mapping)
         out.append(cache[key])
     return out
 
