@@ -8,7 +8,7 @@ p = snakemake.params
 figures = plots.RRR_FIGURES[p.figure](snakemake.input, datasets=p.datasets, epsilons=p.epsilons,
                                       cohorts=p.cohorts)
 written = []
-for stem, fig in figures.items():
+for stem, fig in figures:
     paths = [f"{p.figure_dir}/{stem}.pdf", f"{p.figure_dir}/{stem}.png"]
     plots.save_figure(fig, paths, dpi=p.dpi)
     written.extend(paths)

@@ -20,6 +20,7 @@ import yaml
 
 from dprepro.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
 from dprepro.debiased_rrr import DebiasedRRR
+from dprepro.lnte_dp import GridLNTE
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
 
@@ -69,7 +70,7 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     medians = pd.read_csv(run / "tables" / "median_survival.csv")
     toy = medians[medians["dataset"] == "toy"]
     assert list(dict.fromkeys(toy["group"])) == ["arm A", "arm B", "arm C"]
-    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte"}
+    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte", "lnte_grid"}
     assert (toy["data_origin"] == "real").all()
     for name in ("pairwise_logrank", "logrank_rejection_rate", "utility", "km_bands",
                  "km_curves"):
@@ -97,6 +98,11 @@ def expected_record(row, k):
         return DebiasedRRR(RevisedRandomizedResponse(
             epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
         ).privacy_record(privacy_unit="patient")
+    if row["mechanism"] == "lnte_grid":
+        # bins: the config's default; rows per patient: kidney's two, one elsewhere
+        rows = 2 if row["dataset"] == "kidney" else 1
+        return GridLNTE(epsilon=row["epsilon"], bins=20, rows_per_person=rows).privacy_record(
+            privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 

@@ -60,8 +60,8 @@ def test_full_dag_dry_run(configfile, tmp_path):
             for n in ldp["convergence"]["sample_sizes"] for a in ldp["convergence"]["alphas"]}
     assert counts["ldp_simulate"] == len(settings) + len(conv)
     rrr = config["rrr_survival"]
-    assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
-        rrr["epsilons"])
+    # one job per cohort for all its private releases (mechanisms × ε)
+    assert counts["rrr_private_releases"] == counts["rrr_original"] == len(rrr["datasets"])
     assert counts["rrr_cohort"] == len(rrr["datasets"])
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                     == "cbioportal")
@@ -153,7 +153,7 @@ def test_replicate_provenance_records_seeds(runs):
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
     for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure1", "ldp_findings", "rrr_cohort",
-                 "rrr_release", "lnte_release", "rrr_figure2", "repr_candidate", "repr_fit",
+                 "rrr_private_releases", "rrr_figure2", "repr_candidate", "repr_fit",
                  "repr_cancer_type", "repr_drug", "repr_drug_figure"):
         assert any((logs / rule).glob("*.log")), rule
     assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
@@ -169,11 +169,13 @@ def test_logs_and_benchmarks_are_written(runs):
                                     "repr_cancer_type_figure": 1,
                                     "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
                                     "repr_drug_vs_epsilon": 1, "privacy_audit_figure": 1}),
-        ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
+        ({"rrr_survival": {"significance": 0.01}},
+         {"rrr_rejection_table": 1, "rrr_claims_table": 1}),
         ({"rrr_survival": {"draws": 6}},
-         {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
+         {"rrr_private_releases": 2, "rrr_median_table": 1, "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
-          "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
+          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
+          "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},

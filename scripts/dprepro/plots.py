@@ -162,8 +162,9 @@ def _panel_title(row) -> str:
 
 
 #: Private mechanisms of rrr_survival in display order (those present in a table are drawn).
-_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte")
-_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE"}
+_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte", "lnte_grid")
+_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE",
+                     "lnte_grid": "grid LNTE"}
 
 
 def _private_mechanisms(table: pd.DataFrame) -> list[str]:
@@ -247,17 +248,23 @@ def _release_name(mechanism: str, epsilon) -> str:
 
 
 def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                       time_unit: str = "months") -> dict:
+                       time_unit: str = "months", lazy: bool = False):
     """The panels of :func:`rrr_figure2` as separate figures, by release name.
 
-    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>`` (the release
-    folders' names), in panel-letter order; each title keeps its letter.
+    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>``, … (the release
+    folders' names), in panel-letter order; each title keeps its letter. A
+    dict, or with ``lazy=True`` a generator of ``(name, figure)`` pairs.
     """
+    panels = _figure2_panels(curves, dataset=dataset, epsilons=epsilons, title=title,
+                             time_unit=time_unit)
+    return panels if lazy else dict(panels)
+
+
+def _figure2_panels(curves, *, dataset, epsilons, title, time_unit):
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups)
     origin = rows["data_origin"].iloc[0]
-    figures = {}
     for letter, (mechanism, epsilon) in zip("abcdefghijklmnopqrstuvwxyz",
                                             _release_keys(rows, dataset, epsilons), strict=False):
         part = _select(rows, dataset, mechanism, epsilon)
@@ -269,8 +276,7 @@ def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: s
         ax.legend(fontsize=7)
         _footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
         fig.tight_layout(rect=(0, 0.05, 1, 1))
-        figures[_release_name(mechanism, epsilon)] = fig
-    return figures
+        yield _release_name(mechanism, epsilon), fig
 
 
 def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
@@ -323,7 +329,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     for ax, dataset in zip(axes[0], datasets, strict=True):
         rows = utility[utility["dataset"] == dataset]
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
-                  "lnte": {"marker": "s", "ls": "--"}}
+                  "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
         for mechanism in _private_mechanisms(rows):
             part = rows[rows["mechanism"] == mechanism]
             mean = part.groupby("epsilon")["sup_distance_mean"].mean()
@@ -342,32 +348,32 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     return fig
 
 
-def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_) -> dict:
-    """Figure 2 of every cohort: ``figure2_<d>`` and its panels ``figure2_<d>_<release>``."""
+def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
+    """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
+    ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
     curves = read_table(inputs["curves"])
-    out = {}
     for dataset in datasets:
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"]}
-        out[f"figure2_{dataset}"] = rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
+        yield f"figure2_{dataset}", rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
                                                 **cohort)
         for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
-                                            **cohort).items():
-            out[f"figure2_{dataset}_{name}"] = fig
-    return out
+                                            lazy=True, **cohort):
+            yield f"figure2_{dataset}_{name}", fig
 
 
-def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_) -> dict:
-    """``km_bands_<d>`` of every cohort."""
+def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
+    """Yields ``(km_bands_<d>, figure)`` for every cohort."""
     bands, curves = read_table(inputs["bands"]), read_table(inputs["curves"])
-    return {f"km_bands_{d}": rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
-                                       title=cohorts[d]["title"],
-                                       time_unit=cohorts[d]["time_unit"]) for d in datasets}
+    for d in datasets:
+        yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
+                                         title=cohorts[d]["title"],
+                                         time_unit=cohorts[d]["time_unit"])
 
 
-def rrr_utility_figures(inputs, *, cohorts, **_) -> dict:
-    """``utility``: one panel per cohort."""
-    return {"utility": rrr_utility(read_table(inputs["utility"]),
-                                   titles={d: c["title"] for d, c in cohorts.items()})}
+def rrr_utility_figures(inputs, *, cohorts, **_):
+    """Yields ``("utility", figure)``: one panel per cohort."""
+    yield "utility", rrr_utility(read_table(inputs["utility"]),
+                                 titles={d: c["title"] for d, c in cohorts.items()})
 
 
 #: Figure rule of rrr_survival -> the function that draws its files (stem -> figure).

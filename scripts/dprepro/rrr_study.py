@@ -36,6 +36,7 @@ from .km import (
     pairwise_logrank,
     pairwise_logrank_batch,
 )
+from .lnte_dp import GridLNTE, step_on_grid
 from .privacy import PrivacyRecord, non_private, provenance_of
 from .randomized_response import (
     LNTE,
@@ -66,6 +67,8 @@ __all__ = [
     "analyse_rrr",
     "analyse_lnte",
     "analyse_rrr_debiased",
+    "analyse_lnte_grid",
+    "grid_calibration",
     "median_table",
     "logrank_table",
     "rejection_table",
@@ -85,7 +88,26 @@ _MECHANISMS = {
     "rrr_debiased": lambda epsilon, labels, calibration: DebiasedRRR(
         RevisedRandomizedResponse(epsilon=epsilon, categories=labels, calibration=calibration)),
     "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
+    "lnte_grid": lambda epsilon, labels, calibration: GridLNTE(
+        epsilon=epsilon, **grid_calibration(calibration)),
 }
+
+
+def grid_calibration(text: str) -> dict:
+    """``bins`` and ``rows_per_person`` of ``lnte_grid`` from its calibration text.
+
+    The text (``"grid=20,rows=2"``) is what the tables' ``calibration`` column
+    shows, so a table row alone rebuilds the mechanism that made it.
+    """
+    parts = dict(item.split("=", 1) for item in str(text).split(",") if "=" in item)
+    try:
+        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"])}
+    except (KeyError, ValueError):
+        raise ValueError(f"lnte_grid calibration {text!r} is not 'grid=<bins>,rows=<rows>'"
+                         ) from None
+
+
+
 #: Bootstrap resamples of the debiased-RRR median interval (draw 0).
 DEBIASED_RESAMPLES = 200
 
@@ -405,6 +427,37 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
             "curves": _curve_frame(curves, labels, grid)}
 
 
+def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draws: int,
+                      rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
+    """Grid-LNTE curves (:mod:`dprepro.lnte_dp`) of every group and their medians.
+
+    The horizon is the grid's end (the largest follow-up time, public in
+    this study's threat model). Medians: first bin end with S ≤ 0.5 (``inf``
+    if never); draw 0 gets no interval (the spread over draws is in the
+    over-draws rows).
+    """
+    times, events, groups = _check_cohort(cohort, labels)
+    horizon = float(np.max(grid))
+    curves = np.empty((draws, len(labels), len(grid)))
+    medians = []
+    for g, label in enumerate(labels):
+        mask = groups == label
+        edges, survival = mechanism.release(times[mask], events[mask], horizon=horizon, rng=rng,
+                                            draws=draws)
+        curves[:, g, :] = step_on_grid(edges, survival, grid)
+        below = survival <= 0.5
+        median = np.where(below.any(axis=1), edges[np.argmax(below, axis=1)], np.inf)
+        medians.append(pd.DataFrame({"draw": np.arange(draws), "group": label,
+                                     "median": median}))
+    medians = pd.concat(medians, ignore_index=True).assign(
+        ci_lower=np.nan, ci_upper=np.nan, median_r=np.nan, plateau=False,
+        ci_method="first bin end with S <= 0.5; no single-draw interval")
+    medians = medians.sort_values(["draw"], kind="stable").reset_index(drop=True)
+    return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper", "median_r",
+                                "plateau", "ci_method"]],
+            "curves": _curve_frame(curves, labels, grid)}
+
+
 def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: float | None,
                 calibration: str, labels, grid_points: int, draws: int = 1,
                 seed: int | None = None,
@@ -442,6 +495,9 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
                                        grid=grid, bootstrap_rng=boot)
         seeds = {"release": seeds,
                  "bootstrap": seed_record(seed, "rrr_survival", boot_stream, 1)}
+    elif isinstance(obj, GridLNTE):
+        results = analyse_lnte_grid(cohort, labels=labels, mechanism=obj, draws=draws, rng=rng,
+                                    grid=grid)
     elif isinstance(obj, RevisedRandomizedResponse):
         results = analyse_rrr(cohort, labels=labels, epsilon=obj.epsilon,
                               calibration=obj.calibration, draws=draws, rng=rng, grid=grid)

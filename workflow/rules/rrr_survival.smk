@@ -14,7 +14,15 @@ if cohort_config_problems(config):
 RRR_COHORTS = rrr_paths.cohort_specs(config)
 RRR_ALL = rrr_paths.releases(config)
 RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
-RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "rrr_debiased", "lnte"))
+RRR_PRIVATE = rrr_paths.releases(config, rrr_paths.MECHANISMS[1:])
+# release folder names are the same for every dataset (mechanism and ε only)
+RRR_PRIVATE_NAMES = list(dict.fromkeys(rrr_paths.release_name(r) for r in RRR_PRIVATE))
+RRR_LOGRANK_NAMES = [n for n in RRR_PRIVATE_NAMES if n.startswith("rrr_eps")]
+RRR_PRIVATE_FILES = [
+    f"{RRR_RELEASE}/{name}/{file}"
+    for name in RRR_PRIVATE_NAMES
+    for file in ("medians.csv", "curves.parquet")
+] + [f"{RRR_RELEASE}/{name}/logrank.csv" for name in RRR_LOGRANK_NAMES]
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
     "datasets": RRR["datasets"],
@@ -75,9 +83,11 @@ rule rrr_original:
         mem_mb=1000,
         runtime=5,
     params:
-        mechanism="original",
-        epsilon=None,
-        calibration="",
+        releases=lambda wc: [
+            r
+            for r in RRR_ALL
+            if r["dataset"] == wc.dataset and r["mechanism"] == "original"
+        ],
         draws=1,
         grid_points=RRR["grid_points"],
         seed=config["seed"],
@@ -87,92 +97,26 @@ rule rrr_original:
         "../../scripts/rrr_analyse.py"
 
 
-rule rrr_release:
+rule rrr_private_releases:
     input:
         cohort="results/data/cohorts/{dataset}.parquet",
     output:
-        medians=f"{RRR_RELEASE}/rrr_eps{{epsilon}}/medians.csv",
-        logrank=f"{RRR_RELEASE}/rrr_eps{{epsilon}}/logrank.csv",
-        curves=f"{RRR_RELEASE}/rrr_eps{{epsilon}}/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/rrr_eps{{epsilon}}/medians.csv"),
-        prov_logrank=prov(f"{RRR_RELEASE}/rrr_eps{{epsilon}}/logrank.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/rrr_eps{{epsilon}}/curves.parquet"),
+        medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_PRIVATE_NAMES],
+        curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_PRIVATE_NAMES],
+        logrank=[f"{RRR_RELEASE}/{name}/logrank.csv" for name in RRR_LOGRANK_NAMES],
+        prov=[prov(path) for path in RRR_PRIVATE_FILES],
     log:
-        "results/logs/rrr_release/{dataset}_eps{epsilon}.log",
+        "results/logs/rrr_private_releases/{dataset}.log",
     benchmark:
-        "results/benchmarks/rrr_release/{dataset}_eps{epsilon}.tsv"
+        "results/benchmarks/rrr_private_releases/{dataset}.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=10,
+        runtime=20,
     params:
-        mechanism="rrr",
-        epsilon=lambda wc: float(wc.epsilon),
-        calibration=RRR["calibration"],
-        draws=RRR["draws"],
-        grid_points=RRR["grid_points"],
-        seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
-    script:
-        "../../scripts/rrr_analyse.py"
-
-
-rule rrr_debiased_release:
-    input:
-        cohort="results/data/cohorts/{dataset}.parquet",
-    output:
-        medians=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv",
-        curves=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet"),
-    log:
-        "results/logs/rrr_debiased_release/{dataset}_eps{epsilon}.log",
-    benchmark:
-        "results/benchmarks/rrr_debiased_release/{dataset}_eps{epsilon}.tsv"
-    conda:
-        "../../envs/survival.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    params:
-        mechanism="rrr_debiased",
-        epsilon=lambda wc: float(wc.epsilon),
-        calibration=RRR["calibration"],
-        draws=RRR["draws"],
-        grid_points=RRR["grid_points"],
-        seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
-    script:
-        "../../scripts/rrr_analyse.py"
-
-
-rule lnte_release:
-    input:
-        cohort="results/data/cohorts/{dataset}.parquet",
-    output:
-        medians=f"{RRR_RELEASE}/lnte_eps{{epsilon}}/medians.csv",
-        curves=f"{RRR_RELEASE}/lnte_eps{{epsilon}}/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/lnte_eps{{epsilon}}/medians.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/lnte_eps{{epsilon}}/curves.parquet"),
-    log:
-        "results/logs/lnte_release/{dataset}_eps{epsilon}.log",
-    benchmark:
-        "results/benchmarks/lnte_release/{dataset}_eps{epsilon}.tsv"
-    conda:
-        "../../envs/survival.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    params:
-        mechanism="lnte",
-        epsilon=lambda wc: float(wc.epsilon),
-        calibration="",
+        releases=lambda wc: [r for r in RRR_PRIVATE if r["dataset"] == wc.dataset],
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
