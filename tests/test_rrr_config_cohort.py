@@ -83,7 +83,8 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     # the unit and title come from config, not from code
     sidecar = json.loads((figures / "figure2_toy.png.prov.json").read_text())
     assert sidecar["config"]["cohorts"]["toy"] == {
-        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": []}
+        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": [],
+        "ordered": False}
 
 
 def expected_record(row, k):

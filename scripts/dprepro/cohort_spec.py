@@ -47,7 +47,7 @@ _SPEC_DEFAULTS = {
     "title": "", "groups": [], "group_aliases": {},
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
-    "rows_per_person": 1,
+    "rows_per_person": 1, "ordered_groups": False,
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
         "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
@@ -105,6 +105,9 @@ class CohortSpec:
     rows_per_person : int
         Public bound on the rows of one id: the L1 sensitivity of count
         releases (:class:`dprepro.lnte_dp.GridLNTE`); checked on the data.
+    ordered_groups : bool
+        Whether the groups are ordinal (risk scores, stages): figures use a
+        sequential palette then, a qualitative one otherwise.
     """
 
     name: str
@@ -129,6 +132,7 @@ class CohortSpec:
     group_baseline: str = ""
     missing_groups: str = "error"
     rows_per_person: int = 1
+    ordered_groups: bool = False
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -161,7 +165,8 @@ class CohortSpec:
                                      for k, v in dict(merged["group_indicators"]).items()},
                    group_baseline=str(merged["group_baseline"]),
                    missing_groups=str(merged["missing_groups"]),
-                   rows_per_person=int(merged["rows_per_person"]))
+                   rows_per_person=int(merged["rows_per_person"]),
+                   ordered_groups=bool(merged["ordered_groups"]))
 
     @property
     def display_title(self) -> str:

@@ -40,7 +40,8 @@ def cohort_specs(config: Mapping) -> dict[str, CohortSpec]:
 def cohort_params(spec: CohortSpec) -> dict:
     """Title, time unit, origin and group order of a cohort (figures and analyses)."""
     return {"title": spec.display_title, "time_unit": spec.axis_unit,
-            "data_origin": spec.origin, "groups": list(spec.groups)}
+            "data_origin": spec.origin, "groups": list(spec.groups),
+            "ordered": spec.ordered_groups}
 
 
 #: Mechanisms of the study, in table and figure order.

@@ -419,6 +419,8 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
         mask = groups == label
         result = mechanism.release(times[mask], events[mask], rng=rng, draws=draws)
         curves[:, g, :] = result.on_grid(grid)
+        # like KM, a group's curve ends at its last follow-up time
+        curves[:, g, np.asarray(grid) > times[mask].max()] = np.nan
         medians.append(lnte_median(result).assign(group=label))
     medians = pd.concat(medians, ignore_index=True).assign(
         median_r=np.nan, plateau=False, ci_method=LNTE_CI_METHOD)
