@@ -165,7 +165,7 @@ def test_logs_and_benchmarks_are_written(runs):
     [
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure1": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure1": 1, "ldp_mse_vs_alpha": 1, "ldp_mse_vs_n": 1,
-                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
+                                    "rrr_figure2": 2, "rrr_km_bands": 2, "rrr_utility": 1,
                                     "repr_cancer_type_figure": 1,
                                     "repr_cancer_type_vs_epsilon": 1, "repr_drug_figure": 1,
                                     "repr_drug_vs_epsilon": 1, "privacy_audit_figure": 1}),
@@ -174,7 +174,7 @@ def test_logs_and_benchmarks_are_written(runs):
         ({"rrr_survival": {"draws": 6}},
          {"rrr_private_releases": 2, "rrr_median_table": 1, "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
-          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
+          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 2, "rrr_km_bands": 2,
           "rrr_utility": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_mse_vs_n": 1}),

@@ -25,7 +25,6 @@ RRR_PRIVATE_FILES = [
 ] + [f"{RRR_RELEASE}/{name}/logrank.csv" for name in RRR_LOGRANK_NAMES]
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
-    "datasets": RRR["datasets"],
     "epsilons": RRR["epsilons"],
     "cohorts": {d: rrr_paths.cohort_params(s) for d, s in RRR_COHORTS.items()},
     "dpi": config["figures"]["dpi"],
@@ -43,6 +42,16 @@ RRR_BANDS = [
     for ext in ("pdf", "png")
 ]
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
+# one figure job per cohort: the same files, drawn in parallel
+RRR_FIGURE2_OF = [
+    f"{RRR_DIR}/figures/figure2_{{dataset}}{suffix}.{ext}"
+    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_PRIVATE_NAMES]]
+    for ext in ("pdf", "png")
+]
+RRR_BANDS_OF = [
+    f"{RRR_DIR}/figures/km_bands_{{dataset}}.{ext}" for ext in ("pdf", "png")
+]
+RRR_DATASET_PATTERN = "|".join(RRR["datasets"])
 RRR_TABLES = {
     name: f"{RRR_DIR}/tables/{name}.csv"
     for name in (
@@ -303,13 +312,15 @@ rule rrr_figure2:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_FIGURE2,
+            RRR_FIGURE2_OF,
             caption="../report/rrr_figure2.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_FIGURE2],
+        [prov(path) for path in RRR_FIGURE2_OF],
     log:
-        "results/logs/rrr_figure2/rrr_figure2.log",
+        "results/logs/rrr_figure2/{dataset}.log",
+    wildcard_constraints:
+        dataset=RRR_DATASET_PATTERN,
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -318,9 +329,10 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
+        datasets=lambda wc: [wc.dataset],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=RRR_ORIGIN,
+        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -331,13 +343,15 @@ rule rrr_km_bands:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_BANDS,
+            RRR_BANDS_OF,
             caption="../report/rrr_km_bands.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_BANDS],
+        [prov(path) for path in RRR_BANDS_OF],
     log:
-        "results/logs/rrr_km_bands/rrr_km_bands.log",
+        "results/logs/rrr_km_bands/{dataset}.log",
+    wildcard_constraints:
+        dataset=RRR_DATASET_PATTERN,
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -346,9 +360,10 @@ rule rrr_km_bands:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
+        datasets=lambda wc: [wc.dataset],
         figure="km_bands",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=RRR_ORIGIN,
+        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -373,6 +388,7 @@ rule rrr_utility:
         runtime=5,
     params:
         **RRR_FIGURE_PARAMS,
+        datasets=RRR["datasets"],
         figure="utility",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
         data_origin=RRR_ORIGIN,
