@@ -27,7 +27,6 @@ import pandas as pd
 
 from .cluster_logrank import pairwise_robust_logrank
 from .debiased_rrr import DebiasedRRR, bootstrap_medians, debiased_curves
-from .io import read_table
 from .km import (
     KaplanMeier,
     km_batch,
@@ -54,12 +53,10 @@ __all__ = [
     "quantile_inf",
     "person_units",
     "release_labels",
-    "TABLES",
     "privacy_columns",
     "release_mechanism",
     "release_record",
     "records_from_tables",
-    "records_of_releases",
     "run_release",
     "table_privacy",
     "time_grid",
@@ -704,111 +701,3 @@ def curve_table(parts) -> pd.DataFrame:
         frames.append(first)
     columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "group", "t", "survival"]
     return pd.concat(frames, ignore_index=True)[columns]
-
-
-# ------------------------------------------------------------------ one function per table
-
-
-def _key(release) -> tuple:
-    return release["dataset"], release["mechanism"], release["epsilon"]
-
-
-def _load(paths, releases) -> dict:
-    return {_key(r): read_table(path) for r, path in zip(releases, paths, strict=True)}
-
-
-def _infos(releases, medians: dict) -> dict:
-    """Dataset, origin, group order and privacy record of every release.
-
-    The group order of a dataset is the original's where the table reads it,
-    else the releases' (the bands table reads released data only).
-    """
-    labels = {}
-    for r in sorted(releases, key=lambda r: r["mechanism"] != "original"):
-        labels.setdefault(r["dataset"], list(dict.fromkeys(medians[_key(r)]["group"])))
-    infos = {}
-    for r in releases:
-        record = release_record(r["mechanism"], epsilon=r["epsilon"], labels=labels[r["dataset"]],
-                                calibration=r["calibration"],
-                                privacy_unit=r.get("privacy_unit", "patient"))
-        infos[_key(r)] = {"dataset": r["dataset"], "data_origin": r["data_origin"],
-                          "labels": labels[r["dataset"]], "record": record,
-                          "privacy": record.columns(PRIVACY_COLUMNS)}
-    return infos
-
-
-def records_of_releases(releases, medians_paths) -> list[PrivacyRecord]:
-    """The privacy records of ``releases`` (group alphabets read from their medians files)."""
-    infos = _infos(releases, _load(medians_paths, releases))
-    return [i["record"] for i in infos.values()]
-
-
-def _original(frames: dict, dataset: str) -> pd.DataFrame:
-    return frames[(dataset, "original", None)]
-
-
-def median_survival(inputs, *, releases, **_) -> tuple[pd.DataFrame, list]:
-    """``median_survival.csv`` (:func:`median_table`) from the releases' medians files."""
-    medians = _load(inputs["medians"], releases)
-    infos = _infos(releases, medians)
-    return (median_table((infos[k], f) for k, f in medians.items()),
-            [i["record"] for i in infos.values()])
-
-
-def pairwise_logrank_table(inputs, *, releases, logrank_releases, **_):
-    """``pairwise_logrank.csv`` (:func:`logrank_table`)."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    logrank = _load(inputs["logrank"], logrank_releases)
-    return (logrank_table((infos[k], f) for k, f in logrank.items()),
-            [i["record"] for i in infos.values()])
-
-
-def logrank_rejection_rate(inputs, *, releases, logrank_releases, significance, **_):
-    """``logrank_rejection_rate.csv`` (:func:`rejection_table`)."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    logrank = _load(inputs["logrank"], logrank_releases)
-    table = rejection_table(((infos[k], f, _original(logrank, k[0])) for k, f in logrank.items()
-                             if k[1] != "original"), significance=significance)
-    return table, [i["record"] for i in infos.values()]
-
-
-def _private_keys(curves: dict) -> list:
-    return [k for k in curves if k[1] != "original"]
-
-
-def utility(inputs, *, releases, **_):
-    """``utility.csv`` (:func:`utility_table`)."""
-    medians = _load(inputs["medians"], releases)
-    infos = _infos(releases, medians)
-    curves = _load(inputs["curves"], releases)
-    table = utility_table((infos[k], curves[k], medians[k], _original(curves, k[0]),
-                           _original(medians, k[0])) for k in _private_keys(curves))
-    return table, [i["record"] for i in infos.values()]
-
-
-def km_bands(inputs, *, releases, band_level, **_):
-    """``km_bands.csv`` (:func:`band_table`), from privatised releases only."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    curves = _load(inputs["curves"], releases)
-    table = band_table(((infos[k], curves[k]) for k in _private_keys(curves)), level=band_level)
-    return table, [i["record"] for i in infos.values()]
-
-
-def km_curves(inputs, *, releases, **_):
-    """``km_curves.csv`` (:func:`curve_table`): draw 0 of every release, the data of Figure 2."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    curves = _load(inputs["curves"], releases)
-    return (curve_table((infos[k], f) for k, f in curves.items()),
-            [i["record"] for i in infos.values()])
-
-
-#: Table file stem -> the function that builds it from the rule's inputs.
-#: Each returns ``(table, records)``: the table and the privacy records of its releases.
-TABLES = {
-    "median_survival": median_survival,
-    "pairwise_logrank": pairwise_logrank_table,
-    "logrank_rejection_rate": logrank_rejection_rate,
-    "utility": utility,
-    "km_bands": km_bands,
-    "km_curves": km_curves,
-}
