@@ -308,3 +308,15 @@ def test_extra_real_cohorts_are_config_entries(name, rows, groups):
     # deaths in the raw tables (lung: 165, one of them without an ECOG score, dropped)
     assert built.frame["event"].sum() == {"veteran": 128, "lung": 164, "larynx": 50,
                                           "gbsg2": 299}[name]
+
+
+def test_numeric_group_labels_survive_csv_round_trips(tmp_path):
+    """Groups named 0, 1, ... (R's ph.ecog) stay text when release CSVs are read back."""
+    from dprepro.io import read_table
+    from dprepro.rrr_outputs import GROUP_COLUMNS
+
+    path = tmp_path / "m.csv"
+    pd.DataFrame({"group": ["0", "01", "2"], "median": [1.0, 2.0, 3.0]}).to_csv(path,
+                                                                                index=False)
+    assert read_table(path, text_columns=GROUP_COLUMNS)["group"].tolist() == ["0", "01", "2"]
+    assert read_table(path)["group"].tolist() == [0, 1, 2]  # the default pandas guess

@@ -367,7 +367,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
 def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
     """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
     ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
-    curves = read_table(inputs["curves"])
+    curves = read_table(inputs["curves"], text_columns=("group",))
     for dataset in datasets:
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
                   "ordered": cohorts[dataset].get("ordered", True)}
@@ -380,7 +380,8 @@ def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
 
 def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
     """Yields ``(km_bands_<d>, figure)`` for every cohort."""
-    bands, curves = read_table(inputs["bands"]), read_table(inputs["curves"])
+    bands = read_table(inputs["bands"], text_columns=("group",))
+    curves = read_table(inputs["curves"], text_columns=("group",))
     for d in datasets:
         yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
                                          title=cohorts[d]["title"],

@@ -24,8 +24,11 @@ from .rrr_study import (
     utility_table,
 )
 
-__all__ = ["TABLES", "km_bands", "km_curves", "logrank_rejection_rate", "median_survival",
-           "pairwise_logrank_table", "records_of_releases", "utility"]
+#: Group label columns, read as text from CSV (a group called 0 stays "0").
+GROUP_COLUMNS = ("group", "group_a", "group_b")
+
+__all__ = ["GROUP_COLUMNS", "TABLES", "km_bands", "km_curves", "logrank_rejection_rate",
+           "median_survival", "pairwise_logrank_table", "records_of_releases", "utility"]
 
 
 def _key(release) -> tuple:
@@ -33,7 +36,8 @@ def _key(release) -> tuple:
 
 
 def _load(paths, releases) -> dict:
-    return {_key(r): read_table(path) for r, path in zip(releases, paths, strict=True)}
+    return {_key(r): read_table(path, text_columns=GROUP_COLUMNS)
+            for r, path in zip(releases, paths, strict=True)}
 
 
 def _infos(releases, medians: dict) -> dict:
