@@ -36,7 +36,7 @@ __all__ = [
 #: ``IPSSR`` attribute and the study authors' table spell them differently).
 IPSSR_GROUPS = ("Very Low", "Low", "Intermediate", "High", "Very High")
 
-#: Published facts the synthetic stand-in is calibrated to (DESIGN §4; the
+#: Published facts the synthetic stand-in is calibrated to (the
 #: RRR paper's cBioPortal KM download): group sizes and KM medians in months.
 IPSSR_PUBLISHED = {
     "size": {"Very Low": 482, "Low": 1000, "Intermediate": 550, "High": 350, "Very High": 360},
