@@ -185,16 +185,17 @@ def records_from_tables(tables) -> list[PrivacyRecord]:
     return records
 
 
-def table_privacy(records) -> dict:
-    """Sidecar ``privacy`` entry of a table mixing releases.
+def table_privacy(records, *, compares_with_original: bool = False) -> dict:
+    """Sidecar ``privacy`` entry of a table or figure mixing releases.
 
-    The table is a release only if every row is privatised; one row of the
-    original data makes it a non-private reference (told apart by the
-    ``mechanism`` column).
+    It is a release only if every row is privatised and nothing is compared
+    with the original data; one row of the original (or a statistic against
+    it, ``compares_with_original``: utility, figures drawn over the original
+    curves) makes it a non-private reference.
     """
     records = list(records)
     entry = provenance_of(records)
-    release = all(r.release for r in records)
+    release = all(r.release for r in records) and not compares_with_original
     note = ("built from privatised releases only" if release else
             "non-private reference: holds or compares with the original data "
             "(mechanism = original)")
