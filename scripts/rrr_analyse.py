@@ -1,25 +1,35 @@
-"""Analyse one release of the rrr_survival study: original data, RRR draws or LNTE draws."""
+"""Analyse the releases of one rrr_survival cohort: the original data, or every private release.
+
+Each release (mechanism × ε) has its own noise stream, so running them in one
+job gives the same files as one job per release, with one start-up instead of many.
+"""
 
 import pandas as pd
 
 from dprepro import step
 from dprepro.cohort_spec import group_order
+from dprepro.rrr_paths import release_files
 from dprepro.rrr_study import run_release
 
 log = step.start(snakemake, "rrr_analyse")
 p = snakemake.params
 cohort = pd.read_parquet(snakemake.input.cohort)
 labels = group_order(cohort["group"], p.groups)
-results, record, seeds = run_release(
-    cohort, dataset=snakemake.wildcards.dataset, mechanism=p.mechanism,
-    epsilon=p.get("epsilon"), calibration=p.calibration, labels=labels,
-    grid_points=p.grid_points, draws=p.draws, seed=p.seed, privacy_unit=p.privacy_unit)
-log.info("%s %s: %d groups %s, %d draws", snakemake.wildcards.dataset, p.mechanism, len(labels),
-         labels, results["medians"]["draw"].nunique())
-outputs = []
-for key, frame in results.items():
-    path = snakemake.output[key]
-    (step.write_parquet if path.endswith(".parquet") else step.write_csv)(frame, path)
-    outputs.append(path)
-step.write_sidecars(snakemake, __file__, outputs, config=dict(p.items()), seeds=seeds,
-                    privacy=record, data_origin=cohort["data_origin"].iloc[0])
+declared = {str(path) for path in snakemake.output}
+for release in p.releases:
+    results, record, seeds = run_release(
+        cohort, dataset=release["dataset"], mechanism=release["mechanism"],
+        epsilon=release["epsilon"], calibration=release["calibration"], labels=labels,
+        grid_points=p.grid_points, draws=p.draws, seed=p.seed, privacy_unit=p.privacy_unit)
+    outputs = []
+    for key, frame in results.items():
+        suffix = "parquet" if key == "curves" else "csv"
+        path = release_files([release], f"{key}.{suffix}")[0]
+        if path not in declared:
+            raise RuntimeError(f"{path} is not a declared output of this rule")
+        (step.write_parquet if suffix == "parquet" else step.write_csv)(frame, path)
+        outputs.append(path)
+    log.info("%s %s ε=%s: %d groups %s, %d draws", release["dataset"], release["mechanism"],
+             release["epsilon"], len(labels), labels, results["medians"]["draw"].nunique())
+    step.write_sidecars(snakemake, __file__, outputs, config={**dict(p.items()), **release},
+                        seeds=seeds, privacy=record, data_origin=cohort["data_origin"].iloc[0])

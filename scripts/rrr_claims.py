@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from dprepro import rrr_study, step
+from dprepro import rrr_outputs, rrr_study, step
 from dprepro.rrr_claims import rrr_claims
 from dprepro.seeds import seed_record, seed_sequence
 
@@ -14,7 +14,7 @@ table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logr
                    significance=p.significance, rng=rng)
 step.write_csv(table, snakemake.output.table)
 log.info("wrote %s: %s", snakemake.output.table, table["verdict"].value_counts().to_dict())
-records = rrr_study.records_of_releases(p.releases, snakemake.input.medians)
+records = rrr_outputs.records_of_releases(p.releases, snakemake.input.medians)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
                     seeds=seed_record(p.seed, "rrr_survival", stream, 1),
                     privacy=rrr_study.table_privacy(records),

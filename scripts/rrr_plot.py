@@ -8,7 +8,7 @@ p = snakemake.params
 figures = plots.RRR_FIGURES[p.figure](snakemake.input, datasets=p.datasets, epsilons=p.epsilons,
                                       cohorts=p.cohorts)
 written = []
-for stem, fig in figures.items():
+for stem, fig in figures:
     paths = [f"{p.figure_dir}/{stem}.pdf", f"{p.figure_dir}/{stem}.png"]
     plots.save_figure(fig, paths, dpi=p.dpi)
     written.extend(paths)
@@ -18,5 +18,6 @@ if missing:
     raise RuntimeError(f"declared outputs not written: {missing}")
 records = rrr_study.records_from_tables(read_table(path) for path in snakemake.input)
 step.write_sidecars(snakemake, __file__, written, config=dict(p.items()),
-                    privacy=rrr_study.table_privacy(records), data_origin=p.data_origin)
+                    privacy=rrr_study.table_privacy(records, compares_with_original=True),
+                    data_origin=p.data_origin)
 log.info("wrote %d figure files", len(written))

@@ -20,6 +20,7 @@ import yaml
 
 from dprepro.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
 from dprepro.debiased_rrr import DebiasedRRR
+from dprepro.lnte_dp import GridLNTE
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
 
@@ -69,20 +70,25 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     medians = pd.read_csv(run / "tables" / "median_survival.csv")
     toy = medians[medians["dataset"] == "toy"]
     assert list(dict.fromkeys(toy["group"])) == ["arm A", "arm B", "arm C"]
-    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte"}
+    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte", "lnte_grid"}
     assert (toy["data_origin"] == "real").all()
     for name in ("pairwise_logrank", "logrank_rejection_rate", "utility", "km_bands",
                  "km_curves"):
         table = pd.read_csv(run / "tables" / f"{name}.csv")
         assert "toy" in set(table["dataset"]), name
     figures = run / "figures"
+    claims = pd.read_csv(run / "tables" / "claims.csv")
+    assert {"rrr.medians_preserved.toy.eps1", "rrr.debiased_beats_rrr.toy.eps3"} <= set(
+        claims["claim_id"])
+    assert set(claims["verdict"]) <= {"holds", "fails", "inconclusive"}
     for stem in ("figure2_toy", "figure2_toy_original", "figure2_toy_rrr_eps1",
                  "figure2_toy_lnte_eps3", "km_bands_toy", "utility"):
         assert (figures / f"{stem}.png").stat().st_size > 1000, stem
     # the unit and title come from config, not from code
     sidecar = json.loads((figures / "figure2_toy.png.prov.json").read_text())
     assert sidecar["config"]["cohorts"]["toy"] == {
-        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": []}
+        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": [],
+        "ordered": False}
 
 
 def expected_record(row, k):
@@ -97,12 +103,18 @@ def expected_record(row, k):
         return DebiasedRRR(RevisedRandomizedResponse(
             epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
         ).privacy_record(privacy_unit="patient")
+    if row["mechanism"] == "lnte_grid":
+        # bins: the config's default; rows per patient: kidney's two, one elsewhere
+        rows = 2 if row["dataset"] == "kidney" else 1
+        return GridLNTE(epsilon=row["epsilon"], bins=20, rows_per_person=rows).privacy_record(
+            privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 
 
 def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
-    tables = sorted((run / "tables").glob("*.csv"))
+    # claims.csv states verdicts about these tables, not a release of its own
+    tables = sorted(p for p in (run / "tables").glob("*.csv") if p.name != "claims.csv")
     assert len(tables) == 6
     checked = 0
     for path in tables:
@@ -296,3 +308,15 @@ def test_extra_real_cohorts_are_config_entries(name, rows, groups):
     # deaths in the raw tables (lung: 165, one of them without an ECOG score, dropped)
     assert built.frame["event"].sum() == {"veteran": 128, "lung": 164, "larynx": 50,
                                           "gbsg2": 299}[name]
+
+
+def test_numeric_group_labels_survive_csv_round_trips(tmp_path):
+    """Groups named 0, 1, ... (R's ph.ecog) stay text when release CSVs are read back."""
+    from dprepro.io import read_table
+    from dprepro.rrr_outputs import GROUP_COLUMNS
+
+    path = tmp_path / "m.csv"
+    pd.DataFrame({"group": ["0", "01", "2"], "median": [1.0, 2.0, 3.0]}).to_csv(path,
+                                                                                index=False)
+    assert read_table(path, text_columns=GROUP_COLUMNS)["group"].tolist() == ["0", "01", "2"]
+    assert read_table(path)["group"].tolist() == [0, 1, 2]  # the default pandas guess

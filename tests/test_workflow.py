@@ -59,8 +59,8 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * jobs
     assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
-    assert counts["rrr_release"] == counts["lnte_release"] == len(rrr["datasets"]) * len(
-        rrr["epsilons"])
+    # one job per cohort for all its private releases (mechanisms × ε)
+    assert counts["rrr_private_releases"] == counts["rrr_original"] == len(rrr["datasets"])
     assert counts["rrr_cohort"] == len(rrr["datasets"])
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                     == "cbioportal")
@@ -150,7 +150,7 @@ def test_replicate_provenance_records_seeds(runs):
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
     for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure", "ldp_findings", "rrr_cohort",
-                 "rrr_release", "lnte_release", "rrr_figure2", "repr_search", "repr_fit",
+                 "rrr_private_releases", "rrr_figure2", "repr_search", "repr_fit",
                  "repr_cancer_type", "repr_drug", "repr_figure"):
         assert any((logs / rule).glob("*.log")), rule
     assert any((runs["2"] / "results" / "benchmarks" / "ldp_simulate").glob("*.tsv"))
@@ -162,17 +162,21 @@ def test_logs_and_benchmarks_are_written(runs):
     [
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
-                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
+                                    "rrr_figure2": 2, "rrr_km_bands": 2, "rrr_utility": 1,
                                     "repr_figure": 8, "privacy_audit_figure": 1}),
-        ({"rrr_survival": {"significance": 0.01}}, {"rrr_rejection_table": 1}),
+        ({"rrr_survival": {"significance": 0.01}},
+         {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
+          "claims_figure": 1}),
         ({"rrr_survival": {"draws": 6}},
-         {"rrr_release": 4, "lnte_release": 4, "rrr_median_table": 1, "rrr_logrank_table": 1,
+         {"rrr_private_releases": 2, "rrr_median_table": 1, "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
-          "rrr_curves_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1}),
+          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 2, "rrr_km_bands": 2,
+          "rrr_utility": 1, "claims_table": 1, "claims_figure": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 4, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
-         {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1}),
+         {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1,
+          "claims_table": 1, "claims_figure": 1}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,

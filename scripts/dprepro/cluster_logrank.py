@@ -91,6 +91,11 @@ def pairwise_robust_logrank(durations, events, group_draws, clusters, *,
                             labels) -> pd.DataFrame:
     """:func:`robust_score_test` for every pair of ``labels`` in every draw.
 
+    Vectorised over draws: the data are sorted by time once; for a pair, the
+    rows of the two groups in each draw are a 0/1 mask, and the risk-set
+    sums, event counts and score residuals of the module notes are masked
+    cumulative sums over the sorted rows (ties are whole blocks).
+
     Parameters
     ----------
     durations, events : array_like, shape (n,)
@@ -108,16 +113,45 @@ def pairwise_robust_logrank(durations, events, group_draws, clusters, *,
     """
     t, e = check_survival_data(durations, events)
     draws = np.atleast_2d(np.asarray(group_draws, dtype=object))
-    clusters = np.asarray(clusters, dtype=object)
+    codes = pd.factorize(pd.Series(np.asarray(clusters, dtype=object)))[0]
+    if draws.shape[1] != t.size or codes.shape != t.shape:
+        raise ValueError("group_draws and clusters must have one entry per row")
+    order = np.argsort(t, kind="stable")
+    t, e, codes, draws = t[order], e[order].astype(float), codes[order], draws[:, order]
+    # integer labels once: comparing object arrays per pair is the slow part
+    labels = list(labels)
+    draws = pd.Categorical(draws.ravel(), categories=labels).codes.reshape(draws.shape)
+    _, first, block = np.unique(t, return_index=True, return_inverse=True)
+    n_draws, n_clusters = draws.shape[0], codes.max() + 1
+    unique_clusters = n_clusters == t.size
     rows = []
-    for draw, groups in enumerate(draws):
-        for a, b in combinations(labels, 2):
-            keep = (groups == a) | (groups == b)
-            if not keep.any():
-                stat, p = float("nan"), float("nan")
-            else:
-                stat, p = robust_score_test(t[keep], e[keep], (groups[keep] == b).astype(float),
-                                            clusters[keep])
-            rows.append((draw, a, b, stat, p))
-    return pd.DataFrame(rows, columns=["draw", "group_a", "group_b", "robust_statistic",
-                                       "robust_p_value"])
+    for ia, ib in combinations(range(len(labels)), 2):
+        a, b = labels[ia], labels[ib]
+        in_b = draws == ib
+        mask = ((draws == ia) | in_b).astype(float)                # (draws, n)
+        x = in_b.astype(float)
+        n_j = np.cumsum(mask[:, ::-1], axis=1)[:, ::-1][:, first]  # at risk, (draws, m)
+        s_j = np.cumsum(x[:, ::-1], axis=1)[:, ::-1][:, first]
+        d_j = np.add.reduceat(mask * e, first, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            xbar = np.where(n_j > 0, s_j / n_j, 0.0)
+            hazard = np.where(n_j > 0, d_j / n_j, 0.0)
+        cum_h = np.cumsum(hazard, axis=1)[:, block]
+        cum_hx = np.cumsum(hazard * xbar, axis=1)[:, block]
+        score = mask * e * (x - xbar[:, block])
+        residual = score - mask * (x * cum_h - cum_hx)
+        u = score.sum(axis=1)
+        if unique_clusters:
+            v = np.sum(residual ** 2, axis=1)
+        else:
+            per_cluster = np.zeros((n_draws, n_clusters))
+            np.add.at(per_cluster, (np.arange(n_draws)[:, None], codes[None, :]), residual)
+            v = np.sum(per_cluster ** 2, axis=1)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            stat = np.where(v > 0, u * u / v, np.nan)
+        p = stats.chi2.sf(stat, 1)
+        for draw in range(n_draws):
+            rows.append((draw, a, b, float(stat[draw]), float(p[draw])))
+    frame = pd.DataFrame(rows, columns=["draw", "group_a", "group_b", "robust_statistic",
+                                        "robust_p_value"])
+    return frame.sort_values("draw", kind="stable").reset_index(drop=True)

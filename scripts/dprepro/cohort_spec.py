@@ -47,6 +47,7 @@ _SPEC_DEFAULTS = {
     "title": "", "groups": [], "group_aliases": {},
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
+    "rows_per_person": 1, "ordered_groups": False,
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
         "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
@@ -101,6 +102,12 @@ class CohortSpec:
     missing_groups : {"error", "drop"}
         What a row without a group does: stop the job, or be dropped (counted
         in the log and the summary).
+    rows_per_person : int
+        Public bound on the rows of one id: the L1 sensitivity of count
+        releases (:class:`dprepro.lnte_dp.GridLNTE`); checked on the data.
+    ordered_groups : bool
+        Whether the groups are ordinal (risk scores, stages): figures use a
+        sequential palette then, a qualitative one otherwise.
     """
 
     name: str
@@ -124,6 +131,8 @@ class CohortSpec:
     group_indicators: Mapping = field(default_factory=dict)
     group_baseline: str = ""
     missing_groups: str = "error"
+    rows_per_person: int = 1
+    ordered_groups: bool = False
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -155,7 +164,9 @@ class CohortSpec:
                    group_indicators={str(k): str(v)
                                      for k, v in dict(merged["group_indicators"]).items()},
                    group_baseline=str(merged["group_baseline"]),
-                   missing_groups=str(merged["missing_groups"]))
+                   missing_groups=str(merged["missing_groups"]),
+                   rows_per_person=int(merged["rows_per_person"]),
+                   ordered_groups=bool(merged["ordered_groups"]))
 
     @property
     def display_title(self) -> str:
@@ -482,6 +493,11 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
                 inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
     per_id = frame.groupby("id").size()
+    if int(per_id.max()) > spec.rows_per_person:
+        worst = per_id.idxmax()
+        raise ValueError(f"id {worst!r} has {int(per_id.max())} rows but "
+                         f"datasets.{spec.name}.rows_per_person is {spec.rows_per_person}; raise "
+                         "it (it bounds the sensitivity of count releases)")
     summary = {**summary,
                "dropped_missing_group": int(frame.attrs.get("dropped_missing_group", 0)),
                "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),

@@ -115,11 +115,14 @@ def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, 
     _, person = np.unique(np.asarray(clusters, dtype=object).astype(str), return_inverse=True)
     order = np.argsort(person, kind="stable")
     starts = np.searchsorted(person[order], np.arange(person.max() + 1))
-    ends = np.r_[starts[1:], len(person)]
+    lengths = np.diff(np.r_[starts, len(person)])
     medians = np.empty((resamples, k))
     for b in range(resamples):
         pick = rng.integers(0, len(starts), size=len(starts))
-        rows = order[np.concatenate([np.arange(starts[i], ends[i]) for i in pick])]
+        # all rows of the picked persons, without a Python loop over persons
+        size = lengths[pick]
+        offset = np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size)
+        rows = order[np.repeat(starts[pick], size) + offset]
         medians[b] = debiased_curves(t[rows], e[rows], codes[None, rows], p=p, k=k).median()[0]
     return medians
 

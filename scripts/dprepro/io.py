@@ -61,15 +61,19 @@ def write_json(obj, dest: str | os.PathLike) -> None:
         tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def read_table(path: str | os.PathLike) -> pd.DataFrame:
-    """Read a CSV or Parquet table by its suffix, naming the file on failure."""
+def read_table(path: str | os.PathLike, *, text_columns=()) -> pd.DataFrame:
+    """Read a CSV or Parquet table by its suffix, naming the file on failure.
+
+    ``text_columns`` present in a CSV are read as text (labels such as ``0``,
+    ``01`` stay what they were, as Parquet keeps them).
+    """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"table {path} does not exist")
     try:
         if path.suffix == ".parquet":
             return pd.read_parquet(path)
-        return pd.read_csv(path)
+        return pd.read_csv(path, dtype={c: str for c in text_columns} or None)
     except ValueError as exc:  # pandas' and pyarrow's parse errors do not say which file
         raise ValueError(f"cannot read table {path}: {exc}") from exc
 

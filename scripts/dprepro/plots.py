@@ -282,8 +282,9 @@ def _panel_title(row) -> str:
 
 
 #: Private mechanisms of rrr_survival in display order (those present in a table are drawn).
-_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte")
-_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE"}
+_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte", "lnte_grid")
+_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE",
+                     "lnte_grid": "grid LNTE"}
 
 
 def _private_mechanisms(table: pd.DataFrame) -> list[str]:
@@ -310,17 +311,29 @@ def _draw_curves(ax, rows, groups, colors):
         part = rows[rows["group"] == group]
         ax.step(part["t"], part["survival"], where="post", color=colors[group], label=group,
                 lw=1.2)
-    ax.set_ylim(-0.02, 1.02)
+    _unit_ylim(ax, rows["survival"])
     ax.grid(alpha=0.3)
 
 
-def _group_colors(groups):
+def _unit_ylim(ax, values, pad: float = 0.02) -> None:
+    """[0, 1] with a margin, widened to show any value outside it (never cut silently)."""
+    values = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
+    low = min(0.0, float(values.min())) if len(values) else 0.0
+    high = max(1.0, float(values.max())) if len(values) else 1.0
+    ax.set_ylim(low - pad, high + pad)
+
+
+def _group_colors(groups, ordered: bool = True):
+    """Ordered groups: viridis without its pale yellow end; unordered: a qualitative palette."""
+    if not ordered:
+        cmap = plt.get_cmap("tab10")
+        return {g: cmap(i % 10) for i, g in enumerate(groups)}
     cmap = plt.get_cmap("viridis")
-    return {g: cmap(i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
+    return {g: cmap(0.85 * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
 
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                time_unit: str = "months"):
+                time_unit: str = "months", ordered: bool = True):
     """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
 
     Panel letters run down the layout: (a) original, then RRR at each ε in
@@ -329,7 +342,7 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
-    colors = _group_colors(groups)
+    colors = _group_colors(groups, ordered)
     cols = 1 + len(epsilons)
     mechanisms = _private_mechanisms(rows)
     nrows = max(2, len(mechanisms))
@@ -367,17 +380,23 @@ def _release_name(mechanism: str, epsilon) -> str:
 
 
 def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                       time_unit: str = "months") -> dict:
+                       time_unit: str = "months", lazy: bool = False, ordered: bool = True):
     """The panels of :func:`rrr_figure2` as separate figures, by release name.
 
-    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>`` (the release
-    folders' names), in panel-letter order; each title keeps its letter.
+    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>``, … (the release
+    folders' names), in panel-letter order; each title keeps its letter. A
+    dict, or with ``lazy=True`` a generator of ``(name, figure)`` pairs.
     """
+    panels = _figure2_panels(curves, dataset=dataset, epsilons=epsilons, title=title,
+                             time_unit=time_unit, ordered=ordered)
+    return panels if lazy else dict(panels)
+
+
+def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered):
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
-    colors = _group_colors(groups)
+    colors = _group_colors(groups, ordered)
     origin = rows["data_origin"].iloc[0]
-    figures = {}
     for letter, (mechanism, epsilon) in zip("abcdefghijklmnopqrstuvwxyz",
                                             _release_keys(rows, dataset, epsilons), strict=False):
         part = _select(rows, dataset, mechanism, epsilon)
@@ -389,17 +408,16 @@ def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: s
         ax.legend(fontsize=7)
         _footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
         fig.tight_layout(rect=(0, 0.05, 1, 1))
-        figures[_release_name(mechanism, epsilon)] = fig
-    return figures
+        yield _release_name(mechanism, epsilon), fig
 
 
 def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
-              title: str = "", time_unit: str = "months"):
+              title: str = "", time_unit: str = "months", ordered: bool = True):
     """Pointwise bands of the released KM curves over draws, original curves dashed."""
     rows = bands[bands["dataset"] == dataset]
     original = _select(curves, dataset, "original", None)
     groups = list(dict.fromkeys(original["group"]))
-    colors = _group_colors(groups)
+    colors = _group_colors(groups, ordered)
     mechanisms = _private_mechanisms(rows)
     fig, axes = plt.subplots(len(mechanisms), len(epsilons),
                              figsize=(3.4 * len(epsilons), 3.0 * len(mechanisms)),
@@ -417,7 +435,7 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
                 ax.step(o["t"], o["survival"], where="post", color=colors[group], lw=1,
                         ls="--")
             ax.set_title(_panel_title(part.iloc[0]), fontsize=8)
-            ax.set_ylim(-0.05, 1.05)
+            _unit_ylim(ax, pd.concat([part["lower"], part["upper"]]), pad=0.05)
             ax.grid(alpha=0.3)
     for ax in axes[-1]:
         ax.set_xlabel(f"time ({time_unit})")
@@ -443,51 +461,58 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     for ax, dataset in zip(axes[0], datasets, strict=True):
         rows = utility[utility["dataset"] == dataset]
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
-                  "lnte": {"marker": "s", "ls": "--"}}
+                  "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
         for mechanism in _private_mechanisms(rows):
             part = rows[rows["mechanism"] == mechanism]
-            mean = part.groupby("epsilon")["sup_distance_mean"].mean()
-            ax.plot(mean.index, mean.to_numpy(), label=_MECHANISM_LABELS[mechanism],
-                    **styles[mechanism])
+            # equal privacy on the x axis: the true ε where one holds, else the stated one
+            finite = np.isfinite(part["true_epsilon"]).all()
+            x = "true_epsilon" if finite else "epsilon"
+            mean = part.groupby(x)["sup_distance_mean"].mean()
+            label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
+                                                                      "finite true ε)")
+            ax.plot(mean.index, mean.to_numpy(), label=label, **styles[mechanism])
         ax.set_title(f"{titles.get(dataset, dataset)} "
                      f"({rows['data_origin'].iloc[0]})", fontsize=9)
-        ax.set_xlabel("stated ε")
+        ax.set_xlabel("true ε (per patient)")
         ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=8)
-    _footer(fig, "Averaged over groups and draws. True ε of RRR (paper's calibration) is "
-                 "ε + ln(k−1); LNTE as published has no finite ε.")
+    _footer(fig, "Averaged over groups and draws. x: true ε — RRR with the paper's calibration "
+                 "is ε + ln(k−1); LNTE as published has none and is drawn at its stated ε.")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
 
-def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_) -> dict:
-    """Figure 2 of every cohort: ``figure2_<d>`` and its panels ``figure2_<d>_<release>``."""
-    curves = read_table(inputs["curves"])
-    out = {}
+def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
+    """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
+    ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
+    curves = read_table(inputs["curves"], text_columns=("group",))
     for dataset in datasets:
-        cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"]}
-        out[f"figure2_{dataset}"] = rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
+        cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
+                  "ordered": cohorts[dataset].get("ordered", True)}
+        yield f"figure2_{dataset}", rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
                                                 **cohort)
         for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
-                                            **cohort).items():
-            out[f"figure2_{dataset}_{name}"] = fig
-    return out
+                                            lazy=True, **cohort):
+            yield f"figure2_{dataset}_{name}", fig
 
 
-def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_) -> dict:
-    """``km_bands_<d>`` of every cohort."""
-    bands, curves = read_table(inputs["bands"]), read_table(inputs["curves"])
-    return {f"km_bands_{d}": rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
-                                       title=cohorts[d]["title"],
-                                       time_unit=cohorts[d]["time_unit"]) for d in datasets}
+def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
+    """Yields ``(km_bands_<d>, figure)`` for every cohort."""
+    bands = read_table(inputs["bands"], text_columns=("group",))
+    curves = read_table(inputs["curves"], text_columns=("group",))
+    for d in datasets:
+        yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
+                                         title=cohorts[d]["title"],
+                                         time_unit=cohorts[d]["time_unit"],
+                                         ordered=cohorts[d].get("ordered", True))
 
 
-def rrr_utility_figures(inputs, *, cohorts, **_) -> dict:
-    """``utility``: one panel per cohort."""
-    return {"utility": rrr_utility(read_table(inputs["utility"]),
-                                   titles={d: c["title"] for d, c in cohorts.items()})}
+def rrr_utility_figures(inputs, *, cohorts, **_):
+    """Yields ``("utility", figure)``: one panel per cohort."""
+    yield "utility", rrr_utility(read_table(inputs["utility"]),
+                                 titles={d: c["title"] for d, c in cohorts.items()})
 
 
 #: Figure rule of rrr_survival -> the function that draws its files (stem -> figure).

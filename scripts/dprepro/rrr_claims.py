@@ -28,6 +28,7 @@ import pandas as pd
 
 from .claims import bootstrap_interval, claim_row, claims_frame
 from .io import read_table
+from .rrr_outputs import GROUP_COLUMNS
 
 __all__ = ["rrr_claims"]
 
@@ -42,8 +43,8 @@ def _quantiles(values) -> tuple[float, float, float]:
 
 
 def _by_release(releases, paths) -> dict:
-    return {(r["dataset"], r["mechanism"], r["epsilon"]): read_table(p)
-            for r, p in zip(releases, paths, strict=True)}
+    return {(r["dataset"], r["mechanism"], r["epsilon"]):
+            read_table(p, text_columns=GROUP_COLUMNS) for r, p in zip(releases, paths, strict=True)}
 
 
 def _relative_median_error(released: pd.DataFrame, original: pd.DataFrame) -> np.ndarray:

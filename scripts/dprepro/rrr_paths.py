@@ -14,7 +14,9 @@ from pathlib import Path
 from .cohort_spec import CohortSpec
 
 __all__ = [
+    "MECHANISMS",
     "RELEASE_ROOT",
+    "calibration_of",
     "cbioportal_base",
     "cbioportal_raw",
     "cbioportal_studies",
@@ -38,11 +40,25 @@ def cohort_specs(config: Mapping) -> dict[str, CohortSpec]:
 def cohort_params(spec: CohortSpec) -> dict:
     """Title, time unit, origin and group order of a cohort (figures and analyses)."""
     return {"title": spec.display_title, "time_unit": spec.axis_unit,
-            "data_origin": spec.origin, "groups": list(spec.groups)}
+            "data_origin": spec.origin, "groups": list(spec.groups),
+            "ordered": spec.ordered_groups}
 
 
-def releases(config: Mapping,
-             mechanisms=("original", "rrr", "rrr_debiased", "lnte")) -> list[dict]:
+#: Mechanisms of the study, in table and figure order.
+MECHANISMS = ("original", "rrr", "rrr_debiased", "lnte", "lnte_grid")
+
+
+def calibration_of(config: Mapping, mechanism: str, spec: CohortSpec) -> str:
+    """The ``calibration`` text of a release: RRR's ε↔p rule, the grid of lnte_grid."""
+    rrr = config["rrr_survival"]
+    if mechanism in ("rrr", "rrr_debiased"):
+        return rrr["calibration"]
+    if mechanism == "lnte_grid":
+        return f"grid={int(rrr['lnte_grid_bins'])},rows={spec.rows_per_person}"
+    return ""
+
+
+def releases(config: Mapping, mechanisms=MECHANISMS) -> list[dict]:
     """Every release of the study: dataset × mechanism × ε (one original per dataset)."""
     rrr = config["rrr_survival"]
     specs = cohort_specs(config)
@@ -53,8 +69,7 @@ def releases(config: Mapping,
             for eps in epsilons:
                 out.append({"dataset": dataset, "mechanism": mechanism,
                             "epsilon": None if eps is None else float(eps),
-                            "calibration": (rrr["calibration"]
-                                            if mechanism in ("rrr", "rrr_debiased") else ""),
+                            "calibration": calibration_of(config, mechanism, specs[dataset]),
                             "data_origin": specs[dataset].origin,
                             "privacy_unit": specs[dataset].privacy_unit})
     return out

@@ -27,7 +27,6 @@ import pandas as pd
 
 from .cluster_logrank import pairwise_robust_logrank
 from .debiased_rrr import DebiasedRRR, bootstrap_medians, debiased_curves
-from .io import read_table
 from .km import (
     KaplanMeier,
     km_batch,
@@ -36,6 +35,7 @@ from .km import (
     pairwise_logrank,
     pairwise_logrank_batch,
 )
+from .lnte_dp import GridLNTE, step_on_grid
 from .privacy import PrivacyRecord, non_private, provenance_of
 from .randomized_response import (
     LNTE,
@@ -53,12 +53,10 @@ __all__ = [
     "quantile_inf",
     "person_units",
     "release_labels",
-    "TABLES",
     "privacy_columns",
     "release_mechanism",
     "release_record",
     "records_from_tables",
-    "records_of_releases",
     "run_release",
     "table_privacy",
     "time_grid",
@@ -66,6 +64,8 @@ __all__ = [
     "analyse_rrr",
     "analyse_lnte",
     "analyse_rrr_debiased",
+    "analyse_lnte_grid",
+    "grid_calibration",
     "median_table",
     "logrank_table",
     "rejection_table",
@@ -85,7 +85,26 @@ _MECHANISMS = {
     "rrr_debiased": lambda epsilon, labels, calibration: DebiasedRRR(
         RevisedRandomizedResponse(epsilon=epsilon, categories=labels, calibration=calibration)),
     "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
+    "lnte_grid": lambda epsilon, labels, calibration: GridLNTE(
+        epsilon=epsilon, **grid_calibration(calibration)),
 }
+
+
+def grid_calibration(text: str) -> dict:
+    """``bins`` and ``rows_per_person`` of ``lnte_grid`` from its calibration text.
+
+    The text (``"grid=20,rows=2"``) is what the tables' ``calibration`` column
+    shows, so a table row alone rebuilds the mechanism that made it.
+    """
+    parts = dict(item.split("=", 1) for item in str(text).split(",") if "=" in item)
+    try:
+        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"])}
+    except (KeyError, ValueError):
+        raise ValueError(f"lnte_grid calibration {text!r} is not 'grid=<bins>,rows=<rows>'"
+                         ) from None
+
+
+
 #: Bootstrap resamples of the debiased-RRR median interval (draw 0).
 DEBIASED_RESAMPLES = 200
 
@@ -166,16 +185,17 @@ def records_from_tables(tables) -> list[PrivacyRecord]:
     return records
 
 
-def table_privacy(records) -> dict:
-    """Sidecar ``privacy`` entry of a table mixing releases.
+def table_privacy(records, *, compares_with_original: bool = False) -> dict:
+    """Sidecar ``privacy`` entry of a table or figure mixing releases.
 
-    The table is a release only if every row is privatised; one row of the
-    original data makes it a non-private reference (told apart by the
-    ``mechanism`` column).
+    It is a release only if every row is privatised and nothing is compared
+    with the original data; one row of the original (or a statistic against
+    it, ``compares_with_original``: utility, figures drawn over the original
+    curves) makes it a non-private reference.
     """
     records = list(records)
     entry = provenance_of(records)
-    release = all(r.release for r in records)
+    release = all(r.release for r in records) and not compares_with_original
     note = ("built from privatised releases only" if release else
             "non-private reference: holds or compares with the original data "
             "(mechanism = original)")
@@ -397,9 +417,42 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
         mask = groups == label
         result = mechanism.release(times[mask], events[mask], rng=rng, draws=draws)
         curves[:, g, :] = result.on_grid(grid)
+        # like KM, a group's curve ends at its last follow-up time
+        curves[:, g, np.asarray(grid) > times[mask].max()] = np.nan
         medians.append(lnte_median(result).assign(group=label))
     medians = pd.concat(medians, ignore_index=True).assign(
         median_r=np.nan, plateau=False, ci_method=LNTE_CI_METHOD)
+    return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper", "median_r",
+                                "plateau", "ci_method"]],
+            "curves": _curve_frame(curves, labels, grid)}
+
+
+def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draws: int,
+                      rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
+    """Grid-LNTE curves (:mod:`dprepro.lnte_dp`) of every group and their medians.
+
+    The horizon is the grid's end (the largest follow-up time, public in
+    this study's threat model). Medians: first bin end with S ≤ 0.5 (``inf``
+    if never); draw 0 gets no interval (the spread over draws is in the
+    over-draws rows).
+    """
+    times, events, groups = _check_cohort(cohort, labels)
+    horizon = float(np.max(grid))
+    curves = np.empty((draws, len(labels), len(grid)))
+    medians = []
+    for g, label in enumerate(labels):
+        mask = groups == label
+        edges, survival = mechanism.release(times[mask], events[mask], horizon=horizon, rng=rng,
+                                            draws=draws)
+        curves[:, g, :] = step_on_grid(edges, survival, grid)
+        below = survival <= 0.5
+        median = np.where(below.any(axis=1), edges[np.argmax(below, axis=1)], np.inf)
+        medians.append(pd.DataFrame({"draw": np.arange(draws), "group": label,
+                                     "median": median}))
+    medians = pd.concat(medians, ignore_index=True).assign(
+        ci_lower=np.nan, ci_upper=np.nan, median_r=np.nan, plateau=False,
+        ci_method="first bin end with S <= 0.5; no single-draw interval")
+    medians = medians.sort_values(["draw"], kind="stable").reset_index(drop=True)
     return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper", "median_r",
                                 "plateau", "ci_method"]],
             "curves": _curve_frame(curves, labels, grid)}
@@ -442,6 +495,9 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
                                        grid=grid, bootstrap_rng=boot)
         seeds = {"release": seeds,
                  "bootstrap": seed_record(seed, "rrr_survival", boot_stream, 1)}
+    elif isinstance(obj, GridLNTE):
+        results = analyse_lnte_grid(cohort, labels=labels, mechanism=obj, draws=draws, rng=rng,
+                                    grid=grid)
     elif isinstance(obj, RevisedRandomizedResponse):
         results = analyse_rrr(cohort, labels=labels, epsilon=obj.epsilon,
                               calibration=obj.calibration, draws=draws, rng=rng, grid=grid)
@@ -646,111 +702,3 @@ def curve_table(parts) -> pd.DataFrame:
         frames.append(first)
     columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "group", "t", "survival"]
     return pd.concat(frames, ignore_index=True)[columns]
-
-
-# ------------------------------------------------------------------ one function per table
-
-
-def _key(release) -> tuple:
-    return release["dataset"], release["mechanism"], release["epsilon"]
-
-
-def _load(paths, releases) -> dict:
-    return {_key(r): read_table(path) for r, path in zip(releases, paths, strict=True)}
-
-
-def _infos(releases, medians: dict) -> dict:
-    """Dataset, origin, group order and privacy record of every release.
-
-    The group order of a dataset is the original's where the table reads it,
-    else the releases' (the bands table reads released data only).
-    """
-    labels = {}
-    for r in sorted(releases, key=lambda r: r["mechanism"] != "original"):
-        labels.setdefault(r["dataset"], list(dict.fromkeys(medians[_key(r)]["group"])))
-    infos = {}
-    for r in releases:
-        record = release_record(r["mechanism"], epsilon=r["epsilon"], labels=labels[r["dataset"]],
-                                calibration=r["calibration"],
-                                privacy_unit=r.get("privacy_unit", "patient"))
-        infos[_key(r)] = {"dataset": r["dataset"], "data_origin": r["data_origin"],
-                          "labels": labels[r["dataset"]], "record": record,
-                          "privacy": record.columns(PRIVACY_COLUMNS)}
-    return infos
-
-
-def records_of_releases(releases, medians_paths) -> list[PrivacyRecord]:
-    """The privacy records of ``releases`` (group alphabets read from their medians files)."""
-    infos = _infos(releases, _load(medians_paths, releases))
-    return [i["record"] for i in infos.values()]
-
-
-def _original(frames: dict, dataset: str) -> pd.DataFrame:
-    return frames[(dataset, "original", None)]
-
-
-def median_survival(inputs, *, releases, **_) -> tuple[pd.DataFrame, list]:
-    """``median_survival.csv`` (:func:`median_table`) from the releases' medians files."""
-    medians = _load(inputs["medians"], releases)
-    infos = _infos(releases, medians)
-    return (median_table((infos[k], f) for k, f in medians.items()),
-            [i["record"] for i in infos.values()])
-
-
-def pairwise_logrank_table(inputs, *, releases, logrank_releases, **_):
-    """``pairwise_logrank.csv`` (:func:`logrank_table`)."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    logrank = _load(inputs["logrank"], logrank_releases)
-    return (logrank_table((infos[k], f) for k, f in logrank.items()),
-            [i["record"] for i in infos.values()])
-
-
-def logrank_rejection_rate(inputs, *, releases, logrank_releases, significance, **_):
-    """``logrank_rejection_rate.csv`` (:func:`rejection_table`)."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    logrank = _load(inputs["logrank"], logrank_releases)
-    table = rejection_table(((infos[k], f, _original(logrank, k[0])) for k, f in logrank.items()
-                             if k[1] != "original"), significance=significance)
-    return table, [i["record"] for i in infos.values()]
-
-
-def _private_keys(curves: dict) -> list:
-    return [k for k in curves if k[1] != "original"]
-
-
-def utility(inputs, *, releases, **_):
-    """``utility.csv`` (:func:`utility_table`)."""
-    medians = _load(inputs["medians"], releases)
-    infos = _infos(releases, medians)
-    curves = _load(inputs["curves"], releases)
-    table = utility_table((infos[k], curves[k], medians[k], _original(curves, k[0]),
-                           _original(medians, k[0])) for k in _private_keys(curves))
-    return table, [i["record"] for i in infos.values()]
-
-
-def km_bands(inputs, *, releases, band_level, **_):
-    """``km_bands.csv`` (:func:`band_table`), from privatised releases only."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    curves = _load(inputs["curves"], releases)
-    table = band_table(((infos[k], curves[k]) for k in _private_keys(curves)), level=band_level)
-    return table, [i["record"] for i in infos.values()]
-
-
-def km_curves(inputs, *, releases, **_):
-    """``km_curves.csv`` (:func:`curve_table`): draw 0 of every release, the data of Figure 2."""
-    infos = _infos(releases, _load(inputs["medians"], releases))
-    curves = _load(inputs["curves"], releases)
-    return (curve_table((infos[k], f) for k, f in curves.items()),
-            [i["record"] for i in infos.values()])
-
-
-#: Table file stem -> the function that builds it from the rule's inputs.
-#: Each returns ``(table, records)``: the table and the privacy records of its releases.
-TABLES = {
-    "median_survival": median_survival,
-    "pairwise_logrank": pairwise_logrank_table,
-    "logrank_rejection_rate": logrank_rejection_rate,
-    "utility": utility,
-    "km_bands": km_bands,
-    "km_curves": km_curves,
-}

@@ -14,10 +14,17 @@ if cohort_config_problems(config):
 RRR_COHORTS = rrr_paths.cohort_specs(config)
 RRR_ALL = rrr_paths.releases(config)
 RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
-RRR_PRIVATE = rrr_paths.releases(config, ("rrr", "rrr_debiased", "lnte"))
+RRR_PRIVATE = rrr_paths.releases(config, rrr_paths.MECHANISMS[1:])
+# release folder names are the same for every dataset (mechanism and ε only)
+RRR_PRIVATE_NAMES = list(dict.fromkeys(rrr_paths.release_name(r) for r in RRR_PRIVATE))
+RRR_LOGRANK_NAMES = [n for n in RRR_PRIVATE_NAMES if n.startswith("rrr_eps")]
+RRR_PRIVATE_FILES = [
+    f"{RRR_RELEASE}/{name}/{file}"
+    for name in RRR_PRIVATE_NAMES
+    for file in ("medians.csv", "curves.parquet")
+] + [f"{RRR_RELEASE}/{name}/logrank.csv" for name in RRR_LOGRANK_NAMES]
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
-    "datasets": RRR["datasets"],
     "epsilons": RRR["epsilons"],
     "cohorts": {d: rrr_paths.cohort_params(s) for d, s in RRR_COHORTS.items()},
     "dpi": config["figures"]["dpi"],
@@ -35,6 +42,16 @@ RRR_BANDS = [
     for ext in ("pdf", "png")
 ]
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
+# one figure job per cohort: the same files, drawn in parallel
+RRR_FIGURE2_OF = [
+    f"{RRR_DIR}/figures/figure2_{{dataset}}{suffix}.{ext}"
+    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_PRIVATE_NAMES]]
+    for ext in ("pdf", "png")
+]
+RRR_BANDS_OF = [
+    f"{RRR_DIR}/figures/km_bands_{{dataset}}.{ext}" for ext in ("pdf", "png")
+]
+RRR_DATASET_PATTERN = "|".join(RRR["datasets"])
 RRR_TABLES = {
     name: f"{RRR_DIR}/tables/{name}.csv"
     for name in (
@@ -76,9 +93,11 @@ rule rrr_original:
         mem_mb=1000,
         runtime=5,
     params:
-        mechanism="original",
-        epsilon=None,
-        calibration="",
+        releases=lambda wc: [
+            r
+            for r in RRR_ALL
+            if r["dataset"] == wc.dataset and r["mechanism"] == "original"
+        ],
         draws=1,
         grid_points=RRR["grid_points"],
         seed=config["seed"],
@@ -88,92 +107,26 @@ rule rrr_original:
         "../../scripts/rrr_analyse.py"
 
 
-rule rrr_release:
+rule rrr_private_releases:
     input:
         cohort="results/data/cohorts/{dataset}.parquet",
     output:
-        medians=f"{RRR_RELEASE}/rrr_eps{{epsilon}}/medians.csv",
-        logrank=f"{RRR_RELEASE}/rrr_eps{{epsilon}}/logrank.csv",
-        curves=f"{RRR_RELEASE}/rrr_eps{{epsilon}}/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/rrr_eps{{epsilon}}/medians.csv"),
-        prov_logrank=prov(f"{RRR_RELEASE}/rrr_eps{{epsilon}}/logrank.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/rrr_eps{{epsilon}}/curves.parquet"),
+        medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_PRIVATE_NAMES],
+        curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_PRIVATE_NAMES],
+        logrank=[f"{RRR_RELEASE}/{name}/logrank.csv" for name in RRR_LOGRANK_NAMES],
+        prov=[prov(path) for path in RRR_PRIVATE_FILES],
     log:
-        "results/logs/rrr_release/{dataset}_eps{epsilon}.log",
+        "results/logs/rrr_private_releases/{dataset}.log",
     benchmark:
-        "results/benchmarks/rrr_release/{dataset}_eps{epsilon}.tsv"
+        "results/benchmarks/rrr_private_releases/{dataset}.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=10,
+        runtime=20,
     params:
-        mechanism="rrr",
-        epsilon=lambda wc: float(wc.epsilon),
-        calibration=RRR["calibration"],
-        draws=RRR["draws"],
-        grid_points=RRR["grid_points"],
-        seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
-    script:
-        "../../scripts/rrr_analyse.py"
-
-
-rule rrr_debiased_release:
-    input:
-        cohort="results/data/cohorts/{dataset}.parquet",
-    output:
-        medians=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv",
-        curves=f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/medians.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/rrr_debiased_eps{{epsilon}}/curves.parquet"),
-    log:
-        "results/logs/rrr_debiased_release/{dataset}_eps{epsilon}.log",
-    benchmark:
-        "results/benchmarks/rrr_debiased_release/{dataset}_eps{epsilon}.tsv"
-    conda:
-        "../../envs/survival.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    params:
-        mechanism="rrr_debiased",
-        epsilon=lambda wc: float(wc.epsilon),
-        calibration=RRR["calibration"],
-        draws=RRR["draws"],
-        grid_points=RRR["grid_points"],
-        seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
-    script:
-        "../../scripts/rrr_analyse.py"
-
-
-rule lnte_release:
-    input:
-        cohort="results/data/cohorts/{dataset}.parquet",
-    output:
-        medians=f"{RRR_RELEASE}/lnte_eps{{epsilon}}/medians.csv",
-        curves=f"{RRR_RELEASE}/lnte_eps{{epsilon}}/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/lnte_eps{{epsilon}}/medians.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/lnte_eps{{epsilon}}/curves.parquet"),
-    log:
-        "results/logs/lnte_release/{dataset}_eps{epsilon}.log",
-    benchmark:
-        "results/benchmarks/lnte_release/{dataset}_eps{epsilon}.tsv"
-    conda:
-        "../../envs/survival.yaml"
-    threads: 1
-    resources:
-        mem_mb=2000,
-        runtime=10,
-    params:
-        mechanism="lnte",
-        epsilon=lambda wc: float(wc.epsilon),
-        calibration="",
+        releases=lambda wc: [r for r in RRR_PRIVATE if r["dataset"] == wc.dataset],
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
@@ -360,13 +313,15 @@ rule rrr_figure2:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_FIGURE2,
+            RRR_FIGURE2_OF,
             caption="../report/rrr_figure2.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_FIGURE2],
+        [prov(path) for path in RRR_FIGURE2_OF],
     log:
-        "results/logs/rrr_figure2/rrr_figure2.log",
+        "results/logs/rrr_figure2/{dataset}.log",
+    wildcard_constraints:
+        dataset=RRR_DATASET_PATTERN,
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -375,9 +330,10 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
+        datasets=lambda wc: [wc.dataset],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=RRR_ORIGIN,
+        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -388,13 +344,15 @@ rule rrr_km_bands:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_BANDS,
+            RRR_BANDS_OF,
             caption="../report/rrr_km_bands.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_BANDS],
+        [prov(path) for path in RRR_BANDS_OF],
     log:
-        "results/logs/rrr_km_bands/rrr_km_bands.log",
+        "results/logs/rrr_km_bands/{dataset}.log",
+    wildcard_constraints:
+        dataset=RRR_DATASET_PATTERN,
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -403,9 +361,10 @@ rule rrr_km_bands:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
+        datasets=lambda wc: [wc.dataset],
         figure="km_bands",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=RRR_ORIGIN,
+        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -430,6 +389,7 @@ rule rrr_utility:
         runtime=5,
     params:
         **RRR_FIGURE_PARAMS,
+        datasets=RRR["datasets"],
         figure="utility",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
         data_origin=RRR_ORIGIN,

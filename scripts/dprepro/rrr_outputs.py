@@ -1,0 +1,137 @@
+"""The output tables of ``rrr_survival``: one library function per table file.
+
+Each function takes the rule's inputs (release files) and options and returns
+``(table, records)``: the table and the privacy records of its releases, each
+rebuilt from the mechanism object (:func:`dprepro.rrr_study.release_record`).
+The step script ``scripts/rrr_tables.py`` only looks the function up in
+:data:`TABLES` by the table's name.
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+
+from .io import read_table
+from .privacy import PrivacyRecord
+from .rrr_study import (
+    PRIVACY_COLUMNS,
+    band_table,
+    curve_table,
+    logrank_table,
+    median_table,
+    rejection_table,
+    release_record,
+    utility_table,
+)
+
+#: Group label columns, read as text from CSV (a group called 0 stays "0").
+GROUP_COLUMNS = ("group", "group_a", "group_b")
+
+__all__ = ["GROUP_COLUMNS", "TABLES", "km_bands", "km_curves", "logrank_rejection_rate",
+           "median_survival", "pairwise_logrank_table", "records_of_releases", "utility"]
+
+
+def _key(release) -> tuple:
+    return release["dataset"], release["mechanism"], release["epsilon"]
+
+
+def _load(paths, releases) -> dict:
+    return {_key(r): read_table(path, text_columns=GROUP_COLUMNS)
+            for r, path in zip(releases, paths, strict=True)}
+
+
+def _infos(releases, medians: dict) -> dict:
+    """Dataset, origin, group order and privacy record of every release.
+
+    The group order of a dataset is the original's where the table reads it,
+    else the releases' (the bands table reads released data only).
+    """
+    labels = {}
+    for r in sorted(releases, key=lambda r: r["mechanism"] != "original"):
+        labels.setdefault(r["dataset"], list(dict.fromkeys(medians[_key(r)]["group"])))
+    infos = {}
+    for r in releases:
+        record = release_record(r["mechanism"], epsilon=r["epsilon"], labels=labels[r["dataset"]],
+                                calibration=r["calibration"],
+                                privacy_unit=r.get("privacy_unit", "patient"))
+        infos[_key(r)] = {"dataset": r["dataset"], "data_origin": r["data_origin"],
+                          "labels": labels[r["dataset"]], "record": record,
+                          "privacy": record.columns(PRIVACY_COLUMNS)}
+    return infos
+
+
+def records_of_releases(releases, medians_paths) -> list[PrivacyRecord]:
+    """The privacy records of ``releases`` (group alphabets read from their medians files)."""
+    infos = _infos(releases, _load(medians_paths, releases))
+    return [i["record"] for i in infos.values()]
+
+
+def _original(frames: dict, dataset: str) -> pd.DataFrame:
+    return frames[(dataset, "original", None)]
+
+
+def median_survival(inputs, *, releases, **_) -> tuple[pd.DataFrame, list]:
+    """``median_survival.csv`` (:func:`median_table`) from the releases' medians files."""
+    medians = _load(inputs["medians"], releases)
+    infos = _infos(releases, medians)
+    return (median_table((infos[k], f) for k, f in medians.items()),
+            [i["record"] for i in infos.values()])
+
+
+def pairwise_logrank_table(inputs, *, releases, logrank_releases, **_):
+    """``pairwise_logrank.csv`` (:func:`logrank_table`)."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    logrank = _load(inputs["logrank"], logrank_releases)
+    return (logrank_table((infos[k], f) for k, f in logrank.items()),
+            [i["record"] for i in infos.values()])
+
+
+def logrank_rejection_rate(inputs, *, releases, logrank_releases, significance, **_):
+    """``logrank_rejection_rate.csv`` (:func:`rejection_table`)."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    logrank = _load(inputs["logrank"], logrank_releases)
+    table = rejection_table(((infos[k], f, _original(logrank, k[0])) for k, f in logrank.items()
+                             if k[1] != "original"), significance=significance)
+    return table, [i["record"] for i in infos.values()]
+
+
+def _private_keys(curves: dict) -> list:
+    return [k for k in curves if k[1] != "original"]
+
+
+def utility(inputs, *, releases, **_):
+    """``utility.csv`` (:func:`utility_table`)."""
+    medians = _load(inputs["medians"], releases)
+    infos = _infos(releases, medians)
+    curves = _load(inputs["curves"], releases)
+    table = utility_table((infos[k], curves[k], medians[k], _original(curves, k[0]),
+                           _original(medians, k[0])) for k in _private_keys(curves))
+    return table, [i["record"] for i in infos.values()]
+
+
+def km_bands(inputs, *, releases, band_level, **_):
+    """``km_bands.csv`` (:func:`band_table`), from privatised releases only."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    curves = _load(inputs["curves"], releases)
+    table = band_table(((infos[k], curves[k]) for k in _private_keys(curves)), level=band_level)
+    return table, [i["record"] for i in infos.values()]
+
+
+def km_curves(inputs, *, releases, **_):
+    """``km_curves.csv`` (:func:`curve_table`): draw 0 of every release, the data of Figure 2."""
+    infos = _infos(releases, _load(inputs["medians"], releases))
+    curves = _load(inputs["curves"], releases)
+    return (curve_table((infos[k], f) for k, f in curves.items()),
+            [i["record"] for i in infos.values()])
+
+
+#: Table file stem -> the function that builds it from the rule's inputs.
+#: Each returns ``(table, records)``: the table and the privacy records of its releases.
+TABLES = {
+    "median_survival": median_survival,
+    "pairwise_logrank": pairwise_logrank_table,
+    "logrank_rejection_rate": logrank_rejection_rate,
+    "utility": utility,
+    "km_bands": km_bands,
+    "km_curves": km_curves,
+}
