@@ -54,9 +54,21 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("all") == 1
     config = yaml.safe_load((ROOT / configfile).read_text())
     ldp = config["ldp_indicators"]
-    # one replicate job per (mechanism, censoring, n): every α runs on the same samples
-    jobs = len(ldp["censoring"]) + len(ldp["convergence"]["sample_sizes"])
-    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) * jobs
+    spec = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    spec = spec["properties"]["ldp_indicators"]["properties"]
+    variants = spec["variants"]["properties"]
+    variants = {k: ldp.get("variants", {}).get(k, variants[k]["default"]) for k in variants}
+    conv_mechanisms = ldp["convergence"].get(
+        "mechanisms", spec["convergence"]["properties"]["mechanisms"]["default"])
+    # one replicate job per (design, mechanism, censoring, n): every α on the same samples
+    cens = len(ldp["censoring"])
+    variant_jobs = cens * (sum(float(x) != float(ldp["x"]) for x in variants["x_values"])
+                           + sum(float(c) != 1 for c in variants["noise_scales"])
+                           + bool(variants["phat_at_x"]))
+    assert counts["ldp_simulate"] == (len(ldp["mechanisms"]) * cens + variant_jobs
+                                      + len(conv_mechanisms)
+                                      * len(ldp["convergence"]["sample_sizes"]))
+    assert counts["ldp_variant_table"] == 3 and counts["ldp_claims"] == 1
     assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
     # one job per cohort for all its private releases (mechanisms × ε)
@@ -144,7 +156,9 @@ def test_every_table_and_figure_has_provenance(runs):
 def test_replicate_provenance_records_seeds(runs):
     sidecar = next((runs["2"] / "results" / "ldp_indicators" / "replicates").rglob("*.prov.json"))
     seeds = json.loads(sidecar.read_text())["seeds"]
-    assert seeds["data"]["base_seed"] == 7 and seeds["noise"]["step"].startswith("privatize/")
+    # one noise stream per α of the job, keyed by α as in file names
+    assert seeds["data"]["base_seed"] == 7 and seeds["noise"]
+    assert all(s["step"].startswith("privatize/") for s in seeds["noise"].values())
 
 
 def test_logs_and_benchmarks_are_written(runs):
@@ -173,7 +187,7 @@ def test_logs_and_benchmarks_are_written(runs):
           "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 2, "rrr_km_bands": 2,
           "rrr_utility": 1, "claims_table": 1, "claims_figure": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
-         {"ldp_simulate": 4, "ldp_convergence_table": 1, "ldp_figure": 1}),
+         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1,
           "claims_table": 1, "claims_figure": 1}),
@@ -293,14 +307,17 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
 
     ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
-    default = schema["properties"]["ldp_indicators"]["properties"]["mechanisms"]["default"]
-    names = ldp.get("mechanisms", default)
+    spec = schema["properties"]["ldp_indicators"]["properties"]
+    names = ldp.get("mechanisms", spec["mechanisms"]["default"])
+    conv_names = ldp["convergence"].get(
+        "mechanisms", spec["convergence"]["properties"]["mechanisms"]["default"])
     conv = ldp["convergence"]["alphas"]
-    expected_alphas = {"mse.csv": ldp["alphas"], "mse_alpha_grid.csv": ldp["alpha_grid"],
-                       "mse_vs_n.csv": conv, "convergence_rates.csv": conv}
+    expected = {"mse.csv": (names, ldp["alphas"]), "hazard_mse.csv": (names, ldp["alphas"]),
+                "mse_alpha_grid.csv": (names, ldp["alpha_grid"]),
+                "mse_vs_n.csv": (conv_names, conv), "convergence_rates.csv": (conv_names, conv)}
     directory = runs["2"] / "results" / "ldp_indicators" / "tables"
-    for name, alphas in expected_alphas.items():
-        records = [get_mechanism(m).privacy_record(a) for m in names for a in alphas]
+    for name, (mechanisms, alphas) in expected.items():
+        records = [get_mechanism(m).privacy_record(a) for m in mechanisms for a in alphas]
         table = pd.read_csv(directory / name)
         private = table[table["mechanism"] != "none"]
         assert set(zip(private["mechanism"], private["alpha"], strict=True)) == {

@@ -85,7 +85,7 @@ rule ldp_simulate:
         seed=config["seed"],
         alphas=lambda wc: LDP_DESIGNS[wc.design]["alphas"],
         phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
-        setting=lambda wc: ldp_setting(wc.censoring),
+        setting=lambda wc: ldp_sorted(ldp_setting(wc.censoring)),
         replicates=lambda wc: LDP_DESIGNS[wc.design]["replicates"],
         x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
@@ -159,8 +159,8 @@ rule ldp_claims:
         censorings=LDP_LABELS,
         alphas=LDP["alphas"],
         mechanisms=LDP["mechanisms"],
-        claims=LDP["claims"],
-        variants=LDP["variants"],
+        claims=ldp_sorted(LDP["claims"]),
+        variants=ldp_sorted(LDP["variants"]),
     script:
         "../../scripts/ldp_claims.py"
 

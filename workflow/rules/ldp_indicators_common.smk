@@ -44,6 +44,11 @@ wildcard_constraints:
     mechanism=r"[a-z0-9_.]+",
 
 
+def ldp_sorted(mapping):
+    """A config mapping with sorted keys, so reordering keys in a YAML file reruns nothing."""
+    return {key: mapping[key] for key in sorted(mapping)}
+
+
 def ldp_setting(label):
     for setting in LDP["censoring"]:
         if setting["label"] == label:
