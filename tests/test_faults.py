@@ -22,7 +22,7 @@ def command(work, *args):
 
 
 def run(work, *args, check=True):
-    proc = subprocess.run(command(work, *args), capture_output=True, text=True, timeout=600)
+    proc = subprocess.run(command(work, *args), capture_output=True, text=True, timeout=1500)
     if check:
         assert proc.returncode == 0, proc.stderr[-4000:]
     return proc

@@ -17,7 +17,7 @@ SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 pytestmark = pytest.mark.workflow
 
 
-def snakemake(*args, cwd=None, timeout=600, check=True):
+def snakemake(*args, cwd=None, timeout=1500, check=True):
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), *args]
     if cwd is not None:
         cmd += ["--directory", str(cwd)]
