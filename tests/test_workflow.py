@@ -330,3 +330,56 @@ def test_repr_privacy_columns_are_rebuilt_from_the_mechanism_objects(runs):
         pd.testing.assert_frame_equal(expected, got, check_dtype=False)
         sidecar = json.loads(path.with_name(path.name + ".prov.json").read_text())
         assert sidecar["privacy"] == provenance_of(repr_privacy.distinct(records))
+
+
+def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
+    """repr_transfer.public_source = tcga: GDSC and Xena files served over loopback HTTP."""
+    from helpers.httpserver import serve
+    from helpers.xena import write_xena
+
+    fix = ROOT / "tests" / "fixtures" / "expression"
+    gdsc_zip = fix / "Cell_line_RMA_proc_basalExp.txt.zip"
+    import zipfile
+
+    with zipfile.ZipFile(gdsc_zip) as zf:
+        text = zf.read(zf.namelist()[0]).decode("latin-1")
+    symbols = sorted({line.split("\t")[0] for line in text.splitlines()[1:]} - {""})
+    xena = write_xena(tmp_path / "xena", symbols)
+    routes = {
+        "/Cell_line_RMA_proc_basalExp.txt.zip": gdsc_zip.read_bytes(),
+        "/GDSC2_fitted_dose_response.csv": (fix / "GDSC2_fitted_dose_response.csv").read_bytes(),
+        "/Cell_Lines_Details.csv": (fix / "Cell_Lines_Details.csv").read_bytes(),
+        "/tcga_RSEM_gene_tpm.gz": xena["expression"].read_bytes(),
+        "/gencode.v23.annotation.gene.probemap": xena["probemap"].read_bytes(),
+        "/TCGA_phenotype_denseDataOnlyDownload.tsv.gz": xena["phenotype"].read_bytes(),
+    }
+    with serve(routes) as server:
+        url = server.base_url.rstrip("/")
+        config = yaml.safe_load(SMALL.read_text())
+        config["datasets"] = {
+            "gdsc": {"source": "download",
+                     "expression_url": f"{url}/Cell_line_RMA_proc_basalExp.txt.zip",
+                     "dose_response_url": f"{url}/GDSC2_fitted_dose_response.csv",
+                     "cell_lines_url": f"{url}/Cell_Lines_Details.csv"},
+            "tcga": {"expression_url": f"{url}/tcga_RSEM_gene_tpm.gz",
+                     "expression_sha256": sha256(xena["expression"]),
+                     "probemap_url": f"{url}/gencode.v23.annotation.gene.probemap",
+                     "phenotype_url": f"{url}/TCGA_phenotype_denseDataOnlyDownload.tsv.gz"},
+        }
+        config["repr_transfer"].update(public_source="tcga", min_shared_genes=10)
+        config["repr_transfer"]["cancer_type"]["cases"] = [["BRCA", "COREAD"]]
+        configfile = tmp_path / "paper_tcga.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        snakemake("results/data/repr_transfer/public_expression.parquet", "--cores", "1",
+                  "--configfile", str(configfile), cwd=tmp_path)
+    data = tmp_path / "results" / "data"
+    record = json.loads((data / "raw" / "tcga" / "expression.gz.download.json").read_text())
+    assert record["sha256"] == sha256(xena["expression"]) == record["expected_sha256"]
+    public = pd.read_parquet(data / "repr_transfer" / "public_expression.parquet")
+    lineage = pd.read_parquet(data / "repr_transfer" / "public_lineage.parquet")["lineage"]
+    # BRCA and COREAD's TCGA studies (COAD, READ) are held out; LUAD and SKCM stay
+    assert sorted(set(lineage)) == ["LUAD", "SKCM"] and len(public) == 8
+    upper = {s.upper() for s in symbols}  # symbols are matched upper-case
+    assert set(public.columns) <= upper and public.shape[1] >= 10
+    cache = pd.read_parquet(data / "tcga" / "expression.parquet")
+    assert len(cache) == 20 and set(cache.columns) == upper
