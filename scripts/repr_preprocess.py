@@ -14,4 +14,5 @@ for name, frame in frames.items():
     write_parquet_atomic(frame, out[name])
 step.write_sidecars(snakemake, __file__, [out[name] for name in frames],
                     config={"kind": p.kind, **options},
-                    privacy={**repr_privacy.INTERMEDIATES, "tcga": tcga_data.PRIVACY}[p.kind], data_origin="real")
+                    privacy={**repr_privacy.INTERMEDIATES, "tcga": tcga_data.PRIVACY}[p.kind],
+                    data_origin="real")

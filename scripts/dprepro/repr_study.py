@@ -260,8 +260,8 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
     if len(public) < len(gdsc_expression):
         what = {"depmap": "DepMap models after excluding the GDSC lines",
                 "tcga": "TCGA samples after holding out the cases' cancer types"}[public_source]
-        warnings.warn(f"the public set ({len(public)} {what}) is smaller than the private set ({len(gdsc_expression)} lines)",
-                      stacklevel=2)
+        warnings.warn(f"the public set ({len(public)} {what}) is smaller than the private set "
+                      f"({len(gdsc_expression)} lines)", stacklevel=2)
     if min_public_median is not None:
         keep = public.median(axis=0).to_numpy() >= float(min_public_median)
         public = public.loc[:, keep]
