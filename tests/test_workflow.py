@@ -383,3 +383,22 @@ def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
     assert set(public.columns) <= upper and public.shape[1] >= 10
     cache = pd.read_parquet(data / "tcga" / "expression.parquet")
     assert len(cache) == 20 and set(cache.columns) == upper
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"cases": []}, r"'repr_transfer.cancer_type.cases': empty, but repr_transfer.public_source"),
+    ({"lineage_column": "GDSC_TISSUE_1"},
+     r"'datasets.gdsc.lineage_column': got 'GDSC_TISSUE_1'.*use TCGA_LABEL"),
+], ids=["no-cases", "not-tcga-labels"])
+def test_tcga_public_source_needs_cases_named_by_tcga_study(tmp_path, change, message):
+    config = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    assert config["repr_transfer"]["public_source"] == "tcga"
+    if "cases" in change:
+        config["repr_transfer"]["cancer_type"]["cases"] = change["cases"]
+    else:
+        config["datasets"]["gdsc"]["lineage_column"] = change["lineage_column"]
+    configfile = tmp_path / "bad.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    proc = snakemake("-n", "--configfile", str(configfile), cwd=tmp_path, check=False)
+    assert proc.returncode != 0
+    assert re.search(message, proc.stdout + proc.stderr)

@@ -74,10 +74,17 @@ def repr_tcga_holdout():
     """TCGA study labels of the cases' private cancer types, held out of the public set."""
     from dprepro.tcga_data import holdout_labels
 
-    cases = config["repr_transfer"]["cancer_type"]["cases"]
-    if not cases:
-        from dprepro.config import ConfigError
+    from dprepro.config import ConfigError
 
+    cases = config["repr_transfer"]["cancer_type"]["cases"]
+    column = config["datasets"]["gdsc"]["lineage_column"]
+    if column != "TCGA_LABEL":
+        raise ConfigError(
+            "invalid configuration:\n  - config key 'datasets.gdsc.lineage_column': got "
+            f"{column!r}, but repr_transfer.public_source 'tcga' names cancer types by TCGA "
+            "study (the cases' types are held out of TCGA); use TCGA_LABEL"
+        )
+    if not cases:
         raise ConfigError(
             "invalid configuration:\n  - config key 'repr_transfer.cancer_type.cases': empty, "
             "but repr_transfer.public_source is 'tcga', which holds the private cancer types "
