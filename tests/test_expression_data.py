@@ -600,6 +600,10 @@ def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\n")
     with pytest.raises(ed.ExpressionDataError, match="line 2: 1 values for 2 samples"):
         tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
+    bad.write_text("sample\tA\tB\nENSG01.1\t1.0\t2.0\nENSG02.3\t1.0\tNA\n")
+    with pytest.raises(ed.ExpressionDataError,
+                       match="line 3: non-numeric value for gene 'ENSG02.3'"):
+        tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
 
 
 def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeypatch):
