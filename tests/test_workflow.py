@@ -77,9 +77,14 @@ def test_full_dag_dry_run(configfile, tmp_path):
         assert counts[rule] == 1, rule
     assert counts["repr_figure"] == 4 * pipelines
     real = config["datasets"]["gdsc"]["source"] == "download"
+    tcga = rt.get("public_source", "depmap") == "tcga"
     assert counts.get("gdsc_download", 0) == 3 * real
-    assert counts.get("depmap_download", 0) == 2 * real
-    assert counts.get("gdsc_preprocess", 0) == counts.get("depmap_preprocess", 0) == real
+    assert counts.get("gdsc_preprocess", 0) == real
+    # the public set: DepMap (expression, models) or TCGA (matrix, probemap, phenotype)
+    assert counts.get("depmap_download", 0) == 2 * real * (not tcga)
+    assert counts.get("depmap_preprocess", 0) == real * (not tcga)
+    assert counts.get("tcga_download", 0) == 3 * real * tcga
+    assert counts.get("tcga_preprocess", 0) == real * tcga
 
 
 def test_snakefmt_check():
