@@ -19,7 +19,12 @@ exits 1 above it.
 The kept block, not the file, sets the peak: rows of genes outside the array are
 skipped after their id is read. So a run with fewer ``--rows`` but the full ``--keep``
 measures the real peak; its time extrapolates linearly in the rows (skipped rows cost
-only the decompression). Needs about 6 GB free in ``--dir`` at full size.
+only the decompression). Needs about 3 GB free in ``--dir`` at full size.
+
+Measured (2 shared cores, full size: 60,498 rows x 10,535 samples, 2.2 GB gzip-1, about
+5 GB of text; 17,737 symbols kept): 100 s wall, 71 s CPU, peak RSS 903 MB (baseline
+108 MB; the kept block 713 MB). Writing that frame to Parquet (the rule's next step)
+peaks at 1.9 GB: both stay under the 4 GB target.
 """
 
 from __future__ import annotations
