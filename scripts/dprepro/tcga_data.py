@@ -263,7 +263,10 @@ def tcga_tables(inputs, *, cancer_type_column: str = "_primary_disease",
                 genes: Iterable[str] | None = None) -> dict[str, pd.DataFrame]:
     """The TCGA caches: ``expression`` (samples x symbols) and ``lineage`` (TCGA study).
 
-    Only samples with a cancer type are kept, and only the symbols in ``genes``
+    Every sample with a cancer type is kept -- Xena's phenotype gives one to the
+    solid-tissue-normal samples (``-11``) of a study too, and they stay, labelled
+    with their study (an assumption: the paper does not say it dropped them) --
+    and only the symbols in ``genes``
     (the private array's gene list, public annotation), which bounds the memory
     to that block: about 17,000 symbols x 10,500 samples x 4 bytes = 0.7 GB.
     """
