@@ -1,4 +1,4 @@
-"""Download one raw input of the repr_transfer paper mode (GDSC or DepMap), checksummed."""
+"""Download one raw input of the repr_transfer paper mode (GDSC, DepMap or TCGA), checksummed."""
 
 import json
 
@@ -13,6 +13,8 @@ hint = ("without network, use the embedded default (datasets.gdsc.source and "
         "datasets.depmap.source: synthetic in config/config.yaml), or download the file "
         f"elsewhere and set datasets.{spec['source']}.{spec['item']}_url to its local path")
 state = {"next": 0}
+TERMS = {"gdsc": "GDSC: download only, never redistribute", "depmap": "DepMap: CC BY 4.0",
+         "tcga": "TCGA via UCSC Xena: open access"}
 
 
 def progress(done, total):
@@ -32,6 +34,5 @@ if not spec["sha256"]:
              record.sha256, spec["source"], spec["item"])
 write_json({**record.to_dict(), "source": spec["source"], "item": spec["item"],
             "expected_sha256": spec["sha256"] or None,
-            "terms": ("GDSC: download only, never redistribute" if spec["source"] == "gdsc"
-                      else "DepMap: CC BY 4.0")}, snakemake.output.record)
+            "terms": TERMS[spec["source"]]}, snakemake.output.record)
 log.info("record: %s", json.dumps({"path": record.path, "sha256": record.sha256}))

@@ -1,16 +1,18 @@
-"""Parse the raw GDSC or DepMap files of the repr_transfer paper mode into Parquet caches."""
+"""Parse the raw GDSC, DepMap or TCGA files of the repr_transfer paper mode into Parquet caches."""
 
-from dprepro import repr_privacy, step
+from dprepro import repr_privacy, step, tcga_data
 from dprepro.expression_data import PREPROCESSORS, write_parquet_atomic
 
 log = step.start(snakemake, "repr_preprocess")
 p = snakemake.params
 out = snakemake.output
-frames = PREPROCESSORS[p.kind](snakemake.input)
+options = dict(getattr(p, "options", {}) or {})
+frames = PREPROCESSORS[p.kind](snakemake.input, **options)
 for name, frame in frames.items():
     log.info("%s %s: %d x %d (%s)", p.kind, name, *frame.shape,
              {k: v for k, v in frame.attrs.items() if k != "source"})
     write_parquet_atomic(frame, out[name])
 step.write_sidecars(snakemake, __file__, [out[name] for name in frames],
-                    config={"kind": p.kind}, privacy=repr_privacy.INTERMEDIATES[p.kind],
+                    config={"kind": p.kind, **options},
+                    privacy={**repr_privacy.INTERMEDIATES, "tcga": tcga_data.PRIVACY}[p.kind],
                     data_origin="real")

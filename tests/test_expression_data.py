@@ -600,6 +600,10 @@ def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\n")
     with pytest.raises(ed.ExpressionDataError, match="line 2: 1 values for 2 samples"):
         tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
+    bad.write_text("sample\tA\tB\nENSG01.1\t1.0\t2.0\nENSG02.3\t1.0\tNA\n")
+    with pytest.raises(ed.ExpressionDataError,
+                       match="line 3: non-numeric value for gene 'ENSG02.3'"):
+        tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
 
 
 def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeypatch):
@@ -623,3 +627,72 @@ def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeyp
     bad.write_text("COSMIC_ID,Drug_1_IC50\nabc,1\n")
     with pytest.raises(ed.ExpressionDataError, match="non-integer COSMIC_ID"):
         ed.read_gdsc_ic50_matrix(bad)
+
+
+# --------------------------------------------------------------------------- #
+# TCGA caches through the download path (loopback server, Xena layouts)
+# --------------------------------------------------------------------------- #
+class _Inputs(dict):
+    """What a Snakemake rule passes a script: names as attributes, ``keys()``."""
+
+    __getattr__ = dict.__getitem__
+
+
+def test_tcga_caches_from_a_loopback_server(tmp_path):
+    from helpers.xena import write_xena
+
+    files = write_xena(tmp_path / "served", ["TP53", "EGFR", "KRAS", "BRAF"])
+    routes = {f"/{name}": files[name].read_bytes()
+              for name in ("expression", "probemap", "phenotype")}
+    inputs = _Inputs()
+    with serve(routes) as srv:
+        for name, body in routes.items():
+            record = download(srv.url(name), tmp_path / "raw" / name.strip("/"),
+                              sha256=hashlib.sha256(body).hexdigest(), sleep=lambda s: None)
+            inputs[name.strip("/")] = record.path
+        with pytest.raises(ChecksumError):
+            download(srv.url("/expression"), tmp_path / "raw" / "bad.gz", sha256="0" * 64,
+                     retries=0, sleep=lambda s: None)
+    assert not (tmp_path / "raw" / "bad.gz").exists()
+    # the private array's gene list: a GDSC-like cache whose columns are symbols
+    genes = pd.DataFrame(np.zeros((2, 3), np.float32), columns=["EGFR", "TP53", "MYC"],
+                         index=pd.Index([906826, 687983], name="COSMIC_ID"))
+    inputs["genes"] = ed.write_parquet_atomic(genes, tmp_path / "gdsc_expression.parquet")
+    frames = ed.PREPROCESSORS["tcga"](inputs, cancer_type_column="_primary_disease")
+    expr, lineage = frames["expression"], frames["lineage"]
+    # only the array's genes that TCGA has; only samples with a cancer type
+    assert list(expr.columns) == ["EGFR", "TP53"]
+    assert list(expr.index) == list(files["types"]) and expr.dtypes.unique() == [np.float32]
+    assert lineage["lineage"].to_dict() == files["types"]  # Xena names -> TCGA studies
+    # TP53 has two Ensembl ids: summed on the TPM scale (2^x - 0.001), logged again
+    tp53 = [g for g, s in files["ids"].items() if s == "TP53"]
+    assert len(tp53) == 2
+    n = len(files["types"])
+    tpm = sum(np.exp2(files["log2"][g][:n]) - 0.001 for g in tp53)
+    np.testing.assert_allclose(expr["TP53"], np.log2(tpm + 0.001), rtol=1e-6)
+    egfr = next(g for g, s in files["ids"].items() if s == "EGFR")
+    np.testing.assert_allclose(expr["EGFR"], files["log2"][egfr][:n], atol=1e-4)
+    for name, frame in frames.items():
+        back = ed.read_parquet_matrix(ed.write_parquet_atomic(frame, tmp_path / f"{name}.pq"))
+        pd.testing.assert_frame_equal(back, frame, check_exact=True)
+
+
+def test_tcga_cancer_types_become_tcga_study_labels(tmp_path):
+    from dprepro import tcga_data
+
+    path = tmp_path / "pheno.tsv"
+    path.write_text("sample\t_primary_disease\tcancer type abbreviation\n"
+                    "S1\tBreast Invasive Carcinoma\tBRCA\nS2\tlung adenocarcinoma\tLUAD\n"
+                    "S3\tnot a cancer\tXYZ\n")
+    with pytest.raises(ExpressionDataError, match="not TCGA studies: \\['not a cancer'\\]"):
+        tcga_data.read_tcga_phenotype(path, abbreviate=True)
+    with pytest.raises(ExpressionDataError, match="'XYZ'"):
+        tcga_data.read_tcga_phenotype(path, column="cancer type abbreviation", abbreviate=True)
+    path.write_text("sample\tcancer type abbreviation\nS1\tBRCA\nS2\tLUAD\n")
+    assert tcga_data.read_tcga_phenotype(path, column="cancer type abbreviation",
+                                         abbreviate=True).to_dict() == {"S1": "BRCA",
+                                                                        "S2": "LUAD"}
+    assert tcga_data.holdout_labels([["BRCA", "COREAD"], ["LUAD", "BRCA"]]) == [
+        "BRCA", "COAD", "LUAD", "READ"]
+    # every TCGA study of the mapping has a distinct disease name
+    assert len(set(tcga_data.TCGA_STUDY_OF_DISEASE.values())) == 33

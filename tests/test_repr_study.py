@@ -629,3 +629,22 @@ def test_low_expression_filter_and_small_public_set_warning():
     assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
     assert "G0" not in out["public_expression"].columns
     assert out["public_expression"].shape[1] == 10
+
+
+def test_tcga_public_set_holds_out_the_cases_cancer_types():
+    rng = np.random.default_rng(1)
+    genes = [f"G{i}" for i in range(8)]
+    gdsc = pd.DataFrame(rng.normal(5, 1, (3, 8)), index=[101, 102, 103], columns=genes)
+    samples = [f"TCGA-{i}" for i in range(6)]
+    tcga = pd.DataFrame(rng.normal(5, 1, (6, 8)), index=samples, columns=genes)
+    lineage = pd.DataFrame({"lineage": ["BRCA", "LUAD", "COAD", "READ", "SKCM", "SKCM"]},
+                           index=pd.Index(samples, name="sample"))
+    with pytest.warns(UserWarning, match="held out 3 TCGA samples"):
+        out = repr_study.real_data(gdsc, tcga, lineage, min_shared_genes=5,
+                                   exclude_private_lines=True, public_source="tcga",
+                                   holdout=["BRCA", "COAD", "READ"])
+    assert list(out["public_expression"].index) == ["TCGA-1", "TCGA-4", "TCGA-5"]
+    assert out["public_lineage"]["lineage"].tolist() == ["LUAD", "SKCM", "SKCM"]
+    with pytest.raises(ValueError, match="public_source must be"):
+        repr_study.real_data(gdsc, tcga, lineage, min_shared_genes=5,
+                             exclude_private_lines=True, public_source="gtex")

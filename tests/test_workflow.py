@@ -89,9 +89,14 @@ def test_full_dag_dry_run(configfile, tmp_path):
         assert counts[rule] == 1, rule
     assert counts["repr_figure"] == 4 * pipelines
     real = config["datasets"]["gdsc"]["source"] == "download"
+    tcga = rt.get("public_source", "depmap") == "tcga"
     assert counts.get("gdsc_download", 0) == 3 * real
-    assert counts.get("depmap_download", 0) == 2 * real
-    assert counts.get("gdsc_preprocess", 0) == counts.get("depmap_preprocess", 0) == real
+    assert counts.get("gdsc_preprocess", 0) == real
+    # the public set: DepMap (expression, models) or TCGA (matrix, probemap, phenotype)
+    assert counts.get("depmap_download", 0) == 2 * real * (not tcga)
+    assert counts.get("depmap_preprocess", 0) == real * (not tcga)
+    assert counts.get("tcga_download", 0) == 3 * real * tcga
+    assert counts.get("tcga_preprocess", 0) == real * tcga
 
 
 def test_snakefmt_check():
@@ -351,3 +356,75 @@ def test_repr_privacy_columns_are_rebuilt_from_the_mechanism_objects(runs):
         pd.testing.assert_frame_equal(expected, got, check_dtype=False)
         sidecar = json.loads(path.with_name(path.name + ".prov.json").read_text())
         assert sidecar["privacy"] == provenance_of(repr_privacy.distinct(records))
+
+
+def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
+    """repr_transfer.public_source = tcga: GDSC and Xena files served over loopback HTTP."""
+    from helpers.httpserver import serve
+    from helpers.xena import write_xena
+
+    fix = ROOT / "tests" / "fixtures" / "expression"
+    gdsc_zip = fix / "Cell_line_RMA_proc_basalExp.txt.zip"
+    import zipfile
+
+    with zipfile.ZipFile(gdsc_zip) as zf:
+        text = zf.read(zf.namelist()[0]).decode("latin-1")
+    symbols = sorted({line.split("\t")[0] for line in text.splitlines()[1:]} - {""})
+    xena = write_xena(tmp_path / "xena", symbols)
+    routes = {
+        "/Cell_line_RMA_proc_basalExp.txt.zip": gdsc_zip.read_bytes(),
+        "/GDSC2_fitted_dose_response.csv": (fix / "GDSC2_fitted_dose_response.csv").read_bytes(),
+        "/Cell_Lines_Details.csv": (fix / "Cell_Lines_Details.csv").read_bytes(),
+        "/tcga_RSEM_gene_tpm.gz": xena["expression"].read_bytes(),
+        "/gencode.v23.annotation.gene.probemap": xena["probemap"].read_bytes(),
+        "/TCGA_phenotype_denseDataOnlyDownload.tsv.gz": xena["phenotype"].read_bytes(),
+    }
+    with serve(routes) as server:
+        url = server.base_url.rstrip("/")
+        config = yaml.safe_load(SMALL.read_text())
+        config["datasets"] = {
+            "gdsc": {"source": "download",
+                     "expression_url": f"{url}/Cell_line_RMA_proc_basalExp.txt.zip",
+                     "dose_response_url": f"{url}/GDSC2_fitted_dose_response.csv",
+                     "cell_lines_url": f"{url}/Cell_Lines_Details.csv"},
+            "tcga": {"expression_url": f"{url}/tcga_RSEM_gene_tpm.gz",
+                     "expression_sha256": sha256(xena["expression"]),
+                     "probemap_url": f"{url}/gencode.v23.annotation.gene.probemap",
+                     "phenotype_url": f"{url}/TCGA_phenotype_denseDataOnlyDownload.tsv.gz"},
+        }
+        config["repr_transfer"].update(public_source="tcga", min_shared_genes=10)
+        config["repr_transfer"]["cancer_type"]["cases"] = [["BRCA", "COREAD"]]
+        configfile = tmp_path / "paper_tcga.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        snakemake("results/data/repr_transfer/public_expression.parquet", "--cores", "1",
+                  "--configfile", str(configfile), cwd=tmp_path)
+    data = tmp_path / "results" / "data"
+    record = json.loads((data / "raw" / "tcga" / "expression.gz.download.json").read_text())
+    assert record["sha256"] == sha256(xena["expression"]) == record["expected_sha256"]
+    public = pd.read_parquet(data / "repr_transfer" / "public_expression.parquet")
+    lineage = pd.read_parquet(data / "repr_transfer" / "public_lineage.parquet")["lineage"]
+    # BRCA and COREAD's TCGA studies (COAD, READ) are held out; LUAD and SKCM stay
+    assert sorted(set(lineage)) == ["LUAD", "SKCM"] and len(public) == 8
+    upper = {s.upper() for s in symbols}  # symbols are matched upper-case
+    assert set(public.columns) <= upper and public.shape[1] >= 10
+    cache = pd.read_parquet(data / "tcga" / "expression.parquet")
+    assert len(cache) == 20 and set(cache.columns) == upper
+
+
+@pytest.mark.parametrize("change, message", [
+    ({"cases": []}, r"'repr_transfer.cancer_type.cases': empty, but repr_transfer.public_source"),
+    ({"lineage_column": "GDSC_TISSUE_1"},
+     r"'datasets.gdsc.lineage_column': got 'GDSC_TISSUE_1'.*use TCGA_LABEL"),
+], ids=["no-cases", "not-tcga-labels"])
+def test_tcga_public_source_needs_cases_named_by_tcga_study(tmp_path, change, message):
+    config = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    assert config["repr_transfer"]["public_source"] == "tcga"
+    if "cases" in change:
+        config["repr_transfer"]["cancer_type"]["cases"] = change["cases"]
+    else:
+        config["datasets"]["gdsc"]["lineage_column"] = change["lineage_column"]
+    configfile = tmp_path / "bad.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    proc = snakemake("-n", "--configfile", str(configfile), cwd=tmp_path, check=False)
+    assert proc.returncode != 0
+    assert re.search(message, proc.stdout + proc.stderr)

@@ -1256,5 +1256,23 @@ def depmap_tables(inputs) -> dict[str, pd.DataFrame]:
             "models": read_depmap_models(inputs.models)}
 
 
+def tcga_tables(inputs, *, cancer_type_column: str = "_primary_disease") -> dict[str, pd.DataFrame]:
+    """The TCGA caches from the raw Xena files (``inputs.expression``, ``probemap``,
+    ``phenotype``), keeping only the symbols of the GDSC expression cache
+    ``inputs.genes`` (its column names: the array's public gene list) when given;
+    see :func:`dprepro.tcga_data.tcga_tables`."""
+    import pyarrow.parquet as pq
+
+    from .tcga_data import tcga_tables as tables
+
+    genes = None
+    if "genes" in inputs.keys():
+        schema = pq.read_schema(inputs.genes)
+        index = {c for c in (schema.pandas_metadata or {}).get("index_columns", [])
+                 if isinstance(c, str)}
+        genes = [c for c in schema.names if c not in index]
+    return tables(inputs, cancer_type_column=cancer_type_column, genes=genes)
+
+
 #: The cache builder of each raw source (one function per preprocessing output set).
-PREPROCESSORS = {"gdsc": gdsc_tables, "depmap": depmap_tables}
+PREPROCESSORS = {"gdsc": gdsc_tables, "depmap": depmap_tables, "tcga": tcga_tables}

@@ -208,8 +208,16 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
               exclude_private_lines: bool, lineage_column: str = "TCGA_LABEL",
               gdsc_cell_lines: pd.DataFrame | None = None,
               gdsc_dose_response: pd.DataFrame | None = None,
-              min_public_median: float | None = None) -> dict[str, pd.DataFrame]:
-    """GDSC (private) and DepMap (public) as the study's five tables.
+              min_public_median: float | None = None, public_source: str = "depmap",
+              holdout: Sequence[str] = ()) -> dict[str, pd.DataFrame]:
+    """GDSC (private) and DepMap or TCGA (public) as the study's five tables.
+
+    With ``public_source = "tcga"`` the second and third arguments are the
+    TCGA caches (samples x symbols, and the ``lineage`` table of TCGA study
+    labels by sample): tumours, not cell lines, so no line overlaps GDSC;
+    instead, as the paper did, the samples of the private cancer types of the
+    cases (``holdout``, TCGA study labels) are held out of the public set, so
+    the representation never saw the types it is evaluated on.
 
     * low-expression filter (``min_public_median``, as the authors did):
       public genes whose median expression is below it are dropped before the
@@ -231,17 +239,29 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
     from .expression_data import harmonise_genes
 
     private_ids = set(int(i) for i in gdsc_expression.index)
-    models = depmap_models.set_index("ModelID")
     public = depmap_expression
-    if exclude_private_lines:
+    if public_source == "tcga":
+        models = depmap_models
+        held = models["lineage"].reindex(public.index).isin(set(holdout)).to_numpy()
+        public = public.loc[~held]
+        if held.any():
+            warnings.warn(f"held out {int(held.sum())} TCGA samples of the cases' cancer types "
+                          f"{sorted(set(holdout))}; {len(public)} public samples left",
+                          stacklevel=2)
+    elif public_source != "depmap":
+        raise ValueError(f"public_source must be 'depmap' or 'tcga', got {public_source!r}")
+    else:
+        models = depmap_models.set_index("ModelID")
+    if public_source == "depmap" and exclude_private_lines:
         cosmic = models["COSMICID"].reindex(public.index)
         drop = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
             private_ids).to_numpy()
         public = public.loc[~drop]
     if len(public) < len(gdsc_expression):
-        warnings.warn(f"the public set ({len(public)} DepMap models after excluding the GDSC "
-                      f"lines) is smaller than the private set ({len(gdsc_expression)} lines)",
-                      stacklevel=2)
+        what = {"depmap": "DepMap models after excluding the GDSC lines",
+                "tcga": "TCGA samples after holding out the cases' cancer types"}[public_source]
+        warnings.warn(f"the public set ({len(public)} {what}) is smaller than the private set "
+                      f"({len(gdsc_expression)} lines)", stacklevel=2)
     if min_public_median is not None:
         keep = public.median(axis=0).to_numpy() >= float(min_public_median)
         public = public.loc[:, keep]
@@ -288,9 +308,12 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
                 seed_record(seed, STUDY, stream, 1))
     if origin != "real":
         raise ValueError(f"origin must be 'synthetic' or 'real', got {origin!r}")
+    tcga = settings.get("public_source", "depmap") == "tcga"
     data = real_data(
-        read_parquet_matrix(inputs.gdsc_expression), read_parquet_matrix(inputs.depmap_expression),
-        read_parquet_matrix(inputs.depmap_models),
+        read_parquet_matrix(inputs.gdsc_expression),
+        read_parquet_matrix(inputs.tcga_expression if tcga else inputs.depmap_expression),
+        read_parquet_matrix(inputs.tcga_lineage if tcga else inputs.depmap_models),
+        public_source="tcga" if tcga else "depmap", holdout=settings.get("holdout", ()),
         min_shared_genes=settings["min_shared_genes"],
         exclude_private_lines=settings["exclude_private_lines"],
         min_public_median=settings.get("min_public_median"),

@@ -67,7 +67,7 @@ rule rrr_cohort:
         "../../scripts/rrr_cohort.py"
 
 
-# ---- GDSC (private) and DepMap (public) raw files of repr_transfer's paper mode ----
+# ---- GDSC (private), DepMap and TCGA (public) raw files of repr_transfer's paper mode ----
 # (paths and URL helpers in repr_transfer_common.smk: lint wants functions and rules apart)
 include: "repr_transfer_common.smk"
 
@@ -116,6 +116,29 @@ rule depmap_download:
         "../../scripts/repr_download.py"
 
 
+rule tcga_download:
+    output:
+        file="results/data/raw/tcga/{rawfile}",
+        record="results/data/raw/tcga/{rawfile}.download.json",
+    log:
+        "results/logs/tcga_download/{rawfile}.log",
+    wildcard_constraints:
+        rawfile=REPR_RAW_FILE,
+    localrule: True
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        # the toil TPM matrix is about 4 GB gzipped
+        runtime=240,
+    params:
+        spec=lambda wc: repr_raw_spec("tcga", wc.rawfile),
+        downloads=config["downloads"],
+    script:
+        "../../scripts/repr_download.py"
+
+
 rule gdsc_preprocess:
     input:
         expression=repr_raw("gdsc", "expression"),
@@ -155,5 +178,33 @@ rule depmap_preprocess:
         runtime=30,
     params:
         kind="depmap",
+    script:
+        "../../scripts/repr_preprocess.py"
+
+
+rule tcga_preprocess:
+    input:
+        expression=repr_raw("tcga", "expression"),
+        probemap=repr_raw("tcga", "probemap"),
+        phenotype=repr_raw("tcga", "phenotype"),
+        # the array's gene list (column names only): the genes kept from TCGA
+        genes=GDSC_CACHE["expression"],
+    output:
+        **TCGA_CACHE,
+        **{f"prov_{k}": prov(v) for k, v in TCGA_CACHE.items()},
+    log:
+        "results/logs/tcga_preprocess/tcga_preprocess.log",
+    benchmark:
+        "results/benchmarks/tcga_preprocess/tcga_preprocess.tsv"
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        # streamed: the kept float32 block (~17,000 genes x 10,535 samples) plus one line
+        mem_mb=4000,
+        runtime=120,
+    params:
+        kind="tcga",
+        options={"cancer_type_column": config["datasets"]["tcga"]["cancer_type_column"]},
     script:
         "../../scripts/repr_preprocess.py"

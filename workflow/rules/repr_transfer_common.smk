@@ -1,20 +1,34 @@
 # ---- repr_transfer: configuration, paths and helpers of the study ----
-# Also the raw-file paths of the GDSC/DepMap download rules in data.smk.
+# Also the raw-file paths of the GDSC/DepMap/TCGA download rules in data.smk.
 
 from dprepro.repr_privacy import epsilon_grid  # noqa: E402
 
 REPR_RAW_ITEMS = {
     "gdsc": {"expression": ".zip", "dose_response": ".xlsx", "cell_lines": ".xlsx"},
     "depmap": {"expression": ".csv", "models": ".csv"},
+    "tcga": {"expression": ".gz", "probemap": ".tsv", "phenotype": ".tsv.gz"},
 }
-REPR_RAW_SUFFIXES = (".txt.zip", ".csv.gz", ".zip", ".xlsx", ".csv", ".txt", ".gz")
-REPR_RAW_FILE = r"(expression|dose_response|cell_lines|models)(\.txt\.zip|\.csv\.gz|\.zip|\.xlsx|\.csv|\.txt|\.gz)"
+REPR_RAW_SUFFIXES = (
+    ".txt.zip",
+    ".csv.gz",
+    ".tsv.gz",
+    ".zip",
+    ".xlsx",
+    ".csv",
+    ".tsv",
+    ".txt",
+    ".gz",
+)
+REPR_RAW_FILE = r"(expression|dose_response|cell_lines|models|probemap|phenotype)(\.txt\.zip|\.csv\.gz|\.tsv\.gz|\.zip|\.xlsx|\.csv|\.tsv|\.txt|\.gz)"
 GDSC_CACHE = {
     name: f"results/data/gdsc/{name}.parquet"
     for name in ("expression", "dose_response", "cell_lines")
 }
 DEPMAP_CACHE = {
     name: f"results/data/depmap/{name}.parquet" for name in ("expression", "models")
+}
+TCGA_CACHE = {
+    name: f"results/data/tcga/{name}.parquet" for name in ("expression", "lineage")
 }
 
 
@@ -51,9 +65,39 @@ def repr_canonical(value):
     return value
 
 
+def repr_public_source():
+    """'depmap' or 'tcga': the public expression of the real-data mode."""
+    return config["repr_transfer"]["public_source"]
+
+
+def repr_tcga_holdout():
+    """TCGA study labels of the cases' private cancer types, held out of the public set."""
+    from dprepro.tcga_data import holdout_labels
+
+    from dprepro.config import ConfigError
+
+    cases = config["repr_transfer"]["cancer_type"]["cases"]
+    column = config["datasets"]["gdsc"]["lineage_column"]
+    if column != "TCGA_LABEL":
+        raise ConfigError(
+            "invalid configuration:\n  - config key 'datasets.gdsc.lineage_column': got "
+            f"{column!r}, but repr_transfer.public_source 'tcga' names cancer types by TCGA "
+            "study (the cases' types are held out of TCGA); use TCGA_LABEL"
+        )
+    if not cases:
+        raise ConfigError(
+            "invalid configuration:\n  - config key 'repr_transfer.cancer_type.cases': empty, "
+            "but repr_transfer.public_source is 'tcga', which holds the private cancer types "
+            "of every case out of the public data; list the cases (pairs of TCGA_LABELs)"
+        )
+    return holdout_labels(cases)
+
+
 def repr_data_origin():
     """'synthetic' or 'real'; GDSC and DepMap must both be synthetic or both real."""
     sources = {s: config["datasets"][s]["source"] for s in ("gdsc", "depmap")}
+    if repr_public_source() == "tcga":
+        sources.pop("depmap")
     if len(set(sources.values())) != 1:
         from dprepro.config import ConfigError
 
@@ -71,11 +115,17 @@ def repr_data_inputs(kind):
     def inputs(wildcards):
         if repr_data_origin() == "synthetic":
             return {}
-        out = {
-            "gdsc_expression": GDSC_CACHE["expression"],
-            "depmap_expression": DEPMAP_CACHE["expression"],
-            "depmap_models": DEPMAP_CACHE["models"],
-        }
+        out = {"gdsc_expression": GDSC_CACHE["expression"]}
+        if repr_public_source() == "tcga":
+            out.update(
+                tcga_expression=TCGA_CACHE["expression"],
+                tcga_lineage=TCGA_CACHE["lineage"],
+            )
+        else:
+            out.update(
+                depmap_expression=DEPMAP_CACHE["expression"],
+                depmap_models=DEPMAP_CACHE["models"],
+            )
         if kind == "private":
             out["gdsc_dose_response"] = GDSC_CACHE["dose_response"]
             out["gdsc_cell_lines"] = GDSC_CACHE["cell_lines"]
@@ -276,6 +326,12 @@ REPR_DATA_SETTINGS = (
         "min_public_median": REPR["min_public_median"],
         "lineage_column": config["datasets"]["gdsc"]["lineage_column"],
         "exclude_private_lines": config["datasets"]["depmap"]["exclude_private_lines"],
+        # only with TCGA, so the DepMap mode's parameters (and jobs) stay as they were
+        **(
+            {"public_source": "tcga", "holdout": repr_tcga_holdout()}
+            if repr_public_source() == "tcga"
+            else {}
+        ),
     }
 )
 # synthetic sizes need little memory; GDSC x DepMap matrices (~1,000 and ~1,500 lines
