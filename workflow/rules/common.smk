@@ -41,5 +41,3 @@ STUDY_CLAIMS = {}
 
 def study_targets(studies):
     return [path for study in studies for path in STUDY_TARGETS[study]]
-
-
