@@ -286,6 +286,76 @@ def test_ssp_clipping_weights_on_grid_and_reproducible():
         ssp_clipping_weights(60, 2, epsilon=np.inf, rng=np.random.default_rng(0))
 
 
+def _spearman_by_rankdata(P, y):
+    """The rank-array formula: mid-ranks of every row, centred, correlated."""
+    rp = stats.rankdata(P, axis=1)
+    ry = stats.rankdata(y)
+    rp = rp - rp.mean(axis=1, keepdims=True)
+    ry = ry - ry.mean()
+    num = rp @ ry
+    den = np.sqrt(np.sum(rp**2, axis=1) * np.sum(ry**2))
+    out = np.zeros(P.shape[0])
+    out[den > 0] = num[den > 0] / den[den > 0]
+    return out
+
+
+@pytest.mark.filterwarnings("ignore:An input array is constant")
+@pytest.mark.parametrize("n", [3, 17, 800])
+def test_spearman_rows_bitwise_equal_to_rank_formula_and_to_scipy(n):
+    from dprepro.dp_learners import _spearman_rows
+
+    rng = np.random.default_rng(n)
+    P = rng.standard_normal((50, n))
+    P[:4] = np.round(P[:4])  # rows with ties take the rankdata path
+    P[4] = 2.0  # a constant row has rho 0
+    for y in (rng.standard_normal(n), np.round(rng.standard_normal(n)), np.ones(n)):
+        got = _spearman_rows(P, y)
+        # bit for bit: the score sums, hence the chosen weights, cannot move
+        assert np.array_equal(got, _spearman_by_rankdata(P, y))
+        for row, rho in zip(P, got, strict=True):
+            ref = stats.spearmanr(row, y).statistic
+            assert rho == pytest.approx(0.0 if np.isnan(ref) else ref, abs=1e-12)
+
+
+@pytest.mark.parametrize("xx_noise", ["wishart", "laplace"])
+def test_clipping_scores_equal_one_fit_at_a_time(xx_noise):
+    """The batched grid search against a direct loop: one clipped SSP fit and
+    one scipy Spearman rho per (data set, noise draw, w_x, w_y)."""
+    from dprepro.dp_learners import _ssp_clipping_scores
+
+    n, d, grid, n_datasets, n_noise, eps = 40, 3, np.array([0.3, 0.9, 1.5]), 2, 3, 0.7
+    kw = dict(epsilon=eps, grid=grid, n_datasets=n_datasets, n_noise=n_noise,
+              xx_share=0.5, ridge=1.0, xx_noise=xx_noise)
+    got = _ssp_clipping_scores(n, d, rng=np.random.default_rng(11), **kw)
+
+    rng = np.random.default_rng(11)
+    noise = ssp_noise if xx_noise == "wishart" else ssp_laplace_noise
+    ref = np.zeros((grid.size, grid.size))
+    for _ in range(n_datasets):
+        x = rng.standard_normal((n, d))
+        x -= x.mean(axis=0)
+        y = x @ rng.standard_normal(d) + rng.standard_normal(n)
+        y -= y.mean()
+        sx, sy = np.std(x, ddof=1), np.std(y, ddof=1)
+        for _ in range(n_noise):
+            W, L = noise(d, epsilon=eps, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=0.5)
+            for a, wx in enumerate(grid):
+                for b, wy in enumerate(grid):
+                    bx, by = wx * sx, wy * sy
+                    xc, yc = np.clip(x, -bx, bx), np.clip(y, -by, by)
+                    A = xc.T @ xc + W * bx**2
+                    if xx_noise == "laplace":
+                        A = psd_repair(A)
+                    w = np.linalg.solve(A + np.eye(d), xc.T @ yc + L * bx * by)
+                    ref[a, b] += stats.spearmanr(x @ w, y).statistic
+    np.testing.assert_allclose(got, ref, rtol=0, atol=1e-9)
+    assert np.argmax(got) == np.argmax(ref)
+    assert np.ptp(ref) > 0.1  # the grid points are distinguishable, not a vacuous match
+    best = np.unravel_index(np.argmax(ref), ref.shape)
+    assert ssp_clipping_weights(n, d, rng=np.random.default_rng(11), **kw) == (
+        grid[best[0]], grid[best[1]])
+
+
 # --------------------------------------------------------------------------- #
 # feature selection baselines
 # --------------------------------------------------------------------------- #

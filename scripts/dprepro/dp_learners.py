@@ -737,6 +737,22 @@ def ssp_clipping_weights(
     if grid.ndim != 1 or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
         raise ValueError("grid must be a non-empty 1-D sequence of positive finite numbers")
 
+    score = _ssp_clipping_scores(n, d, epsilon=epsilon, rng=rng, grid=grid,
+                                 n_datasets=n_datasets, n_noise=n_noise, xx_share=xx_share,
+                                 ridge=ridge, xx_noise=xx_noise)
+    i, j = np.unravel_index(np.argmax(score), score.shape)
+    return float(grid[i]), float(grid[j])
+
+
+def _ssp_clipping_scores(n: int, d: int, *, epsilon: float, rng: np.random.Generator,
+                         grid: np.ndarray, n_datasets: int, n_noise: int, xx_share: float,
+                         ridge: float, xx_noise: str) -> np.ndarray:
+    """Summed Spearman ρ of every grid pair of :func:`ssp_clipping_weights` (validated inputs).
+
+    All g² fits of one noise draw are one batched solve and one einsum; the
+    sum over the draws runs in draw order so the scores, and hence the argmax
+    with its first-wins tie rule, do not depend on how the work is batched.
+    """
     g = grid.size
     score = np.zeros((g, g))
     eye = np.eye(d)
@@ -767,18 +783,49 @@ def ssp_clipping_weights(
             w = np.linalg.solve(prec[:, None, :, :], rhs[..., None])[..., 0]  # (g, g, d)
             pred = np.einsum("nd,abd->abn", x, w)
             score += _spearman_rows(pred.reshape(g * g, n), y).reshape(g, g)
-    i, j = np.unravel_index(np.argmax(score), score.shape)
-    return float(grid[i]), float(grid[j])
+    return score
 
 
 def _spearman_rows(P: np.ndarray, y: np.ndarray) -> np.ndarray:
-    r"""Spearman's ρ of each row of ``P`` with ``y`` (0 for constant rows)."""
-    rp = stats.rankdata(P, axis=1)
+    r"""Spearman's ρ of each row of ``P`` with ``y`` (0 for constant rows).
+
+    .. math:: \rho_r = \frac{\sum_i \tilde r_{ri} \tilde s_i}
+                           {\sqrt{\sum_i \tilde r_{ri}^2 \, \sum_i \tilde s_i^2}}
+
+    with :math:`\tilde r_{r\cdot}`, :math:`\tilde s` the centred mid-ranks of
+    row r of ``P`` and of ``y`` (Spearman 1904; ties get the average rank).
+
+    Why this is exact and order-free: centred mid-ranks are multiples of 1/2
+    (the mean rank is (n+1)/2), so every product is a multiple of 1/4 and
+    every partial sum is exactly representable while n³ ≪ 2⁵³. The numerator
+    and both sums of squares are therefore the same floats whatever the
+    summation order, and so is ρ (one correctly rounded multiply, sqrt and
+    divide). That lets rows without ties skip the rank array: with the row's
+    sort order o, :math:`\sum_i \tilde r_{ri} \tilde s_i = \sum_k (k - \tfrac{n+1}{2})
+    \tilde s_{o_k}` and :math:`\sum_i \tilde r_{ri}^2 = n(n^2-1)/12`. Rows with
+    ties fall back to :func:`scipy.stats.rankdata`. Equals the ``rankdata``
+    formula bit for bit (tests/test_dp_learners.py).
+    """
+    P = np.asarray(P, dtype=float)
+    n = P.shape[1]
+    if n**3 >= 2**50:
+        raise ValueError(f"rank sums are exact only for n**3 < 2**50, got n={n}")
     ry = stats.rankdata(y)
-    rp = rp - rp.mean(axis=1, keepdims=True)
     ry = ry - ry.mean()
-    num = rp @ ry
-    den = np.sqrt(np.sum(rp**2, axis=1) * np.sum(ry**2))
+    order = np.argsort(P, axis=1)
+    # flat gather: take_along_axis builds index grids and costs more than the sort
+    flat = order + (np.arange(P.shape[0]) * n)[:, None]
+    sorted_p = np.ascontiguousarray(P).ravel()[flat]
+    tied = np.any(sorted_p[:, 1:] == sorted_p[:, :-1], axis=1)
+    centred = np.arange(1, n + 1) - (n + 1) / 2.0
+    num = ry[order] @ centred
+    ss = np.full(P.shape[0], np.sum(centred**2))
+    if tied.any():
+        rp = stats.rankdata(P[tied], axis=1)
+        rp = rp - rp.mean(axis=1, keepdims=True)
+        num[tied] = rp @ ry
+        ss[tied] = np.sum(rp**2, axis=1)
+    den = np.sqrt(ss * np.sum(ry**2))
     out = np.zeros(P.shape[0])
     ok = den > 0
     out[ok] = num[ok] / den[ok]
