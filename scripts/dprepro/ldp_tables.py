@@ -33,6 +33,7 @@ from .ldp_simulation import (
 )
 
 __all__ = [
+    "RELEASES",
     "MECHANISM",
     "PRIVACY_COLUMNS",
     "mse_table",
@@ -401,6 +402,16 @@ def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[
                      "ivariance_cumhaz": haz["variance"].mean(),
                      "ratio_cumhaz": haz["variance"].mean() / floor_hazard.mean()})
     return pd.DataFrame(rows)
+
+
+#: The tables that aggregate replicate files only, by the name the workflow's rules use
+#: (``params.table``): one library function per output, one step script for all.
+RELEASES = {
+    "mse": mse_release,
+    "alpha_grid": alpha_grid_release,
+    "convergence": convergence_release,
+    "hazard": hazard_release,
+}
 
 
 def floor_release(mse, hazard, *, censoring) -> dict[str, pd.DataFrame]:

@@ -112,8 +112,9 @@ rule ldp_mse_table:
     params:
         settings=LDP_MAIN,
         x=LDP["x"],
+        table="mse",
     script:
-        "../../scripts/ldp_mse_table.py"
+        "../../scripts/ldp_release_table.py"
 
 
 rule ldp_findings:
@@ -182,8 +183,9 @@ rule ldp_alpha_grid_table:
     params:
         settings=LDP_GRID,
         x=LDP["x"],
+        table="alpha_grid",
     script:
-        "../../scripts/ldp_alpha_grid_table.py"
+        "../../scripts/ldp_release_table.py"
 
 
 rule ldp_convergence_table:
@@ -205,8 +207,9 @@ rule ldp_convergence_table:
     params:
         settings=LDP_CONV,
         x=LDP["x"],
+        table="convergence",
     script:
-        "../../scripts/ldp_convergence_table.py"
+        "../../scripts/ldp_release_table.py"
 
 
 rule ldp_variant_table:
@@ -250,8 +253,9 @@ rule ldp_hazard_table:
     params:
         settings=LDP_MAIN,
         x=LDP["x"],
+        table="hazard",
     script:
-        "../../scripts/ldp_hazard_table.py"
+        "../../scripts/ldp_release_table.py"
 
 
 rule ldp_floor_table:

@@ -1,11 +1,11 @@
-"""ldp_indicators hazard_mse.csv: MSE of the conditional Nelson–Aalen estimators of Λ(t | x)."""
+"""An ldp_indicators table aggregated from replicate files; the rule names its builder."""
 
 from dprepro import step
-from dprepro.ldp_tables import hazard_release, privacy_records
+from dprepro.ldp_tables import RELEASES, privacy_records
 
-log = step.start(snakemake, "ldp_hazard_table")
+log = step.start(snakemake, f"ldp_{snakemake.params.table}_table")
 p = snakemake.params
-tables = hazard_release(p.settings, snakemake.input.estimates, x=p.x)
+tables = RELEASES[p.table](p.settings, snakemake.input.estimates, x=p.x)
 for key, frame in tables.items():
     step.write_csv(frame, snakemake.output[key])
     log.info("wrote %s (%d rows)", snakemake.output[key], len(frame))
