@@ -157,7 +157,7 @@ def installed_packages() -> set[str]:
 
 
 def squeue_states(ids: list[str]) -> dict[str, str]:
-    """State of each job; MinJobAge=300 keeps finished jobs visible for 5 minutes."""
+    """State of each job squeue still knows (MinJobAge=300: finished jobs for 5 minutes)."""
     if not ids:
         return {}
     out = subprocess.run(["squeue", "-h", "-t", "all", "-o", "%i %T", "-j", ",".join(ids)],
@@ -236,11 +236,19 @@ def runs(tmp_path_factory):
                                              "--directory", str(dirs["slurm"])),
                       base, RUN_TIMEOUT)
         started.append(cluster)
-        states = {}  # squeue, asked as soon as a run ends
+        # squeue forgets a finished job after MinJobAge (300 s), and a run can last longer:
+        # ask every few seconds while it runs and keep each job's last state seen
+        states, seen, asked = {}, {"fail": {}, "slurm": {}}, 0.0
         while len(states) < 2:
+            if time.monotonic() - asked > 5:
+                for run in (failing, cluster):
+                    if run.name not in states:
+                        seen[run.name].update(squeue_states(run.job_ids()))
+                asked = time.monotonic()
             for run in (failing, cluster):
                 if run.name not in states and run.poll():
-                    states[run.name] = squeue_states(run.job_ids())
+                    seen[run.name].update(squeue_states(run.job_ids()))
+                    states[run.name] = seen[run.name]
             local.poll()
             time.sleep(0.5)
         wait_for(local)
@@ -275,7 +283,7 @@ def test_small_config_runs_through_slurm(runs):
     logs = {path.stem for path in (runs["dirs"]["slurm"] / ".snakemake" / "slurm_logs").rglob(
         "*.log")}
     assert set(ids) <= logs, (ids, logs)
-    # squeue, asked when the run ended, knew every job as COMPLETED
+    # squeue, polled while the run went on, last saw every job as COMPLETED
     assert runs["states"]["slurm"] == dict.fromkeys(ids, "COMPLETED"), runs["states"]
     # groups from the profile: fewer SLURM jobs than jobs
     if profile().get("groups"):
