@@ -100,6 +100,10 @@ def test_privacy_columns_report_true_epsilon():
     assert cols["true_epsilon"] == pytest.approx(1 + np.log(4))
     assert privacy_columns("rrr", 1.0, 5, "exact")["true_epsilon"] == pytest.approx(1.0)
     assert np.isinf(privacy_columns("lnte", 2.0, 5, "")["true_epsilon"])
+    # debiasing is post-processing of the same RRR release: the same guarantee
+    debiased = privacy_columns("rrr_debiased", 1.0, 5, "paper")
+    assert debiased["mechanism"] == "rrr_debiased"
+    assert debiased["true_epsilon"] == pytest.approx(cols["true_epsilon"])
     assert np.isnan(privacy_columns("original", None, 5, "")["epsilon"])
     with pytest.raises(ValueError, match="unknown mechanism"):
         privacy_columns("laplace", 1.0, 5, "")

@@ -155,7 +155,7 @@ def privacy_columns(mechanism: str, epsilon: float | None, k: int, calibration: 
     ``k`` stands for the number of groups; the RRR record depends on the
     labels only through k.
     """
-    labels = tuple(range(int(k))) if mechanism == "rrr" else ()
+    labels = tuple(range(int(k))) if mechanism in ("rrr", "rrr_debiased") else ()
     return release_record(mechanism, epsilon=epsilon, labels=labels, calibration=calibration,
                           privacy_unit=privacy_unit).columns(PRIVACY_COLUMNS)
 
