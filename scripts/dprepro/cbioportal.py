@@ -517,7 +517,7 @@ def ipssr_survival_table(
     """Reduce wide clinical tables to one survival row per patient.
 
     Each of group, time and status is read from its configured clinical
-    type (``*_type``: PATIENT or SAMPLE; defaults: the IPS-R category is a
+    type (``*_type``: PATIENT or SAMPLE; defaults: the IPSS-R category is a
     sample attribute, survival patient attributes); an attribute missing
     there but present at the other level is used from there and the switch
     is logged. A sample-level attribute takes the value of the patient's
