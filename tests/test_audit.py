@@ -37,8 +37,7 @@ from dprepro.audit import (
     run_all_audits,
 )
 from dprepro.dp_learners import DPLogisticRegression, objective_perturbation_noise
-from dprepro.ldp_mechanisms import MECHANISMS, IndicatorMechanism, register, unregister
-from dprepro.mechanisms import laplace_indicators
+from dprepro.ldp_mechanisms import MECHANISMS
 from dprepro.randomized_response import rrr_keep_probability
 
 LEVEL = 1e-9
@@ -144,18 +143,7 @@ def test_laplace_indicators_with_half_the_scale_is_flagged(alpha):
 # --------------------------------------------------------------------------- indicator registry
 
 
-def _toy_wide_laplace(delta, *, alpha, rng):
-    """Toy registered mechanism: Laplace with twice the scale, so (α/2)-LDP."""
-    return laplace_indicators(delta, alpha=alpha / 2, rng=rng)
-
-
-@pytest.fixture
-def toy():
-    mechanism = register(IndicatorMechanism(
-        name="toy_wide_laplace", function=_toy_wide_laplace,
-        description="toy: Z = δ + Laplace(0, 2/α)", true_epsilon=lambda alpha: alpha / 2))
-    yield mechanism
-    unregister(mechanism.name)
+# the `toy` fixture (a registered toy mechanism) lives in conftest.py
 
 
 def _indicator_rows(table, mechanism):

@@ -13,7 +13,6 @@ from dprepro.ldp_mechanisms import (
     check_mechanism_names,
     get_mechanism,
     register,
-    unregister,
 )
 from dprepro.ldp_simulation import (
     censoring_probability,
@@ -30,7 +29,6 @@ from dprepro.ldp_tables import (
     privacy_records,
     table_privacy_records,
 )
-from dprepro.mechanisms import laplace_indicators
 from dprepro.seeds import replicate_generators, seed_sequence, stable_id
 
 THIRD = [1 / 3] * 3
@@ -169,18 +167,7 @@ def test_integrated_mse_is_time_average():
 # --------------------------------------------------------------------------- mechanism registry
 
 
-def _toy_wide_laplace(delta, *, alpha, rng):
-    """Toy mechanism for the registry tests: Laplace with twice the scale, so (α/2)-LDP."""
-    return laplace_indicators(delta, alpha=alpha / 2, rng=rng)
-
-
-@pytest.fixture
-def toy():
-    mechanism = register(IndicatorMechanism(
-        name="toy_wide_laplace", function=_toy_wide_laplace,
-        description="toy: Z = δ + Laplace(0, 2/α)", true_epsilon=lambda alpha: alpha / 2))
-    yield mechanism
-    unregister(mechanism.name)
+# the `toy` fixture (a registered toy mechanism) lives in conftest.py
 
 
 def mechanism_results(names, alphas, reps=6, n=120):
@@ -259,10 +246,13 @@ def test_unknown_or_repeated_mechanism_names_are_config_errors():
         check_config({"ldp_indicators": {"mechanisms": ["laplace", "gaussian"]}}, schema)
     with pytest.raises(ConfigError, match="mechanisms.*non-unique"):
         check_config({"ldp_indicators": {"mechanisms": ["laplace", "laplace"]}}, schema)
+    def identity(delta, *, alpha, rng):
+        return delta
+
     with pytest.raises(ValueError, match="already registered"):
-        register(IndicatorMechanism(name="laplace", function=_toy_wide_laplace, description="x"))
+        register(IndicatorMechanism(name="laplace", function=identity, description="x"))
     with pytest.raises(ValueError, match="file-name wildcard"):
-        IndicatorMechanism(name="Bad-Name", function=_toy_wide_laplace, description="x")
+        IndicatorMechanism(name="Bad-Name", function=identity, description="x")
 
 
 # --------------------------------------------------------------------------- assembled estimators

@@ -197,6 +197,17 @@ def ssp_noise(
     W : ndarray of shape (dim, dim)
     L : ndarray of shape (dim,)
     """
+    epsilon, clip_x, clip_y, xx_share = _check_noise_args(epsilon, clip_x, clip_y, xx_share,
+                                                           rng)
+    eps_xx = xx_share * epsilon
+    eps_xy = (1.0 - xx_share) * epsilon
+    W = wishart_noise(dim, int(dim) + 1, dim * clip_x**2 / eps_xx, rng=rng)
+    L = rng.laplace(0.0, 2.0 * dim * clip_x * clip_y / eps_xy, size=int(dim))
+    return W, L
+
+
+def _check_noise_args(epsilon, clip_x, clip_y, xx_share, rng):
+    """Validated (ε, B_x, B_y, share of ε on XᵀX) of an SSP noise draw."""
     epsilon = _check_epsilon(epsilon)
     if not math.isfinite(epsilon):
         raise ValueError("epsilon must be finite to draw noise")
@@ -204,11 +215,7 @@ def ssp_noise(
     clip_y = _check_positive("clip_y", clip_y)
     xx_share = _check_share(xx_share)
     _check_rng(rng, epsilon)
-    eps_xx = xx_share * epsilon
-    eps_xy = (1.0 - xx_share) * epsilon
-    W = wishart_noise(dim, int(dim) + 1, dim * clip_x**2 / eps_xx, rng=rng)
-    L = rng.laplace(0.0, 2.0 * dim * clip_x * clip_y / eps_xy, size=int(dim))
-    return W, L
+    return epsilon, clip_x, clip_y, xx_share
 
 
 def _check_share(xx_share) -> float:
@@ -259,13 +266,8 @@ def ssp_laplace_noise(
     E : ndarray of shape (dim, dim), symmetric
     L : ndarray of shape (dim,)
     """
-    epsilon = _check_epsilon(epsilon)
-    if not math.isfinite(epsilon):
-        raise ValueError("epsilon must be finite to draw noise")
-    clip_x = _check_positive("clip_x", clip_x)
-    clip_y = _check_positive("clip_y", clip_y)
-    xx_share = _check_share(xx_share)
-    _check_rng(rng, epsilon)
+    epsilon, clip_x, clip_y, xx_share = _check_noise_args(epsilon, clip_x, clip_y, xx_share,
+                                                           rng)
     if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
         raise ValueError(f"dim must be a positive integer, got {dim!r}")
     d = int(dim)

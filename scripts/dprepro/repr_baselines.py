@@ -73,6 +73,11 @@ class FeatureSelection:
     sparsity: float = 1.0
     lasso_max_iter: int = 10_000
 
+    def votes(self, X, y) -> tuple[np.ndarray, int]:
+        """:func:`subsample_votes` of the training lines ``(X, y)`` with these settings."""
+        return subsample_votes(X, y, self.n_select, sparsity=self.sparsity,
+                               lasso_max_iter=self.lasso_max_iter)
+
 
 def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int | None = None,
                     lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:

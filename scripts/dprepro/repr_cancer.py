@@ -20,7 +20,6 @@ from .repr_baselines import (
     FeatureSelection,
     mean_row_norm,
     noisy_top_features,
-    subsample_votes,
 )
 from .repr_common import eps_text, stream_int, stream_rng
 from .repr_privacy import CANCER_PRIVACY_COLUMNS, cancer_learner, cancer_privacy
@@ -134,9 +133,7 @@ def cancer_type_experiment(
         for train, test in splits:
             tr, te = idx[train], idx[test]
             if selection is not None:
-                votes, k = subsample_votes(private[seeds[0]][tr], y[train], selection.n_select,
-                                           sparsity=selection.sparsity,
-                                           lasso_max_iter=selection.lasso_max_iter)
+                votes, k = selection.votes(private[seeds[0]][tr], y[train])
             for s in seeds:
                 X = private[s]
                 for e in epsilons:

@@ -19,7 +19,7 @@ import numpy as np
 import pandas as pd
 
 from .privacy import budget_split
-from .repr_baselines import FeatureSelection, noisy_top_features, subsample_votes
+from .repr_baselines import FeatureSelection, noisy_top_features
 from .repr_common import REPRESENTATIONS, eps_text, stream_rng
 from .repr_privacy import DRUG_PRIVACY_COLUMNS, drug_learner, drug_privacy, method_split
 
@@ -203,9 +203,7 @@ def drug_experiment(
                 continue
             ytr, yte = y_all[tr], y_all[te]
             if fs:
-                votes, k = subsample_votes(private[seeds[0]][tr], ytr, selection.n_select,
-                                           sparsity=selection.sparsity,
-                                           lasso_max_iter=selection.lasso_max_iter)
+                votes, k = selection.votes(private[seeds[0]][tr], ytr)
             for s in seeds:
                 X = private[s]
                 for e in epsilons:

@@ -332,6 +332,22 @@ def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.Data
     }
 
 
+def _draw_medians(values, labels, *, ci_method: str) -> pd.DataFrame:
+    """Median table of a batch of draws (``values``: draws × groups), without intervals."""
+    values = np.asarray(values)
+    draws = values.shape[0]
+    return pd.DataFrame({
+        "draw": np.repeat(np.arange(draws), len(labels)),
+        "group": np.tile(np.asarray(labels, dtype=object), draws),
+        "median": values.ravel(),
+        "ci_lower": np.nan,
+        "ci_upper": np.nan,
+        "median_r": np.nan,
+        "plateau": False,
+        "ci_method": ci_method,
+    })
+
+
 def analyse_rrr(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: str, draws: int,
                 rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
     """Privatise the labels ``draws`` times with RRR and analyse every release.
@@ -349,16 +365,8 @@ def analyse_rrr(cohort: pd.DataFrame, *, labels, epsilon: float, calibration: st
                                           calibration=calibration)
     released = release_labels(cohort, mechanism, rng=rng, draws=draws)
     batch = km_batch(times, events, released, labels=labels)
-    medians = pd.DataFrame({
-        "draw": np.repeat(np.arange(draws), len(labels)),
-        "group": np.tile(np.asarray(labels, dtype=object), draws),
-        "median": batch.median().ravel(),
-        "ci_lower": np.nan,
-        "ci_upper": np.nan,
-        "median_r": np.nan,
-        "plateau": False,
-        "ci_method": "none (vectorised KM of a further draw)",
-    })
+    medians = _draw_medians(batch.median(), labels,
+                            ci_method="none (vectorised KM of a further draw)")
     fits = _lifelines_medians(times, events, released[0], labels)
     columns = ["median", "ci_lower", "ci_upper", "median_r", "plateau", "ci_method"]
     medians.loc[medians["draw"] == 0, columns] = fits[columns].to_numpy()
@@ -387,16 +395,7 @@ def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibr
     curves = debiased_curves(times, events, released, p=mechanism.p, k=mechanism.k)
     boot = bootstrap_medians(times, events, released[0], codes, p=mechanism.p, k=mechanism.k,
                              rng=bootstrap_rng, resamples=resamples)
-    medians = pd.DataFrame({
-        "draw": np.repeat(np.arange(draws), len(labels)),
-        "group": np.tile(np.asarray(labels, dtype=object), draws),
-        "median": curves.median().ravel(),
-        "ci_lower": np.nan,
-        "ci_upper": np.nan,
-        "median_r": np.nan,
-        "plateau": False,
-        "ci_method": "none (a further draw)",
-    })
+    medians = _draw_medians(curves.median(), labels, ci_method="none (a further draw)")
     first = medians["draw"] == 0
     medians.loc[first, "ci_lower"] = [quantile_inf(boot[:, g], 0.025) for g in range(len(labels))]
     medians.loc[first, "ci_upper"] = [quantile_inf(boot[:, g], 0.975) for g in range(len(labels))]
