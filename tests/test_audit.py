@@ -21,11 +21,6 @@ from dprepro.audit import (
     INDICATOR_ALPHAS,
     INDICATOR_CONTROL,
     AuditResult,
-    _op_fit_batch,
-    _op_log_ratio,
-    _op_neighbours,
-    _op_sample,
-    _threshold_audit,
     audit_indicator_mechanism,
     audit_laplace_indicators,
     audit_lnte,
@@ -36,6 +31,8 @@ from dprepro.audit import (
     lnte_audit_cohort,
     run_all_audits,
 )
+from dprepro.audit_bound import _threshold_audit
+from dprepro.audit_learners import _op_fit_batch, _op_log_ratio, _op_neighbours, _op_sample
 from dprepro.dp_learners import DPLogisticRegression, objective_perturbation_noise
 from dprepro.ldp_mechanisms import MECHANISMS
 from dprepro.randomized_response import rrr_keep_probability
