@@ -17,6 +17,16 @@ RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
 RRR_PRIVATE = rrr_paths.releases(config, rrr_paths.MECHANISMS[1:])
 # releases drawn many times (bands over draws, figure panels); not the no-noise reference
 RRR_DRAWN = [r for r in RRR_PRIVATE if r["epsilon"] is not None]
+# Figure 2 and the bands show RRR with the first configured calibration (the utility
+# figure and the tables carry every calibration)
+RRR_FIGURE_NAMES = list(
+    dict.fromkeys(
+        rrr_paths.release_name(r)
+        for r in RRR_DRAWN
+        if r["mechanism"] not in ("rrr", "rrr_debiased")
+        or r["calibration"] == RRR["calibration"]
+    )
+)
 # release folder names are the same for every dataset (mechanism and ε only)
 RRR_PRIVATE_NAMES = list(dict.fromkeys(rrr_paths.release_name(r) for r in RRR_PRIVATE))
 RRR_LOGRANK_NAMES = list(
@@ -39,11 +49,7 @@ RRR_FIGURE2 = [
     f"{RRR_DIR}/figures/figure2_{d}{suffix}.{ext}"
     for d in RRR["datasets"]
     for suffix in [""]
-    + [
-        f"_{rrr_paths.release_name(r)}"
-        for r in RRR_ALL
-        if r["dataset"] == d and r["mechanism"] != "lnte_grid_no_noise"
-    ]
+    + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
     for ext in ("pdf", "png")
 ]
 RRR_BANDS = [
@@ -55,12 +61,7 @@ RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
 # one figure job per cohort: the same files, drawn in parallel
 RRR_FIGURE2_OF = [
     f"{RRR_DIR}/figures/figure2_{{dataset}}{suffix}.{ext}"
-    for suffix in [""]
-    + [
-        f"_{name}"
-        for name in ["original", *RRR_PRIVATE_NAMES]
-        if name != "lnte_grid_no_noise"
-    ]
+    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
     for ext in ("pdf", "png")
 ]
 RRR_BANDS_OF = [
