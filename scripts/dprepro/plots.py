@@ -8,6 +8,7 @@ the report still says what it is.
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -68,6 +69,17 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
 
 def _footer(fig, text: str) -> None:
     fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
+
+
+def _wrapped_footer(fig, text: str) -> None:
+    """:func:`_footer` wrapped to the figure's width (a long line would widen the saved file)."""
+    width = max(60, int(fig.get_figwidth() * 17))
+    _footer(fig, textwrap.fill(text, width))
+
+
+def _ylabel(endpoint: str) -> str:
+    """Y axis label naming the endpoint (``survival probability`` without one)."""
+    return f"event-free probability\n({endpoint})" if endpoint else "survival probability"
 
 
 def _mse_curve(ax, part, label, style, value="mse"):
@@ -379,7 +391,7 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups, ordered)
-    ylabel = f"{endpoint or 'survival'} probability"
+    ylabel = _ylabel(endpoint)
     cols = 1 + len(epsilons)
     mechanisms = _private_mechanisms(rows)
     nrows = max(2, len(mechanisms))
@@ -408,7 +420,8 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     origin = rows["data_origin"].iloc[0]
     fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
                  fontsize=10)
-    _footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). RRR privatises "
+    _wrapped_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
+                 "RRR privatises "
                  "the group label (paper's ε↔p); debiased RRR inverts the public transition "
                  "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
                  "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
@@ -450,9 +463,9 @@ def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered, end
             _censoring_ticks(ax, part, groups, colors)
         ax.set_title(f"({letter}) {_panel_title(part.iloc[0])}", fontsize=9)
         ax.set_xlabel(f"time ({time_unit})")
-        ax.set_ylabel(f"{endpoint or 'survival'} probability")
+        ax.set_ylabel(_ylabel(endpoint))
         ax.legend(fontsize=7)
-        _footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
+        _wrapped_footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
         fig.tight_layout(rect=(0, 0.05, 1, 1))
         yield _release_name(mechanism, epsilon), fig
 
@@ -486,12 +499,13 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
             ax.grid(alpha=0.3)
     for ax in axes.ravel():
         ax.set_xlabel(f"time ({time_unit})", fontsize=8)
-        ax.set_ylabel(f"{endpoint or 'survival'} probability", fontsize=8)
+        ax.set_ylabel(_ylabel(endpoint), fontsize=8)
     axes[0, 0].legend(fontsize=7, title="group", title_fontsize=7)
     level = rows["level"].iloc[0]
     fig.suptitle(f"{title or dataset} — {level:.0%} pointwise bands over "
                  "draws (solid: median, dashed: original)", fontsize=10)
-    _footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has its own "
+    _wrapped_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
+                 "its own "
                  "y range, widened to show band values outside [0, 1].")
     fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     return fig
@@ -534,7 +548,8 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
-    _footer(fig, "Averaged over groups and draws; sup over the union of jump times where both "
+    _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times where "
+                 "both "
                  "curves are defined (undefined share: utility.csv). x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
