@@ -48,8 +48,7 @@ RRR_FIGURE_PARAMS = {
 RRR_FIGURE2 = [
     f"{RRR_DIR}/figures/figure2_{d}{suffix}.{ext}"
     for d in RRR["datasets"]
-    for suffix in [""]
-    + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
+    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
     for ext in ("pdf", "png")
 ]
 RRR_BANDS = [
