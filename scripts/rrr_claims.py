@@ -11,7 +11,7 @@ p = snakemake.params
 stream = "claims/bootstrap"
 rng = np.random.default_rng(seed_sequence(p.seed, "rrr_survival", stream, 0))
 table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logrank_releases,
-                   significance=p.significance, rng=rng)
+                   significance=p.significance, rng=rng, clustered=p.clustered)
 step.write_csv(table, snakemake.output.table)
 log.info("wrote %s: %s", snakemake.output.table, table["verdict"].value_counts().to_dict())
 records = rrr_outputs.records_of_releases(p.releases, snakemake.input.medians)

@@ -16,7 +16,9 @@ sidecars = {f"{w}.prov.json" for w in written}
 missing = sorted(set(map(str, snakemake.output)) - set(written) - sidecars)
 if missing:
     raise RuntimeError(f"declared outputs not written: {missing}")
-records = rrr_study.records_from_tables(read_table(path) for path in snakemake.input)
+# only the records of the cohorts this job drew (a cohort's figure lists its own releases)
+tables = (read_table(path) for path in snakemake.input)
+records = rrr_study.records_from_tables(t[t["dataset"].isin(p.datasets)] for t in tables)
 step.write_sidecars(snakemake, __file__, written, config=dict(p.items()),
                     privacy=rrr_study.table_privacy(records, compares_with_original=True),
                     data_origin=p.data_origin)

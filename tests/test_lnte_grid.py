@@ -3,8 +3,7 @@
 import numpy as np
 import pytest
 
-from dprepro.km import kaplan_meier
-from dprepro.lnte_dp import GridLNTE, step_on_grid
+from dprepro.lnte_dp import GridDiscretisation, GridLNTE, step_on_grid
 
 
 def _data(seed=0, n=120):
@@ -14,16 +13,50 @@ def _data(seed=0, n=120):
     return np.minimum(t, c), (t <= c).astype(int)
 
 
-def test_without_noise_it_is_kaplan_meier_of_the_binned_times():
-    """ε → ∞: S at each bin end equals KM with times moved to their bin's right end."""
+def _life_table(t, e, edges, horizon):
+    """Cutler–Ederer life table written out person by person (the oracle)."""
+    start = np.r_[0.0, edges[:-1]]
+    surv, s = [], 1.0
+    for lo, hi in zip(start, edges, strict=True):
+        at_risk = sum(1 for ti in t if ti > lo or (lo == 0 and ti >= 0))
+        inside = [(ti, ei) for ti, ei in zip(t, e, strict=True) if lo < ti <= hi
+                  or (lo == 0 and ti == 0)]
+        deaths = sum(ei for _, ei in inside)
+        lost = sum(1 - ei for _, ei in inside)
+        s *= 1 - deaths / (at_risk - lost / 2)
+        surv.append(s)
+    return np.array(surv)
+
+
+def test_without_noise_it_is_the_actuarial_life_table():
+    """No noise: S at each bin end equals the Cutler–Ederer life table of the bins."""
     t, e = _data()
-    mech = GridLNTE(epsilon=1e12, bins=10)
     horizon = float(t.max())
-    edges, survival = mech.release(t, e, horizon=horizon, rng=np.random.default_rng(1))
-    binned = edges[np.minimum(np.searchsorted(edges, t, side="left"), 9)]
-    km = kaplan_meier(binned, e)
-    expected = [km.survival_[km.timeline_ <= x][-1] for x in edges]
-    np.testing.assert_allclose(survival[0], expected, rtol=1e-9)
+    edges, survival = GridDiscretisation(bins=10).release(t, e, horizon=horizon,
+                                                          rng=np.random.default_rng(1))
+    np.testing.assert_allclose(survival[0], _life_table(t, e, edges, horizon), rtol=1e-9)
+    # a huge ε gives the same curve up to the (tiny) noise
+    _, noisy = GridLNTE(epsilon=1e12, bins=10).release(t, e, horizon=horizon,
+                                                      rng=np.random.default_rng(1))
+    np.testing.assert_allclose(noisy[0], survival[0], rtol=1e-6)
+
+
+def test_follow_up_past_the_horizon_is_clipped_there():
+    """Persons followed past H are at risk in every bin and never an event or a censoring."""
+    t, e = _data(4)
+    horizon = float(np.quantile(t, 0.6))
+    edges, survival = GridDiscretisation(bins=8).release(t, e, horizon=horizon,
+                                                         rng=np.random.default_rng(0))
+    clipped_t = np.where(t > horizon, horizon + 1.0, t)
+    np.testing.assert_allclose(survival[0], _life_table(clipped_t, e, edges, horizon),
+                               rtol=1e-9)
+
+
+def test_no_noise_record_is_not_private():
+    record = GridDiscretisation(bins=20, rows_per_person=2, horizon=20).privacy_record(
+        privacy_unit="patient")
+    assert record.mechanism == "lnte_grid_no_noise" and not record.release
+    assert "not private" in record.note and "horizon 20" in record.note
 
 
 def test_noisy_curves_are_monotone_within_unit_interval_and_stop_when_empty():

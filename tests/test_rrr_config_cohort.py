@@ -20,7 +20,7 @@ import yaml
 
 from dprepro.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
 from dprepro.debiased_rrr import DebiasedRRR
-from dprepro.lnte_dp import GridLNTE
+from dprepro.lnte_dp import GridDiscretisation, GridLNTE
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
 
@@ -70,7 +70,10 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     medians = pd.read_csv(run / "tables" / "median_survival.csv")
     toy = medians[medians["dataset"] == "toy"]
     assert list(dict.fromkeys(toy["group"])) == ["arm A", "arm B", "arm C"]
-    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte", "lnte_grid"}
+    assert set(toy["mechanism"]) == {"original", "rrr", "rrr_debiased", "lnte", "lnte_grid",
+                                     "lnte_grid_no_noise"}
+    # both RRR calibrations by default
+    assert set(toy.loc[toy["mechanism"] == "rrr", "calibration"]) == {"paper", "exact"}
     assert (toy["data_origin"] == "real").all()
     for name in ("pairwise_logrank", "logrank_rejection_rate", "utility", "km_bands",
                  "km_curves"):
@@ -88,7 +91,7 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     sidecar = json.loads((figures / "figure2_toy.png.prov.json").read_text())
     assert sidecar["config"]["cohorts"]["toy"] == {
         "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": [],
-        "ordered": False}
+        "ordered": False, "endpoint": ""}
 
 
 def expected_record(row, k):
@@ -103,10 +106,13 @@ def expected_record(row, k):
         return DebiasedRRR(RevisedRandomizedResponse(
             epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
         ).privacy_record(privacy_unit="patient")
+    # bins: the config's default; rows per patient: kidney's two, one elsewhere; no horizon
+    rows = 2 if row["dataset"] == "kidney" else 1
     if row["mechanism"] == "lnte_grid":
-        # bins: the config's default; rows per patient: kidney's two, one elsewhere
-        rows = 2 if row["dataset"] == "kidney" else 1
         return GridLNTE(epsilon=row["epsilon"], bins=20, rows_per_person=rows).privacy_record(
+            privacy_unit="patient")
+    if row["mechanism"] == "lnte_grid_no_noise":
+        return GridDiscretisation(bins=20, rows_per_person=rows).privacy_record(
             privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
@@ -290,7 +296,8 @@ def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
 
 @pytest.mark.parametrize(("name", "rows", "groups"), [
     ("veteran", 137, {"squamous": 35, "smallcell": 48, "adeno": 27, "large": 27}),
-    ("lung", 227, {"0": 63, "1": 113, "2": 50, "3": 1}),
+    # ECOG 3 (one patient) merged with 2 into "2+" by group_aliases (logged)
+    ("lung", 227, {"0": 63, "1": 113, "2+": 51}),
     ("larynx", 90, {"I": 33, "II": 17, "III": 27, "IV": 13}),
     ("gbsg2", 686, {"I": 81, "II": 444, "III": 161}),
 ])
@@ -305,6 +312,8 @@ def test_extra_real_cohorts_are_config_entries(name, rows, groups):
     assert len(built.frame) == rows and built.origin == "real"
     assert built.frame.groupby("group").size().to_dict() == groups
     assert built.summary["dropped_missing_group"] == (1 if name == "lung" else 0)
+    # the merge is logged: which spelling went into which group, how many rows
+    assert built.summary["merged_groups"] == ({"3 -> 2+": 1} if name == "lung" else {})
     # deaths in the raw tables (lung: 165, one of them without an ECOG score, dropped)
     assert built.frame["event"].sum() == {"veteran": 128, "lung": 164, "larynx": 50,
                                           "gbsg2": 299}[name]

@@ -208,3 +208,50 @@ def test_kidney_plateaus_are_flagged_with_r_midpoints(kidney):
             assert medians.loc[label, "median_r"] == pytest.approx((at_half[0] + nxt) / 2)
         else:
             assert medians.loc[label, "median_r"] == medians.loc[label, "median"]
+
+
+def test_sup_distance_is_exact_at_the_union_of_jump_times():
+    """Two step functions with jumps a 200-point grid would miss: the sup over the union
+    of their jump times equals a brute-force sup on a very fine grid; an undefined
+    stretch of the released curve is reported as its share of the follow-up and, in
+    the undefined-as-1 score, as distance 1."""
+    from dprepro.rrr_study import sup_distances
+
+    original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 1.001, 4.0],
+                             "survival": [1.0, 0.9, 0.2, 0.1]})
+    released = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "group": "a",
+                             "t": [0.0, 1.0005, 3.0] * 2,
+                             "survival": [1.0, 0.8, 0.5, 1.0, 0.85, np.nan]})
+    out = sup_distances(released, original).set_index("draw")
+
+    def step(t, s, at):
+        idx = np.searchsorted(t, at, side="right") - 1
+        return np.asarray(s)[idx]
+
+    fine = np.linspace(0, 4.0, 4_000_001)
+    o = step(original["t"].to_numpy(), original["survival"].to_numpy(), fine)
+    r = step(np.array([0.0, 1.0005, 3.0]), [1.0, 0.8, 0.5], fine)
+    assert out.loc[0, "distance"] == pytest.approx(np.abs(r - o).max(), abs=1e-12)
+    assert out.loc[0, "distance"] == pytest.approx(0.6)      # on [1.001, 3): |0.8 − 0.2|
+    assert out.loc[0, "undefined_share"] == 0.0
+    # draw 1 is undefined from t = 3 on: a quarter of the original's follow-up [0, 4]
+    assert out.loc[1, "undefined_share"] == pytest.approx(0.25)
+    assert out.loc[1, "distance"] == pytest.approx(0.65)
+    assert out.loc[1, "distance_undefined_as_1"] == 1.0
+
+
+def test_a_curve_that_stops_before_one_half_has_an_undefined_median():
+    """Median status: reached, not reached (curve stays above 0.5), undefined (curve stops)."""
+    frame = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "group": ["a", "b", "c"] * 2,
+                          "median": [2.0, np.inf, np.inf, 3.0, np.inf, 1.0],
+                          "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
+                          "plateau": False, "ci_method": "x",
+                          "undefined": [False, False, True, False, True, False]})
+    info = {"dataset": "d", "data_origin": "real", "labels": ["a", "b", "c"], "privacy": {}}
+    table = median_table([(info, frame)]).set_index(["group", "statistic"])
+    assert table.loc[("a", "single_draw"), "median_status"] == "reached"
+    assert table.loc[("b", "single_draw"), "median_status"] == "not reached"
+    assert table.loc[("c", "single_draw"), "median_status"] == "undefined"
+    assert table.loc[("b", "over_draws"), "not_reached"] == 0.5
+    assert table.loc[("b", "over_draws"), "undefined"] == 0.5
+    assert table.loc[("c", "over_draws"), "not_reached"] == 0.0

@@ -47,7 +47,7 @@ _SPEC_DEFAULTS = {
     "title": "", "groups": [], "group_aliases": {},
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
-    "rows_per_person": 1, "ordered_groups": False,
+    "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "endpoint": "",
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
         "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
@@ -108,6 +108,12 @@ class CohortSpec:
     ordered_groups : bool
         Whether the groups are ordinal (risk scores, stages): figures use a
         sequential palette then, a qualitative one otherwise.
+    horizon : float
+        Public end of grid LNTE's time grid, in ``time_unit`` (0: the
+        largest follow-up time, which is data-dependent and says so).
+    endpoint : str
+        What the time measures (``overall survival``, ``recurrence-free
+        survival``, ``time to infection recurrence``): figure axes and titles.
     """
 
     name: str
@@ -133,6 +139,8 @@ class CohortSpec:
     missing_groups: str = "error"
     rows_per_person: int = 1
     ordered_groups: bool = False
+    horizon: float = 0.0
+    endpoint: str = ""
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -166,7 +174,8 @@ class CohortSpec:
                    group_baseline=str(merged["group_baseline"]),
                    missing_groups=str(merged["missing_groups"]),
                    rows_per_person=int(merged["rows_per_person"]),
-                   ordered_groups=bool(merged["ordered_groups"]))
+                   ordered_groups=bool(merged["ordered_groups"]),
+                   horizon=float(merged["horizon"]), endpoint=str(merged["endpoint"]))
 
     @property
     def display_title(self) -> str:
@@ -240,6 +249,10 @@ def _spec_problems(name: str, spec) -> list[str]:
     if indicators and not spec.get("group_baseline"):
         problems.append(f"config key '{key}.group_baseline': group_indicators are set, so the "
                         "label of rows with every indicator 0 is required")
+    horizon = spec.get("horizon", 0)
+    if isinstance(horizon, bool) or not isinstance(horizon, int | float) or horizon < 0:
+        problems.append(f"config key '{key}.horizon': got {horizon!r}, expected a number >= 0 "
+                        "(0: the largest follow-up time)")
     divisor = spec.get("time_divisor", 1)
     if isinstance(divisor, bool) or not isinstance(divisor, int | float) or not divisor > 0:
         problems.append(f"config key '{key}.time_divisor': got {divisor!r}, expected a "
@@ -383,13 +396,18 @@ def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.Dat
                                               "time": frame[roles["time"]].to_numpy(),
                                               "event": event}), source=source)
     tidy["time"] = tidy["time"] / spec.time_divisor
+    raw = tidy["group"].astype(str)
     tidy["group"] = canonical_groups(tidy["group"], groups=spec.groups,
                                      aliases=spec.group_aliases, source=source,
                                      key=f"datasets.{spec.name}.groups")
+    # rows a configured alias moved into another group (e.g. lung ECOG 3 into "2+"): logged
+    moved = raw.map(_label_key) != tidy["group"].astype(str).map(_label_key)
+    merged = (raw[moved] + " -> " + tidy["group"][moved].astype(str)).value_counts()
     ids = (frame[roles["id"]].astype(str).to_numpy() if roles["id"]
            else np.arange(1, len(frame) + 1).astype(str))
     out = tidy.assign(id=ids)[["id", "group", "time", "event"]]
     out.attrs["dropped_missing_group"] = dropped
+    out.attrs["merged_groups"] = {str(k): int(v) for k, v in merged.sort_index().items()}
     return out
 
 
@@ -500,6 +518,7 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
                          "it (it bounds the sensitivity of count releases)")
     summary = {**summary,
                "dropped_missing_group": int(frame.attrs.get("dropped_missing_group", 0)),
+               "merged_groups": dict(frame.attrs.get("merged_groups", {})),
                "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),
                "ids": int(frame["id"].nunique()), "max_rows_per_id": int(per_id.max()),
                "groups": {str(k): int(v) for k, v in frame.groupby("group").size().items()},

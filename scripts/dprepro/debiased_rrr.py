@@ -60,6 +60,14 @@ class DebiasedCurves:
         out = self.survival[:, :, np.maximum(idx, 0)]
         return np.where(idx[None, None, :] < 0, 1.0, out)
 
+    def median_undefined(self) -> np.ndarray:
+        """Curves that stop (undefined) before reaching 0.5, shape (draws, groups).
+
+        Their :meth:`median` is ``inf`` but means "undefined", not "not reached".
+        """
+        below = self.survival <= 0.5
+        return ~below.any(axis=-1) & np.isnan(self.survival[..., -1])
+
     def median(self) -> np.ndarray:
         """First time with :math:`\\hat S \\le 0.5`, ``inf`` if never (draws, groups)."""
         below = self.survival <= 0.5

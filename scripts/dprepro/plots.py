@@ -8,6 +8,7 @@ the report still says what it is.
 from __future__ import annotations
 
 import os
+import textwrap
 from pathlib import Path
 
 import matplotlib
@@ -68,6 +69,17 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
 
 def _footer(fig, text: str) -> None:
     fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
+
+
+def _wrapped_footer(fig, text: str) -> None:
+    """:func:`_footer` wrapped to the figure's width (a long line would widen the saved file)."""
+    width = max(60, int(fig.get_figwidth() * 17))
+    _footer(fig, textwrap.fill(text, width))
+
+
+def _ylabel(endpoint: str) -> str:
+    """Y axis label naming the endpoint (``survival probability`` without one)."""
+    return f"event-free probability\n({endpoint})" if endpoint else "survival probability"
 
 
 def _mse_curve(ax, part, label, style, value="mse"):
@@ -332,8 +344,44 @@ def _group_colors(groups, ordered: bool = True):
     return {g: cmap(0.85 * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
 
 
+def _censoring_ticks(ax, rows, groups, colors) -> None:
+    """Vertical ticks on the original curves at censoring times (``censored`` > 0)."""
+    if "censored" not in rows:
+        return
+    for group in groups:
+        part = rows[(rows["group"] == group) & (pd.to_numeric(rows["censored"],
+                                                               errors="coerce") > 0)]
+        ax.plot(part["t"], part["survival"], ls="none", marker="|", ms=5, color=colors[group])
+
+
+def _at_risk_table(ax, rows, groups, colors, reference) -> None:
+    """Numbers at risk of the original data per group at the reference panel's x ticks."""
+    ax.axis("off")
+    if "at_risk" not in rows:
+        return
+    ticks = [t for t in reference.get_xticks()
+             if reference.get_xlim()[0] <= t <= reference.get_xlim()[1]]
+    ax.set_title("numbers at risk (original)", fontsize=8)
+    for i, group in enumerate(groups):
+        part = rows[rows["group"] == group].sort_values("t")
+        t = part["t"].to_numpy(float)
+        n = pd.to_numeric(part["at_risk"], errors="coerce").to_numpy(float)
+        counts = []
+        for tick in ticks:
+            idx = np.searchsorted(t, tick, side="left")
+            counts.append(str(int(n[idx])) if idx < len(t) else "0")
+        y = 0.9 - i * 0.8 / max(1, len(groups))
+        ax.text(0.0, y, str(group), color=colors[group], fontsize=7, transform=ax.transAxes,
+                ha="left")
+        for j, count in enumerate(counts):
+            ax.text(0.25 + 0.75 * j / max(1, len(ticks) - 1), y, count, fontsize=7,
+                    transform=ax.transAxes, ha="center")
+    ax.text(0.0, 0.02, "time: " + "  ".join(f"{t:g}" for t in ticks), fontsize=6,
+            transform=ax.transAxes)
+
+
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                time_unit: str = "months", ordered: bool = True):
+                time_unit: str = "months", ordered: bool = True, endpoint: str = ""):
     """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
 
     Panel letters run down the layout: (a) original, then RRR at each ε in
@@ -343,11 +391,13 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups, ordered)
+    ylabel = _ylabel(endpoint)
     cols = 1 + len(epsilons)
     mechanisms = _private_mechanisms(rows)
     nrows = max(2, len(mechanisms))
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.3 * cols, 3.1 * nrows), sharex=True,
-                             sharey=True)
+    # every panel has its own axes, limits and tick labels: a shared y would let one
+    # panel's range (a curve outside [0, 1]) decide the others' silently
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.3 * cols, 3.1 * nrows), squeeze=False)
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     layout = [(0, 0, "original", None)]
     for r, mechanism in enumerate(mechanisms):
@@ -356,21 +406,27 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         part = _select(rows, dataset, mechanism, epsilon)
         ax = axes[r, c]
         _draw_curves(ax, part, groups, colors)
+        if mechanism == "original":
+            _censoring_ticks(ax, part, groups, colors)
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
-    for r in range(1, nrows):
+        ax.set_xlabel(f"time ({time_unit})", fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+    _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
+                   axes[0, 0])
+    for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
-    axes[1, 0].legend(handles, names, loc="center", fontsize=8, title="group")
-    for ax in axes[-1, 1:]:
-        ax.set_xlabel(f"time ({time_unit})")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("survival probability")
+    axes[0, 0].legend(handles, names, fontsize=7, title="group", title_fontsize=7)
     origin = rows["data_origin"].iloc[0]
-    fig.suptitle(f"{title or dataset} — Kaplan–Meier curves", fontsize=10)
-    _footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). RRR privatises "
+    fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
+                 fontsize=10)
+    _wrapped_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
+                 "RRR privatises "
                  "the group label (paper's ε↔p); debiased RRR inverts the public transition "
                  "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
-                 "paper's authors coded it. Curves are not clipped to [0, 1].")
+                 "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
+                 "censoring counts (ε-DP). Each panel has its own y range, widened to show "
+                 "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
     return fig
 
@@ -380,7 +436,8 @@ def _release_name(mechanism: str, epsilon) -> str:
 
 
 def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                       time_unit: str = "months", lazy: bool = False, ordered: bool = True):
+                       time_unit: str = "months", lazy: bool = False, ordered: bool = True,
+                       endpoint: str = ""):
     """The panels of :func:`rrr_figure2` as separate figures, by release name.
 
     Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>``, … (the release
@@ -388,11 +445,11 @@ def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: s
     dict, or with ``lazy=True`` a generator of ``(name, figure)`` pairs.
     """
     panels = _figure2_panels(curves, dataset=dataset, epsilons=epsilons, title=title,
-                             time_unit=time_unit, ordered=ordered)
+                             time_unit=time_unit, ordered=ordered, endpoint=endpoint)
     return panels if lazy else dict(panels)
 
 
-def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered):
+def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered, endpoint=""):
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups, ordered)
@@ -402,17 +459,20 @@ def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered):
         part = _select(rows, dataset, mechanism, epsilon)
         fig, ax = plt.subplots(figsize=(4.2, 3.4))
         _draw_curves(ax, part, groups, colors)
+        if mechanism == "original":
+            _censoring_ticks(ax, part, groups, colors)
         ax.set_title(f"({letter}) {_panel_title(part.iloc[0])}", fontsize=9)
         ax.set_xlabel(f"time ({time_unit})")
-        ax.set_ylabel("survival probability")
+        ax.set_ylabel(_ylabel(endpoint))
         ax.legend(fontsize=7)
-        _footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
+        _wrapped_footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
         fig.tight_layout(rect=(0, 0.05, 1, 1))
         yield _release_name(mechanism, epsilon), fig
 
 
 def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
-              title: str = "", time_unit: str = "months", ordered: bool = True):
+              title: str = "", time_unit: str = "months", ordered: bool = True,
+              endpoint: str = ""):
     """Pointwise bands of the released KM curves over draws, original curves dashed."""
     rows = bands[bands["dataset"] == dataset]
     original = _select(curves, dataset, "original", None)
@@ -421,7 +481,7 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
     mechanisms = _private_mechanisms(rows)
     fig, axes = plt.subplots(len(mechanisms), len(epsilons),
                              figsize=(3.4 * len(epsilons), 3.0 * len(mechanisms)),
-                             sharex=True, sharey=True, squeeze=False)
+                             squeeze=False)
     for r, mechanism in enumerate(mechanisms):
         for c, epsilon in enumerate(epsilons):
             ax = axes[r, c]
@@ -433,18 +493,20 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
                 ax.step(g["t"], g["middle"], where="post", color=colors[group], lw=1)
                 o = original[original["group"] == group]
                 ax.step(o["t"], o["survival"], where="post", color=colors[group], lw=1,
-                        ls="--")
+                        ls="--", label=group)
             ax.set_title(_panel_title(part.iloc[0]), fontsize=8)
             _unit_ylim(ax, pd.concat([part["lower"], part["upper"]]), pad=0.05)
             ax.grid(alpha=0.3)
-    for ax in axes[-1]:
-        ax.set_xlabel(f"time ({time_unit})")
-    for ax in axes[:, 0]:
-        ax.set_ylabel("survival probability")
+    for ax in axes.ravel():
+        ax.set_xlabel(f"time ({time_unit})", fontsize=8)
+        ax.set_ylabel(_ylabel(endpoint), fontsize=8)
+    axes[0, 0].legend(fontsize=7, title="group", title_fontsize=7)
     level = rows["level"].iloc[0]
     fig.suptitle(f"{title or dataset} — {level:.0%} pointwise bands over "
                  "draws (solid: median, dashed: original)", fontsize=10)
-    _footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}.")
+    _wrapped_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
+                 "its own "
+                 "y range, widened to show band values outside [0, 1].")
     fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     return fig
 
@@ -463,34 +525,58 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
                   "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
         for mechanism in _private_mechanisms(rows):
-            part = rows[rows["mechanism"] == mechanism]
-            # equal privacy on the x axis: the true ε where one holds, else the stated one
-            finite = np.isfinite(part["true_epsilon"]).all()
-            x = "true_epsilon" if finite else "epsilon"
-            mean = part.groupby(x)["sup_distance_mean"].mean()
-            label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
-                                                                      "finite true ε)")
-            ax.plot(mean.index, mean.to_numpy(), label=label, **styles[mechanism])
+            mine = rows[rows["mechanism"] == mechanism]
+            calibrations = list(dict.fromkeys(mine["calibration"].fillna("")))
+            for n, calibration in enumerate(calibrations):
+                part = mine[mine["calibration"].fillna("") == calibration]
+                # equal privacy on the x axis: the true ε where one holds, else the stated one
+                finite = np.isfinite(part["true_epsilon"]).all()
+                x = "true_epsilon" if finite else "epsilon"
+                mean = part.groupby(x)["sup_distance_mean"].mean()
+                label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
+                                                                          "finite true ε)")
+                if len(calibrations) > 1:
+                    label += f" [calibration {calibration}]"
+                style = dict(styles[mechanism])
+                if n:
+                    style.update(mfc="white")
+                ax.plot(mean.index, mean.to_numpy(), label=label, **style)
         ax.set_title(f"{titles.get(dataset, dataset)} "
                      f"({rows['data_origin'].iloc[0]})", fontsize=9)
         ax.set_xlabel("true ε (per patient)")
         ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=8)
-    _footer(fig, "Averaged over groups and draws. x: true ε — RRR with the paper's calibration "
-                 "is ε + ln(k−1); LNTE as published has none and is drawn at its stated ε.")
+        ax.legend(fontsize=6)
+    _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times where "
+                 "both "
+                 "curves are defined (undefined share: utility.csv). x: true ε — RRR with the "
+                 "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
+                 "LNTE as published has none and is drawn at its stated ε.")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
+
+
+def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows of RRR's first configured calibration (the paper's) and of every other mechanism.
+
+    Figure 2 and the bands show one RRR calibration; the utility figure shows all.
+    """
+    rrr = table["mechanism"].isin(["rrr", "rrr_debiased"])
+    if not rrr.any():
+        return table
+    first = table.loc[rrr, "calibration"].iloc[0]
+    return table[~rrr | (table["calibration"] == first)]
 
 
 def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
     """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
     ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
-    curves = read_table(inputs["curves"], text_columns=("group",))
+    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
     for dataset in datasets:
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
-                  "ordered": cohorts[dataset].get("ordered", True)}
+                  "ordered": cohorts[dataset].get("ordered", True),
+                  "endpoint": cohorts[dataset].get("endpoint", "")}
         yield f"figure2_{dataset}", rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
                                                 **cohort)
         for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
@@ -500,13 +586,14 @@ def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
 
 def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
     """Yields ``(km_bands_<d>, figure)`` for every cohort."""
-    bands = read_table(inputs["bands"], text_columns=("group",))
-    curves = read_table(inputs["curves"], text_columns=("group",))
+    bands = _published_calibration(read_table(inputs["bands"], text_columns=("group",)))
+    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
     for d in datasets:
         yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
                                          title=cohorts[d]["title"],
                                          time_unit=cohorts[d]["time_unit"],
-                                         ordered=cohorts[d].get("ordered", True))
+                                         ordered=cohorts[d].get("ordered", True),
+                                         endpoint=cohorts[d].get("endpoint", ""))
 
 
 def rrr_utility_figures(inputs, *, cohorts, **_):

@@ -32,7 +32,8 @@ __all__ = ["GROUP_COLUMNS", "TABLES", "km_bands", "km_curves", "logrank_rejectio
 
 
 def _key(release) -> tuple:
-    return release["dataset"], release["mechanism"], release["epsilon"]
+    return (release["dataset"], release["mechanism"], release["epsilon"],
+            release.get("calibration", ""))
 
 
 def _load(paths, releases) -> dict:
@@ -67,7 +68,7 @@ def records_of_releases(releases, medians_paths) -> list[PrivacyRecord]:
 
 
 def _original(frames: dict, dataset: str) -> pd.DataFrame:
-    return frames[(dataset, "original", None)]
+    return frames[(dataset, "original", None, "")]
 
 
 def median_survival(inputs, *, releases, **_) -> tuple[pd.DataFrame, list]:

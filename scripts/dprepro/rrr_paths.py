@@ -15,8 +15,10 @@ from .cohort_spec import CohortSpec
 
 __all__ = [
     "MECHANISMS",
+    "NO_EPSILON",
     "RELEASE_ROOT",
     "calibration_of",
+    "rrr_calibrations",
     "cbioportal_base",
     "cbioportal_raw",
     "cbioportal_studies",
@@ -41,11 +43,19 @@ def cohort_params(spec: CohortSpec) -> dict:
     """Title, time unit, origin and group order of a cohort (figures and analyses)."""
     return {"title": spec.display_title, "time_unit": spec.axis_unit,
             "data_origin": spec.origin, "groups": list(spec.groups),
-            "ordered": spec.ordered_groups}
+            "ordered": spec.ordered_groups, "endpoint": spec.endpoint}
 
 
 #: Mechanisms of the study, in table and figure order.
-MECHANISMS = ("original", "rrr", "rrr_debiased", "lnte", "lnte_grid")
+MECHANISMS = ("original", "rrr", "rrr_debiased", "lnte", "lnte_grid", "lnte_grid_no_noise")
+#: Mechanisms run once per cohort, with no ε (non-private references).
+NO_EPSILON = ("original", "lnte_grid_no_noise")
+
+
+def rrr_calibrations(config: Mapping) -> list[str]:
+    """RRR's ε↔p rules run: ``calibration`` first, then ``extra_calibrations`` (no repeats)."""
+    rrr = config["rrr_survival"]
+    return list(dict.fromkeys([rrr["calibration"], *rrr.get("extra_calibrations", [])]))
 
 
 def calibration_of(config: Mapping, mechanism: str, spec: CohortSpec) -> str:
@@ -53,8 +63,9 @@ def calibration_of(config: Mapping, mechanism: str, spec: CohortSpec) -> str:
     rrr = config["rrr_survival"]
     if mechanism in ("rrr", "rrr_debiased"):
         return rrr["calibration"]
-    if mechanism == "lnte_grid":
-        return f"grid={int(rrr['lnte_grid_bins'])},rows={spec.rows_per_person}"
+    if mechanism in ("lnte_grid", "lnte_grid_no_noise"):
+        text = f"grid={int(rrr['lnte_grid_bins'])},rows={spec.rows_per_person}"
+        return f"{text},horizon={spec.horizon:g}" if spec.horizon else text
     return ""
 
 
@@ -65,21 +76,30 @@ def releases(config: Mapping, mechanisms=MECHANISMS) -> list[dict]:
     out = []
     for dataset in rrr["datasets"]:
         for mechanism in mechanisms:
-            epsilons = [None] if mechanism == "original" else rrr["epsilons"]
-            for eps in epsilons:
-                out.append({"dataset": dataset, "mechanism": mechanism,
-                            "epsilon": None if eps is None else float(eps),
-                            "calibration": calibration_of(config, mechanism, specs[dataset]),
-                            "data_origin": specs[dataset].origin,
-                            "privacy_unit": specs[dataset].privacy_unit})
+            epsilons = [None] if mechanism in NO_EPSILON else rrr["epsilons"]
+            calibrations = (rrr_calibrations(config) if mechanism in ("rrr", "rrr_debiased")
+                            else [calibration_of(config, mechanism, specs[dataset])])
+            for calibration in calibrations:
+                for eps in epsilons:
+                    out.append({"dataset": dataset, "mechanism": mechanism,
+                                "epsilon": None if eps is None else float(eps),
+                                "calibration": calibration,
+                                "data_origin": specs[dataset].origin,
+                                "privacy_unit": specs[dataset].privacy_unit})
     return out
 
 
 def release_name(release: Mapping) -> str:
-    """``original``, ``rrr_eps1``, ``lnte_eps2``: release folders and Figure 2 panel files."""
-    if release["mechanism"] == "original":
-        return "original"
-    return f"{release['mechanism']}_eps{float(release['epsilon']):g}"
+    """``original``, ``rrr_eps1``, ``rrr_exact_eps1``, ``lnte_eps2``: release folders and panels.
+
+    RRR releases with a calibration other than the paper's carry it in the name.
+    """
+    if release["mechanism"] in NO_EPSILON:
+        return release["mechanism"]
+    mechanism = release["mechanism"]
+    if mechanism in ("rrr", "rrr_debiased") and release.get("calibration", "paper") != "paper":
+        mechanism = f"{mechanism}_{release['calibration']}"
+    return f"{mechanism}_eps{float(release['epsilon']):g}"
 
 
 def release_files(releases_: list[Mapping], name: str) -> list[str]:

@@ -35,7 +35,7 @@ from .km import (
     pairwise_logrank,
     pairwise_logrank_batch,
 )
-from .lnte_dp import GridLNTE, step_on_grid
+from .lnte_dp import GridDiscretisation, GridLNTE, step_on_grid
 from .privacy import PrivacyRecord, non_private, provenance_of
 from .randomized_response import (
     LNTE,
@@ -60,6 +60,8 @@ __all__ = [
     "run_release",
     "table_privacy",
     "time_grid",
+    "step_grid",
+    "sup_distances",
     "analyse_original",
     "analyse_rrr",
     "analyse_lnte",
@@ -87,21 +89,28 @@ _MECHANISMS = {
     "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
     "lnte_grid": lambda epsilon, labels, calibration: GridLNTE(
         epsilon=epsilon, **grid_calibration(calibration)),
+    "lnte_grid_no_noise": lambda epsilon, labels, calibration: GridDiscretisation(
+        **grid_calibration(calibration)),
 }
+
+#: Mechanisms released once per cohort, without ε (non-private references).
+NO_EPSILON = ("original", "lnte_grid_no_noise")
 
 
 def grid_calibration(text: str) -> dict:
-    """``bins`` and ``rows_per_person`` of ``lnte_grid`` from its calibration text.
+    """``bins``, ``rows_per_person`` and ``horizon`` of ``lnte_grid`` from its calibration text.
 
-    The text (``"grid=20,rows=2"``) is what the tables' ``calibration`` column
-    shows, so a table row alone rebuilds the mechanism that made it.
+    The text (``"grid=20,rows=2,horizon=20"``; no ``horizon``: the largest
+    follow-up time) is what the tables' ``calibration`` column shows, so a
+    table row alone rebuilds the mechanism that made it.
     """
     parts = dict(item.split("=", 1) for item in str(text).split(",") if "=" in item)
     try:
-        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"])}
+        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"]),
+                "horizon": float(parts["horizon"]) if "horizon" in parts else None}
     except (KeyError, ValueError):
-        raise ValueError(f"lnte_grid calibration {text!r} is not 'grid=<bins>,rows=<rows>'"
-                         ) from None
+        raise ValueError(f"lnte_grid calibration {text!r} is not "
+                         "'grid=<bins>,rows=<rows>[,horizon=<H>]'") from None
 
 
 
@@ -127,7 +136,8 @@ def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibrat
     if mechanism not in _MECHANISMS:
         raise ValueError(f"unknown mechanism {mechanism!r}; expected original or one of "
                          f"{sorted(_MECHANISMS)}")
-    return _MECHANISMS[mechanism](float(epsilon), tuple(labels), calibration)
+    return _MECHANISMS[mechanism](None if epsilon is None else float(epsilon), tuple(labels),
+                                  calibration)
 
 
 #: Privacy columns of every rrr_survival table, in order.
@@ -209,6 +219,17 @@ def time_grid(times, points: int) -> np.ndarray:
     return np.linspace(0.0, float(np.max(times)), points)
 
 
+def step_grid(times) -> np.ndarray:
+    """0 and every distinct follow-up time: where the cohort's step curves can jump.
+
+    KM, RRR and debiased-RRR curves (and the published LNTE's, whose grid is
+    a group's observed times) jump only at observed times, so their values
+    there are the exact step functions, with no resampling.
+    """
+    times = np.asarray(times, dtype=float)
+    return np.unique(np.r_[0.0, times[np.isfinite(times)]])
+
+
 def _check_cohort(cohort: pd.DataFrame, labels) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     missing = {"group", "time", "event"} - set(cohort.columns)
     if missing:
@@ -241,6 +262,10 @@ def _curve_frame(survival: np.ndarray, labels, grid) -> pd.DataFrame:
 
 #: ``ci_method`` of the medians a lifelines-rule KM fit gives (original, RRR draw 0).
 KM_CI_METHOD = "lifelines: first time S <= 0.5; 95% log-log band's first crossings of 0.5"
+#: Columns of a per-draw medians file whose curves can stop before 0.5 (debiased RRR,
+#: grid LNTE): ``undefined`` marks a median that is neither reached nor "not reached".
+MEDIAN_COLUMNS = ["draw", "group", "median", "ci_lower", "ci_upper", "median_r", "plateau",
+                  "ci_method", "undefined"]
 #: ``ci_method`` of the medians over draws.
 DRAWS_CI_METHOD = "2.5%-97.5% quantiles over draws (inf = not reached)"
 
@@ -325,10 +350,23 @@ def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.Data
     codes, _ = person_units(cohort)
     curves = km_batch(times, events, groups[None, :], labels=labels).on_grid(grid)
     logrank = pairwise_logrank(times, events, groups, labels=labels).assign(draw=0)
+    frame = _curve_frame(curves, labels, grid)
+    # numbers at risk and censorings at each step time: the figure's at-risk table and
+    # censoring ticks (the original is a non-private reference)
+    grid = np.asarray(grid, dtype=float)
+    at_risk, censored = [], []
+    for label in labels:
+        own = np.sort(times[groups == label])
+        cens = np.sort(times[(groups == label) & (events == 0)])
+        at_risk.append(len(own) - np.searchsorted(own, grid, side="left"))
+        censored.append(np.searchsorted(cens, grid, side="right")
+                        - np.searchsorted(cens, grid, side="left"))
+    frame["at_risk"] = np.concatenate(at_risk)
+    frame["censored"] = np.concatenate(censored)
     return {
         "medians": _lifelines_medians(times, events, groups, labels).assign(draw=0),
         "logrank": _with_robust(logrank, times, events, groups[None, :], codes, labels),
-        "curves": _curve_frame(curves, labels, grid),
+        "curves": frame,
     }
 
 
@@ -396,13 +434,15 @@ def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibr
     boot = bootstrap_medians(times, events, released[0], codes, p=mechanism.p, k=mechanism.k,
                              rng=bootstrap_rng, resamples=resamples)
     medians = _draw_medians(curves.median(), labels, ci_method="none (a further draw)")
+    medians["undefined"] = curves.median_undefined().ravel()
     first = medians["draw"] == 0
     medians.loc[first, "ci_lower"] = [quantile_inf(boot[:, g], 0.025) for g in range(len(labels))]
     medians.loc[first, "ci_upper"] = [quantile_inf(boot[:, g], 0.975) for g in range(len(labels))]
     medians.loc[first, "ci_method"] = (
         f"first time debiased S <= 0.5; 2.5%-97.5% of {resamples} bootstrap resamples of "
         "persons (sampling + privatisation noise)")
-    return {"medians": medians, "curves": _curve_frame(curves.on_grid(grid), labels, grid)}
+    return {"medians": medians[MEDIAN_COLUMNS],
+            "curves": _curve_frame(curves.on_grid(grid), labels, grid)}
 
 
 def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
@@ -427,16 +467,22 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
 
 
 def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draws: int,
-                      rng: np.random.Generator, grid) -> dict[str, pd.DataFrame]:
+                      rng: np.random.Generator | None, grid) -> dict[str, pd.DataFrame]:
     """Grid-LNTE curves (:mod:`dprepro.lnte_dp`) of every group and their medians.
 
-    The horizon is the grid's end (the largest follow-up time, public in
-    this study's threat model). Medians: first bin end with S ≤ 0.5 (``inf``
-    if never); draw 0 gets no interval (the spread over draws is in the
-    over-draws rows).
+    The horizon is the mechanism's public one (``datasets.<name>.horizon``),
+    else the largest follow-up time (then data-dependent; the record says
+    so). Curves are stored at ``grid`` and at the bins' right ends, their
+    exact step times. Medians: first bin end with S ≤ 0.5; ``inf`` if never
+    (``undefined`` when the curve stops, at-risk < 1, before that); draw 0
+    gets no interval (the spread over draws is in the over-draws rows).
+    :class:`~dprepro.lnte_dp.GridDiscretisation` gives the no-noise row.
     """
     times, events, groups = _check_cohort(cohort, labels)
-    horizon = float(np.max(grid))
+    horizon = mechanism.horizon if mechanism.horizon is not None else float(np.max(times))
+    edges = np.linspace(0.0, horizon, mechanism.bins + 1)[1:]
+    grid = np.unique(np.r_[np.asarray(grid, dtype=float), edges])
+    grid = grid[grid <= horizon]
     curves = np.empty((draws, len(labels), len(grid)))
     medians = []
     for g, label in enumerate(labels):
@@ -445,16 +491,16 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
                                             draws=draws)
         curves[:, g, :] = step_on_grid(edges, survival, grid)
         below = survival <= 0.5
-        median = np.where(below.any(axis=1), edges[np.argmax(below, axis=1)], np.inf)
+        reached = below.any(axis=1)
+        median = np.where(reached, edges[np.argmax(below, axis=1)], np.inf)
         medians.append(pd.DataFrame({"draw": np.arange(draws), "group": label,
-                                     "median": median}))
+                                     "median": median,
+                                     "undefined": ~reached & np.isnan(survival[:, -1])}))
     medians = pd.concat(medians, ignore_index=True).assign(
         ci_lower=np.nan, ci_upper=np.nan, median_r=np.nan, plateau=False,
         ci_method="first bin end with S <= 0.5; no single-draw interval")
     medians = medians.sort_values(["draw"], kind="stable").reset_index(drop=True)
-    return {"medians": medians[["draw", "group", "median", "ci_lower", "ci_upper", "median_r",
-                                "plateau", "ci_method"]],
-            "curves": _curve_frame(curves, labels, grid)}
+    return {"medians": medians[MEDIAN_COLUMNS], "curves": _curve_frame(curves, labels, grid)}
 
 
 def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: float | None,
@@ -476,11 +522,16 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     seeds : dict or None
         The seed record of the noise stream (None for the original).
     """
-    grid = time_grid(cohort["time"], grid_points)
+    # curves are stored at their exact step times (grid_points is no longer used)
+    grid = step_grid(cohort["time"])
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
     if obj is None:
         return (analyse_original(cohort, labels=labels, grid=grid),
                 replace(ORIGINAL, privacy_unit=privacy_unit), None)
+    if isinstance(obj, GridDiscretisation):
+        results = analyse_lnte_grid(cohort, labels=labels, mechanism=obj, draws=1, rng=None,
+                                    grid=grid)
+        return results, obj.privacy_record(privacy_unit=privacy_unit), None
     # the debiased release post-processes the very RRR draws: it reads RRR's stream
     source = "rrr" if mechanism == "rrr_debiased" else mechanism
     stream = f"{source}/{dataset}/{calibration}/eps{float(epsilon):g}"
@@ -525,22 +576,31 @@ def median_table(parts) -> pd.DataFrame:
     (:func:`quantile_inf`: a median not reached is ``inf``, and so is a
     quantile that falls among them, never NaN). ``ci_method`` names the rule
     each row used; ``not_reached`` is the share of draws whose curve never
-    reaches 0.5. ``plateau`` flags a KM curve exactly 0.5 over an interval,
-    where lifelines' median (its start) and R's (``median_r``, its midpoint)
-    differ.
+    reaches 0.5 while defined; ``undefined`` the share whose curve stops
+    (debiased RRR: estimated at-risk < 1; grid LNTE: noisy at-risk < 1)
+    before reaching 0.5, where the median is undefined, not "not reached"
+    (``median_status`` of the single draw says which). ``plateau`` flags a
+    KM curve exactly 0.5 over an interval, where lifelines' median (its
+    start) and R's (``median_r``, its midpoint) differ.
     """
     rows = []
     for info, medians in parts:
         draws = int(medians["draw"].nunique())
         for label in info["labels"]:
             group = medians[medians["group"] == label]
-            first = group[group["draw"] == 0].iloc[0]
+            undefined = (group["undefined"].astype(bool).to_numpy() if "undefined" in group
+                         else np.zeros(len(group), dtype=bool))
+            first_index = int(np.flatnonzero(group["draw"].to_numpy() == 0)[0])
+            first = group.iloc[first_index]
             base = {"dataset": info["dataset"], "data_origin": info["data_origin"],
                     **info["privacy"], "group": label}
+            first_undefined = bool(undefined[first_index])
             rows.append({**base, "statistic": "single_draw", "median": first["median"],
                          "ci_lower": first["ci_lower"], "ci_upper": first["ci_upper"],
                          "ci_method": first["ci_method"], "draws": 1,
-                         "not_reached": float(np.isinf(first["median"])),
+                         "median_status": _median_status(first["median"], first_undefined),
+                         "not_reached": float(np.isinf(first["median"]) and not first_undefined),
+                         "undefined": float(first_undefined),
                          "plateau": bool(first["plateau"]), "median_r": first["median_r"]})
             if draws > 1:
                 values = group["median"].to_numpy(float)
@@ -549,9 +609,18 @@ def median_table(parts) -> pd.DataFrame:
                              "ci_lower": quantile_inf(values, 0.025),
                              "ci_upper": quantile_inf(values, 0.975),
                              "ci_method": DRAWS_CI_METHOD, "draws": draws,
-                             "not_reached": float(np.mean(np.isinf(values))),
+                             "median_status": "over draws",
+                             "not_reached": float(np.mean(np.isinf(values) & ~undefined)),
+                             "undefined": float(np.mean(undefined)),
                              "plateau": False, "median_r": np.nan})
     return pd.DataFrame(rows)
+
+
+def _median_status(median: float, undefined: bool) -> str:
+    """``reached``, ``not reached`` (curve stays above 0.5) or ``undefined`` (curve stops first)."""
+    if undefined:
+        return "undefined"
+    return "not reached" if np.isinf(median) else "reached"
 
 
 def quantile_inf(values, q: float) -> float:
@@ -633,28 +702,89 @@ def rejection_table(parts, *, significance: float) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def _sup_distance(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
-    merged = curves.merge(original[["group", "t", "survival"]], on=["group", "t"],
-                          suffixes=("", "_original"))
-    merged["distance"] = (merged["survival"] - merged["survival_original"]).abs()
-    # where a released curve or the original is undefined (past follow-up) it is skipped
-    return merged.groupby(["draw", "group"], sort=False)["distance"].max().reset_index()
+def _steps(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
+    """Step times (shared by every draw) and values ``(draws, times)`` of one group's curves."""
+    frame = frame.sort_values(["draw", "t"], kind="stable")
+    times = np.unique(frame["t"].to_numpy(float))
+    values = frame["survival"].to_numpy(float).reshape(-1, len(times))
+    return times, values
+
+
+def _step_at(times, values, at) -> np.ndarray:
+    """Right-continuous step functions (rows of ``values``) read at ``at`` (1 before start)."""
+    idx = np.searchsorted(times, at, side="right") - 1
+    return np.where(idx >= 0, values[:, np.maximum(idx, 0)], 1.0)
+
+
+def sup_distances(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
+    r"""Sup-distance of each draw's released curve to the original, per group, exactly.
+
+    Both are right-continuous step functions, so
+    :math:`\sup_t |\tilde S(t) - \hat S(t)|` over the original's follow-up
+    is attained at a jump of one of them: both are read at the union of
+    their step times (no resampling grid). Columns:
+
+    ``distance``
+        the sup over times where both curves are defined (NaN if none);
+    ``undefined_share``
+        share of the original's follow-up (by length of time) where the
+        released curve is undefined (debiased RRR, grid LNTE: estimated
+        at-risk < 1; LNTE and KM past a group's last time);
+    ``distance_undefined_as_1``
+        the sup when an undefined stretch counts as distance 1 (the worst
+        possible), so a curve cannot score well by stopping early.
+    """
+    rows = []
+    for label, released in curves.groupby("group", sort=False):
+        t_r, s_r = _steps(released)
+        t_o, s_o = _steps(original[original["group"] == label].assign(draw=0))
+        defined_o = np.isfinite(s_o[0])
+        end = t_o[defined_o].max() if defined_o.any() else 0.0
+        at = np.union1d(t_r, t_o)
+        at = at[at <= end]
+        o = _step_at(t_o, s_o, at)[0]
+        r = _step_at(t_r, s_r, at)
+        width = np.diff(np.r_[at, end])
+        o_def = np.isfinite(o)
+        r_def = np.isfinite(r)
+        both = r_def & o_def[None, :]
+        gap = np.where(both, np.abs(r - o), -np.inf)
+        distance = gap.max(axis=1)
+        distance = np.where(np.isfinite(distance), distance, np.nan)
+        missing = ~r_def & o_def[None, :]
+        span = float(np.sum(width[o_def]))
+        share = (missing * width).sum(axis=1) / span if span > 0 else np.zeros(len(r))
+        # a last point alone (zero width) still counts when the curve is undefined there
+        as_one = np.where(missing.any(axis=1), 1.0, np.nan_to_num(distance, nan=1.0))
+        draws = np.sort(released["draw"].unique())
+        rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": distance,
+                                  "undefined_share": share,
+                                  "distance_undefined_as_1": as_one}))
+    return pd.concat(rows, ignore_index=True)
 
 
 def utility_table(parts) -> pd.DataFrame:
     """Utility of each release: sup-distance of KM curves and median error, over draws.
 
-    ``sup_distance_mean`` is the mean over draws of sup_t |Ŝ_released(t) − Ŝ_original(t)|
-    on the grid; ``median_abs_error`` the median over draws of |median − original
-    median| among draws where both are finite; ``not_reached`` the share of draws
-    whose released curve never reaches 0.5.
+    ``sup_distance_mean`` is the mean over draws of sup_t |S̃(t) − Ŝ_original(t)|
+    over the times where both are defined, taken exactly at the union of the
+    curves' jump times (:func:`sup_distances`); ``undefined_share_mean`` the
+    mean share of the original's follow-up where the released curve is
+    undefined (scored apart, not skipped silently), and
+    ``sup_distance_undefined_as_1_mean`` the sup-distance when an undefined
+    stretch counts as distance 1. ``median_abs_error`` is the median over
+    draws of |median − original median| among draws where both are finite;
+    ``not_reached`` the share of draws whose released curve never reaches 0.5.
     """
     rows = []
     for info, curves, medians, original_curves, original_medians in parts:
-        distance = _sup_distance(curves, original_curves)
+        distance = sup_distances(curves, original_curves)
         reference = original_medians.set_index("group")["median"]
         for label in info["labels"]:
-            d = distance.loc[distance["group"] == label, "distance"].to_numpy(float)
+            own = distance["group"] == label
+            d = distance.loc[own, "distance"].to_numpy(float)
+            share = distance.loc[own, "undefined_share"].to_numpy(float)
+            as_one = distance.loc[own, "distance_undefined_as_1"].to_numpy(float)
             m = medians.loc[medians["group"] == label, "median"].to_numpy(float)
             target = float(reference.loc[label])
             finite = np.isfinite(m) & np.isfinite(target)
@@ -663,6 +793,9 @@ def utility_table(parts) -> pd.DataFrame:
                          **info["privacy"], "group": label,
                          "sup_distance_mean": float(np.nanmean(d)) if d.size else np.nan,
                          "sup_distance_q90": float(np.nanquantile(d, 0.9)) if d.size else np.nan,
+                         "undefined_share_mean": float(np.mean(share)) if share.size else np.nan,
+                         "sup_distance_undefined_as_1_mean":
+                             float(np.mean(as_one)) if as_one.size else np.nan,
                          "median_abs_error": float(np.median(errors)) if errors.size else np.nan,
                          "not_reached": float(np.mean(np.isinf(m))) if m.size else np.nan,
                          "original_median": target, "draws": int(len(m))})
@@ -691,7 +824,12 @@ def band_table(parts, *, level: float) -> pd.DataFrame:
 
 
 def curve_table(parts) -> pd.DataFrame:
-    """Draw-0 curves of every release plus the original: the data of Figure 2."""
+    """Draw-0 curves of every release plus the original: the data of Figure 2.
+
+    Curves are listed at their exact step times. ``at_risk`` and ``censored``
+    (numbers at risk and censorings at each time) are given for the original
+    only (the figure's at-risk table and censoring ticks); empty for releases.
+    """
     frames = []
     for info, curves in parts:
         first = curves[curves["draw"] == 0].drop(columns="draw")
@@ -699,5 +837,6 @@ def curve_table(parts) -> pd.DataFrame:
                            **info["privacy"]}.items():
             first = first.assign(**{key: value})
         frames.append(first)
-    columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "group", "t", "survival"]
+    columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "group", "t", "survival", "at_risk",
+               "censored"]
     return pd.concat(frames, ignore_index=True)[columns]

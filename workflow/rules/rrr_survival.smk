@@ -15,9 +15,25 @@ RRR_COHORTS = rrr_paths.cohort_specs(config)
 RRR_ALL = rrr_paths.releases(config)
 RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
 RRR_PRIVATE = rrr_paths.releases(config, rrr_paths.MECHANISMS[1:])
+# releases drawn many times (bands over draws, figure panels); not the no-noise reference
+RRR_DRAWN = [r for r in RRR_PRIVATE if r["epsilon"] is not None]
+# Figure 2 and the bands show RRR with the first configured calibration (the utility
+# figure and the tables carry every calibration)
+RRR_FIGURE_NAMES = list(
+    dict.fromkeys(
+        rrr_paths.release_name(r)
+        for r in RRR_DRAWN
+        if r["mechanism"] not in ("rrr", "rrr_debiased")
+        or r["calibration"] == RRR["calibration"]
+    )
+)
 # release folder names are the same for every dataset (mechanism and ε only)
 RRR_PRIVATE_NAMES = list(dict.fromkeys(rrr_paths.release_name(r) for r in RRR_PRIVATE))
-RRR_LOGRANK_NAMES = [n for n in RRR_PRIVATE_NAMES if n.startswith("rrr_eps")]
+RRR_LOGRANK_NAMES = list(
+    dict.fromkeys(
+        rrr_paths.release_name(r) for r in RRR_LOGRANK if r["mechanism"] != "original"
+    )
+)
 RRR_PRIVATE_FILES = [
     f"{RRR_RELEASE}/{name}/{file}"
     for name in RRR_PRIVATE_NAMES
@@ -32,8 +48,7 @@ RRR_FIGURE_PARAMS = {
 RRR_FIGURE2 = [
     f"{RRR_DIR}/figures/figure2_{d}{suffix}.{ext}"
     for d in RRR["datasets"]
-    for suffix in [""]
-    + [f"_{rrr_paths.release_name(r)}" for r in RRR_ALL if r["dataset"] == d]
+    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
     for ext in ("pdf", "png")
 ]
 RRR_BANDS = [
@@ -45,7 +60,7 @@ RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
 # one figure job per cohort: the same files, drawn in parallel
 RRR_FIGURE2_OF = [
     f"{RRR_DIR}/figures/figure2_{{dataset}}{suffix}.{ext}"
-    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_PRIVATE_NAMES]]
+    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
     for ext in ("pdf", "png")
 ]
 RRR_BANDS_OF = [
@@ -236,8 +251,8 @@ rule rrr_utility_table:
 
 rule rrr_bands_table:
     input:
-        medians=rrr_paths.release_files(RRR_PRIVATE, "medians.csv"),
-        curves=rrr_paths.release_files(RRR_PRIVATE, "curves.parquet"),
+        medians=rrr_paths.release_files(RRR_DRAWN, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_DRAWN, "curves.parquet"),
     output:
         table=RRR_TABLES["km_bands"],
         prov=prov(RRR_TABLES["km_bands"]),
@@ -252,7 +267,7 @@ rule rrr_bands_table:
     params:
         table="km_bands",
         options={
-            "releases": RRR_PRIVATE,
+            "releases": RRR_DRAWN,
             "band_level": RRR["band_level"],
         },
     script:
@@ -304,6 +319,7 @@ rule rrr_claims_table:
         logrank_releases=RRR_LOGRANK,
         significance=RRR["significance"],
         seed=config["seed"],
+        clustered=[d for d, s in RRR_COHORTS.items() if s.rows_per_person > 1],
     script:
         "../../scripts/rrr_claims.py"
 
