@@ -165,6 +165,71 @@ def test_subsample_votes_plus_noise_is_dp_select_features(separable):
     assert set(votes[top]) <= set(np.sort(votes)[-5:])
 
 
+def _vote_fractions(selection, X, y, lines):
+    votes, k = selection.votes(X, y, lines)
+    return votes / k
+
+
+def test_hashed_feature_selection_sensitivity_under_add_remove_neighbours(separable):
+    # the referee's neighbours: one line removed, and one response removed for one drug; the
+    # vote fractions may move by at most 2m/k in L1 (the bound the Laplace noise is scaled to)
+    X = separable["private_expression"].to_numpy()[:100, :60]
+    y = separable["private_response"].to_numpy()[:100, 0].copy()
+    lines = np.array([f"line{i:03d}" for i in range(100)], dtype=object)
+    m = 5
+    public = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000,
+                                         n_parts=10, part_key=repr_study.part_key(7))
+    paper = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000)
+    assert public.public_parts and not paper.public_parts
+    bound = 2 * m / 10
+    full = _vote_fractions(public, X, y, lines)
+    full_paper = _vote_fractions(paper, X, y, lines)
+    worst, worst_paper = 0.0, 0.0
+    for i in range(0, 100, 9):
+        keep = np.arange(100) != i
+        removed_line = _vote_fractions(public, X[keep], y[keep], lines[keep])
+        y_missing = y.copy()
+        y_missing[i] = np.nan
+        removed_response = _vote_fractions(public, X, y_missing, lines)
+        worst = max(worst, np.abs(removed_line - full).sum(),
+                    np.abs(removed_response - full).sum())
+        # the same neighbour under the authors' k = isqrt(n), alpha = 1/n, i mod k parts
+        worst_paper = max(worst_paper, np.abs(
+            _vote_fractions(paper, X, y_missing, lines) - full_paper).sum() * 10 / 2 / m)
+    assert 0 < worst <= bound + 1e-12
+    # the test has power: the data-dependent parts break their own 2m/k bound on these neighbours
+    assert worst_paper > 1.0
+
+
+def test_hashed_parts_depend_on_the_line_and_key_only():
+    key = repr_study.part_key(7)
+    lines = [f"l{i}" for i in range(200)]
+    parts = repr_study.hashed_parts(lines, 10, key)
+    assert set(parts) == set(range(10))
+    np.testing.assert_array_equal(repr_study.hashed_parts(lines[5:], 10, key), parts[5:])
+    assert key == repr_study.part_key(7) != repr_study.part_key(8)
+    assert not np.array_equal(repr_study.hashed_parts(lines, 10, repr_study.part_key(8)), parts)
+    with pytest.raises(ValueError, match="n_parts"):
+        repr_study.hashed_parts(lines, 0, key)
+    selection = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
+                                            part_key=key)
+    with pytest.raises(ValueError, match="ids"):
+        selection.votes(np.zeros((8, 3)), np.zeros(8))
+
+
+def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
+    split = repr_privacy.method_split("dp_feature_selection", 1.0)
+    learner = repr_privacy.cancer_learner(split, variant="cms11", l2=0.1,
+                                          rng=np.random.default_rng(0))
+    public = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
+                                         part_key=b"k")
+    paper = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)))
+    ok = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=public)
+    bad = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=paper)
+    assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
+    assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
+
+
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
     genes = separable["private_expression"].iloc[:, :40]
     public = separable["public_expression"].iloc[:, :40]

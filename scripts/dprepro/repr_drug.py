@@ -180,6 +180,7 @@ def drug_experiment(
     if public is not None and response_prior is None:
         raise ValueError("public centring needs response_prior = (centre, scale)")
     Y = response.to_numpy(dtype=float)
+    line_ids = np.asarray(response.index, dtype=object)
     col = {str(c): j for j, c in enumerate(response.columns)}
     # pooled response scale of each split's training lines (all drugs, centred per drug)
     sd_y = []
@@ -203,7 +204,7 @@ def drug_experiment(
                 continue
             ytr, yte = y_all[tr], y_all[te]
             if fs:
-                votes, k = selection.votes(private[seeds[0]][tr], ytr)
+                votes, k = selection.votes(private[seeds[0]][tr], ytr, line_ids[tr])
             for s in seeds:
                 X = private[s]
                 for e in epsilons:
@@ -236,7 +237,8 @@ def drug_experiment(
                                  "split": split_no, "spearman": spearman(yte, pred),
                                  "pc_index": probabilistic_c_index(yte, pred, noise_sd=noise_sd),
                                  "n_train": len(tr), "n_test": len(te), "dim": dim,
-                                 **drug_privacy(split, model, mapping=mapping).columns(
+                                 **drug_privacy(split, model, mapping=mapping,
+                                                  selection=selection).columns(
                                      DRUG_PRIVACY_COLUMNS)})
     frame = pd.DataFrame(rows)
     return frame.drop(columns="epsilon_value") if len(frame) else frame
