@@ -611,14 +611,15 @@ def test_corrected_rows_state_a_finite_true_epsilon():
 # --------------------------------------------------------------------------- #
 # hyperparameter search on the paper's objective
 # --------------------------------------------------------------------------- #
-def _search(data, trials=6):
+def _search(data, trials=8, **objective):
     from dprepro import repr_search
 
     public = data["public_expression"]
     lineage = data["public_lineage"]
     return repr_search.search(
         "pca", public, lineage, trials=trials, space={"dim_range": [2, 12]},
-        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
+                   "pair_folds": 2, "startup_trials": 3, **objective},
         base_seed=5)
 
 
@@ -628,15 +629,58 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
                                     lineage_separation=3.0)
     first, second = _search(data), _search(data)
     pd.testing.assert_frame_equal(first, second)
-    assert list(first["trial"]) == list(range(6)) and first["score"].between(0, 1).all()
+    assert list(first["trial"]) == list(range(8)) and first["score"].between(0, 1).all()
     counts = data["public_lineage"].value_counts()
-    held = set(counts.index[:3])  # the two most frequent pairs use the top three lineages
-    assert (first["n_fit"] == int(counts[~counts.index.isin(held)].sum())).all()
-    # the same candidate scores the same (common random numbers)
+    top = list(counts.index[:3])
+    # pairs (top0, top1) and (top0, top2), one per pair fold: each fold's fit leaves out its
+    # own pair's two lineages only
+    fits = [int(counts.drop([top[0], top[i]]).sum()) for i in (1, 2)]
+    assert (first["n_fit"] == min(fits)).all() and (first["pair_folds"] == 2).all()
+    assert (first["n_pairs"] == 2).all()
+    # the first 3 trials are TPE's random start, labelled so
+    assert list(first["sampler"]) == ["random_startup"] * 3 + ["tpe"] * 5
+    # repeated parameters reuse the earlier score, and the same candidate scores the same
+    dup = first[first["duplicate_of"].notna()]
+    for _, row in dup.iterrows():
+        earlier = first.loc[first["trial"] == int(row["duplicate_of"])].iloc[0]
+        assert earlier["dim"] == row["dim"] and earlier["score"] == row["score"]
+        assert pd.isna(earlier["duplicate_of"])
     assert first.groupby("dim")["score"].nunique().max() == 1
+    assert first.drop_duplicates("dim")["duplicate_of"].isna().all()
     table = repr_study.select_hyperparameters(first)
     best = table[table["selected"]].iloc[0]
     assert best["score"] == first["score"].max()
+    # a search that never leaves the random start
+    assert (_search(data, trials=2)["sampler"] == "random_startup").all()
+
+
+def test_search_pairs_listed_rotated_and_checked():
+    from dprepro import repr_search
+
+    lineage = pd.Series(["a"] * 5 + ["b"] * 5 + ["c"] * 5 + ["d"] * 1)
+    listed = [["a", "b"], ["c", "x"], ["b", "c"]]
+    # "x" has no public lines (a held-out private type): that pair is dropped
+    assert repr_search.validation_pairs(lineage, pairs=2, min_count=2, listed=listed) == [
+        ("a", "b"), ("b", "c")]
+    with pytest.raises(ValueError, match="fewer than 2 public lines"):
+        repr_search.validation_pairs(lineage, pairs=2, min_count=2, listed=[["a", "d"]])
+    pairs = [("a", "b"), ("c", "d"), ("e", "f")]
+    assert repr_search.pair_groups(pairs, 2) == [[("a", "b"), ("e", "f")], [("c", "d")]]
+    with pytest.raises(ValueError, match="pair_folds"):
+        repr_search.pair_groups(pairs, 4)
+
+
+def test_hyperparameters_are_selected_per_pipeline_search():
+    candidates = pd.DataFrame({
+        "pipeline": ["corrected", "corrected", "as_published", "as_published"],
+        "representation": ["pca"] * 4, "candidate": ["t0", "t1", "t0", "t1"],
+        "dim": [4, 8, 4, 8], "score": [0.9, 0.8, 0.7, 0.8]})
+    table = repr_study.select_hyperparameters(candidates)
+    assert list(table["pipeline"]) == ["as_published"] * 2 + ["corrected"] * 2
+    assert repr_study.selected_spec(table, "pca", "as_published") == {"dim": 8}
+    assert repr_study.selected_spec(table, "pca", "corrected") == {"dim": 4}
+    assert repr_study.method_dim("pca", hyperparameters=table, baselines={},
+                                 pipeline="corrected") == 4
 
 
 def test_dp_pair_score_separates_informative_from_useless_features():

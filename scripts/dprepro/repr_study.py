@@ -129,6 +129,7 @@ __all__ = [
     "real_data",
     "representation_frame",
     "select_hyperparameters",
+    "selected_spec",
     "stream_int",
     "stream_rng",
     "study_data",
@@ -459,10 +460,11 @@ def auxiliary_score(Z, labels, *, folds: int, random_state: int) -> dict:
 
 
 def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
-    """Mark the best candidate of each representation (``selected``).
+    """Mark the best candidate of each (pipeline, representation) search (``selected``).
 
     Best = highest auxiliary ``score``; ties go to the smaller ``dim``, then to
-    the first candidate in the given order. Returns a copy sorted by
+    the first candidate in the given order. Returns a copy sorted by pipeline
+    (study order; rows without a ``pipeline`` column are one search), then
     representation (study order) and candidate order, with a boolean
     ``selected`` column.
     """
@@ -477,14 +479,38 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     out = candidates.reset_index(drop=True).copy()
     out["_order"] = np.arange(len(out))
     out["_rep"] = out["representation"].map(REPRESENTATIONS.index)
+    out["_pipe"] = _pipeline_order(out["pipeline"]) if "pipeline" in out.columns else 0
     out["selected"] = False
-    for _, group in out.groupby("_rep", sort=True):
+    for _, group in out.groupby(["_pipe", "_rep"], sort=True):
         best = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
                                  kind="stable").index[0]
         out.loc[best, "selected"] = True
-    out = out.sort_values(["_rep", "_order"], kind="stable").drop(columns=["_order", "_rep"])
-    return out.reset_index(drop=True)
+    out = out.sort_values(["_pipe", "_rep", "_order"], kind="stable")
+    return out.drop(columns=["_order", "_rep", "_pipe"]).reset_index(drop=True)
 
+
+def selected_spec(hyperparameters: pd.DataFrame, representation: str,
+                  pipeline: str | None = None) -> dict:
+    """The selected candidate of one search as a :func:`fit_representation` spec.
+
+    ``pipeline`` picks the search when the table has a ``pipeline`` column.
+    ValueError unless exactly one row is selected.
+    """
+    table = hyperparameters
+    mask = (table["representation"] == representation) & table["selected"].astype(bool)
+    if pipeline is not None and "pipeline" in table.columns:
+        mask &= table["pipeline"] == pipeline
+    chosen = table[mask]
+    if len(chosen) != 1:
+        raise ValueError(f"hyperparameters: expected one selected {representation} row"
+                         f"{f' of pipeline {pipeline}' if pipeline else ''}, found {len(chosen)}")
+    row = chosen.iloc[0]
+    spec = {"dim": int(row["dim"])}
+    if representation == "vae":
+        spec.update(learning_rate=float(row["learning_rate"]),
+                    hidden_layers=int(row["hidden_layers"]),
+                    width_multiplier=int(row["width_multiplier"]))
+    return spec
 
 
 _method_order = method_order
