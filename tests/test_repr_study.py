@@ -696,29 +696,68 @@ def test_dp_pair_score_separates_informative_from_useless_features():
     assert repr_search.dp_pair_score(noise, noise, labels, [("a", "b")], **kwargs)["score"] < 0.7
 
 
-def test_claims_verdicts_follow_the_paired_seed_differences():
-    from dprepro import repr_claims
-
+def _claims_table(n_units, seeds=4):
     rows = []
-    for seed in range(6):
+    for seed in range(seeds):
         for pipeline in ("as_published", "corrected"):
-            for rep, acc in (("pca", 0.9), ("vae", 0.89), ("fixed_genes", 0.6)):
+            for rep, acc in (("pca", 0.9), ("vae", 0.89), ("fixed_genes", 0.6),
+                             ("dp_feature_selection", 0.7)):
                 # corrected: the fixed genes win, so the claim must fail there
                 value = acc if pipeline == "as_published" else 1.5 - acc
-                for case in ("a vs b", "a vs c"):
-                    rows.append({"case": case, "representation": rep, "pipeline": pipeline,
-                                 "epsilon": 1.0, "seed": seed,
-                                 "accuracy": value + 0.01 * ((seed * 7) % 3),
-                                 "drug": case, "spearman": value})
-    table = pd.DataFrame(rows)
+                for u in range(n_units):
+                    for eps, shift in ((0.5, -0.2), (1.0, 0.0), (np.nan, 0.01)):
+                        v = value + shift + 0.01 * ((seed * 7 + u) % 3)
+                        rows.append({"case": f"c{u}", "drug": f"d{u}", "representation": rep,
+                                     "pipeline": pipeline, "epsilon": eps, "seed": seed,
+                                     "accuracy": v, "spearman": v})
+    return pd.DataFrame(rows)
+
+
+def test_claims_verdicts_follow_the_paired_differences():
+    from dprepro import repr_claims
+
+    table = _claims_table(6)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
                                      pipelines=["as_published", "corrected"], base_seed=3)
     verdict = claims.set_index("claim_id")["verdict"]
     assert verdict["repr.as_published.cancer.pca_beats_fixed_genes"] == "holds"
     assert verdict["repr.corrected.cancer.pca_beats_fixed_genes"] == "fails"
+    assert verdict["repr.as_published.drug.pca_beats_dp_feature_selection"] == "holds"
     assert verdict["repr.as_published.drug.vae_about_pca"] == "holds"
+    assert verdict["repr.as_published.cancer.pca_rises_with_epsilon"] == "holds"
+    assert verdict["repr.as_published.cancer.vae_approaches_non_private"] == "holds"
+    # the VAE - PCA gap is the same on both tasks here: no dependence on the task
+    assert verdict["repr.as_published.vae_vs_pca_depends_on_task"] == "fails"
     assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
     assert claims["claim_id"].str.startswith("repr.").all()
+    assert claims["note"].str.contains("cluster bootstrap over 6 cases|6 drugs").all()
+    assert (claims["paper_value"].fillna("") == "").all()
+    assert claims["note"].str.contains("figures only").all()
+
+
+def test_claims_are_inconclusive_below_the_minimum_units():
+    from dprepro import repr_claims
+
+    table = _claims_table(repr_claims.MIN_UNITS - 1)
+    claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published"], base_seed=3)
+    assert (claims["verdict"] == "inconclusive").all()
+    assert claims["note"].str.startswith("inconclusive: 4 units").all()
+    # the interval itself would have said "holds"
+    row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
+    assert row["ci_lower"] > 0
+
+
+def test_cluster_bootstrap_spreads_with_the_units_not_only_the_seeds():
+    from dprepro import repr_claims
+
+    rng = np.random.default_rng(0)
+    # units differ a lot, seeds barely: a seeds-only bootstrap would give a tiny interval
+    D = rng.normal(0, 1, size=(30, 1)) + rng.normal(0, 1e-3, size=(30, 3))
+    stats = repr_claims.cluster_bootstrap(D, rng=np.random.default_rng(1), resamples=4000)
+    # the mean of 30 unit effects with sd 1 has sd 1/sqrt(30) = 0.18
+    assert 0.13 < stats.std() < 0.24
+    assert abs(stats.mean() - D.mean()) < 0.02
 
 
 def test_low_expression_filter_and_small_public_set_warning():
