@@ -513,6 +513,13 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
     response = pd.read_parquet(data / "private_response.parquet")
     assert list(private.columns) == list(public.columns) and private.shape[1] >= 5
     assert len(public) == 2  # DepMap models that are GDSC lines are left out of the public set
+    size = pd.read_csv(tmp_path / "results" / "repr_transfer" / "tables" / "public_set.csv")
+    row = size.iloc[0]
+    assert (row["source"], row["public_lines"], row["private_lines"]) == (
+        "depmap", 2, len(private))
+    assert row["excluded_by_cosmic_id"] + row["excluded_by_sanger_model_id"] == (
+        row["source_lines"] - 2)
+    assert bool(row["smaller_than_private"]) == (2 < len(private))
     assert set(lineage.dropna()) == {"BRCA", "MESO", "SCLC"}
     assert response.shape == (len(private), 5)
     sidecar = json.loads((data / "private_expression.parquet.prov.json").read_text())
@@ -777,6 +784,54 @@ def test_low_expression_filter_and_small_public_set_warning():
     assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
     assert "G0" not in out["public_expression"].columns
     assert out["public_expression"].shape[1] == 10
+
+
+def test_depmap_overlap_matched_by_cosmic_and_sanger_model_id():
+    rng = np.random.default_rng(0)
+    genes = [f"G{i}" for i in range(8)]
+    gdsc = pd.DataFrame(rng.normal(5, 1, (3, 8)), index=[101, 102, 103], columns=genes)
+    depmap = pd.DataFrame(rng.normal(5, 1, (5, 8)), index=[f"M{i}" for i in range(1, 6)],
+                          columns=genes)
+    # M1: same COSMIC id; M2: no COSMIC id but GDSC line 102's Sanger id; M3: a different
+    # COSMIC id but line 103's Sanger id; M4, M5: not GDSC lines
+    models = pd.DataFrame({"ModelID": depmap.index,
+                           "COSMICID": [101.0, np.nan, 555.0, np.nan, 999.0],
+                           "SangerModelID": ["SIDM1", "SIDM2", "SIDM3", None, "SIDM9"],
+                           "lineage": ["A", "B", "A", "B", "A"]})
+    cell_lines = pd.DataFrame({"TCGA_LABEL": ["X", "Y", "Z"],
+                               "SANGER_MODEL_ID": ["SIDM1", "SIDM2", "SIDM3"]},
+                              index=pd.Index([101, 102, 103], name="COSMIC_ID"))
+    with pytest.warns(UserWarning, match="smaller than the private set"):
+        out = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                   exclude_private_lines=True, gdsc_cell_lines=cell_lines)
+    assert list(out["public_expression"].index) == ["M4", "M5"]
+    table = out["public_set"].iloc[0]
+    assert (table["excluded_by_cosmic_id"], table["excluded_by_sanger_model_id"]) == (1, 2)
+    assert (table["source_lines"], table["public_lines"], table["private_lines"]) == (5, 2, 3)
+    assert table["smaller_than_private"]
+    # COSMIC ids alone would keep the two lines known only by their Sanger ids
+    cosmic_only = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                       exclude_private_lines=True)
+    assert list(cosmic_only["public_expression"].index) == ["M2", "M3", "M4", "M5"]
+
+
+def test_gdsc_caches_carry_the_sanger_model_ids():
+    from types import SimpleNamespace
+
+    from dprepro.expression_data import gdsc_tables, read_gdsc_sanger_ids
+
+    response = FIXTURES / "GDSC2_fitted_dose_response.csv"
+    raw = pd.read_csv(response)
+    ids = read_gdsc_sanger_ids(response)
+    expected = raw.drop_duplicates("COSMIC_ID").set_index("COSMIC_ID")["SANGER_MODEL_ID"]
+    assert ids.to_dict() == expected.sort_index().to_dict()
+    tables = gdsc_tables(SimpleNamespace(
+        expression=FIXTURES / "Cell_line_RMA_proc_basalExp.txt.zip", dose_response=response,
+        cell_lines=FIXTURES / "Cell_Lines_Details.csv"))
+    lines = tables["cell_lines"]
+    known = lines.index.isin(expected.index)
+    assert known.any()
+    assert (lines.loc[known, "SANGER_MODEL_ID"] == expected.reindex(lines.index[known])).all()
 
 
 def test_tcga_public_set_holds_out_the_cases_cancer_types():

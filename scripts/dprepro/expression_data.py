@@ -102,6 +102,7 @@ __all__ = [
     "read_gdsc_dose_response",
     "read_gdsc_expression",
     "read_gdsc_ic50_matrix",
+    "read_gdsc_sanger_ids",
     "read_parquet_matrix",
     "read_public_expression",
     "read_tcga_xena_expression",
@@ -1239,9 +1240,33 @@ def gdsc_tables(inputs) -> dict[str, pd.DataFrame]:
             ic50 = "Drug_" in handle.readline()
         dose_response = (read_gdsc_ic50_matrix(response) if ic50
                          else read_gdsc_dose_response(response))
+    cell_lines = read_gdsc_cell_lines(inputs.cell_lines)
+    if dose_response.attrs.get("value") is not None:  # a release workbook: it has model ids
+        sanger = read_gdsc_sanger_ids(response)
+        cell_lines = cell_lines.assign(SANGER_MODEL_ID=sanger.reindex(cell_lines.index)
+                                       .astype(object).where(lambda s: s.notna(), None))
     return {"expression": read_gdsc_expression(inputs.expression),
             "dose_response": dose_response,
-            "cell_lines": read_gdsc_cell_lines(inputs.cell_lines)}
+            "cell_lines": cell_lines}
+
+
+def read_gdsc_sanger_ids(path: str | Path) -> pd.Series:
+    """COSMIC id -> Sanger model id (``SIDM...``) from a GDSC fitted dose-response file.
+
+    The release's dose-response table names every line both ways; DepMap's
+    ``Model.csv`` carries both too, so the public/private overlap can be
+    matched on either. Empty when the file has no ``SANGER_MODEL_ID`` column.
+    """
+    path = Path(path)
+    frame, _ = _read_table_columns(path, lambda c: c in ("COSMIC_ID", "SANGER_MODEL_ID"))
+    if "SANGER_MODEL_ID" not in frame.columns or "COSMIC_ID" not in frame.columns:
+        return pd.Series([], dtype=object, index=pd.Index([], dtype=np.int64, name="COSMIC_ID"))
+    ids = pd.DataFrame({"COSMIC_ID": _to_int(path, "COSMIC_ID", frame["COSMIC_ID"],
+                                             nullable=False).astype(np.int64),
+                        "SANGER_MODEL_ID": frame["SANGER_MODEL_ID"].astype("string").str.strip()})
+    ids = ids[ids["SANGER_MODEL_ID"].notna() & (ids["SANGER_MODEL_ID"] != "")]
+    ids = ids.drop_duplicates("COSMIC_ID").set_index("COSMIC_ID")["SANGER_MODEL_ID"]
+    return ids.astype(object).sort_index()
 
 
 def _open_maybe_gzip(path: str):

@@ -155,6 +155,10 @@ def pipeline(name: str) -> Pipeline:
 #: Records of the study's non-release outputs, by what they hold.
 INTERMEDIATES = {
     "public_data": non_private("public data: no privacy needed", mechanism="none"),
+    "public_set": non_private("size of the public set after exclusion: with DepMap the "
+                              "excluded counts are the overlap with the private GDSC lines (not "
+                              "a DP release); with TCGA or the synthetic pair, public counts",
+                              mechanism="none", privacy_unit=PRIVACY_UNIT),
     "private_data": non_private("raw private data (sensitive): private expression, lineages "
                                 "and drug responses", mechanism="none",
                                 privacy_unit=PRIVACY_UNIT),

@@ -126,6 +126,7 @@ __all__ = [
     "noisy_top_features",
     "part_key",
     "public_centring",
+    "public_set_table",
     "real_data",
     "representation_frame",
     "select_hyperparameters",
@@ -210,6 +211,24 @@ def synthetic_data(rng: np.random.Generator, settings: Mapping, *,
             "private_response": _named(data["private_response"])}
 
 
+def public_set_table(*, source: str, source_lines: int, public_lines: int, private_lines: int,
+                     excluded_by_cosmic_id: int = 0, excluded_by_sanger_model_id: int = 0,
+                     held_out: int = 0, genes: int) -> pd.DataFrame:
+    """One-row table of the public set's size after exclusion (``public_set.csv``).
+
+    ``smaller_than_private`` flags the case the log and the report warn about.
+    With DepMap the exclusion counts depend on which lines are private (the
+    overlap), so the table is not a DP release (its sidecar says so).
+    """
+    return pd.DataFrame([{
+        "source": source, "source_lines": int(source_lines),
+        "excluded_by_cosmic_id": int(excluded_by_cosmic_id),
+        "excluded_by_sanger_model_id": int(excluded_by_sanger_model_id),
+        "held_out_cancer_types": int(held_out), "public_lines": int(public_lines),
+        "private_lines": int(private_lines), "genes": int(genes),
+        "smaller_than_private": bool(public_lines < private_lines)}])
+
+
 def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
               depmap_models: pd.DataFrame, *, min_shared_genes: int,
               exclude_private_lines: bool, lineage_column: str = "TCGA_LABEL",
@@ -259,11 +278,24 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         raise ValueError(f"public_source must be 'depmap' or 'tcga', got {public_source!r}")
     else:
         models = depmap_models.set_index("ModelID")
+    n_source = len(public)
+    excluded = {"cosmic": 0, "sanger": 0}
     if public_source == "depmap" and exclude_private_lines:
         cosmic = models["COSMICID"].reindex(public.index)
-        drop = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
+        by_cosmic = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
             private_ids).to_numpy()
-        public = public.loc[~drop]
+        # a DepMap model whose COSMIC id is missing or differs may still be a GDSC line
+        # under its Sanger model id (the GDSC release names both)
+        private_sanger = set()
+        if gdsc_cell_lines is not None and "SANGER_MODEL_ID" in gdsc_cell_lines.columns:
+            ids = gdsc_cell_lines["SANGER_MODEL_ID"].reindex(sorted(private_ids)).dropna()
+            private_sanger = {str(v) for v in ids if str(v)}
+        by_sanger = np.zeros(len(public), dtype=bool)
+        if private_sanger and "SangerModelID" in models.columns:
+            by_sanger = models["SangerModelID"].reindex(public.index).astype(object).isin(
+                private_sanger).to_numpy()
+        excluded = {"cosmic": int(by_cosmic.sum()), "sanger": int((by_sanger & ~by_cosmic).sum())}
+        public = public.loc[~(by_cosmic | by_sanger)]
     if len(public) < len(gdsc_expression):
         what = {"depmap": "DepMap models after excluding the GDSC lines",
                 "tcga": "TCGA samples after holding out the cases' cancer types"}[public_source]
@@ -277,7 +309,13 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
     local, _ = harmonise_genes(gdsc_expression, public, min_shared=min_shared_genes, local=True)
     public = public_shared
     out = {"public_expression": _named(public),
-           "public_lineage": _lineage_frame(models["lineage"].reindex(public.index))}
+           "public_lineage": _lineage_frame(models["lineage"].reindex(public.index)),
+           "public_set": public_set_table(
+               source=public_source, source_lines=n_source, public_lines=len(public),
+               private_lines=len(gdsc_expression), excluded_by_cosmic_id=excluded["cosmic"],
+               excluded_by_sanger_model_id=excluded["sanger"],
+               held_out=n_source - len(public) - excluded["cosmic"] - excluded["sanger"],
+               genes=public.shape[1])}
     if gdsc_cell_lines is not None and gdsc_dose_response is not None:
         if lineage_column not in gdsc_cell_lines.columns:
             raise ValueError(f"cell-line details lack column {lineage_column!r}; found "
@@ -311,8 +349,14 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
     if origin == "synthetic":
         stream = "data/synthetic"
         rng = np.random.default_rng(seed_sequence(seed, STUDY, stream, 0))
-        return (synthetic_data(rng, settings, private=private),
-                seed_record(seed, STUDY, stream, 1))
+        data = synthetic_data(rng, settings, private=private)
+        if not private:
+            data["public_set"] = public_set_table(
+                source="synthetic", source_lines=int(settings["n_public"]),
+                public_lines=len(data["public_expression"]),
+                private_lines=int(settings["n_private"]),
+                genes=data["public_expression"].shape[1])
+        return data, seed_record(seed, STUDY, stream, 1)
     if origin != "real":
         raise ValueError(f"origin must be 'synthetic' or 'real', got {origin!r}")
     tcga = settings.get("public_source", "depmap") == "tcga"
@@ -325,7 +369,8 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
         exclude_private_lines=settings["exclude_private_lines"],
         min_public_median=settings.get("min_public_median"),
         lineage_column=settings["lineage_column"],
-        gdsc_cell_lines=read_parquet_matrix(inputs.gdsc_cell_lines) if private else None,
+        gdsc_cell_lines=(read_parquet_matrix(inputs.gdsc_cell_lines)
+                         if "gdsc_cell_lines" in inputs.keys() else None),
         gdsc_dose_response=read_parquet_matrix(inputs.gdsc_dose_response) if private else None)
     return data, None
 

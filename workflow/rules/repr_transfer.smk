@@ -20,6 +20,8 @@ rule repr_public_data:
     output:
         **REPR_PUBLIC,
         **{f"prov_{k}": prov(v) for k, v in REPR_PUBLIC.items()},
+        public_set=REPR_TABLES["public_set"],
+        prov_public_set=prov(REPR_TABLES["public_set"]),
     log:
         "results/logs/repr_public_data/repr_public_data.log",
     conda:

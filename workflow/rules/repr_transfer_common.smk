@@ -125,6 +125,8 @@ def repr_data_inputs(kind):
             out.update(
                 depmap_expression=DEPMAP_CACHE["expression"],
                 depmap_models=DEPMAP_CACHE["models"],
+                # the GDSC lines' Sanger model ids, to exclude them from DepMap
+                gdsc_cell_lines=GDSC_CACHE["cell_lines"],
             )
         if kind == "private":
             out["gdsc_dose_response"] = GDSC_CACHE["dose_response"]
@@ -303,6 +305,7 @@ REPR_TABLES = {
         "drug_sensitivity",
         "drug_summary",
         "claims",
+        "public_set",
     )
 }
 # each figure: the experiment (and its summary table) it is drawn from
