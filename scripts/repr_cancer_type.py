@@ -29,7 +29,9 @@ for method in p.methods:
     features = repr_study.method_features(method, seeds=p.seeds, samples=lineage.index,
                                           representations=representations,
                                           baselines=p.baselines,
-                                          private_set=spec.private_set, **genes)
+                                          private_set=spec.private_set,
+                                          public_parts=spec.public_selection, base_seed=p.seed,
+                                          **genes)
     start = time.perf_counter()
     rows = repr_study.cancer_type_experiment(
         features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],

@@ -19,7 +19,7 @@ response = pd.read_parquet(snakemake.input.private_response)
 n = int(response.notna().any(axis=1).sum()) - int(p.test_size)
 settings = repr_study.clipping_settings(p.methods, epsilon=float(snakemake.wildcards.eps),
                                         hyperparameters=hyper, baselines=p.baselines,
-                                        extra_dim=spec.extra_dim)
+                                        extra_dim=spec.extra_dim, pipeline=spec.name)
 table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise)
 for row in table.itertuples(index=False):
     log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d, row.epsilon,

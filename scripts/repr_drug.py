@@ -38,7 +38,9 @@ for method in p.methods:
     features = repr_study.method_features(method, seeds=p.seeds, samples=samples,
                                           representations=representations,
                                           baselines=p.baselines,
-                                          private_set=spec.private_set, **genes)
+                                          private_set=spec.private_set,
+                                          public_parts=spec.public_selection, base_seed=p.seed,
+                                          **genes)
     start = time.perf_counter()
     rows = repr_study.drug_experiment(
         features.private, response, chunk, epsilons=epsilons, splits=splits,

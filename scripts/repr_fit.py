@@ -1,4 +1,4 @@
-"""Fit the selected representation on public data (every seed) and map the private lines."""
+"""Fit one pipeline's selected representation on public data (every seed), map the private lines."""
 
 import numpy as np
 import pandas as pd
@@ -10,16 +10,7 @@ log = step.start(snakemake, "repr_fit")
 p = snakemake.params
 w = snakemake.wildcards
 table = pd.read_csv(snakemake.input.hyperparameters)
-chosen = table[(table["representation"] == w.representation) & table["selected"]]
-if len(chosen) != 1:
-    raise ValueError(f"{snakemake.input.hyperparameters}: expected one selected "
-                     f"{w.representation} candidate, found {len(chosen)}")
-row = chosen.iloc[0]
-spec = {"dim": int(row["dim"])}
-if w.representation == "vae":
-    spec.update(learning_rate=float(row["learning_rate"]),
-                hidden_layers=int(row["hidden_layers"]),
-                width_multiplier=int(row["width_multiplier"]))
+spec = repr_study.selected_spec(table, w.representation, w.pipeline)
 public = pd.read_parquet(snakemake.input.public_expression)
 private = pd.read_parquet(snakemake.input.private_expression)
 line_local = pd.read_parquet(snakemake.input.private_expression_line_local).loc[private.index]
@@ -31,7 +22,8 @@ if w.representation == "vae":
 frames = []
 for seed in range(p.seeds):
     rng = np.random.default_rng(seed_sequence(p.seed, repr_study.STUDY, stream, seed))
-    log.info("%s seed %d: %s on public %d x %d", w.representation, seed, spec, *public.shape)
+    log.info("%s (%s search) seed %d: %s on public %d x %d", w.representation, w.pipeline, seed,
+             spec, *public.shape)
     model = repr_study.fit_representation(w.representation, spec, public, rng=rng,
                                           vae_options=vae_options)
     frame = repr_study.representation_frame(

@@ -1,4 +1,4 @@
-"""Pick the best candidate of each representation on the public auxiliary task."""
+"""Pick the best trial of each (pipeline, representation) search on the public objective."""
 
 import pandas as pd
 
@@ -10,8 +10,8 @@ candidates = pd.concat([pd.read_csv(path) for path in snakemake.input.candidates
                        ignore_index=True)
 table = repr_study.select_hyperparameters(candidates)
 for _, row in table[table["selected"]].iterrows():
-    log.info("%s: selected %s (auxiliary accuracy %.4f)", row["representation"],
-             row["candidate"], row["score"])
+    log.info("%s, pipeline %s: selected %s (r = %d, DP accuracy %.4f)", row["representation"],
+             row["pipeline"], row["candidate"], row["dim"], row["score"])
 step.write_csv(table, snakemake.output.table)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
                     privacy=repr_privacy.INTERMEDIATES["selection"],

@@ -619,8 +619,10 @@ def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeyp
     assert frame.loc[906826, 1047] == 2.25 and np.isnan(frame.loc[906826, 3])
     assert frame.index.dtype == np.int64 and frame.columns.dtype == np.int64
     # the preprocessing step picks the IC50 reader from the file's header
-    monkeypatch.setattr(ed, "read_gdsc_expression", lambda path: "expression")
-    monkeypatch.setattr(ed, "read_gdsc_cell_lines", lambda path: "cell lines")
+    from dprepro import gdsc
+
+    monkeypatch.setattr(gdsc, "read_gdsc_expression", lambda path: "expression")
+    monkeypatch.setattr(gdsc, "read_gdsc_cell_lines", lambda path: "cell lines")
     inputs = SimpleNamespace(dose_response=str(path), expression="e", cell_lines="c")
     pd.testing.assert_frame_equal(ed.gdsc_tables(inputs)["dose_response"], frame)
     bad = tmp_path / "bad.csv"

@@ -165,6 +165,71 @@ def test_subsample_votes_plus_noise_is_dp_select_features(separable):
     assert set(votes[top]) <= set(np.sort(votes)[-5:])
 
 
+def _vote_fractions(selection, X, y, lines):
+    votes, k = selection.votes(X, y, lines)
+    return votes / k
+
+
+def test_hashed_feature_selection_sensitivity_under_add_remove_neighbours(separable):
+    # the referee's neighbours: one line removed, and one response removed for one drug; the
+    # vote fractions may move by at most 2m/k in L1 (the bound the Laplace noise is scaled to)
+    X = separable["private_expression"].to_numpy()[:100, :60]
+    y = separable["private_response"].to_numpy()[:100, 0].copy()
+    lines = np.array([f"line{i:03d}" for i in range(100)], dtype=object)
+    m = 5
+    public = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000,
+                                         n_parts=10, part_key=repr_study.part_key(7))
+    paper = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000)
+    assert public.public_parts and not paper.public_parts
+    bound = 2 * m / 10
+    full = _vote_fractions(public, X, y, lines)
+    full_paper = _vote_fractions(paper, X, y, lines)
+    worst, worst_paper = 0.0, 0.0
+    for i in range(0, 100, 9):
+        keep = np.arange(100) != i
+        removed_line = _vote_fractions(public, X[keep], y[keep], lines[keep])
+        y_missing = y.copy()
+        y_missing[i] = np.nan
+        removed_response = _vote_fractions(public, X, y_missing, lines)
+        worst = max(worst, np.abs(removed_line - full).sum(),
+                    np.abs(removed_response - full).sum())
+        # the same neighbour under the authors' k = isqrt(n), alpha = 1/n, i mod k parts
+        worst_paper = max(worst_paper, np.abs(
+            _vote_fractions(paper, X, y_missing, lines) - full_paper).sum() * 10 / 2 / m)
+    assert 0 < worst <= bound + 1e-12
+    # the test has power: the data-dependent parts break their own 2m/k bound on these neighbours
+    assert worst_paper > 1.0
+
+
+def test_hashed_parts_depend_on_the_line_and_key_only():
+    key = repr_study.part_key(7)
+    lines = [f"l{i}" for i in range(200)]
+    parts = repr_study.hashed_parts(lines, 10, key)
+    assert set(parts) == set(range(10))
+    np.testing.assert_array_equal(repr_study.hashed_parts(lines[5:], 10, key), parts[5:])
+    assert key == repr_study.part_key(7) != repr_study.part_key(8)
+    assert not np.array_equal(repr_study.hashed_parts(lines, 10, repr_study.part_key(8)), parts)
+    with pytest.raises(ValueError, match="n_parts"):
+        repr_study.hashed_parts(lines, 0, key)
+    selection = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
+                                            part_key=key)
+    with pytest.raises(ValueError, match="ids"):
+        selection.votes(np.zeros((8, 3)), np.zeros(8))
+
+
+def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
+    split = repr_privacy.method_split("dp_feature_selection", 1.0)
+    learner = repr_privacy.cancer_learner(split, variant="cms11", l2=0.1,
+                                          rng=np.random.default_rng(0))
+    public = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
+                                         part_key=b"k")
+    paper = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)))
+    ok = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=public)
+    bad = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=paper)
+    assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
+    assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
+
+
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
     genes = separable["private_expression"].iloc[:, :40]
     public = separable["public_expression"].iloc[:, :40]
@@ -448,6 +513,13 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
     response = pd.read_parquet(data / "private_response.parquet")
     assert list(private.columns) == list(public.columns) and private.shape[1] >= 5
     assert len(public) == 2  # DepMap models that are GDSC lines are left out of the public set
+    size = pd.read_csv(tmp_path / "results" / "repr_transfer" / "tables" / "public_set.csv")
+    row = size.iloc[0]
+    assert (row["source"], row["public_lines"], row["private_lines"]) == (
+        "depmap", 2, len(private))
+    assert row["excluded_by_cosmic_id"] + row["excluded_by_sanger_model_id"] == (
+        row["source_lines"] - 2)
+    assert bool(row["smaller_than_private"]) == (2 < len(private))
     assert set(lineage.dropna()) == {"BRCA", "MESO", "SCLC"}
     assert response.shape == (len(private), 5)
     sidecar = json.loads((data / "private_expression.parquet.prov.json").read_text())
@@ -546,14 +618,15 @@ def test_corrected_rows_state_a_finite_true_epsilon():
 # --------------------------------------------------------------------------- #
 # hyperparameter search on the paper's objective
 # --------------------------------------------------------------------------- #
-def _search(data, trials=6):
+def _search(data, trials=8, **objective):
     from dprepro import repr_search
 
     public = data["public_expression"]
     lineage = data["public_lineage"]
     return repr_search.search(
         "pca", public, lineage, trials=trials, space={"dim_range": [2, 12]},
-        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
+                   "pair_folds": 2, "startup_trials": 3, **objective},
         base_seed=5)
 
 
@@ -563,15 +636,58 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
                                     lineage_separation=3.0)
     first, second = _search(data), _search(data)
     pd.testing.assert_frame_equal(first, second)
-    assert list(first["trial"]) == list(range(6)) and first["score"].between(0, 1).all()
+    assert list(first["trial"]) == list(range(8)) and first["score"].between(0, 1).all()
     counts = data["public_lineage"].value_counts()
-    held = set(counts.index[:3])  # the two most frequent pairs use the top three lineages
-    assert (first["n_fit"] == int(counts[~counts.index.isin(held)].sum())).all()
-    # the same candidate scores the same (common random numbers)
+    top = list(counts.index[:3])
+    # pairs (top0, top1) and (top0, top2), one per pair fold: each fold's fit leaves out its
+    # own pair's two lineages only
+    fits = [int(counts.drop([top[0], top[i]]).sum()) for i in (1, 2)]
+    assert (first["n_fit"] == min(fits)).all() and (first["pair_folds"] == 2).all()
+    assert (first["n_pairs"] == 2).all()
+    # the first 3 trials are TPE's random start, labelled so
+    assert list(first["sampler"]) == ["random_startup"] * 3 + ["tpe"] * 5
+    # repeated parameters reuse the earlier score, and the same candidate scores the same
+    dup = first[first["duplicate_of"].notna()]
+    for _, row in dup.iterrows():
+        earlier = first.loc[first["trial"] == int(row["duplicate_of"])].iloc[0]
+        assert earlier["dim"] == row["dim"] and earlier["score"] == row["score"]
+        assert pd.isna(earlier["duplicate_of"])
     assert first.groupby("dim")["score"].nunique().max() == 1
+    assert first.drop_duplicates("dim")["duplicate_of"].isna().all()
     table = repr_study.select_hyperparameters(first)
     best = table[table["selected"]].iloc[0]
     assert best["score"] == first["score"].max()
+    # a search that never leaves the random start
+    assert (_search(data, trials=2)["sampler"] == "random_startup").all()
+
+
+def test_search_pairs_listed_rotated_and_checked():
+    from dprepro import repr_search
+
+    lineage = pd.Series(["a"] * 5 + ["b"] * 5 + ["c"] * 5 + ["d"] * 1)
+    listed = [["a", "b"], ["c", "x"], ["b", "c"]]
+    # "x" has no public lines (a held-out private type): that pair is dropped
+    assert repr_search.validation_pairs(lineage, pairs=2, min_count=2, listed=listed) == [
+        ("a", "b"), ("b", "c")]
+    with pytest.raises(ValueError, match="fewer than 2 public lines"):
+        repr_search.validation_pairs(lineage, pairs=2, min_count=2, listed=[["a", "d"]])
+    pairs = [("a", "b"), ("c", "d"), ("e", "f")]
+    assert repr_search.pair_groups(pairs, 2) == [[("a", "b"), ("e", "f")], [("c", "d")]]
+    with pytest.raises(ValueError, match="pair_folds"):
+        repr_search.pair_groups(pairs, 4)
+
+
+def test_hyperparameters_are_selected_per_pipeline_search():
+    candidates = pd.DataFrame({
+        "pipeline": ["corrected", "corrected", "as_published", "as_published"],
+        "representation": ["pca"] * 4, "candidate": ["t0", "t1", "t0", "t1"],
+        "dim": [4, 8, 4, 8], "score": [0.9, 0.8, 0.7, 0.8]})
+    table = repr_study.select_hyperparameters(candidates)
+    assert list(table["pipeline"]) == ["as_published"] * 2 + ["corrected"] * 2
+    assert repr_study.selected_spec(table, "pca", "as_published") == {"dim": 8}
+    assert repr_study.selected_spec(table, "pca", "corrected") == {"dim": 4}
+    assert repr_study.method_dim("pca", hyperparameters=table, baselines={},
+                                 pipeline="corrected") == 4
 
 
 def test_dp_pair_score_separates_informative_from_useless_features():
@@ -587,29 +703,68 @@ def test_dp_pair_score_separates_informative_from_useless_features():
     assert repr_search.dp_pair_score(noise, noise, labels, [("a", "b")], **kwargs)["score"] < 0.7
 
 
-def test_claims_verdicts_follow_the_paired_seed_differences():
-    from dprepro import repr_claims
-
+def _claims_table(n_units, seeds=4):
     rows = []
-    for seed in range(6):
+    for seed in range(seeds):
         for pipeline in ("as_published", "corrected"):
-            for rep, acc in (("pca", 0.9), ("vae", 0.89), ("fixed_genes", 0.6)):
+            for rep, acc in (("pca", 0.9), ("vae", 0.89), ("fixed_genes", 0.6),
+                             ("dp_feature_selection", 0.7)):
                 # corrected: the fixed genes win, so the claim must fail there
                 value = acc if pipeline == "as_published" else 1.5 - acc
-                for case in ("a vs b", "a vs c"):
-                    rows.append({"case": case, "representation": rep, "pipeline": pipeline,
-                                 "epsilon": 1.0, "seed": seed,
-                                 "accuracy": value + 0.01 * ((seed * 7) % 3),
-                                 "drug": case, "spearman": value})
-    table = pd.DataFrame(rows)
+                for u in range(n_units):
+                    for eps, shift in ((0.5, -0.2), (1.0, 0.0), (np.nan, 0.01)):
+                        v = value + shift + 0.01 * ((seed * 7 + u) % 3)
+                        rows.append({"case": f"c{u}", "drug": f"d{u}", "representation": rep,
+                                     "pipeline": pipeline, "epsilon": eps, "seed": seed,
+                                     "accuracy": v, "spearman": v})
+    return pd.DataFrame(rows)
+
+
+def test_claims_verdicts_follow_the_paired_differences():
+    from dprepro import repr_claims
+
+    table = _claims_table(6)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
                                      pipelines=["as_published", "corrected"], base_seed=3)
     verdict = claims.set_index("claim_id")["verdict"]
     assert verdict["repr.as_published.cancer.pca_beats_fixed_genes"] == "holds"
     assert verdict["repr.corrected.cancer.pca_beats_fixed_genes"] == "fails"
+    assert verdict["repr.as_published.drug.pca_beats_dp_feature_selection"] == "holds"
     assert verdict["repr.as_published.drug.vae_about_pca"] == "holds"
+    assert verdict["repr.as_published.cancer.pca_rises_with_epsilon"] == "holds"
+    assert verdict["repr.as_published.cancer.vae_approaches_non_private"] == "holds"
+    # the VAE - PCA gap is the same on both tasks here: no dependence on the task
+    assert verdict["repr.as_published.vae_vs_pca_depends_on_task"] == "fails"
     assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
     assert claims["claim_id"].str.startswith("repr.").all()
+    assert claims["note"].str.contains("cluster bootstrap over 6 cases|6 drugs").all()
+    assert (claims["paper_value"].fillna("") == "").all()
+    assert claims["note"].str.contains("figures only").all()
+
+
+def test_claims_are_inconclusive_below_the_minimum_units():
+    from dprepro import repr_claims
+
+    table = _claims_table(repr_claims.MIN_UNITS - 1)
+    claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published"], base_seed=3)
+    assert (claims["verdict"] == "inconclusive").all()
+    assert claims["note"].str.startswith("inconclusive: 4 units").all()
+    # the interval itself would have said "holds"
+    row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
+    assert row["ci_lower"] > 0
+
+
+def test_cluster_bootstrap_spreads_with_the_units_not_only_the_seeds():
+    from dprepro import repr_claims
+
+    rng = np.random.default_rng(0)
+    # units differ a lot, seeds barely: a seeds-only bootstrap would give a tiny interval
+    D = rng.normal(0, 1, size=(30, 1)) + rng.normal(0, 1e-3, size=(30, 3))
+    stats = repr_claims.cluster_bootstrap(D, rng=np.random.default_rng(1), resamples=4000)
+    # the mean of 30 unit effects with sd 1 has sd 1/sqrt(30) = 0.18
+    assert 0.13 < stats.std() < 0.24
+    assert abs(stats.mean() - D.mean()) < 0.02
 
 
 def test_low_expression_filter_and_small_public_set_warning():
@@ -629,6 +784,54 @@ def test_low_expression_filter_and_small_public_set_warning():
     assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
     assert "G0" not in out["public_expression"].columns
     assert out["public_expression"].shape[1] == 10
+
+
+def test_depmap_overlap_matched_by_cosmic_and_sanger_model_id():
+    rng = np.random.default_rng(0)
+    genes = [f"G{i}" for i in range(8)]
+    gdsc = pd.DataFrame(rng.normal(5, 1, (3, 8)), index=[101, 102, 103], columns=genes)
+    depmap = pd.DataFrame(rng.normal(5, 1, (5, 8)), index=[f"M{i}" for i in range(1, 6)],
+                          columns=genes)
+    # M1: same COSMIC id; M2: no COSMIC id but GDSC line 102's Sanger id; M3: a different
+    # COSMIC id but line 103's Sanger id; M4, M5: not GDSC lines
+    models = pd.DataFrame({"ModelID": depmap.index,
+                           "COSMICID": [101.0, np.nan, 555.0, np.nan, 999.0],
+                           "SangerModelID": ["SIDM1", "SIDM2", "SIDM3", None, "SIDM9"],
+                           "lineage": ["A", "B", "A", "B", "A"]})
+    cell_lines = pd.DataFrame({"TCGA_LABEL": ["X", "Y", "Z"],
+                               "SANGER_MODEL_ID": ["SIDM1", "SIDM2", "SIDM3"]},
+                              index=pd.Index([101, 102, 103], name="COSMIC_ID"))
+    with pytest.warns(UserWarning, match="smaller than the private set"):
+        out = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                   exclude_private_lines=True, gdsc_cell_lines=cell_lines)
+    assert list(out["public_expression"].index) == ["M4", "M5"]
+    table = out["public_set"].iloc[0]
+    assert (table["excluded_by_cosmic_id"], table["excluded_by_sanger_model_id"]) == (1, 2)
+    assert (table["source_lines"], table["public_lines"], table["private_lines"]) == (5, 2, 3)
+    assert table["smaller_than_private"]
+    # COSMIC ids alone would keep the two lines known only by their Sanger ids
+    cosmic_only = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                       exclude_private_lines=True)
+    assert list(cosmic_only["public_expression"].index) == ["M2", "M3", "M4", "M5"]
+
+
+def test_gdsc_caches_carry_the_sanger_model_ids():
+    from types import SimpleNamespace
+
+    from dprepro.expression_data import gdsc_tables, read_gdsc_sanger_ids
+
+    response = FIXTURES / "GDSC2_fitted_dose_response.csv"
+    raw = pd.read_csv(response)
+    ids = read_gdsc_sanger_ids(response)
+    expected = raw.drop_duplicates("COSMIC_ID").set_index("COSMIC_ID")["SANGER_MODEL_ID"]
+    assert ids.to_dict() == expected.sort_index().to_dict()
+    tables = gdsc_tables(SimpleNamespace(
+        expression=FIXTURES / "Cell_line_RMA_proc_basalExp.txt.zip", dose_response=response,
+        cell_lines=FIXTURES / "Cell_Lines_Details.csv"))
+    lines = tables["cell_lines"]
+    known = lines.index.isin(expected.index)
+    assert known.any()
+    assert (lines.loc[known, "SANGER_MODEL_ID"] == expected.reindex(lines.index[known])).all()
 
 
 def test_tcga_public_set_holds_out_the_cases_cancer_types():

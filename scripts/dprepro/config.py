@@ -96,6 +96,13 @@ def _semantic_problems(config: Mapping) -> list[str]:
     if labels and "censoring" in conv and conv["censoring"] not in labels:
         problems.append(f"config key 'ldp_indicators.convergence.censoring': got "
                         f"{conv['censoring']!r}, expected one of the censoring labels {labels}")
+    selection = (config.get("repr_transfer", {}) or {}).get("selection", {}) or {}
+    if "pair_folds" in selection:
+        n_pairs = len(selection.get("pair_list") or []) or selection.get("pairs", 0)
+        if n_pairs and selection["pair_folds"] > n_pairs:
+            problems.append(f"config key 'repr_transfer.selection.pair_folds': got "
+                            f"{selection['pair_folds']}, expected at most the {n_pairs} "
+                            "validation pair(s) (each pair fold scores at least one pair)")
     datasets = config.get("datasets", {}) or {}
     for name, spec in datasets.items():
         if isinstance(spec, Mapping) and spec.get("source") == "file" and not spec.get("path"):

@@ -6,10 +6,12 @@ r"""Differentially private learners of study ``repr_transfer``.
 * :class:`SSPLinearRegression` -- ridge-type linear regression by sufficient
   statistics perturbation (Honkela et al. 2018), used for drug sensitivity.
 * :func:`ssp_clipping_weights` -- the clipping weights of the SSP learner chosen
-  on synthetic data, as in the authors' ``diffpri.omega``.
+  on synthetic data, as in the authors' ``diffpri.omega`` (in
+  :mod:`dprepro.ssp_clipping`, re-exported here).
 * :func:`dp_select_features` -- DP feature selection by subsample-and-aggregate
-  (Kifer, Smith & Thakurta 2012), the paper's feature-selection baseline.
-* :func:`select_columns` -- the fixed-gene-set baseline.
+  (Kifer, Smith & Thakurta 2012), the paper's feature-selection baseline, and
+  :func:`select_columns`, the fixed-gene-set baseline (in
+  :mod:`dprepro.dp_feature_selection`, re-exported here).
 
 All mechanisms give pure epsilon-DP for *bounded* neighbouring data sets (one
 record replaced), the notion used in the paper. Randomness comes only from an
@@ -35,10 +37,9 @@ Bioinformatics 35(14), i218-i224. Code: github.com/DPBayes/dp-representation-tra
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import numpy as np
-from scipy import optimize, stats
+from scipy import optimize
 from scipy.special import expit
 from sklearn.base import BaseEstimator, ClassifierMixin, RegressorMixin
 
@@ -681,248 +682,11 @@ class SSPLinearRegression(RegressorMixin, BaseEstimator):
         return (X - self.x_mean_) @ self.coef_ + self.y_mean_
 
 
-def ssp_clipping_weights(
-    n: int,
-    d: int,
-    *,
-    epsilon: float,
-    rng: np.random.Generator,
-    grid: Sequence[float] | None = None,
-    n_datasets: int = 20,
-    n_noise: int = 20,
-    xx_share: float = 0.5,
-    ridge: float = 1.0,
-    xx_noise: str = "wishart",
-) -> tuple[float, float]:
-    r"""Choose the clipping weights :math:`(w_x, w_y)` of SSP on synthetic data.
-
-    Follows the authors' ``diffpri.omega`` (non-MCMC branch): for each of
-    ``n_datasets`` synthetic sets :math:`x_{ij} \sim N(0,1)`,
-    :math:`\beta \sim N(0, I)`, :math:`y \sim N(X\beta, 1)` (both centred)
-    and each of ``n_noise`` noise draws of :func:`ssp_noise` at unit bounds
-    (rescaled by :math:`B_x^2`, :math:`B_x B_y`), every pair
-    :math:`B_x = w_x \mathrm{sd}(X)`, :math:`B_y = w_y \mathrm{sd}(y)` on the grid
-    is scored by Spearman's ρ between :math:`X\hat w` and :math:`y`; the pair
-    with the largest mean ρ is returned. Uses no private data, so it costs no
-    privacy. The noise draws are shared across the grid (common random
-    numbers), as in the original.
-
-    Parameters
-    ----------
-    n, d : int
-        Private training-set size and dimension.
-    epsilon : float
-        The ε that the SSP learner will use (finite).
-    rng : numpy.random.Generator
-    grid : sequence of float, optional
-        Candidate weights; default 0.1, 0.2, ..., 2.0 (the authors' grid).
-    n_datasets, n_noise : int, default 20
-        Synthetic data sets and noise draws per set (the authors' ``ln=20``).
-    xx_noise : {"wishart", "laplace"}
-        The noise of the learner the weights are for (:class:`SSPLinearRegression`).
-
-    Returns
-    -------
-    (w_x, w_y) : tuple of float
-    """
-    for name, v in (("n", n), ("d", d), ("n_datasets", n_datasets), ("n_noise", n_noise)):
-        if isinstance(v, bool) or not isinstance(v, int | np.integer) or v < 1:
-            raise ValueError(f"{name} must be a positive integer, got {v!r}")
-    if n < 3:
-        raise ValueError(f"n must be >= 3, got {n}")
-    epsilon = _check_epsilon(epsilon)
-    _check_xx_noise(xx_noise)
-    if not math.isfinite(epsilon):
-        raise ValueError("epsilon must be finite; with epsilon=inf no clipping is needed")
-    _check_rng(rng, epsilon)
-    grid = np.arange(1, 21) / 10.0 if grid is None else np.asarray(grid, dtype=float)
-    if grid.ndim != 1 or grid.size == 0 or np.any(~np.isfinite(grid)) or np.any(grid <= 0):
-        raise ValueError("grid must be a non-empty 1-D sequence of positive finite numbers")
-
-    score = _ssp_clipping_scores(n, d, epsilon=epsilon, rng=rng, grid=grid,
-                                 n_datasets=n_datasets, n_noise=n_noise, xx_share=xx_share,
-                                 ridge=ridge, xx_noise=xx_noise)
-    i, j = np.unravel_index(np.argmax(score), score.shape)
-    return float(grid[i]), float(grid[j])
-
-
-def _ssp_clipping_scores(n: int, d: int, *, epsilon: float, rng: np.random.Generator,
-                         grid: np.ndarray, n_datasets: int, n_noise: int, xx_share: float,
-                         ridge: float, xx_noise: str) -> np.ndarray:
-    """Summed Spearman ρ of every grid pair of :func:`ssp_clipping_weights` (validated inputs).
-
-    All g² fits of one noise draw are one batched solve and one einsum; the
-    sum over the draws runs in draw order so the scores, and hence the argmax
-    with its first-wins tie rule, do not depend on how the work is batched.
-    """
-    g = grid.size
-    score = np.zeros((g, g))
-    eye = np.eye(d)
-    for _ in range(n_datasets):
-        x = rng.standard_normal((n, d))
-        x -= x.mean(axis=0)
-        beta = rng.standard_normal(d)
-        y = x @ beta + rng.standard_normal(n)
-        y -= y.mean()
-        sx, sy = np.std(x, ddof=1), np.std(y, ddof=1)
-        # statistics of the clipped data for every (w_x, w_y) pair
-        xcs = [np.clip(x, -wx * sx, wx * sx) for wx in grid]
-        xx = np.stack([xc.T @ xc for xc in xcs])  # (g, d, d)
-        ycs = np.stack([np.clip(y, -wy * sy, wy * sy) for wy in grid])  # (g, n)
-        xy = np.einsum("and,bn->abd", np.stack(xcs), ycs)  # (g_x, g_y, d)
-        bx = grid * sx
-        by = grid * sy
-        for _ in range(n_noise):
-            noise = ssp_noise if xx_noise == "wishart" else ssp_laplace_noise
-            W1, L1 = noise(
-                d, epsilon=epsilon, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=xx_share
-            )
-            prec = xx + W1[None] * (bx**2)[:, None, None]
-            if xx_noise == "laplace":
-                prec = psd_repair(prec)
-            prec = prec + ridge * eye[None]
-            rhs = xy + L1[None, None, :] * (bx[:, None] * by[None, :])[:, :, None]
-            w = np.linalg.solve(prec[:, None, :, :], rhs[..., None])[..., 0]  # (g, g, d)
-            pred = np.einsum("nd,abd->abn", x, w)
-            score += _spearman_rows(pred.reshape(g * g, n), y).reshape(g, g)
-    return score
-
-
-def _spearman_rows(P: np.ndarray, y: np.ndarray) -> np.ndarray:
-    r"""Spearman's ρ of each row of ``P`` with ``y`` (0 for constant rows).
-
-    .. math:: \rho_r = \frac{\sum_i \tilde r_{ri} \tilde s_i}
-                           {\sqrt{\sum_i \tilde r_{ri}^2 \, \sum_i \tilde s_i^2}}
-
-    with :math:`\tilde r_{r\cdot}`, :math:`\tilde s` the centred mid-ranks of
-    row r of ``P`` and of ``y`` (Spearman 1904; ties get the average rank).
-
-    Why this is exact and order-free: centred mid-ranks are multiples of 1/2
-    (the mean rank is (n+1)/2), so every product is a multiple of 1/4 and
-    every partial sum is exactly representable while n³ ≪ 2⁵³. The numerator
-    and both sums of squares are therefore the same floats whatever the
-    summation order, and so is ρ (one correctly rounded multiply, sqrt and
-    divide). That lets rows without ties skip the rank array: with the row's
-    sort order o, :math:`\sum_i \tilde r_{ri} \tilde s_i = \sum_k (k - \tfrac{n+1}{2})
-    \tilde s_{o_k}` and :math:`\sum_i \tilde r_{ri}^2 = n(n^2-1)/12`. Rows with
-    ties fall back to :func:`scipy.stats.rankdata`. Equals the ``rankdata``
-    formula bit for bit (tests/test_dp_learners.py).
-    """
-    P = np.asarray(P, dtype=float)
-    n = P.shape[1]
-    if n**3 >= 2**50:
-        raise ValueError(f"rank sums are exact only for n**3 < 2**50, got n={n}")
-    ry = stats.rankdata(y)
-    ry = ry - ry.mean()
-    order = np.argsort(P, axis=1)
-    # flat gather: take_along_axis builds index grids and costs more than the sort
-    flat = order + (np.arange(P.shape[0]) * n)[:, None]
-    sorted_p = np.ascontiguousarray(P).ravel()[flat]
-    tied = np.any(sorted_p[:, 1:] == sorted_p[:, :-1], axis=1)
-    centred = np.arange(1, n + 1) - (n + 1) / 2.0
-    num = ry[order] @ centred
-    ss = np.full(P.shape[0], np.sum(centred**2))
-    if tied.any():
-        rp = stats.rankdata(P[tied], axis=1)
-        rp = rp - rp.mean(axis=1, keepdims=True)
-        num[tied] = rp @ ry
-        ss[tied] = np.sum(rp**2, axis=1)
-    den = np.sqrt(ss * np.sum(ry**2))
-    out = np.zeros(P.shape[0])
-    ok = den > 0
-    out[ok] = num[ok] / den[ok]
-    return out
-
-
-# --------------------------------------------------------------------------- #
-# feature selection baselines
-# --------------------------------------------------------------------------- #
-def dp_select_features(
-    X,
-    y,
-    n_select: int,
-    *,
-    epsilon: float,
-    rng: np.random.Generator,
-    sparsity: float = 1.0,
-    n_parts: int | None = None,
-    lasso_max_iter: int = 10_000,
-) -> np.ndarray:
-    r"""Select features with ε-DP by subsample-and-aggregate (Kifer et al. 2012).
-
-    As in the authors' ``learn_and_test_kifer.select_features``: the rows are
-    split into :math:`k = \lfloor\sqrt n\rfloor` disjoint interleaved parts
-    (row :math:`i` goes to part :math:`i \bmod k`); on each part a Lasso
-    (scikit-learn ``alpha = sparsity / n``, intercept fitted) is fitted and
-    its ``n_select`` largest :math:`|\beta_j|` get a vote. With :math:`v_j`
-    the fraction of parts voting for feature :math:`j`,
-
-    .. math:: \tilde v_j = v_j + \mathrm{Laplace}\!\left(0, \frac{2\,m}{k\,\epsilon}\right),
-
-    and the ``n_select`` largest :math:`\tilde v_j` are returned. Replacing
-    one row changes one part, whose vote vector changes in at most
-    :math:`2m` entries by :math:`1/k`: L1 sensitivity :math:`2m/k`
-    (:math:`m` = ``n_select``). Ties in :math:`|\beta|` are broken by column
-    order (stable sort) so that the result is deterministic.
-
-    Parameters
-    ----------
-    X : array_like of shape (n, p)
-    y : array_like of shape (n,)
-        Rows with missing (NaN) responses are dropped first, as in the original.
-    n_select : int
-        Number of features m to select (1 <= m <= p).
-    epsilon : float
-        Budget spent on the selection (finite, > 0). The paper gives half of
-        the total ε to the selection and half to the regression.
-    rng : numpy.random.Generator
-    sparsity : float, default 1.0
-    n_parts : int, optional
-        Number of parts k (default :math:`\lfloor\sqrt n\rfloor`).
-    lasso_max_iter : int, default 10000
-
-    Returns
-    -------
-    ndarray of int, shape (n_select,)
-        Column indices, in order of decreasing noisy vote.
-    """
-    from sklearn.linear_model import Lasso
-
-    X = _check_matrix(X)
-    y = np.asarray(y, dtype=float)
-    _check_vector(y, X.shape[0])
-    epsilon = _check_epsilon(epsilon)
-    if not math.isfinite(epsilon):
-        raise ValueError("epsilon must be finite for DP feature selection")
-    _check_rng(rng, epsilon)
-    keep = ~np.isnan(y)
-    X, y = X[keep], y[keep]
-    n, p = X.shape
-    if isinstance(n_select, bool) or not isinstance(n_select, int | np.integer):
-        raise TypeError(f"n_select must be an integer, got {n_select!r}")
-    if not 1 <= n_select <= p:
-        raise ValueError(f"n_select must be in [1, {p}], got {n_select}")
-    _check_positive("sparsity", sparsity)
-    k = int(math.isqrt(n)) if n_parts is None else n_parts
-    if isinstance(k, bool) or not isinstance(k, int | np.integer) or not 1 <= k <= n:
-        raise ValueError(f"n_parts must be an integer in [1, {n}], got {n_parts!r}")
-
-    votes = np.zeros(p)
-    lasso = Lasso(alpha=sparsity / n, fit_intercept=True, max_iter=lasso_max_iter)
-    for i in range(k):
-        lasso.fit(X[i::k], y[i::k])
-        top = np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]
-        votes[top] += 1.0
-    noisy = votes / k + rng.laplace(0.0, 2.0 * n_select / (k * epsilon), size=p)
-    return np.argsort(-noisy, kind="stable")[:n_select]
-
-
-def select_columns(X, names: Sequence[str]):
-    r"""Fixed-gene-set baseline: the columns ``names`` of a DataFrame, in that order.
-
-    Raises ``KeyError`` naming the genes that are missing.
-    """
-    missing = [g for g in names if g not in X.columns]
-    if missing:
-        raise KeyError(f"genes not in the expression matrix: {missing}")
-    return X.loc[:, list(names)]
+# re-exported: the clipping weights and the feature-selection baselines live in their own
+# modules (split by concept); importing them from here keeps callers working
+from .dp_feature_selection import dp_select_features, select_columns  # noqa: E402
+from .ssp_clipping import (  # noqa: E402, F401
+    _spearman_rows,
+    _ssp_clipping_scores,
+    ssp_clipping_weights,
+)

@@ -9,6 +9,7 @@ both on the gene values centred by the public gene means.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -17,9 +18,11 @@ import numpy as np
 import pandas as pd
 
 from .repr_common import REPRESENTATIONS
+from .seeds import seed_sequence
 
-__all__ = ["FeatureSelection", "MethodFeatures", "centred_genes", "mean_row_norm",
-           "method_features", "noisy_top_features", "subsample_votes", "variable_genes"]
+__all__ = ["FeatureSelection", "MethodFeatures", "centred_genes", "hashed_parts",
+           "hashed_votes", "mean_row_norm", "method_features", "noisy_top_features",
+           "part_key", "subsample_votes", "variable_genes"]
 
 
 def variable_genes(public: pd.DataFrame, n: int) -> list[str]:
@@ -66,17 +69,112 @@ class FeatureSelection:
         Centred public gene values, same columns as the private gene matrix;
         only used for the public row-norm scale of the logistic regression.
     sparsity, lasso_max_iter : as :func:`dprepro.dp_learners.dp_select_features`.
+    n_parts : int, optional
+        ``None``: the authors' scheme (:func:`subsample_votes`: k = ⌊√n⌋
+        interleaved parts, Lasso α = sparsity / n), whose k, α and part of
+        every line depend on which private lines are present, so it has no
+        proven ε. An integer k: the public scheme (:func:`hashed_votes`): k
+        and α = sparsity / k² fixed by the configuration, each line's part a
+        keyed hash of its id, so adding or removing one line changes one
+        part only (L1 sensitivity of the vote fractions 2m/k).
+    part_key : bytes
+        Key of the hash (:func:`part_key`); needed with ``n_parts``.
     """
 
     n_select: int
     public: np.ndarray
     sparsity: float = 1.0
     lasso_max_iter: int = 10_000
+    n_parts: int | None = None
+    part_key: bytes = b""
 
-    def votes(self, X, y) -> tuple[np.ndarray, int]:
-        """:func:`subsample_votes` of the training lines ``(X, y)`` with these settings."""
-        return subsample_votes(X, y, self.n_select, sparsity=self.sparsity,
-                               lasso_max_iter=self.lasso_max_iter)
+    @property
+    def public_parts(self) -> bool:
+        """Whether k, α and the parts are fixed without looking at the private lines."""
+        return self.n_parts is not None
+
+    def votes(self, X, y, lines=None) -> tuple[np.ndarray, int]:
+        """Vote counts and k of the training lines ``(X, y)``, ids ``lines``."""
+        if self.n_parts is None:
+            return subsample_votes(X, y, self.n_select, sparsity=self.sparsity,
+                                   lasso_max_iter=self.lasso_max_iter)
+        if lines is None:
+            raise ValueError("the hashed part assignment needs the training lines' ids")
+        return hashed_votes(X, y, lines, self.n_select, n_parts=self.n_parts,
+                            key=self.part_key, sparsity=self.sparsity,
+                            lasso_max_iter=self.lasso_max_iter)
+
+
+def part_key(base_seed: int) -> bytes:
+    """16-byte key of the part hash, from stream ``feature_selection/parts`` of ``base_seed``.
+
+    A key fixed by the configuration (not by the data): the part of a line
+    is then a function of its id alone.
+    """
+    state = seed_sequence(base_seed, "repr_transfer", "feature_selection/parts", 0)
+    return state.generate_state(4, dtype=np.uint32).astype("<u4").tobytes()
+
+
+def hashed_parts(lines, n_parts: int, key: bytes) -> np.ndarray:
+    r"""Part of each line: :math:`\mathrm{BLAKE2b}_{key}(\mathrm{id}) \bmod k`.
+
+    The part of a line depends on its id and the key only, never on which
+    other lines are present (unlike the interleaved ``i mod k`` of the
+    authors, where removing one line shifts every later line).
+    """
+    if isinstance(n_parts, bool) or not isinstance(n_parts, int | np.integer) or n_parts < 1:
+        raise ValueError(f"n_parts must be a positive integer, got {n_parts!r}")
+    if not isinstance(key, bytes) or not 1 <= len(key) <= 64:
+        raise ValueError("key must be 1 to 64 bytes (dprepro.repr_study.part_key)")
+    return np.array([int.from_bytes(hashlib.blake2b(str(line).encode("utf-8"), key=key,
+                                                     digest_size=8).digest(), "big") % n_parts
+                     for line in lines], dtype=np.int64)
+
+
+def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
+                 sparsity: float = 1.0, lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:
+    r"""Vote counts of subsample-and-aggregate with public k, α and hashed parts.
+
+    Lines with a missing response are dropped; line ``i`` goes to part
+    :func:`hashed_parts` of its id. On every part with at least two lines a
+    Lasso (scikit-learn ``alpha = sparsity / k**2``: the authors'
+    ``sparsity / n`` at the n where their k = √n equals ours) is fitted and its
+    ``n_select`` largest :math:`|\beta_j|` get one vote; a part with fewer
+    lines casts none. Adding or removing one line (or one response) changes
+    one part only, whose vote vector changes by at most :math:`2m` in L1, so
+    the vote fractions :math:`v/k` have L1 sensitivity :math:`2m/k`, the
+    bound :func:`noisy_top_features` calibrates its Laplace noise to
+    (Kifer et al. 2012; Dwork & Roth 2014, Thm 3.6).
+
+    Returns
+    -------
+    (votes, k) : ndarray of shape (p,), int
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import Lasso
+
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    lines = np.asarray(lines, dtype=object)
+    if len(lines) != X.shape[0] or len(y) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} and lines {len(lines)}")
+    keep = ~np.isnan(y)
+    X, y, lines = X[keep], y[keep], lines[keep]
+    p = X.shape[1]
+    if not 1 <= n_select <= p:
+        raise ValueError(f"n_select must be in [1, {p}], got {n_select}")
+    part = hashed_parts(lines, n_parts, key)
+    votes = np.zeros(p)
+    lasso = Lasso(alpha=sparsity / n_parts**2, fit_intercept=True, max_iter=lasso_max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for j in range(int(n_parts)):
+            rows = part == j
+            if rows.sum() < 2:
+                continue
+            lasso.fit(X[rows], y[rows])
+            votes[np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]] += 1.0
+    return votes, int(n_parts)
 
 
 def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int | None = None,
@@ -164,7 +262,8 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
                     public_expression: pd.DataFrame | None = None,
                     private_expression: pd.DataFrame | None = None,
                     baselines: Mapping | None = None,
-                    private_set: str = "private") -> MethodFeatures:
+                    private_set: str = "private", public_parts: bool = False,
+                    base_seed: int = 0) -> MethodFeatures:
     """Private features, public scales and the feature selection of one method.
 
     Parameters
@@ -185,6 +284,13 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
         The ``set`` label of the private rows of a representation frame (one
         per quantile mapping, :attr:`dprepro.repr_privacy.Pipeline.private_set`);
         the gene baselines take ``private_expression`` as given.
+    public_parts : bool
+        DP feature selection with public k, α and hashed parts
+        (``feature_selection.n_parts``, key :func:`part_key` of ``base_seed``;
+        :attr:`dprepro.repr_privacy.Pipeline.public_selection`) instead of
+        the authors' data-dependent ones.
+    base_seed : int
+        The configuration's seed (the part key).
     """
     if method in REPRESENTATIONS:
         frame = representations[method]
@@ -216,5 +322,7 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
     if method == "dp_feature_selection":
         selection = FeatureSelection(n_select=fs["n_genes"], public=public_c,
                                      sparsity=fs["sparsity"],
-                                     lasso_max_iter=fs["lasso_max_iter"])
+                                     lasso_max_iter=fs["lasso_max_iter"],
+                                     n_parts=int(fs["n_parts"]) if public_parts else None,
+                                     part_key=part_key(base_seed) if public_parts else b"")
     return MethodFeatures(private, scales, selection, genes, public)

@@ -117,6 +117,7 @@ def cancer_type_experiment(
     seeds = sorted(private)
     splits_of = {e: budget_split(e, feature_selection=selection is not None) for e in epsilons}
     records = {}
+    line_ids = np.asarray(lineage.index, dtype=object)
     lineage = pd.Series(np.asarray(lineage, dtype=object))
     rows = []
     for pair in cases:
@@ -133,7 +134,7 @@ def cancer_type_experiment(
         for train, test in splits:
             tr, te = idx[train], idx[test]
             if selection is not None:
-                votes, k = selection.votes(private[seeds[0]][tr], y[train])
+                votes, k = selection.votes(private[seeds[0]][tr], y[train], line_ids[tr])
             for s in seeds:
                 X = private[s]
                 for e in epsilons:
@@ -149,7 +150,8 @@ def cancer_type_experiment(
                     model = cancer_learner(split, variant=variant, l2=l2, scale=scale, rng=rng)
                     model.fit(Xtr, y[train])
                     correct[(s, e)] += int(np.sum(model.predict(Xte) == y[test]))
-                    records[(s, e)] = cancer_privacy(split, model, mapping=mapping)
+                    records[(s, e)] = cancer_privacy(split, model, mapping=mapping,
+                                                     selection=selection)
         dim = selection.n_select if selection is not None else private[seeds[0]].shape[1]
         # always predicting the larger lineage: the bar an unbalanced pair must clear
         majority = float(max(np.mean(y), 1 - np.mean(y)))

@@ -79,15 +79,20 @@ def clipping_weight_table(n: int, settings: Sequence[tuple[int, float]], *,
     return pd.DataFrame(rows, columns=["n", "d", "epsilon", "w_x", "w_y"])
 
 
-def method_dim(method: str, *, hyperparameters: pd.DataFrame, baselines: Mapping) -> int:
+def method_dim(method: str, *, hyperparameters: pd.DataFrame, baselines: Mapping,
+               pipeline: str | None = None) -> int:
     """Feature dimension the learner of ``method`` sees.
 
-    A representation: its selected ``dim`` in ``hyperparameters``; the fixed
+    A representation: its selected ``dim`` in ``hyperparameters`` (of
+    ``pipeline``'s search when the table has a ``pipeline`` column); the fixed
     genes: their number; DP feature selection: the genes it selects.
     """
     if method in REPRESENTATIONS:
-        chosen = hyperparameters.loc[(hyperparameters["representation"] == method)
-                                     & hyperparameters["selected"].astype(bool), "dim"]
+        table = hyperparameters
+        mask = (table["representation"] == method) & table["selected"].astype(bool)
+        if pipeline is not None and "pipeline" in table.columns:
+            mask &= table["pipeline"] == pipeline
+        chosen = table.loc[mask, "dim"]
         if len(chosen) != 1:
             raise ValueError(f"hyperparameters: expected one selected {method} row, found "
                              f"{len(chosen)}")
@@ -101,14 +106,15 @@ def method_dim(method: str, *, hyperparameters: pd.DataFrame, baselines: Mapping
 
 def clipping_settings(methods: Sequence[str], *, epsilon: float,
                       hyperparameters: pd.DataFrame, baselines: Mapping,
-                      extra_dim: int = 0) -> list[tuple[int, float]]:
+                      extra_dim: int = 0, pipeline: str | None = None) -> list[tuple[int, float]]:
     """(d, ε_learner) of every method at total ``epsilon``: what the clipping weights depend on.
 
     ε_learner comes from :func:`dprepro.repr_privacy.method_split`, the split
     the drug experiment spends; ``extra_dim`` counts columns the learner adds
     (:attr:`dprepro.repr_privacy.Pipeline.extra_dim`).
     """
-    return [(method_dim(m, hyperparameters=hyperparameters, baselines=baselines) + extra_dim,
+    return [(method_dim(m, hyperparameters=hyperparameters, baselines=baselines,
+                        pipeline=pipeline) + extra_dim,
              method_split(m, epsilon).learner) for m in methods]
 
 
@@ -180,6 +186,7 @@ def drug_experiment(
     if public is not None and response_prior is None:
         raise ValueError("public centring needs response_prior = (centre, scale)")
     Y = response.to_numpy(dtype=float)
+    line_ids = np.asarray(response.index, dtype=object)
     col = {str(c): j for j, c in enumerate(response.columns)}
     # pooled response scale of each split's training lines (all drugs, centred per drug)
     sd_y = []
@@ -203,7 +210,7 @@ def drug_experiment(
                 continue
             ytr, yte = y_all[tr], y_all[te]
             if fs:
-                votes, k = selection.votes(private[seeds[0]][tr], ytr)
+                votes, k = selection.votes(private[seeds[0]][tr], ytr, line_ids[tr])
             for s in seeds:
                 X = private[s]
                 for e in epsilons:
@@ -236,7 +243,8 @@ def drug_experiment(
                                  "split": split_no, "spearman": spearman(yte, pred),
                                  "pc_index": probabilistic_c_index(yte, pred, noise_sd=noise_sd),
                                  "n_train": len(tr), "n_test": len(te), "dim": dim,
-                                 **drug_privacy(split, model, mapping=mapping).columns(
+                                 **drug_privacy(split, model, mapping=mapping,
+                                                  selection=selection).columns(
                                      DRUG_PRIVACY_COLUMNS)})
     frame = pd.DataFrame(rows)
     return frame.drop(columns="epsilon_value") if len(frame) else frame

@@ -42,6 +42,7 @@ __all__ = [
     "LOGISTIC_LOSS_C",
     "PIPELINES",
     "PRIVACY_UNIT",
+    "SELECTION_PARTS_NOTE",
     "Pipeline",
     "cancer_learner",
     "cancer_privacy",
@@ -81,6 +82,9 @@ GLOBAL_MAPPING_NOTE = ("private lines quantile-mapped by their joint ranks (as i
                        "code): one line's record moves every other line's features, so no "
                        "finite epsilon holds per cell line whatever the learner; ")
 MAPPINGS = ("global", "line_local")
+SELECTION_PARTS_NOTE = ("feature selection as the paper's code: k = isqrt(n) interleaved parts and "
+                        "Lasso alpha = sparsity/n depend on which lines are present, so one line "
+                        "shifts every part and the 2m/k sensitivity does not hold; ")
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
                        "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
                        "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
@@ -106,6 +110,11 @@ class Pipeline:
         (and the responses at a-priori bounds) instead of private ones; a
         constant design column then learns the remaining offset
         (``intercept_column`` of :class:`dprepro.dp_learners.SSPLinearRegression`).
+    public_selection : bool
+        DP feature selection with the number of parts, the Lasso penalty and
+        each line's part fixed without the private data
+        (:class:`dprepro.repr_baselines.FeatureSelection` ``n_parts``) instead
+        of the authors' ⌊√n⌋ interleaved parts.
     """
 
     name: str
@@ -113,6 +122,7 @@ class Pipeline:
     cancer_variant: str | None
     xx_noise: str
     public_centring: bool
+    public_selection: bool = False
 
     @property
     def extra_dim(self) -> int:
@@ -130,7 +140,7 @@ PIPELINES = {
     "as_published": Pipeline("as_published", mapping="global", cancer_variant=None,
                              xx_noise="wishart", public_centring=False),
     "corrected": Pipeline("corrected", mapping="line_local", cancer_variant="cms11",
-                          xx_noise="laplace", public_centring=True),
+                          xx_noise="laplace", public_centring=True, public_selection=True),
 }
 
 
@@ -145,6 +155,10 @@ def pipeline(name: str) -> Pipeline:
 #: Records of the study's non-release outputs, by what they hold.
 INTERMEDIATES = {
     "public_data": non_private("public data: no privacy needed", mechanism="none"),
+    "public_set": non_private("size of the public set after exclusion: with DepMap the "
+                              "excluded counts are the overlap with the private GDSC lines (not "
+                              "a DP release); with TCGA or the synthetic pair, public counts",
+                              mechanism="none", privacy_unit=PRIVACY_UNIT),
     "private_data": non_private("raw private data (sensitive): private expression, lineages "
                                 "and drug responses", mechanism="none",
                                 privacy_unit=PRIVACY_UNIT),
@@ -253,7 +267,14 @@ def _check_mapping(mapping: str) -> bool:
     return mapping == "line_local"
 
 
-def cancer_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecord:
+def _selection_voids(split: BudgetSplit, selection) -> bool:
+    """Whether the DP feature selection of ``split`` ran with data-dependent parts."""
+    return (not math.isnan(split.selection) and selection is not None
+            and not selection.public_parts)
+
+
+def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
+                   selection=None) -> PrivacyRecord:
     r"""Privacy record of a cancer-type fit (DP logistic regression, objective perturbation).
 
     ``true_epsilon`` is the level the computation as run guarantees: the
@@ -279,6 +300,10 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecor
         private lines together, so no learner can make the whole computation
         DP: ``true_epsilon`` is ``inf`` and ``epsilon_if_bias_penalised`` is
         ``inf`` too.
+    selection : FeatureSelection, optional
+        The feature selection that ran (:class:`dprepro.repr_baselines.FeatureSelection`);
+        with the authors' data-dependent parts (``public_parts`` false)
+        ``true_epsilon`` is ``inf`` (:data:`SELECTION_PARTS_NOTE`).
     """
     local = _check_mapping(mapping)
     variant, l2 = learner.variant, float(learner.l2)
@@ -301,6 +326,8 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecor
                 f"the bound would be eps + 2 log(1 + 1/(4*{l2:g})) = {bound:.3f}")
     if not local:
         true, bound, note = np.inf, np.inf, GLOBAL_MAPPING_NOTE + note
+    if _selection_voids(split, selection):
+        true, note = np.inf, SELECTION_PARTS_NOTE + note
     feature_selection = not math.isnan(split.selection)
     mechanism = ("subsample_and_aggregate+objective_perturbation" if feature_selection
                  else "objective_perturbation")
@@ -310,14 +337,17 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecor
                                 "epsilon_if_bias_penalised": bound})
 
 
-def drug_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecord:
+def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
+                 selection=None) -> PrivacyRecord:
     """Privacy record of a drug-sensitivity fit (SSP linear regression).
 
     The paper's learner (Wishart noise, private centring and scales) gets
     ``true_epsilon = inf``, see :data:`DRUG_NOTE`; with Laplace noise on XᵀX
     and public centring (:data:`CORRECTED_DRUG_NOTE`) the fit is pure ε-DP,
     provided the features were mapped line by line (``mapping="line_local"``;
-    the ``global`` mapping voids any finite ε, :data:`GLOBAL_MAPPING_NOTE`).
+    the ``global`` mapping voids any finite ε, :data:`GLOBAL_MAPPING_NOTE`)
+    and the feature selection (``selection``, as in :func:`cancer_privacy`)
+    ran with public parts.
     """
     local = _check_mapping(mapping)
     if not math.isfinite(split.total):
@@ -326,13 +356,15 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str) -> PrivacyRecord:
     _check_learner(split, learner, "drug")
     feature_selection = not math.isnan(split.selection)
     correct = learner.xx_noise == "laplace" and learner.public_centring
+    voids = _selection_voids(split, selection)
     base = "ssp_laplace" if learner.xx_noise == "laplace" else "ssp"
     return PrivacyRecord(
         mechanism=f"subsample_and_aggregate+{base}" if feature_selection else base,
         release=False, stated=split.total,
-        true_epsilon=split.total if correct and local else np.inf,
+        true_epsilon=split.total if correct and local and not voids else np.inf,
         privacy_unit=PRIVACY_UNIT,
         note=split.note + ("" if local else GLOBAL_MAPPING_NOTE)
+        + (SELECTION_PARTS_NOTE if voids else "")
         + (CORRECTED_DRUG_NOTE if correct else DRUG_NOTE),
         extra={"variant": "", **_split_columns(split)})
 
@@ -341,6 +373,13 @@ def _unused_rng() -> np.random.Generator:
     # a learner with finite ε must hold a generator; these are never fitted, so
     # the generator is never drawn from
     return np.random.default_rng(0)
+
+
+@dataclasses.dataclass(frozen=True)
+class _PartsOf:
+    """What a record needs of a pipeline's feature selection: whether its parts are public."""
+
+    public_parts: bool
 
 
 def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[PrivacyRecord]:
@@ -360,6 +399,7 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
         raise ValueError(f"kind must be 'cancer_type' or 'drug', got {kind!r}")
     cache: dict = {}
     out = []
+    parts = {name: _PartsOf(spec.public_selection) for name, spec in PIPELINES.items()}
     pipelines = (table["pipeline"] if "pipeline" in table.columns
                  else pd.Series("as_published", index=table.index))
     for method, eps, name in zip(table["representation"], table["epsilon"], pipelines,
@@ -371,13 +411,15 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
             if kind == "cancer_type":
                 learner = cancer_learner(split, variant=spec.cancer_variant or settings["variant"],
                                          l2=float(settings["l2"]), rng=_unused_rng())
-                cache[key] = cancer_privacy(split, learner, mapping=spec.mapping)
+                cache[key] = cancer_privacy(split, learner, mapping=spec.mapping,
+                                            selection=parts[name])
             else:
                 centre = {"x_center": 0.0, "y_center": 0.0} if spec.public_centring else {}
                 learner = drug_learner(split, ridge=float(settings.get("ridge", 1.0)),
                                        clip_x=1.0, clip_y=1.0, rng=_unused_rng(),
                                        xx_noise=spec.xx_noise, **centre)
-                cache[key] = drug_privacy(split, learner, mapping=spec.mapping)
+                cache[key] = drug_privacy(split, learner, mapping=spec.mapping,
+                                          selection=parts[name])
         out.append(cache[key])
     return out
 

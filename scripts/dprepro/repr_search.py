@@ -5,17 +5,23 @@ rate, depth and width) by Bayesian optimisation of the accuracy of **DP
 logistic regression at ε = 1 on held-out public cancer-type pairs**. Here, on
 public data only:
 
-* validation pairs: the ``pairs`` most frequent pairs of the most frequent
-  public lineages (:func:`validation_pairs`);
-* per trial, the representation is fitted on the public lines *outside* the
-  validation lineages (they play the private side, as in the paper) and the
-  validation lines are mapped through it;
-* the trial's score is the mean over pairs of the stratified ``folds``-fold
-  CV accuracy of :class:`dprepro.dp_learners.DPLogisticRegression` at
-  ``epsilon`` (scale = the fit lines' mean row norm);
-* the search is optuna's TPE sampler seeded from the study's streams, run
-  sequentially, so the same configuration gives the same trials, scores and
-  selection whatever the number of cores.
+* validation pairs: a fixed list of public lineage pairs (the authors used
+  16), or the ``pairs`` most frequent pairs of the most frequent public
+  lineages (:func:`validation_pairs`);
+* the pairs are rotated into ``pair_folds`` groups (the authors: 2-fold over
+  pairs, :func:`pair_groups`); per trial and group, the representation is
+  fitted on the public lines *outside* the group's lineages (they play the
+  private side, as in the paper) and the group's lines are mapped through it;
+* the trial's score is the mean over all pairs of the stratified
+  ``folds``-fold CV accuracy (the authors: 10) of
+  :class:`dprepro.dp_learners.DPLogisticRegression` at ``epsilon`` with the
+  pipeline's objective-perturbation variant (scale = the fit lines' mean row
+  norm);
+* the search is optuna's TPE sampler seeded from the study's streams with an
+  explicit number of random start-up trials (each row says which sampler drew
+  it), run sequentially, so the same configuration gives the same trials,
+  scores and selection whatever the number of cores; a trial that repeats an
+  earlier one's parameters reuses its score.
 
 Every trial is a row of ``hyperparameters.csv``; the best score is
 ``selected`` (ties: the smaller ``dim``, then the earlier trial).
@@ -32,12 +38,33 @@ import pandas as pd
 
 from .repr_common import STUDY, stream_int, stream_rng
 
-__all__ = ["dp_pair_score", "search", "trial_spec", "validation_pairs"]
+__all__ = ["dp_pair_score", "pair_groups", "search", "trial_spec", "validation_pairs"]
 
 
-def validation_pairs(lineage: pd.Series, *, pairs: int, min_count: int) -> list[tuple[str, str]]:
-    """The first ``pairs`` pairs (by frequency) of public lineages with >= ``min_count`` lines."""
+def validation_pairs(lineage: pd.Series, *, pairs: int, min_count: int,
+                     listed: Sequence | None = None) -> list[tuple[str, str]]:
+    """The validation pairs of public lineages.
+
+    ``listed`` (the configuration's fixed list, as the authors' 16 pairs): those
+    pairs, except pairs with a lineage absent from the public data (held out
+    because a case's private cancer type, as the authors dropped the pairs
+    of the private types); a present lineage with fewer than ``min_count``
+    public lines is an error. Otherwise the first ``pairs`` pairs (by
+    frequency) of public lineages with >= ``min_count`` lines.
+    """
     counts = pd.Series(lineage).dropna().value_counts()
+    if listed:
+        out = [(str(a), str(b)) for a, b in listed
+               if counts.get(str(a), 0) > 0 and counts.get(str(b), 0) > 0]
+        short = sorted({x for pair in out for x in pair if counts.get(x, 0) < min_count})
+        if not out:
+            raise ValueError("repr_transfer.selection.pair_list: no listed pair has both "
+                             f"lineages in the public data; lineage counts: {counts.to_dict()}")
+        if short:
+            raise ValueError(f"repr_transfer.selection.pair_list: lineage(s) {short} have fewer "
+                             f"than {min_count} public lines; lineage counts: "
+                             f"{counts.to_dict()}")
+        return out
     order = [str(k) for k, v in sorted(counts.items(), key=lambda kv: (-kv[1], str(kv[0])))
              if v >= min_count]
     out = list(itertools.combinations(order, 2))[:pairs]
@@ -45,6 +72,19 @@ def validation_pairs(lineage: pd.Series, *, pairs: int, min_count: int) -> list[
         raise ValueError(f"the search needs {pairs} pair(s) of public lineages with >= "
                          f"{min_count} lines each; lineage counts: {counts.to_dict()}")
     return out
+
+
+def pair_groups(pairs: Sequence[tuple[str, str]], pair_folds: int) -> list[list]:
+    """Rotate the validation pairs into ``pair_folds`` groups (pair ``i`` in group ``i mod K``).
+
+    Each group is scored once per trial with the representation fitted on the
+    public lines outside that group's lineages (the authors' 2-fold over
+    pairs), so every pair is scored by a representation that never saw it.
+    """
+    if isinstance(pair_folds, bool) or int(pair_folds) < 1 or int(pair_folds) > len(pairs):
+        raise ValueError(f"repr_transfer.selection.pair_folds must be in [1, {len(pairs)}] "
+                         f"(the number of validation pairs), got {pair_folds!r}")
+    return [list(pairs[g::int(pair_folds)]) for g in range(int(pair_folds))]
 
 
 def trial_spec(trial, representation: str, space: Mapping) -> dict:
@@ -100,7 +140,7 @@ def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs,
     accs = np.asarray(accs)
     return {"score": float(accs.mean()),
             "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs))) if len(accs) > 1 else 0.0,
-            "n_pairs": len(accs)}
+            "n_pairs": len(accs), "accuracies": [float(a) for a in accs]}
 
 
 def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, trials: int,
@@ -108,11 +148,17 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
            log=None) -> pd.DataFrame:
     """Run the seeded optuna search of one representation; one row per trial.
 
-    ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2``.
+    ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2`` and
+    optionally ``pair_list`` (fixed validation pairs), ``pair_folds``
+    (rotation of the pairs, default 1) and ``startup_trials`` (TPE's random
+    start, default 10 = optuna's). A trial whose parameters equal an earlier
+    trial's reuses its score (``duplicate_of``), nothing is refitted.
     Columns: ``representation``, ``candidate`` (``t<trial>``), ``trial``,
     ``dim``, ``learning_rate``, ``hidden_layers``, ``width_multiplier``,
     ``hidden_width``, ``score`` (the objective), ``score_se`` (over pairs),
-    ``n_pairs``, ``n_fit``, ``epochs``, ``best_epoch``, ``validation_pairs``.
+    ``n_pairs``, ``n_fit`` (smallest fit set over pair folds), ``epochs``,
+    ``best_epoch`` (first pair fold), ``validation_pairs``, ``pair_folds``,
+    ``sampler`` (``random_startup`` or ``tpe``), ``duplicate_of``.
     """
     import optuna
 
@@ -120,36 +166,65 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
 
     if isinstance(trials, bool) or int(trials) < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")
+    startup = int(objective.get("startup_trials", 10))
+    if startup < 0:
+        raise ValueError(f"startup_trials must be >= 0, got {startup}")
     lineage = lineage.reindex(public.index)
     pairs = validation_pairs(lineage, pairs=int(objective["pairs"]),
-                             min_count=int(objective["folds"]))
-    held = sorted({name for pair in pairs for name in pair})
-    val = lineage.isin(held).to_numpy()
-    fit_rows = public.loc[~val]
+                             min_count=int(objective["folds"]),
+                             listed=objective.get("pair_list") or None)
+    groups = pair_groups(pairs, int(objective.get("pair_folds", 1)))
     high = int(space["dim_range"][1])
-    if len(fit_rows) < max(2 * high, 10):
-        raise ValueError(f"holding out the validation lineages {held} leaves {len(fit_rows)} "
-                         f"public lines to fit on; need >= {max(2 * high, 10)} "
-                         f"(dim_range upper end {high})")
-    val_rows, val_labels = public.loc[val], lineage[val].to_numpy(dtype=object)
-    sampler = optuna.samplers.TPESampler(seed=stream_int(base_seed, f"search/{representation}"))
+    folds = []
+    for group in groups:
+        held = sorted({name for pair in group for name in pair})
+        val = lineage.isin(held).to_numpy()
+        fit_rows = public.loc[~val]
+        if len(fit_rows) < max(2 * high, 10):
+            raise ValueError(f"holding out the validation lineages {held} leaves {len(fit_rows)} "
+                             f"public lines to fit on; need >= {max(2 * high, 10)} "
+                             f"(dim_range upper end {high})")
+        folds.append((group, fit_rows, public.loc[val], lineage[val].to_numpy(dtype=object)))
+    sampler = optuna.samplers.TPESampler(seed=stream_int(base_seed, f"search/{representation}"),
+                                         n_startup_trials=startup)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=sampler)
-    rows = []
+    rows, seen = [], {}
+
+    def evaluate(spec):
+        accs, n_fit, epochs, best_epoch = [], [], np.nan, np.nan
+        for g, (group, fit_rows, val_rows, val_labels) in enumerate(folds):
+            spec = {**spec, "dim": min(spec["dim"], fit_rows.shape[1], len(fit_rows))}
+            # common random numbers: every trial gets the same fit and noise streams, so the
+            # same candidate scores the same and candidates differ only by their parameters
+            rng = stream_rng(base_seed, f"search/{representation}/fit")
+            model = fit_representation(representation, spec, fit_rows, rng=rng,
+                                       vae_options=vae_options)
+            score = dp_pair_score(model.transform(fit_rows), model.transform(val_rows),
+                                  val_labels, group, epsilon=float(objective["epsilon"]),
+                                  folds=int(objective["folds"]), variant=objective["variant"],
+                                  l2=float(objective["l2"]), base_seed=base_seed,
+                                  stream=f"search/{representation}")
+            accs.extend(score["accuracies"])
+            n_fit.append(len(fit_rows))
+            if g == 0:
+                epochs = getattr(model, "n_epochs_", np.nan)
+                best_epoch = getattr(model, "best_epoch_", np.nan)
+        accs = np.asarray(accs)
+        return {"score": float(accs.mean()),
+                "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs)))
+                if len(accs) > 1 else 0.0,
+                "n_pairs": len(accs), "n_fit": min(n_fit), "epochs": epochs,
+                "best_epoch": best_epoch}
 
     def objective_fn(trial):
         spec = trial_spec(trial, representation, space)
-        spec["dim"] = min(spec["dim"], fit_rows.shape[1], len(fit_rows))
-        # common random numbers: every trial gets the same fit and noise streams, so the
-        # same candidate scores the same and candidates differ only by their parameters
-        rng = stream_rng(base_seed, f"search/{representation}/fit")
-        model = fit_representation(representation, spec, fit_rows, rng=rng,
-                                   vae_options=vae_options)
-        score = dp_pair_score(model.transform(fit_rows), model.transform(val_rows), val_labels,
-                              pairs, epsilon=float(objective["epsilon"]),
-                              folds=int(objective["folds"]), variant=objective["variant"],
-                              l2=float(objective["l2"]), base_seed=base_seed,
-                              stream=f"search/{representation}")
+        spec["dim"] = min(spec["dim"], min(len(f[1]) for f in folds), public.shape[1])
+        key = tuple(sorted(spec.items()))
+        duplicate = key in seen
+        if not duplicate:
+            seen[key] = (trial.number, evaluate(spec))
+        first, result = seen[key]
         rows.append({"representation": representation, "candidate": f"t{trial.number}",
                      "trial": trial.number, "dim": spec["dim"],
                      "learning_rate": spec.get("learning_rate", np.nan),
@@ -157,16 +232,21 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                      "width_multiplier": spec.get("width_multiplier", np.nan),
                      "hidden_width": (spec["width_multiplier"] * spec["dim"]
                                       if "width_multiplier" in spec else np.nan),
-                     **score, "n_fit": len(fit_rows),
-                     "epochs": getattr(model, "n_epochs_", np.nan),
-                     "best_epoch": getattr(model, "best_epoch_", np.nan),
-                     "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs)})
+                     **result,
+                     "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs),
+                     "pair_folds": len(folds),
+                     "sampler": "random_startup" if trial.number < startup else "tpe",
+                     "duplicate_of": first if duplicate else np.nan})
         if log is not None:
-            log.info("%s trial %d: %s -> DP accuracy %.4f", representation, trial.number, spec,
-                     score["score"])
-        return score["score"]
+            log.info("%s trial %d (%s): %s -> DP accuracy %.4f%s", representation, trial.number,
+                     rows[-1]["sampler"], spec, result["score"],
+                     f" (same as trial {first}, not refitted)" if duplicate else "")
+        return result["score"]
 
     study.optimize(objective_fn, n_trials=int(trials), n_jobs=1)
+    if log is not None and int(trials) <= startup:
+        log.warning("%s: %d trials <= %d startup trials: a purely random search", representation,
+                    int(trials), startup)
     return pd.DataFrame(rows)
 
 

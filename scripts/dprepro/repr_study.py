@@ -31,9 +31,12 @@ from .repr_baselines import (
     FeatureSelection,
     MethodFeatures,
     centred_genes,
+    hashed_parts,
+    hashed_votes,
     mean_row_norm,
     method_features,
     noisy_top_features,
+    part_key,
     subsample_votes,
     variable_genes,
 )
@@ -114,15 +117,20 @@ __all__ = [
     "epsilon_grid",
     "experiment_epsilons",
     "fit_representation",
+    "hashed_parts",
+    "hashed_votes",
     "mean_row_norm",
     "method_dim",
     "method_features",
     "method_split",
     "noisy_top_features",
+    "part_key",
     "public_centring",
+    "public_set_table",
     "real_data",
     "representation_frame",
     "select_hyperparameters",
+    "selected_spec",
     "stream_int",
     "stream_rng",
     "study_data",
@@ -203,6 +211,24 @@ def synthetic_data(rng: np.random.Generator, settings: Mapping, *,
             "private_response": _named(data["private_response"])}
 
 
+def public_set_table(*, source: str, source_lines: int, public_lines: int, private_lines: int,
+                     excluded_by_cosmic_id: int = 0, excluded_by_sanger_model_id: int = 0,
+                     held_out: int = 0, genes: int) -> pd.DataFrame:
+    """One-row table of the public set's size after exclusion (``public_set.csv``).
+
+    ``smaller_than_private`` flags the case the log and the report warn about.
+    With DepMap the exclusion counts depend on which lines are private (the
+    overlap), so the table is not a DP release (its sidecar says so).
+    """
+    return pd.DataFrame([{
+        "source": source, "source_lines": int(source_lines),
+        "excluded_by_cosmic_id": int(excluded_by_cosmic_id),
+        "excluded_by_sanger_model_id": int(excluded_by_sanger_model_id),
+        "held_out_cancer_types": int(held_out), "public_lines": int(public_lines),
+        "private_lines": int(private_lines), "genes": int(genes),
+        "smaller_than_private": bool(public_lines < private_lines)}])
+
+
 def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
               depmap_models: pd.DataFrame, *, min_shared_genes: int,
               exclude_private_lines: bool, lineage_column: str = "TCGA_LABEL",
@@ -252,11 +278,24 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         raise ValueError(f"public_source must be 'depmap' or 'tcga', got {public_source!r}")
     else:
         models = depmap_models.set_index("ModelID")
+    n_source = len(public)
+    excluded = {"cosmic": 0, "sanger": 0}
     if public_source == "depmap" and exclude_private_lines:
         cosmic = models["COSMICID"].reindex(public.index)
-        drop = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
+        by_cosmic = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
             private_ids).to_numpy()
-        public = public.loc[~drop]
+        # a DepMap model whose COSMIC id is missing or differs may still be a GDSC line
+        # under its Sanger model id (the GDSC release names both)
+        private_sanger = set()
+        if gdsc_cell_lines is not None and "SANGER_MODEL_ID" in gdsc_cell_lines.columns:
+            ids = gdsc_cell_lines["SANGER_MODEL_ID"].reindex(sorted(private_ids)).dropna()
+            private_sanger = {str(v) for v in ids if str(v)}
+        by_sanger = np.zeros(len(public), dtype=bool)
+        if private_sanger and "SangerModelID" in models.columns:
+            by_sanger = models["SangerModelID"].reindex(public.index).astype(object).isin(
+                private_sanger).to_numpy()
+        excluded = {"cosmic": int(by_cosmic.sum()), "sanger": int((by_sanger & ~by_cosmic).sum())}
+        public = public.loc[~(by_cosmic | by_sanger)]
     if len(public) < len(gdsc_expression):
         what = {"depmap": "DepMap models after excluding the GDSC lines",
                 "tcga": "TCGA samples after holding out the cases' cancer types"}[public_source]
@@ -270,7 +309,13 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
     local, _ = harmonise_genes(gdsc_expression, public, min_shared=min_shared_genes, local=True)
     public = public_shared
     out = {"public_expression": _named(public),
-           "public_lineage": _lineage_frame(models["lineage"].reindex(public.index))}
+           "public_lineage": _lineage_frame(models["lineage"].reindex(public.index)),
+           "public_set": public_set_table(
+               source=public_source, source_lines=n_source, public_lines=len(public),
+               private_lines=len(gdsc_expression), excluded_by_cosmic_id=excluded["cosmic"],
+               excluded_by_sanger_model_id=excluded["sanger"],
+               held_out=n_source - len(public) - excluded["cosmic"] - excluded["sanger"],
+               genes=public.shape[1])}
     if gdsc_cell_lines is not None and gdsc_dose_response is not None:
         if lineage_column not in gdsc_cell_lines.columns:
             raise ValueError(f"cell-line details lack column {lineage_column!r}; found "
@@ -304,8 +349,14 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
     if origin == "synthetic":
         stream = "data/synthetic"
         rng = np.random.default_rng(seed_sequence(seed, STUDY, stream, 0))
-        return (synthetic_data(rng, settings, private=private),
-                seed_record(seed, STUDY, stream, 1))
+        data = synthetic_data(rng, settings, private=private)
+        if not private:
+            data["public_set"] = public_set_table(
+                source="synthetic", source_lines=int(settings["n_public"]),
+                public_lines=len(data["public_expression"]),
+                private_lines=int(settings["n_private"]),
+                genes=data["public_expression"].shape[1])
+        return data, seed_record(seed, STUDY, stream, 1)
     if origin != "real":
         raise ValueError(f"origin must be 'synthetic' or 'real', got {origin!r}")
     tcga = settings.get("public_source", "depmap") == "tcga"
@@ -318,7 +369,8 @@ def study_data(origin: str, kind: str, inputs, *, settings: Mapping,
         exclude_private_lines=settings["exclude_private_lines"],
         min_public_median=settings.get("min_public_median"),
         lineage_column=settings["lineage_column"],
-        gdsc_cell_lines=read_parquet_matrix(inputs.gdsc_cell_lines) if private else None,
+        gdsc_cell_lines=(read_parquet_matrix(inputs.gdsc_cell_lines)
+                         if "gdsc_cell_lines" in inputs.keys() else None),
         gdsc_dose_response=read_parquet_matrix(inputs.gdsc_dose_response) if private else None)
     return data, None
 
@@ -453,10 +505,11 @@ def auxiliary_score(Z, labels, *, folds: int, random_state: int) -> dict:
 
 
 def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
-    """Mark the best candidate of each representation (``selected``).
+    """Mark the best candidate of each (pipeline, representation) search (``selected``).
 
     Best = highest auxiliary ``score``; ties go to the smaller ``dim``, then to
-    the first candidate in the given order. Returns a copy sorted by
+    the first candidate in the given order. Returns a copy sorted by pipeline
+    (study order; rows without a ``pipeline`` column are one search), then
     representation (study order) and candidate order, with a boolean
     ``selected`` column.
     """
@@ -471,14 +524,38 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     out = candidates.reset_index(drop=True).copy()
     out["_order"] = np.arange(len(out))
     out["_rep"] = out["representation"].map(REPRESENTATIONS.index)
+    out["_pipe"] = _pipeline_order(out["pipeline"]) if "pipeline" in out.columns else 0
     out["selected"] = False
-    for _, group in out.groupby("_rep", sort=True):
+    for _, group in out.groupby(["_pipe", "_rep"], sort=True):
         best = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
                                  kind="stable").index[0]
         out.loc[best, "selected"] = True
-    out = out.sort_values(["_rep", "_order"], kind="stable").drop(columns=["_order", "_rep"])
-    return out.reset_index(drop=True)
+    out = out.sort_values(["_pipe", "_rep", "_order"], kind="stable")
+    return out.drop(columns=["_order", "_rep", "_pipe"]).reset_index(drop=True)
 
+
+def selected_spec(hyperparameters: pd.DataFrame, representation: str,
+                  pipeline: str | None = None) -> dict:
+    """The selected candidate of one search as a :func:`fit_representation` spec.
+
+    ``pipeline`` picks the search when the table has a ``pipeline`` column.
+    ValueError unless exactly one row is selected.
+    """
+    table = hyperparameters
+    mask = (table["representation"] == representation) & table["selected"].astype(bool)
+    if pipeline is not None and "pipeline" in table.columns:
+        mask &= table["pipeline"] == pipeline
+    chosen = table[mask]
+    if len(chosen) != 1:
+        raise ValueError(f"hyperparameters: expected one selected {representation} row"
+                         f"{f' of pipeline {pipeline}' if pipeline else ''}, found {len(chosen)}")
+    row = chosen.iloc[0]
+    spec = {"dim": int(row["dim"])}
+    if representation == "vae":
+        spec.update(learning_rate=float(row["learning_rate"]),
+                    hidden_layers=int(row["hidden_layers"]),
+                    width_multiplier=int(row["width_multiplier"]))
+    return spec
 
 
 _method_order = method_order

@@ -20,6 +20,8 @@ rule repr_public_data:
     output:
         **REPR_PUBLIC,
         **{f"prov_{k}": prov(v) for k, v in REPR_PUBLIC.items()},
+        public_set=REPR_TABLES["public_set"],
+        prov_public_set=prov(REPR_TABLES["public_set"]),
     log:
         "results/logs/repr_public_data/repr_public_data.log",
     conda:
@@ -64,12 +66,12 @@ rule repr_search:
     input:
         **REPR_PUBLIC,
     output:
-        trials=f"{REPR_DIR}/candidates/{{representation}}.csv",
-        prov=prov(f"{REPR_DIR}/candidates/{{representation}}.csv"),
+        trials=f"{REPR_DIR}/candidates/{{pipeline}}/{{representation}}.csv",
+        prov=prov(f"{REPR_DIR}/candidates/{{pipeline}}/{{representation}}.csv"),
     log:
-        "results/logs/repr_search/{representation}.log",
+        "results/logs/repr_search/{pipeline}/{representation}.log",
     benchmark:
-        "results/benchmarks/repr_search/{representation}.tsv"
+        "results/benchmarks/repr_search/{pipeline}/{representation}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -79,7 +81,7 @@ rule repr_search:
     params:
         trials=lambda wc: repr_trials(wc.representation),
         space=lambda wc: repr_search_space(wc.representation),
-        objective=repr_search_objective(),
+        objective=lambda wc: repr_search_objective(wc.pipeline),
         vae=lambda wc: repr_vae_options(wc.representation),
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -115,12 +117,12 @@ rule repr_fit:
         private_expression=REPR_PRIVATE["expression"],
         private_expression_line_local=REPR_PRIVATE["expression_line_local"],
     output:
-        representation=f"{REPR_DIR}/representations/{{representation}}.parquet",
-        prov=prov(f"{REPR_DIR}/representations/{{representation}}.parquet"),
+        representation=f"{REPR_DIR}/representations/{{pipeline}}/{{representation}}.parquet",
+        prov=prov(f"{REPR_DIR}/representations/{{pipeline}}/{{representation}}.parquet"),
     log:
-        "results/logs/repr_fit/{representation}.log",
+        "results/logs/repr_fit/{pipeline}/{representation}.log",
     benchmark:
-        "results/benchmarks/repr_fit/{representation}.tsv"
+        "results/benchmarks/repr_fit/{pipeline}/{representation}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1

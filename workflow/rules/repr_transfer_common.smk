@@ -125,6 +125,8 @@ def repr_data_inputs(kind):
             out.update(
                 depmap_expression=DEPMAP_CACHE["expression"],
                 depmap_models=DEPMAP_CACHE["models"],
+                # the GDSC lines' Sanger model ids, to exclude them from DepMap
+                gdsc_cell_lines=GDSC_CACHE["cell_lines"],
             )
         if kind == "private":
             out["gdsc_dose_response"] = GDSC_CACHE["dose_response"]
@@ -154,15 +156,22 @@ def repr_search_space(representation):
     return space
 
 
-def repr_search_objective():
-    """The paper's objective: DP logistic regression on held-out public lineage pairs."""
+def repr_search_objective(pipeline):
+    """The paper's objective: DP logistic regression on held-out public lineage pairs,
+    with the objective-perturbation variant of ``pipeline`` (corrected: cms11)."""
+    from dprepro.repr_privacy import pipeline as pipeline_spec
+
     spec = config["repr_transfer"]
     selection = spec["selection"]
+    variant = pipeline_spec(pipeline).cancer_variant or spec["cancer_type"]["variant"]
     return {
         "pairs": selection["pairs"],
+        "pair_list": [list(pair) for pair in selection["pair_list"]],
+        "pair_folds": selection["pair_folds"],
+        "startup_trials": selection["startup_trials"],
         "folds": selection["folds"],
         "epsilon": selection["epsilon"],
-        "variant": spec["cancer_type"]["variant"],
+        "variant": variant,
         "l2": spec["cancer_type"]["l2"],
     }
 
@@ -177,7 +186,8 @@ def repr_search_runtime(representation):
 
 def repr_search_paths():
     return [
-        f"results/repr_transfer/candidates/{r}.csv"
+        f"results/repr_transfer/candidates/{p}/{r}.csv"
+        for p in config["repr_transfer"]["pipelines"]
         for r in config["repr_transfer"]["representations"]
     ]
 
@@ -213,9 +223,10 @@ def repr_experiment_inputs():
     out = {
         "private_lineage": f"{data}/private_lineage.parquet",
         "private_response": f"{data}/private_response.parquet",
-        "representations": [
-            f"results/repr_transfer/representations/{r}.parquet"
-            for r in spec["representations"]
+        # each pipeline's representations are fitted with its own search's hyperparameters
+        "representations": lambda wc: [
+            f"results/repr_transfer/representations/{wc.pipeline}/{r}.parquet"
+            for r in config["repr_transfer"]["representations"]
         ],
     }
     if spec["baselines"]:
@@ -294,6 +305,7 @@ REPR_TABLES = {
         "drug_sensitivity",
         "drug_summary",
         "claims",
+        "public_set",
     )
 }
 # each figure: the experiment (and its summary table) it is drawn from
