@@ -6,9 +6,10 @@ are purged again (installed but stopped, SLURM slows every later `snakemake` sta
 ~10 s). Two runs through the profile: tests/data/slurm_fail (a rule that always fails),
 then, once that one's last attempt is submitted, TARGETS of the small configuration, whose
 tables are compared byte for byte with the session's local run of the small configuration
-(conftest.small_run). TARGETS are the fewest that still submit grouped jobs of every group
-kind (ldp_sim, ldp_summary, rrr) and single jobs of rules outside any group: every SLURM
-job costs seconds of submission and status polling whatever it computes. Options added to
+(conftest.small_run). TARGETS are few: grouped jobs of the groups ldp_sim, ldp_summary and
+rrr (repr_summary's tables would need the whole repr_transfer study) and single jobs of
+rules outside any group; every SLURM job costs seconds of submission and status polling
+whatever it computes. Options added to
 the profile for the test only: status checks start after 2 s instead of 40 s (speed), SLURM
 logs of successful jobs are kept (to check them), and mem_mb is capped at the node's memory
 (a small test machine). Without root, without slurm-local-up, when it fails, or while
