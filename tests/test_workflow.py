@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from helpers import smallruns
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 pytestmark = pytest.mark.workflow
@@ -114,8 +116,8 @@ def test_ruff_check():
 class _Runs(dict):
     """``runs[cores]``: the small configuration's run directory with ``--cores`` 2 or 1.
 
-    "2" is the session's shared run (conftest.small_run); "1" is run from nothing on first
-    use, so that only the determinism test pays for it.
+    "2" is the session's shared run (conftest.small_run); "1" is waited for (or started) on
+    first use (helpers.smallruns), so that only the determinism test pays for it.
     """
 
     def __init__(self, small_run, tmp_path_factory):
@@ -125,10 +127,9 @@ class _Runs(dict):
     def __missing__(self, cores):
         if cores != "1":
             raise KeyError(cores)
-        work = self._factory.mktemp("cores1")
-        snakemake("--cores", "1", "--configfile", str(SMALL), cwd=work)
-        self[cores] = work
-        return work
+        # started beside the --cores 2 run when this module's determinism test is selected
+        self[cores] = smallruns.wait("1", self._factory.mktemp("cores1"))
+        return self[cores]
 
 
 @pytest.fixture(scope="module")
