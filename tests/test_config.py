@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dprepro.config import ConfigError, check_config, load_schema
+from dprepro.config import ConfigError, check_config, fill_defaults, load_schema
 from dprepro.config_docs import REGENERATE, render_config_readme, schema_keys
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -123,3 +123,26 @@ def test_snakemake_stops_before_any_job_with_named_key(tmp_path):
     assert proc.returncode != 0
     assert "config key 'ldp_indicators.alphas[0]': got 0.0, expected a number > 0" in proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+@pytest.mark.parametrize("name", ["config/config.yaml", "config/paper.yaml",
+                                  "tests/data/small_config.yaml", "<empty>"])
+def test_fill_defaults_gives_what_snakemake_validate_gives(name):
+    """The workflow fills defaults with fill_defaults (one libyaml parse of the schema) instead
+    of snakemake.utils.validate: both must give the same configuration."""
+    from snakemake.utils import validate
+
+    path = ROOT / name
+    config = yaml.safe_load(path.read_text()) if path.exists() else {}
+    ours, theirs = copy.deepcopy(config), copy.deepcopy(config)
+    fill_defaults(ours, SCHEMA)
+    validate(theirs, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
+    assert ours == theirs
+    assert ours != config  # something was filled in (every config here omits some keys)
+    # the filled config shares no object with the schema: changing it leaves the defaults
+    before = copy.deepcopy(SCHEMA)
+    filled = fill_defaults({}, SCHEMA)
+    for section in filled.values():
+        if isinstance(section, dict):
+            section.clear()
+    assert SCHEMA == before

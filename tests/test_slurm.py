@@ -3,13 +3,17 @@
 The module starts SLURM with slurm-local-up (Debian packages, needs root) and always stops
 it with slurm-local-down, also when a test fails; packages that slurm-local-up installed
 are purged again (installed but stopped, SLURM slows every later `snakemake` start by
-~10 s). Three runs: the small configuration locally (--cores 2), started first; while it
-works, tests/data/slurm_fail (a rule that always fails) through the profile; once that
-one's last attempt is submitted, the small configuration through the profile. Options
-added to the profile for the test only: status checks start after 2 s instead of 40 s
-(speed), SLURM logs of successful jobs are kept (to check them), and mem_mb is capped at
-the node's memory (a small test machine). Without root, without slurm-local-up, when it
-fails, or while another session holds the machine's SLURM, the SLURM tests skip.
+~10 s). Two runs through the profile: tests/data/slurm_fail (a rule that always fails),
+then, once that one's last attempt is submitted, TARGETS of the small configuration, whose
+tables are compared byte for byte with the session's local run of the small configuration
+(conftest.small_run). TARGETS are few: grouped jobs of the groups ldp_sim, ldp_summary and
+rrr (repr_summary's tables would need the whole repr_transfer study) and single jobs of
+rules outside any group; every SLURM job costs seconds of submission and status polling
+whatever it computes. Options added to
+the profile for the test only: status checks start after 2 s instead of 40 s (speed), SLURM
+logs of successful jobs are kept (to check them), and mem_mb is capped at the node's memory
+(a small test machine). Without root, without slurm-local-up, when it fails, or while
+another session holds the machine's SLURM, the SLURM tests skip.
 """
 
 import fcntl
@@ -31,12 +35,14 @@ FAIL_SNAKEFILE = ROOT / "tests" / "data" / "slurm_fail" / "Snakefile"
 PROFILE = ROOT / "workflow" / "profiles" / "slurm"
 TOOL_DIRS = [ROOT.parent / "shared" / "tools", Path("/work/shared/tools")]
 TEST_OPTIONS = ["--slurm-init-seconds-before-status-checks", "2", "--slurm-keep-successful-logs"]
-RUN_TIMEOUT = 1500  # s, each of the local and the SLURM run (they share 2 cores; the small
-# config grew with the study issues: several minutes each until the speed work lands)
+RUN_TIMEOUT = 900  # s, the SLURM run
 FAIL_TIMEOUT = 420  # s: the failing workflow gives up after about 70 s on an idle machine
 SLURM_PACKAGES = ["munge", "slurm-wlm", "slurmctld", "slurmd", "slurm-client"]
-# targets of the local and the SLURM run ([] = the default target, every study)
-TARGETS: list[str] = []
+# targets of the SLURM run: grouped jobs (ldp_simulate in ldp_sim, ldp_mse_table in
+# ldp_summary, the rrr rules in rrr) and jobs outside any group (privacy_audit_table,
+# repr_public_data)
+TARGETS: list[str] = ["ldp_mse_table", "rrr_logrank_table", "privacy_audit_table",
+                      "repr_public_data"]
 # one session at a time may use the machine's SLURM: another one's slurm-local-down
 # would stop this one's jobs
 LOCK = Path("/tmp/dprepro-slurm-test.lock")
@@ -171,14 +177,9 @@ def node_memory_mb() -> int:
     return min(int(m) for m in re.findall(r"RealMemory=(\d+)", out))
 
 
-def wait_for(run: Run):
-    while not run.poll():
-        time.sleep(0.5)
-
-
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """SLURM up; the three runs; SLURM down (always, by slurm-local-down)."""
+def runs(tmp_path_factory, request):
+    """SLURM up; the two runs (and the session's local one); SLURM down (always)."""
     if os.geteuid() != 0:
         pytest.skip("starting a local SLURM needs root (slurm-local-up installs and runs "
                     "slurmctld, slurmd, munged)")
@@ -198,30 +199,31 @@ def runs(tmp_path_factory):
                             f"more than {LOCK_WAIT} s")
             time.sleep(2)
     base = tmp_path_factory.mktemp("slurm")
-    dirs = {name: base / name for name in ("local", "slurm", "fail")}
+    dirs = {name: base / name for name in ("slurm", "fail")}
     for path in dirs.values():
         path.mkdir()
     packages_before = installed_packages()
-    started = []
+    started, starting = [], None
     try:
-        # the local run needs no cluster: it overlaps with starting SLURM
-        local = Run("local", snakemake_cmd(*TARGETS, "--cores", "2", "--configfile", str(SMALL),
-                                           "--directory", str(dirs["local"])),
-                    base, RUN_TIMEOUT)
-        started.append(local)
         clock = time.monotonic()
+        starting = subprocess.Popen([str(up)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                                    text=True)
+        # the local reference run needs no cluster: it overlaps with starting SLURM (and is
+        # already there when another module made it)
+        dirs["local"] = request.getfixturevalue("small_run")
         try:
-            proc = subprocess.run([str(up)], capture_output=True, text=True, timeout=600)
+            output, _ = starting.communicate(timeout=max(1.0, 600 - (time.monotonic() - clock)))
         except subprocess.TimeoutExpired:
+            starting.kill()
+            starting.communicate()
             pytest.skip("slurm-local-up did not finish within 600 s")
-        if proc.returncode != 0:
-            pytest.skip(f"slurm-local-up failed (rc {proc.returncode}): "
-                        f"{(proc.stdout + proc.stderr)[-1500:]}")
+        if starting.returncode != 0:
+            pytest.skip(f"slurm-local-up failed (rc {starting.returncode}): {output[-1500:]}")
         up_wall = time.monotonic() - clock
         # a rule may ask for more memory than this test machine has
         options = [*TEST_OPTIONS, "--resources", f"mem_mb={node_memory_mb()}"]
-        # The failing workflow first, while the local run works; the SLURM run starts
-        # once the last attempt is submitted, so that no attempt waits for a CPU behind it.
+        # The failing workflow first; the SLURM run starts once the last attempt is
+        # submitted, so that no attempt waits for a CPU behind it.
         failing = Run("fail", snakemake_cmd("--profile", str(PROFILE), *options,
                                             "--directory", str(dirs["fail"]),
                                             snakefile=FAIL_SNAKEFILE),
@@ -229,7 +231,6 @@ def runs(tmp_path_factory):
         started.append(failing)
         attempts = profile()["retries"] + 1
         while len(failing.job_ids()) < attempts and not failing.poll():
-            local.poll()
             time.sleep(0.5)
         cluster = Run("slurm", snakemake_cmd(*TARGETS, "--profile", str(PROFILE), *options,
                                              "--configfile", str(SMALL),
@@ -249,13 +250,13 @@ def runs(tmp_path_factory):
                 if run.name not in states and run.poll():
                     seen[run.name].update(squeue_states(run.job_ids()))
                     states[run.name] = seen[run.name]
-            local.poll()
             time.sleep(0.5)
-        wait_for(local)
         print(f"\nslurm-local-up {up_wall:.1f} s; wall times: "
               + ", ".join(f"{run.name} {run.wall:.1f} s" for run in started))
-        yield {"dirs": dirs, "local": local, "slurm": cluster, "fail": failing, "states": states}
+        yield {"dirs": dirs, "slurm": cluster, "fail": failing, "states": states}
     finally:
+        if starting is not None and starting.poll() is None:
+            starting.wait(timeout=600)  # a local run that failed: let SLURM finish starting
         for run in started:
             run.kill()
         ids = [job for run in started for job in run.job_ids()]
@@ -291,14 +292,15 @@ def test_small_config_runs_through_slurm(runs):
 
 
 def test_slurm_tables_are_byte_identical_to_local(runs):
-    assert runs["local"].returncode == 0, runs["local"].describe()
     assert runs["slurm"].returncode == 0, runs["slurm"].describe()
     local, cluster = runs["dirs"]["local"], runs["dirs"]["slurm"]
-    a, b = tables(local), tables(cluster)
-    assert [p.relative_to(local) for p in a] == [p.relative_to(cluster) for p in b]
-    assert len(a) >= 5
-    for left, right in zip(a, b, strict=True):
-        assert left.read_bytes() == right.read_bytes(), left.relative_to(local)
+    audit = sorted((cluster / "results" / "audit").glob("*.csv"))
+    made = [p.relative_to(cluster) for p in [*tables(cluster), *audit]]
+    # TARGETS' tables: those of two studies and the audit's
+    assert {p.parts[1] for p in made} >= {"ldp_indicators", "rrr_survival", "audit"}, made
+    for path in made:
+        assert (local / path).is_file(), f"{path}: made by SLURM, not by the local run"
+        assert (cluster / path).read_bytes() == (local / path).read_bytes(), path
 
 
 def test_failing_rule_is_retried_then_reported(runs):

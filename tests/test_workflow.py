@@ -12,6 +12,8 @@ import pandas as pd
 import pytest
 import yaml
 
+from helpers import smallruns
+
 ROOT = Path(__file__).resolve().parents[1]
 SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 pytestmark = pytest.mark.workflow
@@ -111,15 +113,29 @@ def test_ruff_check():
     assert proc.returncode == 0, proc.stdout
 
 
+class _Runs(dict):
+    """``runs[cores]``: the small configuration's run directory with ``--cores`` 2 or 1.
+
+    "2" is the session's shared run (conftest.small_run); "1" is waited for (or started) on
+    first use (helpers.smallruns), so that only the determinism test pays for it.
+    """
+
+    def __init__(self, small_run, tmp_path_factory):
+        super().__init__({"2": small_run})
+        self._factory = tmp_path_factory
+
+    def __missing__(self, cores):
+        if cores != "1":
+            raise KeyError(cores)
+        # started beside the --cores 2 run when this module's determinism test is selected
+        self[cores] = smallruns.wait("1", self._factory.mktemp("cores1"))
+        return self[cores]
+
+
 @pytest.fixture(scope="module")
-def runs(tmp_path_factory):
-    """The small configuration run twice from nothing, with --cores 2 and --cores 1."""
-    dirs = {}
-    for cores in ("2", "1"):
-        work = tmp_path_factory.mktemp(f"cores{cores}")
-        snakemake("--cores", cores, "--configfile", str(SMALL), cwd=work)
-        dirs[cores] = work
-    return dirs
+def runs(small_run, tmp_path_factory):
+    """The small configuration run from nothing with --cores 2 and (on demand) --cores 1."""
+    return _Runs(small_run, tmp_path_factory)
 
 
 def tables(work: Path):
@@ -176,6 +192,13 @@ def test_logs_and_benchmarks_are_written(runs):
     assert any((runs["2"] / "results" / "benchmarks" / "repr_fit").glob("*.tsv"))
 
 
+def test_unchanged_configuration_reruns_nothing(runs):
+    """The baseline of the next test: with the configuration unchanged no job reruns, so the
+    jobs counted there are those the change itself triggers."""
+    unchanged = snakemake("-n", "--configfile", str(SMALL), cwd=runs["2"])
+    assert "Nothing to be done" in unchanged.stdout + unchanged.stderr
+
+
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
@@ -212,8 +235,6 @@ def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, 
             config[section] = values
     changed = tmp_path / "changed.yaml"
     changed.write_text(yaml.safe_dump(config))
-    unchanged = snakemake("-n", "--configfile", str(SMALL), cwd=runs["2"])
-    assert "Nothing to be done" in unchanged.stdout + unchanged.stderr
     proc = snakemake("-n", "--configfile", str(changed), cwd=runs["2"])
     counts = job_counts(proc.stdout + proc.stderr)
     counts.pop("all", None)

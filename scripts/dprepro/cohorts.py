@@ -21,7 +21,6 @@ import os
 
 import numpy as np
 import pandas as pd
-from scipy import integrate, optimize
 
 __all__ = [
     "IPSSR_GROUPS",
@@ -146,6 +145,9 @@ def _censored_fraction(mean_c: float, scales: np.ndarray, weights: np.ndarray, s
     (:math:`= \theta^{-1}/(\theta^{-1} + \lambda)` for exponential :math:`T`
     with rate :math:`\lambda`), integrated numerically for a Weibull :math:`T`.
     """
+    from scipy import integrate  # here, not at the top: the workflow imports this module at
+    # every start (cohort specs), and scipy.integrate/optimize cost ~0.5 s of it
+
     per_group = [
         integrate.quad(lambda u, s=s: np.exp(-u / mean_c - (u / s) ** shape) / mean_c, 0.0, np.inf)[
             0
@@ -246,6 +248,8 @@ def synthetic_ipssr_cohort(
     n = np.array([int(sizes[g]) for g in groups])
     scale = np.array([medians[g] for g in groups]) / np.log(2) ** (1 / shape)
     weights = n / n.sum()
+    from scipy import optimize  # lazily: see _censored_fraction
+
     # P(censored) falls from 1 (theta -> 0) to 0 (theta -> inf): a single root.
     mean_c = optimize.brentq(
         lambda c: _censored_fraction(c, scale, weights, shape) - censored_fraction,

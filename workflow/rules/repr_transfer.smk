@@ -127,8 +127,8 @@ rule repr_fit:
         "../../envs/learning.yaml"
     threads: 1
     resources:
-        mem_mb=REPR_MEM_MB["learn"],
-        runtime=lambda wc: 60 * REPR["seeds"] if wc.representation == "vae" else 10,
+        mem_mb=repr_fit_mem_mb,
+        runtime=repr_fit_runtime,
     params:
         vae=lambda wc: repr_vae_options(wc.representation),
         seeds=REPR["seeds"],

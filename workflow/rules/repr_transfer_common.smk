@@ -353,3 +353,24 @@ REPR_MEM_MB = (
     if REPR_ORIGIN == "synthetic"
     else {"data": 8000, "learn": 6000}
 )
+
+# repr_fit at paper scale (benchmarks/paper_scale.csv: 10,535 TCGA samples x 17,737
+# genes): one exact-SVD PCA fit peaks at ~7.2 GB and takes up to ~2,560 s CPU (time
+# extrapolated from 500-2,000 samples as m^2 n); declared with the margins of
+# tests/test_paper_scale.py: 1.5x the peak, 2x the time, once per seed.
+REPR_FIT_PCA_PAPER = {"mem_mb": 11000, "minutes_per_seed": 86}
+
+
+def repr_fit_mem_mb(wildcards):
+    if REPR_ORIGIN != "synthetic" and wildcards.representation == "pca":
+        return REPR_FIT_PCA_PAPER["mem_mb"]
+    return REPR_MEM_MB["learn"]
+
+
+def repr_fit_runtime(wildcards):
+    """Minutes for all seeds of one representation."""
+    if wildcards.representation == "vae":
+        return 60 * REPR["seeds"]
+    if REPR_ORIGIN != "synthetic" and wildcards.representation == "pca":
+        return REPR_FIT_PCA_PAPER["minutes_per_seed"] * REPR["seeds"]
+    return 10

@@ -1,0 +1,98 @@
+"""The paper-mode rules declare SLURM resources that cover the paper-scale measurements.
+
+benchmarks/paper_scale.csv (written by benchmarks/bench_paper_scale.py) records each
+step's peak memory and time on inputs of the real sizes. Every job of the rule, as a dry
+run of config/paper.yaml evaluates its resources, must declare mem_mb >= MEM_MARGIN x that
+peak and, where the row's time is the whole step's (``covers`` = mem+runtime), runtime
+(minutes) >= TIME_MARGIN x its CPU time x ``repeats`` (how often the rule runs the step).
+CPU time, not wall time: the benchmark runs on a shared machine, where wall time measures
+the other users; a SLURM job has its CPU to itself, and its steps run on one thread (the
+exact SVD may use more, which makes CPU time an upper bound of the wall time).
+"""
+
+import csv
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+TABLE = ROOT / "benchmarks" / "paper_scale.csv"
+MEM_MARGIN, TIME_MARGIN = 1.5, 2.0
+pytestmark = pytest.mark.workflow
+
+
+def declared_resources(output: str) -> dict[str, list[dict]]:
+    """Per rule, the resources (and wildcards) of each of its jobs in a dry run's listing."""
+    jobs: dict[str, list[dict]] = {}
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", output):
+        match = re.match(r"(?:local)?rule (\w+):", block)
+        found = re.search(r"^\s+resources: (.*)$", block, re.M)
+        if not match or not found:
+            continue
+        values = dict(item.split("=", 1) for item in found.group(1).split(", ") if "=" in item)
+        job = {key: float(values[key]) for key in ("mem_mb", "runtime") if key in values}
+        wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.M)
+        job["wildcards"] = set(wildcards.group(1).split(", ")) if wildcards else set()
+        jobs.setdefault(match.group(1), []).append(job)
+    return jobs
+
+
+@pytest.fixture(scope="module")
+def paper_jobs(tmp_path_factory):
+    work = tmp_path_factory.mktemp("paper_dry")
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(ROOT / "Snakefile"),
+         "--configfile", str(ROOT / "config" / "paper.yaml"), "--directory", str(work)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return declared_resources(proc.stdout + proc.stderr)
+
+
+def rows():
+    with TABLE.open(newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def test_table_covers_the_heavy_paper_rules():
+    rules = {row["rule"] for row in rows()}
+    assert {"gdsc_preprocess", "tcga_preprocess", "repr_fit", "repr_cancer_type",
+            "repr_drug"} <= rules
+    for row in rows():
+        assert float(row["peak_rss_mb"]) > 0 and float(row["cpu_s"]) > 0, row
+        assert row["covers"] in ("mem", "mem+runtime"), row
+
+
+def test_declared_resources_cover_the_measured_peaks(paper_jobs):
+    checked = 0
+    for row in rows():
+        jobs = paper_jobs.get(row["rule"])
+        if jobs is None:  # e.g. depmap_preprocess when paper.yaml takes TCGA as public set
+            continue
+        # a row may be about some of the rule's jobs only (wildcards: representation=pca)
+        wanted = set(filter(None, row["wildcards"].split(";")))
+        for job in (j for j in jobs if wanted <= j["wildcards"]):
+            need = MEM_MARGIN * float(row["peak_rss_mb"])
+            assert job["mem_mb"] >= need, (
+                f"{row['rule']} declares mem_mb={job['mem_mb']:.0f}, but {row['step']} peaks "
+                f"at {row['peak_rss_mb']} MB (x{MEM_MARGIN} = {need:.0f})")
+            if row["covers"] == "mem+runtime":
+                minutes = TIME_MARGIN * float(row["cpu_s"]) * int(row["repeats"]) / 60
+                assert job["runtime"] >= minutes, (
+                    f"{row['rule']} declares runtime={job['runtime']:.0f} min, but "
+                    f"{row['step']} takes {row['cpu_s']} s CPU x {row['repeats']} "
+                    f"(x{TIME_MARGIN} = {minutes:.1f} min)")
+            checked += 1
+    assert checked >= 5
+
+
+def test_declared_resources_parser():
+    output = ("rule a:\n    output: x\n    resources: tmpdir=/tmp, runtime=5, mem_mb=725, "
+              "mem=725 MB\n\nlocalrule b:\n    output: y\n")
+    assert declared_resources(output) == {
+        "a": [{"mem_mb": 725.0, "runtime": 5.0, "wildcards": set()}]}
+    output = ("rule f:\n    wildcards: representation=pca, seed=1\n"
+              "    resources: tmpdir=/tmp, runtime=7, mem_mb=10")
+    assert declared_resources(output)["f"][0]["wildcards"] == {"representation=pca", "seed=1"}
