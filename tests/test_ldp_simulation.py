@@ -4,7 +4,6 @@ import zlib
 from pathlib import Path
 
 import numpy as np
-import pandas as pd
 import pytest
 
 from dprepro.ldp_mechanisms import (
@@ -17,15 +16,17 @@ from dprepro.ldp_mechanisms import (
 from dprepro.ldp_simulation import (
     censoring_probability,
     error_summary,
+    presmoother_curve,
+    simulate_alphas,
     simulate_and_estimate,
     simulate_censored_regression,
     true_conditional_cdf,
+    true_event_probability,
 )
 from dprepro.ldp_tables import (
     PRIVACY_COLUMNS,
     integrated_mse,
     mse_table,
-    paper_findings,
     privacy_records,
     table_privacy_records,
 )
@@ -131,29 +132,6 @@ def test_mse_table_rejects_inconsistent_reference_jobs():
     f2.loc[f2["estimator"] == "beran", "estimate"] += 0.01
     with pytest.raises(ValueError, match="did not simulate the same samples"):
         mse_table([(s1, f1), (s2, f2)], x=0.5)
-
-
-def test_findings_report_what_holds():
-    def fake(censoring, name, alpha, value):
-        return {"censoring": censoring, "n": 500, "alpha": alpha, "estimator": name,
-                "mechanism": "none" if alpha is None else "laplace_indicators",
-                "mse": value, "bias": 0.0, "variance": value, "n_reps": 10,
-                "censored_fraction": 0.25}
-    rows = []
-    for censoring, scale in (("25", 1.0), ("50", 2.0)):
-        for _ in range(3):
-            rows += [fake(censoring, "beran", None, 1.0 * scale),
-                     fake(censoring, "generalized_beran", None, 0.8 * scale),
-                     fake(censoring, "private_beran", 0.2, 3.0 * scale),
-                     fake(censoring, "private_beran", 0.3, 1.1 * scale),
-                     fake(censoring, "private_beran", 0.4, 0.9 * scale)]
-    findings = paper_findings(pd.DataFrame(rows)).set_index(["claim", "censoring"])["holds"]
-    assert findings.all()
-    rows = [r | {"mse": 5.0} if r["alpha"] == 0.4 else r for r in rows]
-    findings = paper_findings(pd.DataFrame(rows))
-    failed = set(findings.loc[~findings["holds"], "claim"])
-    assert "private MSE falls as α grows" in failed
-    assert any(c.startswith("private close to generalized") for c in failed)
 
 
 def test_integrated_mse_is_time_average():
@@ -365,3 +343,40 @@ def test_variance_floor_matches_the_formula_and_lies_below_the_measured_variance
     assert floor["ivariance_cumhaz"] > 2 * floor["floor_ivariance_cumhaz"]
     assert floor["ratio_cumhaz"] == pytest.approx(
         floor["ivariance_cumhaz"] / floor["floor_ivariance_cumhaz"])
+
+
+def test_presmoother_curve_equals_the_kernel_average_by_brute_force():
+    rng = np.random.default_rng(4)
+    times, covariates = rng.exponential(size=(3, 80)), rng.uniform(size=(3, 80))
+    values = rng.normal(size=(3, 80))
+    b, t = np.array([0.2, 0.35, 0.5]), np.linspace(0.0, 4.0, 30)
+    curve = presmoother_curve(times, covariates, values, x=0.4, b=b, t=t)
+    for r in range(3):
+        for j, tj in enumerate(t):
+            near = (np.abs(covariates[r] - 0.4) <= b[r]) & (np.abs(times[r] - tj) <= b[r])
+            expected = values[r][near].mean() if near.any() else np.nan
+            np.testing.assert_allclose(curve[r, j], expected, rtol=1e-12, equal_nan=True)
+    assert np.isnan(curve).any()  # far in the tail some windows are empty
+
+
+def test_true_event_probability_is_one_minus_the_censoring_probability():
+    # proportional rates: P(δ = 1 | x, t) is the same at every x and t
+    for lambda_c, expected in ((THIRD, 0.75), ([1, 1, 1], 0.5)):
+        p = true_event_probability(np.linspace(0, 2, 5), x=0.3, lambda_t=[1, 1, 1],
+                                   lambda_c=lambda_c)
+        np.testing.assert_allclose(p, expected, rtol=1e-15)
+        assert 1 - censoring_probability([1, 1, 1], lambda_c) == pytest.approx(expected)
+
+
+def test_private_phat_is_unbiased_for_the_true_probability():
+    # E[p̂ from de-biased released values] = P(δ = 1 | x, t) = 0.75 (Laplace, RR)
+    for name in ("laplace", "randomized_response"):
+        result = simulate_alphas(
+            data_seed=seed_sequence(2, "ldp", "phat", 0),
+            noise_seeds={1.0: seed_sequence(3, "ldp", "phat", 0)},
+            replicates=400, n=200, lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5,
+            bandwidth_multiplier=5, t=[0.3], mechanism=name, hazard=True).result(1.0)
+        phat = result.estimates["private_phat"][:, 0]
+        z = (phat.mean() - 0.75) / (phat.std(ddof=1) / np.sqrt(phat.size))
+        assert abs(z) < 6.1  # two-sided 1e-9
+        assert phat.std() > result.estimates["generalized_phat"][:, 0].std()

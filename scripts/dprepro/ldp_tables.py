@@ -39,7 +39,6 @@ __all__ = [
     "mse_table",
     "integrated_mse",
     "convergence_rates",
-    "paper_findings",
     "privacy_records",
     "table_privacy_records",
     "read_results",
@@ -215,65 +214,6 @@ def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
     return pd.DataFrame(rows)
 
 
-def paper_findings(mse: pd.DataFrame, *, near_ratio: float = 1.5) -> pd.DataFrame:
-    """Check the paper's claims about Figure 1 on the produced numbers.
-
-    Claims (paper §5): (1) F̌_n has smaller MSE than F_n; (2) the private
-    estimator's MSE falls as α grows; (3) F̂_n is highest at the smallest α;
-    (4) F̂_n is close to F̌_n at the largest α and (5) near F_n at α = 0.3;
-    (6) more censoring raises every MSE.  Comparisons use the integrated MSE;
-    "close"/"near" means a ratio within [1/near_ratio, near_ratio].
-    """
-    # the paper's claims are about its mechanism; other mechanisms are in claims.csv
-    mse = mse[mse["mechanism"].isin([MECHANISM, REFERENCE.mechanism])]
-    imse = integrated_mse(mse)
-    rows = []
-
-    def add(claim, censoring, statistic, value, criterion, holds):
-        rows.append({"claim": claim, "censoring": censoring, "statistic": statistic,
-                     "value": float(value), "criterion": criterion, "holds": bool(holds)})
-
-    for censoring, group in imse.groupby("censoring", sort=False):
-        ref = group[group["mechanism"] == "none"].set_index("estimator")["imse"]
-        priv = group[group["mechanism"] == MECHANISM].sort_values("alpha")
-        gen, beran = ref.get("generalized_beran"), ref.get("beran")
-        if gen is not None and beran is not None:
-            add("generalized Beran below Beran", censoring, "IMSE(F̌_n) / IMSE(F_n)",
-                gen / beran, "< 1", gen < beran)
-        if len(priv) >= 2:
-            diffs = np.diff(priv["imse"].to_numpy())
-            add("private MSE falls as α grows", censoring,
-                "max consecutive IMSE change over increasing α", diffs.max(), "< 0",
-                np.all(diffs < 0))
-        if len(priv) and gen is not None and beran is not None:
-            smallest = priv.iloc[0]
-            add(f"private highest at smallest α (α = {smallest['alpha']:g})", censoring,
-                "IMSE(F̂_n) / max(IMSE(F̌_n), IMSE(F_n))", smallest["imse"] / max(gen, beran),
-                "> 1", smallest["imse"] > max(gen, beran))
-            largest = priv.iloc[-1]
-            ratio = largest["imse"] / gen
-            add(f"private close to generalized Beran at largest α (α = {largest['alpha']:g})",
-                censoring, "IMSE(F̂_n) / IMSE(F̌_n)", ratio,
-                f"within [{1 / near_ratio:.3g}, {near_ratio:g}]",
-                1 / near_ratio <= ratio <= near_ratio)
-            at03 = priv[np.isclose(priv["alpha"], 0.3)]
-            if len(at03):
-                ratio = at03["imse"].iloc[0] / beran
-                add("private near Beran at α = 0.3", censoring, "IMSE(F̂_n) / IMSE(F_n)", ratio,
-                    f"within [{1 / near_ratio:.3g}, {near_ratio:g}]",
-                    1 / near_ratio <= ratio <= near_ratio)
-    levels = sorted(imse["censoring"].unique(), key=int)
-    if len(levels) >= 2:
-        low, high = levels[0], levels[-1]
-        keys = ["n", "alpha", "estimator"]
-        merged = imse[imse["censoring"] == low].merge(
-            imse[imse["censoring"] == high], on=keys, suffixes=("_low", "_high"))
-        ratios = merged["imse_high"] / merged["imse_low"]
-        add(f"more censoring ({high}% vs {low}%) raises every MSE", f"{low}->{high}",
-            "min over estimators and α of IMSE ratio", ratios.min(), "> 1", np.all(ratios > 1))
-    return pd.DataFrame(rows)
-
-
 # --------------------------------------------------------------------------- releases
 
 
@@ -322,8 +262,27 @@ def mse_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
 
 
 def alpha_grid_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
-    """``mse_alpha_grid.csv``: integrated MSE on the fine α grid."""
-    return {"table": integrated_mse(mse_table(read_results(settings, paths), x=x))}
+    """``mse_alpha_grid.csv``: integrated MSE (and its SE, ``imse_se``) on the fine α grid."""
+    return {"table": _imse_with_se(read_results(settings, paths), x=x)}
+
+
+def _imse_with_se(results, *, x: float) -> pd.DataFrame:
+    """:func:`integrated_mse` with :func:`imse_standard_errors` merged, in one pass.
+
+    The replicate frames are read once and not kept (a grid of many α would not
+    fit in memory twice).
+    """
+    keys = ["censoring", "n", *PRIVACY_COLUMNS, "estimator"]
+    errors = []
+
+    def tapped():
+        for setting, frame in results:
+            errors.append(imse_standard_errors([(setting, frame)], x=x))
+            yield setting, frame
+
+    imse = integrated_mse(mse_table(tapped(), x=x))
+    standard_errors = pd.concat(errors, ignore_index=True).drop_duplicates(keys)
+    return imse.merge(standard_errors, how="left", on=keys)
 
 
 def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
@@ -331,10 +290,7 @@ def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]
 
     ``imse_se`` (:func:`imse_standard_errors`) gives each slope its interval.
     """
-    results = list(read_results(settings, paths))
-    imse = integrated_mse(mse_table(results, x=x))
-    imse = imse.merge(imse_standard_errors(results, x=x), how="left",
-                      on=["censoring", "n", *PRIVACY_COLUMNS, "estimator"])
+    imse = _imse_with_se(read_results(settings, paths), x=x)
     return {"table": imse, "rates": convergence_rates(imse)}
 
 

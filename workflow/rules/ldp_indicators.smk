@@ -18,8 +18,14 @@ LDP_VARIANTS = {
 }
 # the variant columns of each variant table
 LDP_VARIANT_COLUMNS = {"x": "x", "noise_scale": "noise_scale", "phat": "phat_at"}
-# the claims read the Figure 1 replicates and every variant's
-LDP_CLAIMS = LDP_MAIN + [
+# the claims read the Figure 1 replicates (every α of Figure 1 and of the α grid:
+# the same files) and every variant's
+LDP_CLAIMS = ldp_settings(
+    "main",
+    LDP_LABELS,
+    [LDP["n"]],
+    sorted({float(a) for a in LDP["alphas"] + LDP["alpha_grid"]}),
+) + [
     s for name in LDP_VARIANTS for s in LDP_VARIANTS[name] if s["design"] != "main"
 ]
 LDP_TABLES = {
@@ -53,7 +59,6 @@ LDP_FIGURES = {
 STUDY_CLAIMS["ldp_indicators"] = [f"{LDP_DIR}/tables/claims.csv"]
 STUDY_TARGETS["ldp_indicators"] = [
     LDP_TABLES["mse"],
-    f"{LDP_DIR}/tables/findings.csv",
     *STUDY_CLAIMS["ldp_indicators"],
     LDP_TABLES["alpha_grid"],
     LDP_TABLES["mse_vs_n"],
@@ -117,26 +122,6 @@ rule ldp_mse_table:
         "../../scripts/ldp_release_table.py"
 
 
-rule ldp_findings:
-    input:
-        mse=LDP_TABLES["mse"],
-    output:
-        table=f"{LDP_DIR}/tables/findings.csv",
-        prov=prov(f"{LDP_DIR}/tables/findings.csv"),
-    log:
-        "results/logs/ldp_findings/ldp_findings.log",
-    conda:
-        "../../envs/survival.yaml"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        near_ratio=1.5,
-    script:
-        "../../scripts/ldp_findings.py"
-
-
 rule ldp_claims:
     input:
         estimates=ldp_estimate_paths(LDP_CLAIMS),
@@ -159,6 +144,7 @@ rule ldp_claims:
         x=LDP["x"],
         censorings=LDP_LABELS,
         alphas=LDP["alphas"],
+        grid_alphas=LDP["alpha_grid"],
         mechanisms=LDP["mechanisms"],
         claims=ldp_sorted(LDP["claims"]),
         variants=ldp_sorted(LDP["variants"]),
