@@ -11,7 +11,8 @@ w = snakemake.wildcards
 n = int(w.n)
 mechanism = get_mechanism(w.mechanism)
 data_step = f"simulate/cens{w.censoring}/n{n}"
-# one noise stream per α, named as the α appears in file names ("0.2", "2")
+# the noise stream of each α, named as the α appears in file names ("0.2", "2"); a
+# mechanism with common random numbers gives every α the same stream
 noise_steps = {a: mechanism.noise_step(censoring=w.censoring, n=n, alpha=a) for a in p.alphas}
 log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d "
          "(expected censoring %.3f)", mechanism.name, w.censoring, n, p.alphas, p.replicates,

@@ -165,12 +165,34 @@ def mechanism_results(names, alphas, reps=6, n=120):
     return out
 
 
-def test_laplace_keeps_the_streams_of_the_first_version():
-    # the seed step strings of the Laplace replicates before the registry existed
+def test_laplace_uses_common_random_numbers_across_alpha():
+    # one stream for every α: the noise at α is 1/α times one standard Laplace draw
     laplace = get_mechanism("laplace")
-    step = laplace.noise_step(censoring="25", n=500, alpha="0.2")
-    assert step == "privatize/cens25/n500/alpha0.2"
+    steps = {laplace.noise_step(censoring="25", n=500, alpha=a) for a in ("0.2", "0.4", "2")}
+    assert steps == {"privatize/laplace/cens25/n500"}
     assert laplace.release_name == "laplace_indicators"
+    delta = np.zeros((4, 300), dtype=np.int8)
+    seed = seed_sequence(1, "ldp", steps.pop(), 0)
+    noise = {a: laplace.privatize(delta, alpha=a, rng=np.random.default_rng(seed))
+             for a in (0.2, 0.4, 2.0)}
+    standard = np.random.default_rng(seed).laplace(0.0, 1.0, size=delta.shape)
+    for a, values in noise.items():
+        np.testing.assert_array_equal(values, (1.0 / a) * standard)
+    np.testing.assert_allclose(noise[0.2] * 0.2, noise[2.0] * 2.0, rtol=1e-15, atol=0)
+    # and the simulation's private estimates at two α see those same draws: the
+    # presmoother input at α is δ + standard/α (checked through the hazard, linear in it)
+    base = dict(replicates=3, n=100, lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5,
+                bandwidth_multiplier=5, t=np.linspace(0.1, 1, 5), hazard=True)
+    noise_seed = seed_sequence(1, "ldp", "crn-noise", 0)
+    # fresh data seeds: spawning children advances a SeedSequence
+    both = simulate_alphas(data_seed=seed_sequence(1, "ldp", "crn", 0),
+                           noise_seeds={0.5: noise_seed, 1.0: noise_seed}, **base)
+    one = simulate_alphas(data_seed=seed_sequence(1, "ldp", "crn", 0),
+                          noise_seeds={1.0: noise_seed}, **base)
+    check = both.references["generalized_nelson_aalen"]
+    np.testing.assert_allclose(both.private[0.5]["private_nelson_aalen"] - check,
+                               2 * (one.private[1.0]["private_nelson_aalen"] - check),
+                               rtol=1e-9, atol=1e-12)
 
 
 def test_a_registered_toy_mechanism_reaches_every_table(toy):
