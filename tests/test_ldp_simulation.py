@@ -402,3 +402,38 @@ def test_private_phat_is_unbiased_for_the_true_probability():
         z = (phat.mean() - 0.75) / (phat.std(ddof=1) / np.sqrt(phat.size))
         assert abs(z) < 6.1  # two-sided 1e-9
         assert phat.std() > result.estimates["generalized_phat"][:, 0].std()
+
+
+def test_unclipped_estimator_equals_the_clipped_one_when_phat_stays_in_the_unit_interval():
+    # α huge: Z ≈ δ, so p̂ never leaves [0, 1] and clipping changes nothing
+    def run(alpha):
+        return simulate_alphas(
+            data_seed=seed_sequence(5, "ldp", "clip", 0),
+            noise_seeds={alpha: seed_sequence(5, "ldp", "clip-noise", 0)}, replicates=4, n=150,
+            lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5, bandwidth_multiplier=5,
+            t=np.linspace(0.05, 1.5, 10), hazard=True).private[alpha]
+    same = run(1e9)
+    np.testing.assert_array_equal(same["private_beran_unclipped"], same["private_beran"])
+    # at α = 0.2 p̂ leaves [0, 1] and the two differ
+    differ = run(0.2)
+    assert not np.array_equal(differ["private_beran_unclipped"], differ["private_beran"])
+
+
+def test_clip_table_reports_both_estimators_of_the_same_replicates(tmp_path):
+    from dprepro.ldp_tables import clip_release
+    path = tmp_path / "r.parquet"
+    result = simulate_alphas(
+        data_seed=seed_sequence(6, "ldp", "clip", 0),
+        noise_seeds={0.2: seed_sequence(6, "ldp", "n", 0), 1e9: seed_sequence(6, "ldp", "n", 0)},
+        replicates=5, n=150, lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5, bandwidth_multiplier=5,
+        t=np.linspace(0.05, 1.5, 10), hazard=True)
+    result.to_frame().to_parquet(path)
+    settings = [{"censoring": "25", "n": 150, "alpha": a, "lambda_t": [1, 1, 1],
+                 "mechanism": "laplace"} for a in (0.2, 1e9)]
+    table = clip_release(settings, [path, path], x=0.5)["table"].set_index("alpha")
+    truth = true_conditional_cdf(result.t, x=0.5, lambda_t=[1, 1, 1])
+    for a in (0.2, 1e9):
+        raw = result.private[a]["private_beran_unclipped"]
+        assert table.loc[a, "imse_unclipped"] == pytest.approx(((raw - truth) ** 2).mean())
+        assert table.loc[a, "outside_unit"] == pytest.approx(((raw < 0) | (raw > 1)).mean())
+    assert table.loc[1e9, "ratio_unclipped_to_clipped"] == 1.0

@@ -62,6 +62,11 @@ ESTIMATORS = {
                                  "private": False, "target": "hazard"},
     "nelson_aalen": {"symbol": "Λ_n", "label": "Nelson–Aalen", "private": False,
                      "target": "hazard"},
+    # F̂_n with p̂ left unclipped (only when the release clips): the size of our
+    # clipping choice (tables/mse_clip.csv); estimates F like F̂_n
+    "private_beran_unclipped": {"symbol": "F̂_n (unclipped p̂)",
+                                "label": "private (p̂ from Z, not clipped)", "private": True,
+                                "target": "cdf_unclipped"},
     # the presmoother itself along the time grid, p̂(x, t): for the claim that p̂
     # gives reasonable probabilities (the truth P(δ = 1 | X = x, Y = t) is constant
     # in t for exponential T and C)
@@ -72,7 +77,7 @@ ESTIMATORS = {
 }
 
 #: What each target estimates.
-TARGETS = ("cdf", "hazard", "phat")
+TARGETS = ("cdf", "hazard", "phat", "cdf_unclipped")
 
 
 def estimators(target: str = "cdf") -> list[str]:
@@ -345,6 +350,9 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
         if clip_phat:
             phat = np.clip(phat, 0.0, 1.0)
         private[alpha] = {"private_beran": beran_cdf(observed, phat, covariates, x=x, h=h, t=t)}
+        if clip_phat and hazard:
+            private[alpha]["private_beran_unclipped"] = beran_cdf(observed, raw, covariates,
+                                                                  x=x, h=h, t=t)
         if hazard:
             private[alpha]["private_nelson_aalen"] = conditional_nelson_aalen(
                 observed, raw, covariates, x=x, h=h, t=t)

@@ -46,6 +46,7 @@ __all__ = [
     "alpha_grid_release",
     "convergence_release",
     "hazard_release",
+    "clip_release",
     "imse_standard_errors",
     "variance_floor",
     "floor_release",
@@ -360,6 +361,37 @@ def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[
     return pd.DataFrame(rows)
 
 
+def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    """``mse_clip.csv``: the private F̂_n with p̂ clipped to [0, 1] (the headline) and not.
+
+    One row per (censoring, n, α, mechanism): ``imse_clipped`` / ``imse_unclipped``
+    with their Monte Carlo SEs, their ratio, and ``outside_unit``, the share of
+    unclipped estimates F̂(t) outside [0, 1] over replicates and t. Both come from
+    the same replicates (paired).
+    """
+    keys = ["censoring", "n", *PRIVACY_COLUMNS]
+    rows = []
+    for setting, frame in read_results(settings, paths):
+        part = {}
+        for target, name in (("cdf", "private_beran"),
+                             ("cdf_unclipped", "private_beran_unclipped")):
+            chosen = frame[frame["estimator"] == name]
+            if chosen.empty:
+                raise ValueError(f"no {name} estimates for {setting}: the replicates were run "
+                                 "with clip_phat false (nothing to compare)")
+            imse = integrated_mse(mse_table([(setting, chosen)], x=x, target=target))
+            se = imse_standard_errors([(setting, chosen)], x=x, target=target)
+            part[target] = (imse.iloc[0], float(se["imse_se"].iloc[0]))
+        (clipped, clipped_se), (raw, raw_se) = part["cdf"], part["cdf_unclipped"]
+        values = frame.loc[frame["estimator"] == "private_beran_unclipped", "estimate"]
+        rows.append({**{k: clipped[k] for k in keys},
+                     "imse_clipped": clipped["imse"], "imse_clipped_se": clipped_se,
+                     "imse_unclipped": raw["imse"], "imse_unclipped_se": raw_se,
+                     "ratio_unclipped_to_clipped": raw["imse"] / clipped["imse"],
+                     "outside_unit": float(((values < 0) | (values > 1)).mean())})
+    return {"table": pd.DataFrame(rows)}
+
+
 #: The tables that aggregate replicate files only, by the name the workflow's rules use
 #: (``params.table``): one library function per output, one step script for all.
 RELEASES = {
@@ -367,6 +399,7 @@ RELEASES = {
     "alpha_grid": alpha_grid_release,
     "convergence": convergence_release,
     "hazard": hazard_release,
+    "clip": clip_release,
 }
 
 

@@ -35,6 +35,7 @@ LDP_TABLES = {
     "rates": f"{LDP_DIR}/tables/convergence_rates.csv",
     "hazard": f"{LDP_DIR}/tables/hazard_mse.csv",
     "floor": f"{LDP_DIR}/tables/variance_floor.csv",
+    "clip": f"{LDP_DIR}/tables/mse_clip.csv",
 }
 # One rule draws every figure; each figure's function in dprepro.plots takes
 # these tables (by argument name) and options.
@@ -65,6 +66,8 @@ STUDY_TARGETS["ldp_indicators"] = [
     LDP_TABLES["rates"],
     LDP_TABLES["hazard"],
     LDP_TABLES["floor"],
+    # the unclipped F̂_n exists only when the release clips p̂
+    *([LDP_TABLES["clip"]] if LDP["clip_phat"] else []),
     *[f"{LDP_DIR}/tables/mse_{name}.csv" for name in LDP_VARIANTS],
     *[path for paths in LDP_FIGURES.values() for path in paths],
 ]
@@ -240,6 +243,28 @@ rule ldp_hazard_table:
         settings=LDP_MAIN,
         x=LDP["x"],
         table="hazard",
+    script:
+        "../../scripts/ldp_release_table.py"
+
+
+rule ldp_clip_table:
+    input:
+        estimates=ldp_estimate_paths(LDP_MAIN),
+    output:
+        table=LDP_TABLES["clip"],
+        prov=prov(LDP_TABLES["clip"]),
+    log:
+        "results/logs/ldp_clip_table/ldp_clip_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        settings=LDP_MAIN,
+        x=LDP["x"],
+        table="clip",
     script:
         "../../scripts/ldp_release_table.py"
 
