@@ -4,6 +4,7 @@ import zlib
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from dprepro.ldp_mechanisms import (
@@ -434,6 +435,33 @@ def test_clip_table_reports_both_estimators_of_the_same_replicates(tmp_path):
     truth = true_conditional_cdf(result.t, x=0.5, lambda_t=[1, 1, 1])
     for a in (0.2, 1e9):
         raw = result.private[a]["private_beran_unclipped"]
-        assert table.loc[a, "imse_unclipped"] == pytest.approx(((raw - truth) ** 2).mean())
+        finite = np.isfinite(raw)
+        per_replicate = [((r[f] - truth[f]) ** 2).mean() for r, f in zip(raw, finite, strict=True)]
+        assert table.loc[a, "imse_unclipped"] == pytest.approx(np.mean(per_replicate))
         assert table.loc[a, "outside_unit"] == pytest.approx(((raw < 0) | (raw > 1)).mean())
+        assert table.loc[a, "nonfinite"] == pytest.approx((~finite).mean())
     assert table.loc[1e9, "ratio_unclipped_to_clipped"] == 1.0
+
+
+def test_convergence_slope_se_is_inflated_by_the_lack_of_fit():
+    from dprepro.ldp_tables import convergence_rates
+    n = np.array([125, 250, 500, 1000, 2000, 4000])
+    straight = 2.0 * n**-1.0
+    base = {"censoring": "25", "alpha": 0.4, "mechanism": "m", "estimator": "private_beran"}
+    # on a straight line with 1 % relative SE the fit is perfect: no inflation
+    line = pd.DataFrame({**base, "n": n, "imse": straight, "imse_se": 0.01 * straight})
+    row = convergence_rates(line).iloc[0]
+    assert row["slope"] == pytest.approx(-1.0) and row["se_inflation"] == 1.0
+    u = np.log(n) - np.log(n).mean()
+    assert row["slope_se"] == pytest.approx(0.01 * np.sqrt((u**2).sum()) / (u**2).sum())
+    # a zig-zag of ±10 % around the line with the same 1 % SE: χ² ≫ df
+    wiggle = straight * np.exp(0.1 * np.array([1, -1, 1, -1, 1, -1]))
+    bent = pd.DataFrame({**base, "n": n, "imse": wiggle, "imse_se": 0.01 * wiggle})
+    row = convergence_rates(bent).iloc[0]
+    slope, intercept = np.polyfit(np.log(n), np.log(wiggle), 1)
+    residuals = np.log(wiggle) - (intercept + slope * np.log(n))
+    chi2 = (residuals**2).sum() / 0.01**2
+    assert row["lack_of_fit_chi2"] == pytest.approx(chi2) and row["lack_of_fit_df"] == 4
+    assert row["se_inflation"] == pytest.approx(np.sqrt(chi2 / 4)) and row["se_inflation"] > 5
+    assert row["slope_ci_upper"] - row["slope_ci_lower"] == pytest.approx(
+        2 * 1.959964 * row["slope_se"], rel=1e-5)

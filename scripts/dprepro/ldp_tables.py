@@ -187,9 +187,14 @@ def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
     from the delta method, :math:`\mathrm{Var}\log\mathrm{IMSE}_i \approx
     (\mathrm{se}_i/\mathrm{IMSE}_i)^2`, and the OLS weights
     :math:`c_i = (u_i - \bar u)/\sum_j (u_j - \bar u)^2`, :math:`u = \log n`:
-    :math:`\mathrm{SE}^2 = \sum_i c_i^2 \mathrm{Var}\log\mathrm{IMSE}_i`; the
-    interval is slope ± z SE at ``level`` (columns ``slope_se``,
-    ``slope_ci_lower``, ``slope_ci_upper``).
+    :math:`\mathrm{SE}^2 = \sum_i c_i^2 \mathrm{Var}\log\mathrm{IMSE}_i`. The
+    lack of fit of the line, :math:`\chi^2 = \sum_i r_i^2 / \mathrm{Var}\log
+    \mathrm{IMSE}_i` (residuals :math:`r_i`) on :math:`k - 2` df, inflates the SE
+    by :math:`\sqrt{\chi^2/\mathrm{df}}` when :math:`\chi^2 > \mathrm{df}`
+    (McCullagh & Nelder 1989, §4.5, overdispersion); the interval is slope ± z SE
+    at ``level`` (columns ``slope_se``, ``slope_ci_lower``, ``slope_ci_upper``,
+    ``lack_of_fit_chi2``, ``lack_of_fit_df``, ``se_inflation``). The slope is
+    descriptive: with a fixed bandwidth rule it is not the minimax rate.
     """
     from scipy import stats
 
@@ -209,8 +214,17 @@ def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
             weights = (log_n - log_n.mean()) / ((log_n - log_n.mean()) ** 2).sum()
             var_log = (group["imse_se"].to_numpy(float) / group["imse"].to_numpy(float)) ** 2
             se = float(np.sqrt((weights**2 * var_log).sum()))
+            # lack of fit: a straight line need not describe log IMSE; when the
+            # residuals exceed their Monte Carlo noise the SE is inflated by
+            # sqrt(chi2/df) (quasi-likelihood overdispersion)
+            residuals = log_imse - (intercept + slope * log_n)
+            chi2 = float((residuals**2 / var_log).sum())
+            df = len(group) - 2
+            inflation = float(np.sqrt(chi2 / df)) if df > 0 and chi2 > df else 1.0
+            se *= inflation
             row |= {"slope_se": se, "slope_ci_lower": slope - z * se,
-                    "slope_ci_upper": slope + z * se}
+                    "slope_ci_upper": slope + z * se, "lack_of_fit_chi2": chi2,
+                    "lack_of_fit_df": df, "se_inflation": inflation}
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -267,7 +281,7 @@ def alpha_grid_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
     return {"table": _imse_with_se(read_results(settings, paths), x=x)}
 
 
-def _imse_with_se(results, *, x: float) -> pd.DataFrame:
+def _imse_with_se(results, *, x: float, target: str = "cdf") -> pd.DataFrame:
     """:func:`integrated_mse` with :func:`imse_standard_errors` merged, in one pass.
 
     The replicate frames are read once and not kept (a grid of many α would not
@@ -278,10 +292,10 @@ def _imse_with_se(results, *, x: float) -> pd.DataFrame:
 
     def tapped():
         for setting, frame in results:
-            errors.append(imse_standard_errors([(setting, frame)], x=x))
+            errors.append(imse_standard_errors([(setting, frame)], x=x, target=target))
             yield setting, frame
 
-    imse = integrated_mse(mse_table(tapped(), x=x))
+    imse = integrated_mse(mse_table(tapped(), x=x, target=target))
     standard_errors = pd.concat(errors, ignore_index=True).drop_duplicates(keys)
     return imse.merge(standard_errors, how="left", on=keys)
 
@@ -289,9 +303,13 @@ def _imse_with_se(results, *, x: float) -> pd.DataFrame:
 def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
     """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE (and SE) against n, slopes.
 
+    Both the estimators of F(t | x) and the cumulative-hazard estimators (Λ̂_n, Λ̌_n,
+    Λ_n, the quantity of the paper's rate theory).
+
     ``imse_se`` (:func:`imse_standard_errors`) gives each slope its interval.
     """
-    imse = _imse_with_se(read_results(settings, paths), x=x)
+    imse = pd.concat([_imse_with_se(read_results(settings, paths), x=x, target=target)
+                      for target in ("cdf", "hazard")], ignore_index=True)
     return {"table": imse, "rates": convergence_rates(imse)}
 
 
@@ -362,34 +380,50 @@ def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[
 
 
 def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
-    """``mse_clip.csv``: the private F̂_n with p̂ clipped to [0, 1] (the headline) and not.
+    r"""``mse_clip.csv``: the private F̂_n with p̂ clipped to [0, 1] (the headline) and not.
 
     One row per (censoring, n, α, mechanism): ``imse_clipped`` / ``imse_unclipped``
-    with their Monte Carlo SEs, their ratio, and ``outside_unit``, the share of
-    unclipped estimates F̂(t) outside [0, 1] over replicates and t. Both come from
-    the same replicates (paired).
+    with their Monte Carlo SEs (:math:`s(\mathrm{ISE}_r)/\sqrt R`), their ratio,
+    ``outside_unit``, the share of unclipped estimates F̂(t) outside [0, 1] over
+    replicates and t, and ``nonfinite``, the share that is not finite: with a
+    negative p̂ at the last observation of the window the product-limit factor
+    :math:`0^{\hat p}` is infinite, so the unclipped estimator is undefined
+    there. The unclipped IMSE averages the squared errors where it is finite
+    (each replicate's ISE over its finite t). Both come from the same
+    replicates (paired).
     """
     keys = ["censoring", "n", *PRIVACY_COLUMNS]
     rows = []
     for setting, frame in read_results(settings, paths):
-        part = {}
-        for target, name in (("cdf", "private_beran"),
-                             ("cdf_unclipped", "private_beran_unclipped")):
+        ise, values = {}, None
+        for name in ("private_beran", "private_beran_unclipped"):
             chosen = frame[frame["estimator"] == name]
             if chosen.empty:
                 raise ValueError(f"no {name} estimates for {setting}: the replicates were run "
                                  "with clip_phat false (nothing to compare)")
-            imse = integrated_mse(mse_table([(setting, chosen)], x=x, target=target))
-            se = imse_standard_errors([(setting, chosen)], x=x, target=target)
-            part[target] = (imse.iloc[0], float(se["imse_se"].iloc[0]))
-        (clipped, clipped_se), (raw, raw_se) = part["cdf"], part["cdf_unclipped"]
-        values = frame.loc[frame["estimator"] == "private_beran_unclipped", "estimate"]
-        rows.append({**{k: clipped[k] for k in keys},
-                     "imse_clipped": clipped["imse"], "imse_clipped_se": clipped_se,
-                     "imse_unclipped": raw["imse"], "imse_unclipped_se": raw_se,
-                     "ratio_unclipped_to_clipped": raw["imse"] / clipped["imse"],
-                     "outside_unit": float(((values < 0) | (values > 1)).mean())})
-    return {"table": pd.DataFrame(rows)}
+            wide = chosen.pivot(index="replicate", columns="t", values="estimate").to_numpy()
+            t = np.sort(chosen["t"].unique())
+            true = truth(t, target="cdf", x=setting.get("x", x), lambda_t=setting["lambda_t"])
+            errors = np.where(np.isfinite(wide), wide - true, np.nan)
+            ise[name] = np.nanmean(errors**2, axis=1)
+            values = wide
+        record = _setting_mechanism(setting).privacy_record(setting["alpha"])
+        clipped, raw = ise["private_beran"], ise["private_beran_unclipped"]
+        reps = len(clipped)
+        rows.append({"censoring": setting["censoring"], "n": setting["n"],
+                     **record.columns(order=PRIVACY_COLUMNS),
+                     "imse_clipped": clipped.mean(),
+                     "imse_clipped_se": clipped.std(ddof=1) / np.sqrt(reps),
+                     "imse_unclipped": raw.mean(),
+                     "imse_unclipped_se": raw.std(ddof=1) / np.sqrt(reps),
+                     "ratio_unclipped_to_clipped": raw.mean() / clipped.mean(),
+                     "outside_unit": float(((values < 0) | (values > 1)).mean()),
+                     "nonfinite": float((~np.isfinite(values)).mean()),
+                     "n_reps": reps})
+    return {"table": pd.DataFrame(rows, columns=[*keys, "imse_clipped", "imse_clipped_se",
+                                                 "imse_unclipped", "imse_unclipped_se",
+                                                 "ratio_unclipped_to_clipped", "outside_unit",
+                                                 "nonfinite", "n_reps"])}
 
 
 #: The tables that aggregate replicate files only, by the name the workflow's rules use
