@@ -149,7 +149,7 @@ def test_integrated_mse_is_time_average():
 # the `toy` fixture (a registered toy mechanism) lives in conftest.py
 
 
-def mechanism_results(names, alphas, reps=6, n=120):
+def mechanism_results(names, alphas, reps=6, n=120, hazard=False):
     out = []
     for name in names:
         mechanism = get_mechanism(name)
@@ -159,7 +159,7 @@ def mechanism_results(names, alphas, reps=6, n=120):
                 data_seed=seed_sequence(9, "ldp", "sim", 0),
                 noise_seed=seed_sequence(9, "ldp", step, 0), replicates=reps, n=n,
                 lambda_t=[1, 1, 1], lambda_c=THIRD, alpha=alpha, x=0.5, bandwidth_multiplier=5,
-                t=np.linspace(0.05, 1.5, 8), mechanism=mechanism)
+                t=np.linspace(0.05, 1.5, 8), mechanism=mechanism, hazard=hazard)
             setting = {"censoring": "25", "n": n, "alpha": alpha, "lambda_t": [1, 1, 1],
                        "mechanism": name}
             out.append((setting, result.to_frame()))
@@ -465,3 +465,29 @@ def test_convergence_slope_se_is_inflated_by_the_lack_of_fit():
     assert row["se_inflation"] == pytest.approx(np.sqrt(chi2 / 4)) and row["se_inflation"] > 5
     assert row["slope_ci_upper"] - row["slope_ci_lower"] == pytest.approx(
         2 * 1.959964 * row["slope_se"], rel=1e-5)
+
+
+def test_ldp_figures_show_signed_bias_bands_and_distinct_symbols():
+    import matplotlib
+    matplotlib.use("Agg")
+    from dprepro.plots import ldp_bias_variance, ldp_mse_vs_alpha, ldp_nelson_aalen
+    results = mechanism_results(["laplace", "randomized_response"], [0.5, 1.0], reps=8,
+                                hazard=True)
+    mse = mse_table(results, x=0.5)
+    fig = ldp_bias_variance(mse, alphas=[0.5, 1.0])
+    bias_axes = [ax for ax in fig.axes if ax.get_title().startswith("bias")]
+    assert bias_axes and all(ax.get_yscale() == "linear" for ax in fig.axes)
+    # each curve has a ±2 SE band (a PolyCollection) and the bias can be negative
+    assert all(len(ax.collections) >= 4 for ax in bias_axes)
+    assert min(ax.get_ylim()[0] for ax in bias_axes) < 0
+    hazard = mse_table(results, x=0.5, target="hazard")
+    fig = ldp_nelson_aalen(hazard, alphas=[0.5, 1.0])
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    symbols = [label.split(" ")[0] for label in labels]
+    assert len(set(symbols) - {symbols[0]}) == 2  # Λ̂ (two mechanisms), Λ̌, Λ differ
+    assert all(label.startswith("$") for label in labels)
+    assert not any("from Z" in label for label in labels)
+    grid = integrated_mse(mse)
+    grid["imse_se"] = 0.1 * grid["imse"]
+    fig = ldp_mse_vs_alpha(grid)
+    assert len(fig.axes[0].collections) >= 2 and fig.axes[0].patches  # bands and spans

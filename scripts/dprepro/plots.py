@@ -33,14 +33,15 @@ _STYLE = {
 }
 
 
-# mathtext symbols: combining accents (F̂, Λ̌) render alike in most fonts
+# mathtext symbols: combining accents (F̂, Λ̌) render alike in most fonts, and
+# mathtext's \check is drawn beside the letter in DejaVu, so the check is an \overset
 _TEX = {
     "private_beran": (r"$\hat F_n$", r"private ($\hat p$ from the released values)"),
-    "generalized_beran": (r"$\check F_n$", r"generalized Beran ($\hat p$ from $\delta$)"),
+    "generalized_beran": (r"$\overset{\vee}{F}_n$", r"generalized Beran ($\hat p$ from $\delta$)"),
     "beran": (r"$F_n$", "Beran"),
     "private_nelson_aalen": (r"$\hat\Lambda_n$",
                              r"private Nelson–Aalen ($\hat p$ from the released values)"),
-    "generalized_nelson_aalen": (r"$\check\Lambda_n$",
+    "generalized_nelson_aalen": (r"$\overset{\vee}{\Lambda}_n$",
                                  r"Nelson–Aalen with $\hat p$ from $\delta$"),
     "nelson_aalen": (r"$\Lambda_n$", "Nelson–Aalen"),
 }
