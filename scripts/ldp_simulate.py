@@ -23,6 +23,7 @@ result = simulate_alphas(
     replicates=p.replicates, n=n, lambda_t=p.setting["lambda_t"],
     lambda_c=p.setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier, t=p.t,
     clip_phat=p.clip_phat, mechanism=mechanism, hazard=True, phat_at_x=p.phat_at_x,
+    extra_alphas=p.extra_alphas,
 )
 log.info("mean bandwidth h = %.4f, observed censoring %.3f",
          result.bandwidth.mean(), result.censored_fraction.mean())

@@ -261,11 +261,18 @@ class SimulationSet:
         return pd.concat(frames, ignore_index=True)
 
 
-def split_alphas(frame: pd.DataFrame) -> dict[float, pd.DataFrame]:
-    """Per-α frames of :meth:`SimulationSet.to_frame`: the private rows of α + references."""
+def split_alphas(frame: pd.DataFrame, alphas=None) -> dict[float, pd.DataFrame]:
+    """Per-α frames of :meth:`SimulationSet.to_frame`: the private rows of α + references.
+
+    ``alphas`` limits the split to those α (a table that needs 3 of 11 α does
+    not copy the references 11 times).
+    """
     references = frame[frame["alpha"].isna()]
+    private = frame[frame["alpha"].notna()]
+    if alphas is not None:
+        private = private[private["alpha"].isin([float(a) for a in alphas])]
     return {float(alpha): pd.concat([group, references], ignore_index=True)
-            for alpha, group in frame[frame["alpha"].notna()].groupby("alpha", sort=False)}
+            for alpha, group in private.groupby("alpha", sort=False)}
 
 
 def simulate_and_estimate(*, data_seed: np.random.SeedSequence,
@@ -288,7 +295,8 @@ def simulate_and_estimate(*, data_seed: np.random.SeedSequence,
 def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicates: int, n: int,
                     lambda_t, lambda_c, x: float, bandwidth_multiplier: float, t,
                     clip_phat: bool = True, mechanism: str | IndicatorMechanism = "laplace",
-                    hazard: bool = False, phat_at_x: bool = False) -> SimulationSet:
+                    hazard: bool = False, phat_at_x: bool = False,
+                    extra_alphas=None) -> SimulationSet:
     r"""Simulate one (censoring, n) setting and estimate at every α of ``noise_seeds``.
 
     The samples (X, Y, δ), the bandwidth ``h = bandwidth_multiplier * dpik(X)``
@@ -305,7 +313,10 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
     :math:`\hat\Lambda_n` (p̂ from Z, unclipped: it is linear in p̂),
     :math:`\check\Lambda_n` (p̂ from δ) and :math:`\Lambda_n` (δ) are added,
     and the presmoother along the grid, p̂(x, t) from Z and from δ
-    (:func:`presmoother_curve`).
+    (:func:`presmoother_curve`), and F̂_n with p̂ unclipped (when ``clip_phat``);
+    ``extra_alphas`` (default: every α) limits the private p̂(x, t) and the
+    unclipped F̂_n to those α (the claims use them at the α of Figure 1 only;
+    the replicate files stay small).
     ``phat_at_x=True`` evaluates the presmoother at :math:`(x, Y_i)` instead of
     :math:`(X_i, Y_i)` (a variant from the literature).
     """
@@ -350,12 +361,15 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
         if clip_phat:
             phat = np.clip(phat, 0.0, 1.0)
         private[alpha] = {"private_beran": beran_cdf(observed, phat, covariates, x=x, h=h, t=t)}
-        if clip_phat and hazard:
+        extra = hazard and (extra_alphas is None
+                            or any(np.isclose(alpha, a) for a in extra_alphas))
+        if clip_phat and extra:
             private[alpha]["private_beran_unclipped"] = beran_cdf(observed, raw, covariates,
                                                                   x=x, h=h, t=t)
         if hazard:
             private[alpha]["private_nelson_aalen"] = conditional_nelson_aalen(
                 observed, raw, covariates, x=x, h=h, t=t)
+        if extra:
             # unclipped: the claim is about the presmoother's own probabilities
             private[alpha]["private_phat"] = presmoother_curve(observed, covariates,
                                                                inputs[alpha], x=x,

@@ -263,11 +263,16 @@ def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
     of one (mechanism, censoring, n) (:meth:`SimulationSet.to_frame`), so it
     is read once and split by α.
     """
+    settings, paths = list(settings), list(paths)
+    needed = {}
+    for setting, path in zip(settings, paths, strict=True):
+        needed.setdefault(path, set()).add(float(setting["alpha"]))
     cache = {}
     for setting, path in zip(settings, paths, strict=True):
         if path not in cache:
             cache.clear()  # settings come grouped by file: keep one file in memory
-            cache[path] = split_alphas(pd.read_parquet(path))
+            # only the α this table needs (a file holds every α of its design)
+            cache[path] = split_alphas(pd.read_parquet(path), alphas=needed[path])
         yield setting, cache[path][float(setting["alpha"])]
 
 

@@ -107,6 +107,8 @@ rule ldp_simulate:
         x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
         clip_phat=LDP["clip_phat"],
+        # p̂(x, t) and the unclipped F̂_n only at the α of Figure 1 (claims, clip table)
+        extra_alphas=LDP["alphas"],
         t=ldp_t_grid(),
     script:
         "../../scripts/ldp_simulate.py"
