@@ -10,6 +10,8 @@ errors = error_set(read_results(p.settings, snakemake.input.estimates), x=p.x)
 claims = ldp_claims(errors, censorings=p.censorings, alphas=p.alphas, mechanisms=p.mechanisms,
                     seed=p.seed, near_ratio=p.claims["near_ratio"],
                     bias_tolerance=p.claims["bias_tolerance"],
+                    hazard_bias_tolerance=p.claims["hazard_bias_tolerance"],
+                    phat_tolerance=p.claims["phat_tolerance"], grid_alphas=p.grid_alphas,
                     resamples=p.claims["resamples"], level=p.claims["level"],
                     variants=p.variants, x=p.x)
 for row in claims.itertuples():

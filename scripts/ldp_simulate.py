@@ -11,7 +11,8 @@ w = snakemake.wildcards
 n = int(w.n)
 mechanism = get_mechanism(w.mechanism)
 data_step = f"simulate/cens{w.censoring}/n{n}"
-# one noise stream per α, named as the α appears in file names ("0.2", "2")
+# the noise stream of each α, named as the α appears in file names ("0.2", "2"); a
+# mechanism with common random numbers gives every α the same stream
 noise_steps = {a: mechanism.noise_step(censoring=w.censoring, n=n, alpha=a) for a in p.alphas}
 log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d "
          "(expected censoring %.3f)", mechanism.name, w.censoring, n, p.alphas, p.replicates,
@@ -22,6 +23,7 @@ result = simulate_alphas(
     replicates=p.replicates, n=n, lambda_t=p.setting["lambda_t"],
     lambda_c=p.setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier, t=p.t,
     clip_phat=p.clip_phat, mechanism=mechanism, hazard=True, phat_at_x=p.phat_at_x,
+    extra_alphas=p.extra_alphas,
 )
 log.info("mean bandwidth h = %.4f, observed censoring %.3f",
          result.bandwidth.mean(), result.censored_fraction.mean())

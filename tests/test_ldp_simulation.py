@@ -17,15 +17,17 @@ from dprepro.ldp_mechanisms import (
 from dprepro.ldp_simulation import (
     censoring_probability,
     error_summary,
+    presmoother_curve,
+    simulate_alphas,
     simulate_and_estimate,
     simulate_censored_regression,
     true_conditional_cdf,
+    true_event_probability,
 )
 from dprepro.ldp_tables import (
     PRIVACY_COLUMNS,
     integrated_mse,
     mse_table,
-    paper_findings,
     privacy_records,
     table_privacy_records,
 )
@@ -133,29 +135,6 @@ def test_mse_table_rejects_inconsistent_reference_jobs():
         mse_table([(s1, f1), (s2, f2)], x=0.5)
 
 
-def test_findings_report_what_holds():
-    def fake(censoring, name, alpha, value):
-        return {"censoring": censoring, "n": 500, "alpha": alpha, "estimator": name,
-                "mechanism": "none" if alpha is None else "laplace_indicators",
-                "mse": value, "bias": 0.0, "variance": value, "n_reps": 10,
-                "censored_fraction": 0.25}
-    rows = []
-    for censoring, scale in (("25", 1.0), ("50", 2.0)):
-        for _ in range(3):
-            rows += [fake(censoring, "beran", None, 1.0 * scale),
-                     fake(censoring, "generalized_beran", None, 0.8 * scale),
-                     fake(censoring, "private_beran", 0.2, 3.0 * scale),
-                     fake(censoring, "private_beran", 0.3, 1.1 * scale),
-                     fake(censoring, "private_beran", 0.4, 0.9 * scale)]
-    findings = paper_findings(pd.DataFrame(rows)).set_index(["claim", "censoring"])["holds"]
-    assert findings.all()
-    rows = [r | {"mse": 5.0} if r["alpha"] == 0.4 else r for r in rows]
-    findings = paper_findings(pd.DataFrame(rows))
-    failed = set(findings.loc[~findings["holds"], "claim"])
-    assert "private MSE falls as α grows" in failed
-    assert any(c.startswith("private close to generalized") for c in failed)
-
-
 def test_integrated_mse_is_time_average():
     table = mse_table(results_for([0.5]), x=0.5)
     imse = integrated_mse(table)
@@ -170,7 +149,7 @@ def test_integrated_mse_is_time_average():
 # the `toy` fixture (a registered toy mechanism) lives in conftest.py
 
 
-def mechanism_results(names, alphas, reps=6, n=120):
+def mechanism_results(names, alphas, reps=6, n=120, hazard=False):
     out = []
     for name in names:
         mechanism = get_mechanism(name)
@@ -180,19 +159,41 @@ def mechanism_results(names, alphas, reps=6, n=120):
                 data_seed=seed_sequence(9, "ldp", "sim", 0),
                 noise_seed=seed_sequence(9, "ldp", step, 0), replicates=reps, n=n,
                 lambda_t=[1, 1, 1], lambda_c=THIRD, alpha=alpha, x=0.5, bandwidth_multiplier=5,
-                t=np.linspace(0.05, 1.5, 8), mechanism=mechanism)
+                t=np.linspace(0.05, 1.5, 8), mechanism=mechanism, hazard=hazard)
             setting = {"censoring": "25", "n": n, "alpha": alpha, "lambda_t": [1, 1, 1],
                        "mechanism": name}
             out.append((setting, result.to_frame()))
     return out
 
 
-def test_laplace_keeps_the_streams_of_the_first_version():
-    # the seed step strings of the Laplace replicates before the registry existed
+def test_laplace_uses_common_random_numbers_across_alpha():
+    # one stream for every α: the noise at α is 1/α times one standard Laplace draw
     laplace = get_mechanism("laplace")
-    step = laplace.noise_step(censoring="25", n=500, alpha="0.2")
-    assert step == "privatize/cens25/n500/alpha0.2"
+    steps = {laplace.noise_step(censoring="25", n=500, alpha=a) for a in ("0.2", "0.4", "2")}
+    assert steps == {"privatize/laplace/cens25/n500"}
     assert laplace.release_name == "laplace_indicators"
+    delta = np.zeros((4, 300), dtype=np.int8)
+    seed = seed_sequence(1, "ldp", steps.pop(), 0)
+    noise = {a: laplace.privatize(delta, alpha=a, rng=np.random.default_rng(seed))
+             for a in (0.2, 0.4, 2.0)}
+    standard = np.random.default_rng(seed).laplace(0.0, 1.0, size=delta.shape)
+    for a, values in noise.items():
+        np.testing.assert_array_equal(values, (1.0 / a) * standard)
+    np.testing.assert_allclose(noise[0.2] * 0.2, noise[2.0] * 2.0, rtol=1e-15, atol=0)
+    # and the simulation's private estimates at two α see those same draws: the
+    # presmoother input at α is δ + standard/α (checked through the hazard, linear in it)
+    base = dict(replicates=3, n=100, lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5,
+                bandwidth_multiplier=5, t=np.linspace(0.1, 1, 5), hazard=True)
+    noise_seed = seed_sequence(1, "ldp", "crn-noise", 0)
+    # fresh data seeds: spawning children advances a SeedSequence
+    both = simulate_alphas(data_seed=seed_sequence(1, "ldp", "crn", 0),
+                           noise_seeds={0.5: noise_seed, 1.0: noise_seed}, **base)
+    one = simulate_alphas(data_seed=seed_sequence(1, "ldp", "crn", 0),
+                          noise_seeds={1.0: noise_seed}, **base)
+    check = both.references["generalized_nelson_aalen"]
+    np.testing.assert_allclose(both.private[0.5]["private_nelson_aalen"] - check,
+                               2 * (one.private[1.0]["private_nelson_aalen"] - check),
+                               rtol=1e-9, atol=1e-12)
 
 
 def test_a_registered_toy_mechanism_reaches_every_table(toy):
@@ -365,3 +366,128 @@ def test_variance_floor_matches_the_formula_and_lies_below_the_measured_variance
     assert floor["ivariance_cumhaz"] > 2 * floor["floor_ivariance_cumhaz"]
     assert floor["ratio_cumhaz"] == pytest.approx(
         floor["ivariance_cumhaz"] / floor["floor_ivariance_cumhaz"])
+
+
+def test_presmoother_curve_equals_the_kernel_average_by_brute_force():
+    rng = np.random.default_rng(4)
+    times, covariates = rng.exponential(size=(3, 80)), rng.uniform(size=(3, 80))
+    values = rng.normal(size=(3, 80))
+    b, t = np.array([0.2, 0.35, 0.5]), np.linspace(0.0, 4.0, 30)
+    curve = presmoother_curve(times, covariates, values, x=0.4, b=b, t=t)
+    for r in range(3):
+        for j, tj in enumerate(t):
+            near = (np.abs(covariates[r] - 0.4) <= b[r]) & (np.abs(times[r] - tj) <= b[r])
+            expected = values[r][near].mean() if near.any() else np.nan
+            np.testing.assert_allclose(curve[r, j], expected, rtol=1e-12, equal_nan=True)
+    assert np.isnan(curve).any()  # far in the tail some windows are empty
+
+
+def test_true_event_probability_is_one_minus_the_censoring_probability():
+    # proportional rates: P(δ = 1 | x, t) is the same at every x and t
+    for lambda_c, expected in ((THIRD, 0.75), ([1, 1, 1], 0.5)):
+        p = true_event_probability(np.linspace(0, 2, 5), x=0.3, lambda_t=[1, 1, 1],
+                                   lambda_c=lambda_c)
+        np.testing.assert_allclose(p, expected, rtol=1e-15)
+        assert 1 - censoring_probability([1, 1, 1], lambda_c) == pytest.approx(expected)
+
+
+def test_private_phat_is_unbiased_for_the_true_probability():
+    # E[p̂ from de-biased released values] = P(δ = 1 | x, t) = 0.75 (Laplace, RR)
+    for name in ("laplace", "randomized_response"):
+        result = simulate_alphas(
+            data_seed=seed_sequence(2, "ldp", "phat", 0),
+            noise_seeds={1.0: seed_sequence(3, "ldp", "phat", 0)},
+            replicates=400, n=200, lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5,
+            bandwidth_multiplier=5, t=[0.3], mechanism=name, hazard=True).result(1.0)
+        phat = result.estimates["private_phat"][:, 0]
+        z = (phat.mean() - 0.75) / (phat.std(ddof=1) / np.sqrt(phat.size))
+        assert abs(z) < 6.1  # two-sided 1e-9
+        assert phat.std() > result.estimates["generalized_phat"][:, 0].std()
+
+
+def test_unclipped_estimator_equals_the_clipped_one_when_phat_stays_in_the_unit_interval():
+    # α huge: Z ≈ δ, so p̂ never leaves [0, 1] and clipping changes nothing
+    def run(alpha):
+        return simulate_alphas(
+            data_seed=seed_sequence(5, "ldp", "clip", 0),
+            noise_seeds={alpha: seed_sequence(5, "ldp", "clip-noise", 0)}, replicates=4, n=150,
+            lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5, bandwidth_multiplier=5,
+            t=np.linspace(0.05, 1.5, 10), hazard=True).private[alpha]
+    same = run(1e9)
+    np.testing.assert_array_equal(same["private_beran_unclipped"], same["private_beran"])
+    # at α = 0.2 p̂ leaves [0, 1] and the two differ
+    differ = run(0.2)
+    assert not np.array_equal(differ["private_beran_unclipped"], differ["private_beran"])
+
+
+def test_clip_table_reports_both_estimators_of_the_same_replicates(tmp_path):
+    from dprepro.ldp_tables import clip_release
+    path = tmp_path / "r.parquet"
+    result = simulate_alphas(
+        data_seed=seed_sequence(6, "ldp", "clip", 0),
+        noise_seeds={0.2: seed_sequence(6, "ldp", "n", 0), 1e9: seed_sequence(6, "ldp", "n", 0)},
+        replicates=5, n=150, lambda_t=[1, 1, 1], lambda_c=THIRD, x=0.5, bandwidth_multiplier=5,
+        t=np.linspace(0.05, 1.5, 10), hazard=True)
+    result.to_frame().to_parquet(path)
+    settings = [{"censoring": "25", "n": 150, "alpha": a, "lambda_t": [1, 1, 1],
+                 "mechanism": "laplace"} for a in (0.2, 1e9)]
+    table = clip_release(settings, [path, path], x=0.5)["table"].set_index("alpha")
+    truth = true_conditional_cdf(result.t, x=0.5, lambda_t=[1, 1, 1])
+    for a in (0.2, 1e9):
+        raw = result.private[a]["private_beran_unclipped"]
+        finite = np.isfinite(raw)
+        per_replicate = [((r[f] - truth[f]) ** 2).mean() for r, f in zip(raw, finite, strict=True)]
+        assert table.loc[a, "imse_unclipped"] == pytest.approx(np.mean(per_replicate))
+        assert table.loc[a, "outside_unit"] == pytest.approx(((raw < 0) | (raw > 1)).mean())
+        assert table.loc[a, "nonfinite"] == pytest.approx((~finite).mean())
+    assert table.loc[1e9, "ratio_unclipped_to_clipped"] == 1.0
+
+
+def test_convergence_slope_se_is_inflated_by_the_lack_of_fit():
+    from dprepro.ldp_tables import convergence_rates
+    n = np.array([125, 250, 500, 1000, 2000, 4000])
+    straight = 2.0 * n**-1.0
+    base = {"censoring": "25", "alpha": 0.4, "mechanism": "m", "estimator": "private_beran"}
+    # on a straight line with 1 % relative SE the fit is perfect: no inflation
+    line = pd.DataFrame({**base, "n": n, "imse": straight, "imse_se": 0.01 * straight})
+    row = convergence_rates(line).iloc[0]
+    assert row["slope"] == pytest.approx(-1.0) and row["se_inflation"] == 1.0
+    u = np.log(n) - np.log(n).mean()
+    assert row["slope_se"] == pytest.approx(0.01 * np.sqrt((u**2).sum()) / (u**2).sum())
+    # a zig-zag of ±10 % around the line with the same 1 % SE: χ² ≫ df
+    wiggle = straight * np.exp(0.1 * np.array([1, -1, 1, -1, 1, -1]))
+    bent = pd.DataFrame({**base, "n": n, "imse": wiggle, "imse_se": 0.01 * wiggle})
+    row = convergence_rates(bent).iloc[0]
+    slope, intercept = np.polyfit(np.log(n), np.log(wiggle), 1)
+    residuals = np.log(wiggle) - (intercept + slope * np.log(n))
+    chi2 = (residuals**2).sum() / 0.01**2
+    assert row["lack_of_fit_chi2"] == pytest.approx(chi2) and row["lack_of_fit_df"] == 4
+    assert row["se_inflation"] == pytest.approx(np.sqrt(chi2 / 4)) and row["se_inflation"] > 5
+    assert row["slope_ci_upper"] - row["slope_ci_lower"] == pytest.approx(
+        2 * 1.959964 * row["slope_se"], rel=1e-5)
+
+
+def test_ldp_figures_show_signed_bias_bands_and_distinct_symbols():
+    import matplotlib
+    matplotlib.use("Agg")
+    from dprepro.plots import ldp_bias_variance, ldp_mse_vs_alpha, ldp_nelson_aalen
+    results = mechanism_results(["laplace", "randomized_response"], [0.5, 1.0], reps=8,
+                                hazard=True)
+    mse = mse_table(results, x=0.5)
+    fig = ldp_bias_variance(mse, alphas=[0.5, 1.0])
+    bias_axes = [ax for ax in fig.axes if ax.get_title().startswith("bias")]
+    assert bias_axes and all(ax.get_yscale() == "linear" for ax in fig.axes)
+    # each curve has a ±2 SE band (a PolyCollection) and the bias can be negative
+    assert all(len(ax.collections) >= 4 for ax in bias_axes)
+    assert min(ax.get_ylim()[0] for ax in bias_axes) < 0
+    hazard = mse_table(results, x=0.5, target="hazard")
+    fig = ldp_nelson_aalen(hazard, alphas=[0.5, 1.0])
+    labels = [t.get_text() for t in fig.legends[0].get_texts()]
+    symbols = [label.split(" ")[0] for label in labels]
+    assert len(set(symbols) - {symbols[0]}) == 2  # Λ̂ (two mechanisms), Λ̌, Λ differ
+    assert all(label.startswith("$") for label in labels)
+    assert not any("from Z" in label for label in labels)
+    grid = integrated_mse(mse)
+    grid["imse_se"] = 0.1 * grid["imse"]
+    fig = ldp_mse_vs_alpha(grid)
+    assert len(fig.axes[0].collections) >= 2 and fig.axes[0].patches  # bands and spans

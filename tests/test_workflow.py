@@ -184,7 +184,7 @@ def test_replicate_provenance_records_seeds(runs):
 
 def test_logs_and_benchmarks_are_written(runs):
     logs = runs["2"] / "results" / "logs"
-    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure", "ldp_findings", "rrr_cohort",
+    for rule in ("ldp_simulate", "ldp_mse_table", "ldp_figure", "ldp_claims", "rrr_cohort",
                  "rrr_private_releases", "rrr_figure2", "repr_search", "repr_fit",
                  "repr_cancer_type", "repr_drug", "repr_figure"):
         assert any((logs / rule).glob("*.log")), rule

@@ -314,9 +314,9 @@ register(IndicatorMechanism(
     # the historic value of the mechanism column and of the audit rows, kept so
     # that every table stays comparable with earlier runs
     release_name="laplace_indicators",
-    # per-α streams without the mechanism's name: the streams of the first
-    # version of the study, so its tables are reproduced byte for byte
-    stream="privatize/cens{censoring}/n{n}/alpha{alpha}",
+    # no {alpha}: the same standard Laplace draws at every α, scaled by 1/α
+    # (common random numbers), so comparisons across α are paired
+    stream="privatize/{mechanism}/cens{censoring}/n{n}",
     audit_variant=lambda claimed, run: ("scale 1/alpha" if math.isclose(1.0 / run, 1.0 / claimed)
                                         else f"scale {1.0 / run:.6g}"),
     audit_note="neighbours: delta = 1 vs delta = 0; true epsilon = 1/scale",

@@ -38,6 +38,9 @@ __all__ = [
     "truth",
     "hazard_rate",
     "true_conditional_cdf",
+    "true_event_probability",
+    "presmoother_curve",
+    "TARGETS",
     "censoring_probability",
     "simulate_censored_regression",
     "SimulationResult",
@@ -59,13 +62,28 @@ ESTIMATORS = {
                                  "private": False, "target": "hazard"},
     "nelson_aalen": {"symbol": "Λ_n", "label": "Nelson–Aalen", "private": False,
                      "target": "hazard"},
+    # F̂_n with p̂ left unclipped (only when the release clips): the size of our
+    # clipping choice (tables/mse_clip.csv); estimates F like F̂_n
+    "private_beran_unclipped": {"symbol": "F̂_n (unclipped p̂)",
+                                "label": "private (p̂ from Z, not clipped)", "private": True,
+                                "target": "cdf_unclipped"},
+    # the presmoother itself along the time grid, p̂(x, t): for the claim that p̂
+    # gives reasonable probabilities (the truth P(δ = 1 | X = x, Y = t) is constant
+    # in t for exponential T and C)
+    "private_phat": {"symbol": "p̂_n", "label": "presmoother p̂(x, t) from the released values",
+                     "private": True, "target": "phat"},
+    "generalized_phat": {"symbol": "p̌_n", "label": "presmoother p̂(x, t) from δ",
+                         "private": False, "target": "phat"},
 }
+
+#: What each target estimates.
+TARGETS = ("cdf", "hazard", "phat", "cdf_unclipped")
 
 
 def estimators(target: str = "cdf") -> list[str]:
-    """Estimator keys of one target (``"cdf"`` or ``"hazard"``), in table order."""
-    if target not in ("cdf", "hazard"):
-        raise ValueError(f"target must be 'cdf' or 'hazard', got {target!r}")
+    """Estimator keys of one target (one of :data:`TARGETS`), in table order."""
+    if target not in TARGETS:
+        raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
     return [name for name, info in ESTIMATORS.items() if info["target"] == target]
 
 
@@ -94,8 +112,26 @@ def true_cumulative_hazard(t, *, x: float, lambda_t) -> np.ndarray:
     return hazard_rate(lambda_t, x) * np.asarray(t, dtype=float)
 
 
-def truth(t, *, target: str, x: float, lambda_t) -> np.ndarray:
-    """The estimand of an estimator of ``target`` (see :data:`ESTIMATORS`)."""
+def true_event_probability(t, *, x: float, lambda_t, lambda_c) -> np.ndarray:
+    r""":math:`p(x, t) = P(\delta = 1 \mid X = x, Y = t) = r_T(x) / (r_T(x) + r_C(x))`.
+
+    For exponential T and C given X the hazards are constant in t, so p does not
+    depend on t (0.75 with :math:`\lambda_C = \lambda_T/3`, 0.5 with
+    :math:`\lambda_C = \lambda_T`).
+    """
+    r_t, r_c = hazard_rate(lambda_t, x), hazard_rate(lambda_c, x)
+    return np.full(np.shape(t), float(r_t / (r_t + r_c)))
+
+
+def truth(t, *, target: str, x: float, lambda_t, lambda_c=None) -> np.ndarray:
+    """The estimand of an estimator of ``target`` (see :data:`ESTIMATORS`).
+
+    ``lambda_c`` is needed for ``target="phat"`` only.
+    """
+    if target == "phat":
+        if lambda_c is None:
+            raise ValueError("the truth of p̂ needs lambda_c (the setting's censoring rates)")
+        return true_event_probability(t, x=x, lambda_t=lambda_t, lambda_c=lambda_c)
     if target == "hazard":
         return true_cumulative_hazard(t, x=x, lambda_t=lambda_t)
     return true_conditional_cdf(t, x=x, lambda_t=lambda_t)
@@ -127,6 +163,49 @@ def simulate_censored_regression(seed: np.random.SeedSequence, *, replicates: in
     observed = np.minimum(event_times, censor_times)
     delta = (event_times <= censor_times).astype(np.int8)
     return covariates, observed, delta
+
+
+def presmoother_curve(times, covariates, values, *, x: float, b, t) -> np.ndarray:
+    r"""The uniform-kernel presmoother at the points :math:`(x, t_j)` of a time grid.
+
+    .. math::
+        \hat p(x, t) = \frac{\sum_k 1\{|X_k - x| \le b\}\,1\{|Y_k - t| \le b\}\, V_k}
+                             {\sum_k 1\{|X_k - x| \le b\}\,1\{|Y_k - t| \le b\}},
+
+    the same product kernel and bandwidth ``b`` as the presmoother of the
+    estimators (:func:`dprepro.survival.presmoothed_indicator_groups`), here
+    evaluated along t at the fixed x (``values`` V = δ, or a released and
+    de-biased Z). Window sums come from cumulative sums over the observations
+    sorted by Y (two ``searchsorted`` per replicate), so the cost is
+    :math:`O(n \log n + T)` per replicate. NaN where a window is empty.
+
+    Parameters
+    ----------
+    times, covariates, values : array (R, n)
+    b : array (R,)
+        Presmoothing bandwidth per replicate.
+    t : array (T,)
+
+    Returns
+    -------
+    array (R, T)
+    """
+    times, covariates = np.asarray(times, float), np.asarray(covariates, float)
+    values = np.asarray(values, float)
+    b = np.broadcast_to(np.asarray(b, float), times.shape[:1])
+    t = np.asarray(t, float)
+    out = np.full((times.shape[0], t.size), np.nan)
+    for r in range(times.shape[0]):
+        inside = (covariates[r] >= x - b[r]) & (covariates[r] <= x + b[r])
+        order = np.argsort(times[r][inside], kind="stable")
+        y = times[r][inside][order]
+        sums = np.concatenate([[0.0], np.cumsum(values[r][inside][order])])
+        low = np.searchsorted(y, t - b[r], side="left")
+        high = np.searchsorted(y, t + b[r], side="right")
+        counts = high - low
+        with np.errstate(invalid="ignore", divide="ignore"):
+            out[r] = np.where(counts > 0, (sums[high] - sums[low]) / counts, np.nan)
+    return out
 
 
 @dataclass
@@ -182,11 +261,18 @@ class SimulationSet:
         return pd.concat(frames, ignore_index=True)
 
 
-def split_alphas(frame: pd.DataFrame) -> dict[float, pd.DataFrame]:
-    """Per-α frames of :meth:`SimulationSet.to_frame`: the private rows of α + references."""
+def split_alphas(frame: pd.DataFrame, alphas=None) -> dict[float, pd.DataFrame]:
+    """Per-α frames of :meth:`SimulationSet.to_frame`: the private rows of α + references.
+
+    ``alphas`` limits the split to those α (a table that needs 3 of 11 α does
+    not copy the references 11 times).
+    """
     references = frame[frame["alpha"].isna()]
+    private = frame[frame["alpha"].notna()]
+    if alphas is not None:
+        private = private[private["alpha"].isin([float(a) for a in alphas])]
     return {float(alpha): pd.concat([group, references], ignore_index=True)
-            for alpha, group in frame[frame["alpha"].notna()].groupby("alpha", sort=False)}
+            for alpha, group in private.groupby("alpha", sort=False)}
 
 
 def simulate_and_estimate(*, data_seed: np.random.SeedSequence,
@@ -209,7 +295,8 @@ def simulate_and_estimate(*, data_seed: np.random.SeedSequence,
 def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicates: int, n: int,
                     lambda_t, lambda_c, x: float, bandwidth_multiplier: float, t,
                     clip_phat: bool = True, mechanism: str | IndicatorMechanism = "laplace",
-                    hazard: bool = False, phat_at_x: bool = False) -> SimulationSet:
+                    hazard: bool = False, phat_at_x: bool = False,
+                    extra_alphas=None) -> SimulationSet:
     r"""Simulate one (censoring, n) setting and estimate at every α of ``noise_seeds``.
 
     The samples (X, Y, δ), the bandwidth ``h = bandwidth_multiplier * dpik(X)``
@@ -224,7 +311,12 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
 
     With ``hazard=True`` the conditional Nelson–Aalen estimators
     :math:`\hat\Lambda_n` (p̂ from Z, unclipped: it is linear in p̂),
-    :math:`\check\Lambda_n` (p̂ from δ) and :math:`\Lambda_n` (δ) are added.
+    :math:`\check\Lambda_n` (p̂ from δ) and :math:`\Lambda_n` (δ) are added,
+    and the presmoother along the grid, p̂(x, t) from Z and from δ
+    (:func:`presmoother_curve`), and F̂_n with p̂ unclipped (when ``clip_phat``);
+    ``extra_alphas`` (default: every α) limits the private p̂(x, t) and the
+    unclipped F̂_n to those α (the claims use them at the α of Figure 1 only;
+    the replicate files stay small).
     ``phat_at_x=True`` evaluates the presmoother at :math:`(x, Y_i)` instead of
     :math:`(X_i, Y_i)` (a variant from the literature).
     """
@@ -260,6 +352,8 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
             observed, phat_true, covariates, x=x, h=h, t=t)
         references["nelson_aalen"] = conditional_nelson_aalen(observed, delta, covariates, x=x,
                                                               h=h, t=t)
+        references["generalized_phat"] = presmoother_curve(observed, covariates, delta, x=x,
+                                                           b=np.sqrt(h), t=t)
     private = {}
     for alpha, (_, phat) in zip(noise_seeds, groups, strict=True):
         phat = np.where(window, phat, 0.0)
@@ -267,9 +361,19 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
         if clip_phat:
             phat = np.clip(phat, 0.0, 1.0)
         private[alpha] = {"private_beran": beran_cdf(observed, phat, covariates, x=x, h=h, t=t)}
+        extra = hazard and (extra_alphas is None
+                            or any(np.isclose(alpha, a) for a in extra_alphas))
+        if clip_phat and extra:
+            private[alpha]["private_beran_unclipped"] = beran_cdf(observed, raw, covariates,
+                                                                  x=x, h=h, t=t)
         if hazard:
             private[alpha]["private_nelson_aalen"] = conditional_nelson_aalen(
                 observed, raw, covariates, x=x, h=h, t=t)
+        if extra:
+            # unclipped: the claim is about the presmoother's own probabilities
+            private[alpha]["private_phat"] = presmoother_curve(observed, covariates,
+                                                               inputs[alpha], x=x,
+                                                               b=np.sqrt(h), t=t)
     return SimulationSet(t=t, references=references, private=private, bandwidth=h,
                          censored_fraction=1.0 - delta.mean(axis=1))
 

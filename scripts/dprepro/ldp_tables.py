@@ -39,7 +39,6 @@ __all__ = [
     "mse_table",
     "integrated_mse",
     "convergence_rates",
-    "paper_findings",
     "privacy_records",
     "table_privacy_records",
     "read_results",
@@ -47,6 +46,7 @@ __all__ = [
     "alpha_grid_release",
     "convergence_release",
     "hazard_release",
+    "clip_release",
     "imse_standard_errors",
     "variance_floor",
     "floor_release",
@@ -187,9 +187,14 @@ def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
     from the delta method, :math:`\mathrm{Var}\log\mathrm{IMSE}_i \approx
     (\mathrm{se}_i/\mathrm{IMSE}_i)^2`, and the OLS weights
     :math:`c_i = (u_i - \bar u)/\sum_j (u_j - \bar u)^2`, :math:`u = \log n`:
-    :math:`\mathrm{SE}^2 = \sum_i c_i^2 \mathrm{Var}\log\mathrm{IMSE}_i`; the
-    interval is slope ± z SE at ``level`` (columns ``slope_se``,
-    ``slope_ci_lower``, ``slope_ci_upper``).
+    :math:`\mathrm{SE}^2 = \sum_i c_i^2 \mathrm{Var}\log\mathrm{IMSE}_i`. The
+    lack of fit of the line, :math:`\chi^2 = \sum_i r_i^2 / \mathrm{Var}\log
+    \mathrm{IMSE}_i` (residuals :math:`r_i`) on :math:`k - 2` df, inflates the SE
+    by :math:`\sqrt{\chi^2/\mathrm{df}}` when :math:`\chi^2 > \mathrm{df}`
+    (McCullagh & Nelder 1989, §4.5, overdispersion); the interval is slope ± z SE
+    at ``level`` (columns ``slope_se``, ``slope_ci_lower``, ``slope_ci_upper``,
+    ``lack_of_fit_chi2``, ``lack_of_fit_df``, ``se_inflation``). The slope is
+    descriptive: with a fixed bandwidth rule it is not the minimax rate.
     """
     from scipy import stats
 
@@ -209,68 +214,18 @@ def convergence_rates(imse: pd.DataFrame, *, level: float = 0.95) -> pd.DataFram
             weights = (log_n - log_n.mean()) / ((log_n - log_n.mean()) ** 2).sum()
             var_log = (group["imse_se"].to_numpy(float) / group["imse"].to_numpy(float)) ** 2
             se = float(np.sqrt((weights**2 * var_log).sum()))
+            # lack of fit: a straight line need not describe log IMSE; when the
+            # residuals exceed their Monte Carlo noise the SE is inflated by
+            # sqrt(chi2/df) (quasi-likelihood overdispersion)
+            residuals = log_imse - (intercept + slope * log_n)
+            chi2 = float((residuals**2 / var_log).sum())
+            df = len(group) - 2
+            inflation = float(np.sqrt(chi2 / df)) if df > 0 and chi2 > df else 1.0
+            se *= inflation
             row |= {"slope_se": se, "slope_ci_lower": slope - z * se,
-                    "slope_ci_upper": slope + z * se}
+                    "slope_ci_upper": slope + z * se, "lack_of_fit_chi2": chi2,
+                    "lack_of_fit_df": df, "se_inflation": inflation}
         rows.append(row)
-    return pd.DataFrame(rows)
-
-
-def paper_findings(mse: pd.DataFrame, *, near_ratio: float = 1.5) -> pd.DataFrame:
-    """Check the paper's claims about Figure 1 on the produced numbers.
-
-    Claims (paper §5): (1) F̌_n has smaller MSE than F_n; (2) the private
-    estimator's MSE falls as α grows; (3) F̂_n is highest at the smallest α;
-    (4) F̂_n is close to F̌_n at the largest α and (5) near F_n at α = 0.3;
-    (6) more censoring raises every MSE.  Comparisons use the integrated MSE;
-    "close"/"near" means a ratio within [1/near_ratio, near_ratio].
-    """
-    # the paper's claims are about its mechanism; other mechanisms are in claims.csv
-    mse = mse[mse["mechanism"].isin([MECHANISM, REFERENCE.mechanism])]
-    imse = integrated_mse(mse)
-    rows = []
-
-    def add(claim, censoring, statistic, value, criterion, holds):
-        rows.append({"claim": claim, "censoring": censoring, "statistic": statistic,
-                     "value": float(value), "criterion": criterion, "holds": bool(holds)})
-
-    for censoring, group in imse.groupby("censoring", sort=False):
-        ref = group[group["mechanism"] == "none"].set_index("estimator")["imse"]
-        priv = group[group["mechanism"] == MECHANISM].sort_values("alpha")
-        gen, beran = ref.get("generalized_beran"), ref.get("beran")
-        if gen is not None and beran is not None:
-            add("generalized Beran below Beran", censoring, "IMSE(F̌_n) / IMSE(F_n)",
-                gen / beran, "< 1", gen < beran)
-        if len(priv) >= 2:
-            diffs = np.diff(priv["imse"].to_numpy())
-            add("private MSE falls as α grows", censoring,
-                "max consecutive IMSE change over increasing α", diffs.max(), "< 0",
-                np.all(diffs < 0))
-        if len(priv) and gen is not None and beran is not None:
-            smallest = priv.iloc[0]
-            add(f"private highest at smallest α (α = {smallest['alpha']:g})", censoring,
-                "IMSE(F̂_n) / max(IMSE(F̌_n), IMSE(F_n))", smallest["imse"] / max(gen, beran),
-                "> 1", smallest["imse"] > max(gen, beran))
-            largest = priv.iloc[-1]
-            ratio = largest["imse"] / gen
-            add(f"private close to generalized Beran at largest α (α = {largest['alpha']:g})",
-                censoring, "IMSE(F̂_n) / IMSE(F̌_n)", ratio,
-                f"within [{1 / near_ratio:.3g}, {near_ratio:g}]",
-                1 / near_ratio <= ratio <= near_ratio)
-            at03 = priv[np.isclose(priv["alpha"], 0.3)]
-            if len(at03):
-                ratio = at03["imse"].iloc[0] / beran
-                add("private near Beran at α = 0.3", censoring, "IMSE(F̂_n) / IMSE(F_n)", ratio,
-                    f"within [{1 / near_ratio:.3g}, {near_ratio:g}]",
-                    1 / near_ratio <= ratio <= near_ratio)
-    levels = sorted(imse["censoring"].unique(), key=int)
-    if len(levels) >= 2:
-        low, high = levels[0], levels[-1]
-        keys = ["n", "alpha", "estimator"]
-        merged = imse[imse["censoring"] == low].merge(
-            imse[imse["censoring"] == high], on=keys, suffixes=("_low", "_high"))
-        ratios = merged["imse_high"] / merged["imse_low"]
-        add(f"more censoring ({high}% vs {low}%) raises every MSE", f"{low}->{high}",
-            "min over estimators and α of IMSE ratio", ratios.min(), "> 1", np.all(ratios > 1))
     return pd.DataFrame(rows)
 
 
@@ -308,11 +263,16 @@ def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
     of one (mechanism, censoring, n) (:meth:`SimulationSet.to_frame`), so it
     is read once and split by α.
     """
+    settings, paths = list(settings), list(paths)
+    needed = {}
+    for setting, path in zip(settings, paths, strict=True):
+        needed.setdefault(path, set()).add(float(setting["alpha"]))
     cache = {}
     for setting, path in zip(settings, paths, strict=True):
         if path not in cache:
             cache.clear()  # settings come grouped by file: keep one file in memory
-            cache[path] = split_alphas(pd.read_parquet(path))
+            # only the α this table needs (a file holds every α of its design)
+            cache[path] = split_alphas(pd.read_parquet(path), alphas=needed[path])
         yield setting, cache[path][float(setting["alpha"])]
 
 
@@ -322,19 +282,39 @@ def mse_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
 
 
 def alpha_grid_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
-    """``mse_alpha_grid.csv``: integrated MSE on the fine α grid."""
-    return {"table": integrated_mse(mse_table(read_results(settings, paths), x=x))}
+    """``mse_alpha_grid.csv``: integrated MSE (and its SE, ``imse_se``) on the fine α grid."""
+    return {"table": _imse_with_se(read_results(settings, paths), x=x)}
+
+
+def _imse_with_se(results, *, x: float, target: str = "cdf") -> pd.DataFrame:
+    """:func:`integrated_mse` with :func:`imse_standard_errors` merged, in one pass.
+
+    The replicate frames are read once and not kept (a grid of many α would not
+    fit in memory twice).
+    """
+    keys = ["censoring", "n", *PRIVACY_COLUMNS, "estimator"]
+    errors = []
+
+    def tapped():
+        for setting, frame in results:
+            errors.append(imse_standard_errors([(setting, frame)], x=x, target=target))
+            yield setting, frame
+
+    imse = integrated_mse(mse_table(tapped(), x=x, target=target))
+    standard_errors = pd.concat(errors, ignore_index=True).drop_duplicates(keys)
+    return imse.merge(standard_errors, how="left", on=keys)
 
 
 def convergence_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
     """``mse_vs_n.csv`` and ``convergence_rates.csv``: integrated MSE (and SE) against n, slopes.
 
+    Both the estimators of F(t | x) and the cumulative-hazard estimators (Λ̂_n, Λ̌_n,
+    Λ_n, the quantity of the paper's rate theory).
+
     ``imse_se`` (:func:`imse_standard_errors`) gives each slope its interval.
     """
-    results = list(read_results(settings, paths))
-    imse = integrated_mse(mse_table(results, x=x))
-    imse = imse.merge(imse_standard_errors(results, x=x), how="left",
-                      on=["censoring", "n", *PRIVACY_COLUMNS, "estimator"])
+    imse = pd.concat([_imse_with_se(read_results(settings, paths), x=x, target=target)
+                      for target in ("cdf", "hazard")], ignore_index=True)
     return {"table": imse, "rates": convergence_rates(imse)}
 
 
@@ -404,6 +384,53 @@ def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[
     return pd.DataFrame(rows)
 
 
+def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
+    r"""``mse_clip.csv``: the private F̂_n with p̂ clipped to [0, 1] (the headline) and not.
+
+    One row per (censoring, n, α, mechanism): ``imse_clipped`` / ``imse_unclipped``
+    with their Monte Carlo SEs (:math:`s(\mathrm{ISE}_r)/\sqrt R`), their ratio,
+    ``outside_unit``, the share of unclipped estimates F̂(t) outside [0, 1] over
+    replicates and t, and ``nonfinite``, the share that is not finite: with a
+    negative p̂ at the last observation of the window the product-limit factor
+    :math:`0^{\hat p}` is infinite, so the unclipped estimator is undefined
+    there. The unclipped IMSE averages the squared errors where it is finite
+    (each replicate's ISE over its finite t). Both come from the same
+    replicates (paired).
+    """
+    keys = ["censoring", "n", *PRIVACY_COLUMNS]
+    rows = []
+    for setting, frame in read_results(settings, paths):
+        ise, values = {}, None
+        for name in ("private_beran", "private_beran_unclipped"):
+            chosen = frame[frame["estimator"] == name]
+            if chosen.empty:
+                raise ValueError(f"no {name} estimates for {setting}: the replicates were run "
+                                 "with clip_phat false (nothing to compare)")
+            wide = chosen.pivot(index="replicate", columns="t", values="estimate").to_numpy()
+            t = np.sort(chosen["t"].unique())
+            true = truth(t, target="cdf", x=setting.get("x", x), lambda_t=setting["lambda_t"])
+            errors = np.where(np.isfinite(wide), wide - true, np.nan)
+            ise[name] = np.nanmean(errors**2, axis=1)
+            values = wide
+        record = _setting_mechanism(setting).privacy_record(setting["alpha"])
+        clipped, raw = ise["private_beran"], ise["private_beran_unclipped"]
+        reps = len(clipped)
+        rows.append({"censoring": setting["censoring"], "n": setting["n"],
+                     **record.columns(order=PRIVACY_COLUMNS),
+                     "imse_clipped": clipped.mean(),
+                     "imse_clipped_se": clipped.std(ddof=1) / np.sqrt(reps),
+                     "imse_unclipped": raw.mean(),
+                     "imse_unclipped_se": raw.std(ddof=1) / np.sqrt(reps),
+                     "ratio_unclipped_to_clipped": raw.mean() / clipped.mean(),
+                     "outside_unit": float(((values < 0) | (values > 1)).mean()),
+                     "nonfinite": float((~np.isfinite(values)).mean()),
+                     "n_reps": reps})
+    return {"table": pd.DataFrame(rows, columns=[*keys, "imse_clipped", "imse_clipped_se",
+                                                 "imse_unclipped", "imse_unclipped_se",
+                                                 "ratio_unclipped_to_clipped", "outside_unit",
+                                                 "nonfinite", "n_reps"])}
+
+
 #: The tables that aggregate replicate files only, by the name the workflow's rules use
 #: (``params.table``): one library function per output, one step script for all.
 RELEASES = {
@@ -411,6 +438,7 @@ RELEASES = {
     "alpha_grid": alpha_grid_release,
     "convergence": convergence_release,
     "hazard": hazard_release,
+    "clip": clip_release,
 }
 
 

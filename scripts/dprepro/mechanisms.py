@@ -45,6 +45,11 @@ def laplace_indicators(delta, *, alpha: float, rng: np.random.Generator) -> np.n
     and :math:`E[Z \mid \delta] = \delta`, so any estimator linear in the
     indicators stays unbiased.
 
+    The noise is drawn as ``(1/alpha)`` times one standard Laplace variate per
+    indicator (numpy draws ``Laplace(0, s)`` as ``s`` times the standard draw of
+    the same uniform), so the same generator state at two α gives noises that
+    are exact rescalings of each other: common random numbers across α.
+
     The scale ``1/alpha`` is a documented decision: the symbol of the Laplace
     parameter is lost in the paper's text; ``1/alpha`` is the unique scale
     that makes a sensitivity-1 query exactly α-LDP.

@@ -34,9 +34,23 @@ _STYLE = {
 }
 
 
+# mathtext symbols: combining accents (F̂, Λ̌) render alike in most fonts, and
+# mathtext's \check is drawn beside the letter in DejaVu, so the check is an \overset
+_TEX = {
+    "private_beran": (r"$\hat F_n$", r"private ($\hat p$ from the released values)"),
+    "generalized_beran": (r"$\overset{\vee}{F}_n$", r"generalized Beran ($\hat p$ from $\delta$)"),
+    "beran": (r"$F_n$", "Beran"),
+    "private_nelson_aalen": (r"$\hat\Lambda_n$",
+                             r"private Nelson–Aalen ($\hat p$ from the released values)"),
+    "generalized_nelson_aalen": (r"$\overset{\vee}{\Lambda}_n$",
+                                 r"Nelson–Aalen with $\hat p$ from $\delta$"),
+    "nelson_aalen": (r"$\Lambda_n$", "Nelson–Aalen"),
+}
+
+
 def _label(name: str) -> str:
-    info = ESTIMATORS[name]
-    return f"{info['symbol']} {info['label']}"
+    symbol, text = _TEX.get(name, (ESTIMATORS[name]["symbol"], ESTIMATORS[name]["label"]))
+    return f"{symbol} {text}"
 
 
 # Private curves of mechanisms other than the paper's Laplace: same estimator,
@@ -82,13 +96,18 @@ def _ylabel(endpoint: str) -> str:
     return f"event-free probability\n({endpoint})" if endpoint else "survival probability"
 
 
-def _mse_curve(ax, part, label, style, value="mse"):
-    """A curve and, where the table has its Monte Carlo SE, a ±2 SE band."""
+def _mse_curve(ax, part, label, style, value="mse", signed=False):
+    """A curve and, where the table has its Monte Carlo SE, a ±2 SE band.
+
+    The band is cut at 0 unless the quantity is ``signed`` (a bias).
+    """
     part = part.sort_values("t")
     ax.plot(part["t"], part[value], label=label, **style)
     if f"{value}_se" in part:
         se = part[f"{value}_se"].to_numpy(float)
-        lower = np.maximum(part[value].to_numpy(float) - 2 * se, 0.0)
+        lower = part[value].to_numpy(float) - 2 * se
+        if not signed:
+            lower = np.maximum(lower, 0.0)
         ax.fill_between(part["t"], lower, part[value] + 2 * se, color=style["color"],
                         alpha=0.18, lw=0)
 
@@ -149,10 +168,19 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
         for label, style, private in _private_curves(rows):
             private = private.sort_values("alpha")
             ax.plot(private["alpha"], private["imse"], marker="o", label=label, **style)
+            if "imse_se" in private:
+                se = 2 * private["imse_se"]
+                ax.fill_between(private["alpha"], np.maximum(private["imse"] - se, 1e-12),
+                                private["imse"] + se, color=style["color"], alpha=0.18, lw=0)
         for name in ("generalized_beran", "beran"):
-            value = rows.loc[rows["estimator"] == name, "imse"]
-            if len(value):
-                ax.axhline(value.iloc[0], label=_label(name), **_STYLE[name])
+            ref = rows[rows["estimator"] == name]
+            if len(ref):
+                value = ref["imse"].iloc[0]
+                ax.axhline(value, label=_label(name), **_STYLE[name])
+                if "imse_se" in ref:
+                    se = 2 * ref["imse_se"].iloc[0]
+                    ax.axhspan(value - se, value + se, color=_STYLE[name]["color"], alpha=0.15,
+                               lw=0)
         ax.set_xscale("log")
         ax.set_yscale("log")
         ax.set_xlabel("α (local privacy level)")
@@ -160,15 +188,34 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
         ax.grid(alpha=0.3, which="both")
     axes[0, 0].set_ylabel("integrated MSE")
     axes[0, 0].legend(fontsize=7)
-    _footer(fig, "Simulation (no real data); F̂_n is α-LDP (Laplace on δ, scale 1/α); "
+    _footer(fig, "Simulation (no real data); F̂_n is α-LDP (mechanism in brackets; unmarked: "
+                 "Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
                  f"N = {int(imse['n_reps'].iloc[0])} samples of n = {int(imse['n'].iloc[0])}.")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
 
 def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
-    """Log–log integrated MSE against n with fitted slopes in the legend."""
-    fig, ax = plt.subplots(figsize=(5.2, 3.8))
+    """Log–log integrated MSE against n with fitted slopes in the legend.
+
+    One panel for the estimators of F(t | x), one for the cumulative hazard
+    (when the table has them). Slopes are descriptive (fixed bandwidth rule);
+    their intervals are inflated by the lack of fit.
+    """
+    targets = [t for t in ("cdf", "hazard") if imse["estimator"].isin(estimators(t)).any()]
+    fig, axes = plt.subplots(len(targets), 1, figsize=(8.8, 3.8 * len(targets)),
+                             squeeze=False)
+    for ax, target in zip(axes[:, 0], targets, strict=True):
+        _mse_vs_n_panel(ax, imse[imse["estimator"].isin(estimators(target))], rates, target)
+    censoring = imse["censoring"].iloc[0]
+    _footer(fig, f"Simulation (no real data), {censoring}% censoring; "
+                 f"N = {int(imse['n_reps'].iloc[0])} samples per n; bars ±2 SE; slopes with "
+                 "95% intervals (SE inflated by the lack of fit); private curves α-LDP.")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+def _mse_vs_n_panel(ax, imse, rates, target):
     palette = plt.get_cmap("Reds")
     private_alphas = sorted(imse.loc[imse["mechanism"] != "none", "alpha"].unique())
     mechanisms = list(dict.fromkeys(imse.loc[imse["mechanism"] != "none", "mechanism"]))
@@ -205,16 +252,9 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
     ax.xaxis.set_major_formatter(matplotlib.ticker.FixedFormatter([f"{n:g}" for n in sizes]))
     ax.xaxis.set_minor_locator(matplotlib.ticker.NullLocator())
     ax.set_xlabel("sample size n")
-    ax.set_ylabel("integrated MSE of F(t | x)")
+    ax.set_ylabel("integrated MSE of " + ("F(t | x)" if target == "cdf" else "Λ(t | x)"))
     ax.grid(alpha=0.3, which="both")
     ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False)
-    censoring = imse["censoring"].iloc[0]
-    _footer(fig, f"Simulation (no real data), {censoring}% censoring; "
-                 f"N = {int(imse['n_reps'].iloc[0])} samples per n; bars ±2 SE; slopes with "
-                 "95% intervals; private curves α-LDP.")
-    fig.set_size_inches(8.8, 3.8)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
-    return fig
 
 
 def ldp_nelson_aalen(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
@@ -223,32 +263,35 @@ def ldp_nelson_aalen(mse: pd.DataFrame, *, alphas, log_scale: bool = False):
 
 
 def ldp_bias_variance(mse: pd.DataFrame, *, alphas):
-    """Bias² and variance of F(t | x) against t: rows censoring, columns α, two quantities.
+    """Signed bias and variance of F(t | x) against t with ±2 SE bands (linear axes).
 
-    The MSE decomposes as bias² + variance (:func:`dprepro.ldp_simulation.error_summary`);
-    this shows which part makes the private estimator's MSE large.
+    Rows: censoring levels; columns: the bias panel and the variance panel of
+    each α. The MSE decomposes as bias² + variance
+    (:func:`dprepro.ldp_simulation.error_summary`); this shows which part makes
+    the private estimator's MSE large, and whether a bias is distinguishable
+    from zero (its band, ``bias_se``).
     """
     censorings = sorted(mse["censoring"].astype(str).unique(), key=int)
     alphas = sorted(alphas)
     names = estimators("cdf")
-    mse = mse[mse["estimator"].isin(names)].assign(censoring=mse["censoring"].astype(str),
-                                                   bias2=mse["bias"] ** 2)
+    mse = mse[mse["estimator"].isin(names)].assign(censoring=mse["censoring"].astype(str))
     fig, axes = plt.subplots(len(censorings), 2 * len(alphas),
-                             figsize=(2.6 * 2 * len(alphas), 2.6 * len(censorings) + 0.6),
+                             figsize=(2.9 * 2 * len(alphas), 2.8 * len(censorings) + 0.6),
                              sharex=True, squeeze=False)
     for i, censoring in enumerate(censorings):
         rows = mse[mse["censoring"] == censoring]
         for j, alpha in enumerate(alphas):
-            for k, (column, title) in enumerate((("bias2", "bias²"), ("variance", "variance"))):
+            for k, (column, title) in enumerate((("bias", "bias"), ("variance", "variance"))):
                 ax = axes[i, 2 * j + k]
                 for label, style, part in _private_curves(rows):
-                    part = part[np.isclose(part["alpha"], alpha)].sort_values("t")
-                    ax.plot(part["t"], part[column], label=label, **style)
+                    _mse_curve(ax, part[np.isclose(part["alpha"], alpha)], label, style,
+                               value=column, signed=column == "bias")
                 for name in names:
                     if not ESTIMATORS[name]["private"]:
-                        part = rows[rows["estimator"] == name].sort_values("t")
-                        ax.plot(part["t"], part[column], label=_label(name), **_STYLE[name])
-                ax.set_yscale("log")
+                        _mse_curve(ax, rows[rows["estimator"] == name], _label(name),
+                                   _STYLE[name], value=column, signed=column == "bias")
+                if column == "bias":
+                    ax.axhline(0.0, color="0.5", lw=0.6)
                 ax.set_title(f"{title}, {censoring}%, α = {alpha:g}", fontsize=8)
                 ax.tick_params(labelsize=7)
                 ax.grid(alpha=0.3)
@@ -258,7 +301,8 @@ def ldp_bias_variance(mse: pd.DataFrame, *, alphas):
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
                bbox_to_anchor=(0.5, 0.035), frameon=False)
     _footer(fig, f"Simulation (no real data): N = {int(mse['n_reps'].iloc[0])} samples of "
-                 f"n = {int(mse['n'].iloc[0])}; MSE = bias² + variance of F(t | x).")
+                 f"n = {int(mse['n'].iloc[0])}; signed bias and variance of F(t | x), bands "
+                 "±2 Monte Carlo SE; MSE = bias² + variance.")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 

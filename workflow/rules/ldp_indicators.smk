@@ -18,10 +18,14 @@ LDP_VARIANTS = {
 }
 # the variant columns of each variant table
 LDP_VARIANT_COLUMNS = {"x": "x", "noise_scale": "noise_scale", "phat": "phat_at"}
-# the claims read the Figure 1 replicates and every variant's
-LDP_CLAIMS = LDP_MAIN + [
-    s for name in LDP_VARIANTS for s in LDP_VARIANTS[name] if s["design"] != "main"
-]
+# the claims read the Figure 1 replicates (the α of Figure 1 and the largest α of
+# the grid, for "F̂ and F̌ coincide as α → ∞": the same files) and every variant's
+LDP_CLAIMS = ldp_settings(
+    "main",
+    LDP_LABELS,
+    [LDP["n"]],
+    sorted({float(a) for a in LDP["alphas"] + [max(LDP["alpha_grid"])]}),
+) + [s for name in LDP_VARIANTS for s in LDP_VARIANTS[name] if s["design"] != "main"]
 LDP_TABLES = {
     "mse": f"{LDP_DIR}/tables/mse.csv",
     "alpha_grid": f"{LDP_DIR}/tables/mse_alpha_grid.csv",
@@ -29,6 +33,7 @@ LDP_TABLES = {
     "rates": f"{LDP_DIR}/tables/convergence_rates.csv",
     "hazard": f"{LDP_DIR}/tables/hazard_mse.csv",
     "floor": f"{LDP_DIR}/tables/variance_floor.csv",
+    "clip": f"{LDP_DIR}/tables/mse_clip.csv",
 }
 # One rule draws every figure; each figure's function in dprepro.plots takes
 # these tables (by argument name) and options.
@@ -51,18 +56,30 @@ LDP_FIGURES = {
     for name in LDP_FIGURE_INPUTS
 }
 STUDY_CLAIMS["ldp_indicators"] = [f"{LDP_DIR}/tables/claims.csv"]
-STUDY_TARGETS["ldp_indicators"] = [
-    LDP_TABLES["mse"],
-    f"{LDP_DIR}/tables/findings.csv",
-    *STUDY_CLAIMS["ldp_indicators"],
-    LDP_TABLES["alpha_grid"],
+# The convergence study (n up to 4000) is the slowest part: its own target,
+# `ldp_convergence`, so that `ldp_indicators` stays fast; `all` runs both.
+LDP_CONVERGENCE_TARGETS = [
     LDP_TABLES["mse_vs_n"],
     LDP_TABLES["rates"],
+    *LDP_FIGURES["mse_vs_n"],
+]
+LDP_CORE_TARGETS = [
+    LDP_TABLES["mse"],
+    *STUDY_CLAIMS["ldp_indicators"],
+    LDP_TABLES["alpha_grid"],
     LDP_TABLES["hazard"],
     LDP_TABLES["floor"],
+    # the unclipped F̂_n exists only when the release clips p̂
+    *([LDP_TABLES["clip"]] if LDP["clip_phat"] else []),
     *[f"{LDP_DIR}/tables/mse_{name}.csv" for name in LDP_VARIANTS],
-    *[path for paths in LDP_FIGURES.values() for path in paths],
+    *[
+        path
+        for name, paths in LDP_FIGURES.items()
+        if name != "mse_vs_n"
+        for path in paths
+    ],
 ]
+STUDY_TARGETS["ldp_indicators"] = LDP_CORE_TARGETS + LDP_CONVERGENCE_TARGETS
 
 
 rule ldp_simulate:
@@ -90,6 +107,8 @@ rule ldp_simulate:
         x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
         clip_phat=LDP["clip_phat"],
+        # p̂(x, t) and the unclipped F̂_n only at the α of Figure 1 (claims, clip table)
+        extra_alphas=LDP["alphas"],
         t=ldp_t_grid(),
     script:
         "../../scripts/ldp_simulate.py"
@@ -117,26 +136,6 @@ rule ldp_mse_table:
         "../../scripts/ldp_release_table.py"
 
 
-rule ldp_findings:
-    input:
-        mse=LDP_TABLES["mse"],
-    output:
-        table=f"{LDP_DIR}/tables/findings.csv",
-        prov=prov(f"{LDP_DIR}/tables/findings.csv"),
-    log:
-        "results/logs/ldp_findings/ldp_findings.log",
-    conda:
-        "../../envs/survival.yaml"
-    threads: 1
-    resources:
-        mem_mb=500,
-        runtime=5,
-    params:
-        near_ratio=1.5,
-    script:
-        "../../scripts/ldp_findings.py"
-
-
 rule ldp_claims:
     input:
         estimates=ldp_estimate_paths(LDP_CLAIMS),
@@ -159,6 +158,7 @@ rule ldp_claims:
         x=LDP["x"],
         censorings=LDP_LABELS,
         alphas=LDP["alphas"],
+        grid_alphas=[max(LDP["alpha_grid"])],
         mechanisms=LDP["mechanisms"],
         claims=ldp_sorted(LDP["claims"]),
         variants=ldp_sorted(LDP["variants"]),
@@ -258,6 +258,28 @@ rule ldp_hazard_table:
         "../../scripts/ldp_release_table.py"
 
 
+rule ldp_clip_table:
+    input:
+        estimates=ldp_estimate_paths(LDP_MAIN),
+    output:
+        table=LDP_TABLES["clip"],
+        prov=prov(LDP_TABLES["clip"]),
+    log:
+        "results/logs/ldp_clip_table/ldp_clip_table.log",
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        settings=LDP_MAIN,
+        x=LDP["x"],
+        table="clip",
+    script:
+        "../../scripts/ldp_release_table.py"
+
+
 rule ldp_floor_table:
     input:
         mse=LDP_TABLES["mse"],
@@ -310,5 +332,11 @@ rule ldp_figure:
 
 rule ldp_indicators:
     input:
-        STUDY_TARGETS["ldp_indicators"],
+        LDP_CORE_TARGETS,
+    localrule: True
+
+
+rule ldp_convergence:
+    input:
+        LDP_CONVERGENCE_TARGETS,
     localrule: True

@@ -72,6 +72,7 @@ def ldp_settings(design, censorings, sample_sizes, alphas, mechanisms=None, **ex
             "n": int(n),
             "alpha": float(a),
             "lambda_t": ldp_setting(c)["lambda_t"],
+            "lambda_c": ldp_setting(c)["lambda_c"],
             **extra,
         }
         for m in (LDP["mechanisms"] if mechanisms is None else mechanisms)
