@@ -1,11 +1,11 @@
 """Plot one rrr_survival figure rule's files from their aggregated tables."""
 
-from dprepro import plots, rrr_study, step
+from dprepro import plots, plots_rrr, rrr_study, step
 from dprepro.io import read_table
 
 log = step.start(snakemake, "rrr_plot")
 p = snakemake.params
-figures = plots.RRR_FIGURES[p.figure](snakemake.input, datasets=p.datasets, epsilons=p.epsilons,
+figures = plots_rrr.RRR_FIGURES[p.figure](snakemake.input, datasets=p.datasets, epsilons=p.epsilons,
                                       cohorts=p.cohorts)
 written = []
 for stem, fig in figures:

@@ -712,7 +712,7 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     ``settings`` is the experiment's configuration block (``epsilon`` of the
     single-ε panels, ``variant`` of the cancer-type task).
     """
-    from . import plots
+    from . import plots_repr as plots
     from .repr_privacy import pipeline as pipeline_spec
 
     spec = pipeline_spec(pipeline)

@@ -1,0 +1,160 @@
+"""repr_transfer figures (cancer-type accuracy, drug prediction, each against ε) from
+the aggregated tables; each carries a footer naming its data origin and pipeline."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .plots import _footer  # noqa: E402
+
+_REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "VAE",
+                "fixed_genes": "fixed genes", "dp_feature_selection": "DP feature selection"}
+_REPR_COLORS = {"pca": "#1f77b4", "random_projection": "#ff7f0e", "vae": "#2ca02c",
+                "fixed_genes": "#7f7f7f", "dp_feature_selection": "#9467bd"}
+
+
+def _repr_origin_text(origin: str) -> str:
+    return {"synthetic": "SYNTHETIC stand-in (not GDSC/DepMap data)",
+            "real": "real data (GDSC private lines, DepMap public)"}.get(origin, origin)
+
+
+def _repr_methods(frame: pd.DataFrame) -> list[str]:
+    present = list(dict.fromkeys(frame["representation"]))
+    return [m for m in _REPR_LABELS if m in present] + [m for m in present
+                                                        if m not in _REPR_LABELS]
+
+
+def _nonprivate(rows: pd.DataFrame) -> pd.DataFrame:
+    return rows[rows["mechanism"] == "non_private"]
+
+
+def _at_epsilon(rows: pd.DataFrame, epsilon: float) -> pd.DataFrame:
+    rows = rows[rows["mechanism"] != "non_private"]
+    return rows[np.isclose(rows["epsilon"].astype(float), float(epsilon))]
+
+
+def _se(values) -> np.ndarray:
+    return np.nan_to_num(np.asarray(values, dtype=float))
+
+
+def _variant_text(variant: str) -> str:
+    return ("paper variant: no proven finite ε, see true_epsilon" if variant == "paper"
+            else "CMS11 variant: pure ε-DP")
+
+
+def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: str,
+                           data_origin: str):
+    """Accuracy per cancer-type case and method at one ε (filled) and non-private (open)."""
+    rows = summary[summary["case"] != "all"]
+    cases = list(dict.fromkeys(rows["case"]))
+    methods = _repr_methods(rows)
+    fig, ax = plt.subplots(figsize=(max(5.5, 1.3 * len(cases) + 2.5), 4.0))
+    width = 0.8 / max(1, len(methods))
+    x0 = np.arange(len(cases))
+    for i, method in enumerate(methods):
+        x = x0 + (i - (len(methods) - 1) / 2) * width
+        color = _REPR_COLORS.get(method, "k")
+        for part, style in ((_at_epsilon(rows, epsilon), {"mfc": color}),
+                            (_nonprivate(rows), {"mfc": "white"})):
+            part = part[part["representation"] == method].set_index("case").reindex(cases)
+            ax.errorbar(x, part["accuracy_mean"], yerr=_se(part["accuracy_se"]), fmt="o",
+                        color=color, ms=5, capsize=2, lw=1, **style,
+                        label=_REPR_LABELS.get(method, method) if style["mfc"] != "white"
+                        else None)
+    ax.axhline(0.5, color="0.6", lw=0.8, ls=":")
+    if "majority_accuracy" in rows.columns:
+        # the majority-class baseline of each (unbalanced) pair
+        majority = rows.groupby("case")["majority_accuracy"].first().reindex(cases)
+        ax.hlines(majority, x0 - 0.45, x0 + 0.45, color="k", lw=1.0, ls="--",
+                  label="majority class")
+    ax.set_xticks(x0, cases, rotation=20, ha="right", fontsize=8)
+    ax.set_ylabel("stratified CV accuracy")
+    ax.set_ylim(0.3, 1.02)
+    ax.grid(alpha=0.3, axis="y")
+    ax.legend(fontsize=7, ncol=min(3, len(methods)), loc="lower right")
+    n = int(rows["n_seeds"].max())
+    ax.set_title(f"Cancer-type pairs: filled ε = {float(epsilon):g}, open non-private",
+                 fontsize=9)
+    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
+                 f"(objective perturbation, {_variant_text(variant)}); mean ± SE over {n} "
+                 "representation seeds.")
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    return fig
+
+
+def _against_epsilon(ax, rows, column, se_column):
+    for method in _repr_methods(rows):
+        color = _REPR_COLORS.get(method, "k")
+        part = rows[(rows["representation"] == method) & (rows["mechanism"] != "non_private")]
+        part = part.sort_values("epsilon")
+        ax.errorbar(part["epsilon"], part[column], yerr=_se(part[se_column]), marker="o",
+                    ms=4, capsize=2, lw=1.2, color=color, label=_REPR_LABELS.get(method, method))
+        ref = _nonprivate(rows[rows["representation"] == method])
+        if len(ref):
+            ax.axhline(float(ref[column].iloc[0]), color=color, lw=0.9, ls="--")
+    ax.set_xlabel("ε")
+    ax.grid(alpha=0.3)
+
+
+def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_origin: str):
+    """Accuracy averaged over cases against ε; dashed lines are the non-private fits."""
+    rows = summary[summary["case"] == "all"]
+    fig, ax = plt.subplots(figsize=(5.4, 3.9))
+    _against_epsilon(ax, rows, "accuracy_mean", "accuracy_se")
+    ax.set_ylabel("CV accuracy, mean over cases")
+    ax.legend(fontsize=7)
+    n = int(rows["n_seeds"].max())
+    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
+                 f"{_variant_text(variant)}; mean ± SE over {n} seeds.")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: str):
+    """Spearman's ρ and PC-index per method at one ε (filled) and non-private (open)."""
+    methods = _repr_methods(summary)
+    fig, axes = plt.subplots(1, 2, figsize=(max(7.0, 1.3 * len(methods) + 4), 3.9))
+    x0 = np.arange(len(methods))
+    for ax, (column, label, base) in zip(axes, (("spearman", "Spearman's ρ", 0.0),
+                                                ("pc_index", "PC-index", 0.5)), strict=True):
+        for part, offset, fill in ((_at_epsilon(summary, epsilon), -0.12, True),
+                                   (_nonprivate(summary), 0.12, False)):
+            part = part.set_index("representation").reindex(methods)
+            for i, method in enumerate(methods):
+                color = _REPR_COLORS.get(method, "k")
+                ax.errorbar(x0[i] + offset, part.loc[method, f"{column}_mean"],
+                            yerr=_se([part.loc[method, f"{column}_se"]]), fmt="o",
+                            color=color, mfc=color if fill else "white", ms=6, capsize=2)
+        ax.axhline(base, color="0.6", lw=0.8, ls=":")
+        ax.set_xticks(x0, [_REPR_LABELS.get(m, m) for m in methods], rotation=20, ha="right",
+                      fontsize=8)
+        ax.set_ylabel(f"{label}, mean over drugs")
+        ax.grid(alpha=0.3, axis="y")
+    fig.suptitle(f"Drug sensitivity: filled ε = {float(epsilon):g}, open non-private",
+                 fontsize=9)
+    n = int(summary["n_seeds"].max())
+    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
+                 f"mean over splits and drugs, ± SE over {n} seeds; the stated ε covers "
+                 "X'X and X'y only (see true_epsilon).")
+    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
+    return fig
+
+
+def repr_drug_vs_epsilon(summary: pd.DataFrame, *, data_origin: str):
+    """Spearman's ρ and PC-index against ε (beyond the paper); dashed = non-private."""
+    fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8))
+    for ax, (column, label) in zip(axes, (("spearman", "Spearman's ρ"),
+                                          ("pc_index", "PC-index")), strict=True):
+        _against_epsilon(ax, summary, f"{column}_mean", f"{column}_se")
+        ax.set_ylabel(f"{label}, mean over drugs")
+    axes[0].legend(fontsize=7)
+    n = int(summary["n_seeds"].max())
+    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞); "
+                 f"mean ± SE over {n} seeds.")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig

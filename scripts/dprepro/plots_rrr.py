@@ -1,0 +1,347 @@
+"""rrr_survival figures (Figure 2 and its panels, confidence bands, utility) from the
+aggregated tables; each carries a footer naming its data origin and releases."""
+
+from __future__ import annotations
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+import pandas as pd  # noqa: E402
+
+from .io import read_table  # noqa: E402
+from .plots import _wrapped_footer  # noqa: E402
+
+
+def _ylabel(endpoint: str) -> str:
+    """Y axis label naming the endpoint (``survival probability`` without one)."""
+    return f"event-free probability\n({endpoint})" if endpoint else "survival probability"
+
+
+def _origin_text(origin: str) -> str:
+    return {"synthetic": "SYNTHETIC stand-in calibrated to published facts (not the real cohort)",
+            "real": "real data"}.get(origin, origin)
+
+
+def _panel_title(row) -> str:
+    if row["mechanism"] == "original":
+        return "original (non-private)"
+    true = row["true_epsilon"]
+    true_text = "no finite ε" if not np.isfinite(true) else f"true ε = {true:.2f}"
+    name = _MECHANISM_LABELS.get(row["mechanism"], row["mechanism"])
+    return f"{name} ε = {row['epsilon']:g} ({true_text})"
+
+
+#: Private mechanisms of rrr_survival in display order (those present in a table are drawn).
+_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte", "lnte_grid")
+_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE",
+                     "lnte_grid": "grid LNTE"}
+
+
+def _private_mechanisms(table: pd.DataFrame) -> list[str]:
+    present = set(table["mechanism"])
+    return [m for m in _RRR_MECHANISMS if m in present]
+
+
+def _release_keys(table: pd.DataFrame, dataset: str, epsilons):
+    keys = [("original", None)]
+    for mechanism in _private_mechanisms(table):
+        keys += [(mechanism, float(e)) for e in epsilons]
+    return keys
+
+
+def _select(table, dataset, mechanism, epsilon):
+    rows = table[(table["dataset"] == dataset) & (table["mechanism"] == mechanism)]
+    if epsilon is not None:
+        rows = rows[np.isclose(rows["epsilon"], epsilon)]
+    return rows
+
+
+def _draw_curves(ax, rows, groups, colors):
+    for group in groups:
+        part = rows[rows["group"] == group]
+        ax.step(part["t"], part["survival"], where="post", color=colors[group], label=group,
+                lw=1.2)
+    _unit_ylim(ax, rows["survival"])
+    ax.grid(alpha=0.3)
+
+
+def _unit_ylim(ax, values, pad: float = 0.02) -> None:
+    """[0, 1] with a margin, widened to show any value outside it (never cut silently)."""
+    values = pd.to_numeric(pd.Series(values), errors="coerce").dropna()
+    low = min(0.0, float(values.min())) if len(values) else 0.0
+    high = max(1.0, float(values.max())) if len(values) else 1.0
+    ax.set_ylim(low - pad, high + pad)
+
+
+def _group_colors(groups, ordered: bool = True):
+    """Ordered groups: viridis without its pale yellow end; unordered: a qualitative palette."""
+    if not ordered:
+        cmap = plt.get_cmap("tab10")
+        return {g: cmap(i % 10) for i, g in enumerate(groups)}
+    cmap = plt.get_cmap("viridis")
+    return {g: cmap(0.85 * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
+
+
+def _censoring_ticks(ax, rows, groups, colors) -> None:
+    """Vertical ticks on the original curves at censoring times (``censored`` > 0)."""
+    if "censored" not in rows:
+        return
+    for group in groups:
+        part = rows[(rows["group"] == group) & (pd.to_numeric(rows["censored"],
+                                                               errors="coerce") > 0)]
+        ax.plot(part["t"], part["survival"], ls="none", marker="|", ms=5, color=colors[group])
+
+
+def _at_risk_table(ax, rows, groups, colors, reference) -> None:
+    """Numbers at risk of the original data per group at the reference panel's x ticks."""
+    ax.axis("off")
+    if "at_risk" not in rows:
+        return
+    ticks = [t for t in reference.get_xticks()
+             if reference.get_xlim()[0] <= t <= reference.get_xlim()[1]]
+    ax.set_title("numbers at risk (original)", fontsize=8)
+    for i, group in enumerate(groups):
+        part = rows[rows["group"] == group].sort_values("t")
+        t = part["t"].to_numpy(float)
+        n = pd.to_numeric(part["at_risk"], errors="coerce").to_numpy(float)
+        counts = []
+        for tick in ticks:
+            idx = np.searchsorted(t, tick, side="left")
+            counts.append(str(int(n[idx])) if idx < len(t) else "0")
+        y = 0.9 - i * 0.8 / max(1, len(groups))
+        ax.text(0.0, y, str(group), color=colors[group], fontsize=7, transform=ax.transAxes,
+                ha="left")
+        for j, count in enumerate(counts):
+            ax.text(0.25 + 0.75 * j / max(1, len(ticks) - 1), y, count, fontsize=7,
+                    transform=ax.transAxes, ha="center")
+    ax.text(0.0, 0.02, "time: " + "  ".join(f"{t:g}" for t in ticks), fontsize=6,
+            transform=ax.transAxes)
+
+
+def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
+                time_unit: str = "months", ordered: bool = True, endpoint: str = ""):
+    """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
+
+    Panel letters run down the layout: (a) original, then RRR at each ε in
+    the configured order, then LNTE at each ε; the single-panel files of
+    :func:`rrr_figure2_panels` are named by release instead of letter.
+    """
+    rows = curves[curves["dataset"] == dataset]
+    groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
+    colors = _group_colors(groups, ordered)
+    ylabel = _ylabel(endpoint)
+    cols = 1 + len(epsilons)
+    mechanisms = _private_mechanisms(rows)
+    nrows = max(2, len(mechanisms))
+    # every panel has its own axes, limits and tick labels: a shared y would let one
+    # panel's range (a curve outside [0, 1]) decide the others' silently
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.3 * cols, 3.1 * nrows), squeeze=False)
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    layout = [(0, 0, "original", None)]
+    for r, mechanism in enumerate(mechanisms):
+        layout += [(r, 1 + i, mechanism, float(e)) for i, e in enumerate(epsilons)]
+    for r, c, mechanism, epsilon in layout:
+        part = _select(rows, dataset, mechanism, epsilon)
+        ax = axes[r, c]
+        _draw_curves(ax, part, groups, colors)
+        if mechanism == "original":
+            _censoring_ticks(ax, part, groups, colors)
+        ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
+        ax.set_xlabel(f"time ({time_unit})", fontsize=8)
+        ax.set_ylabel(ylabel, fontsize=8)
+    _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
+                   axes[0, 0])
+    for r in range(2, nrows):
+        axes[r, 0].axis("off")
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    axes[0, 0].legend(handles, names, fontsize=7, title="group", title_fontsize=7)
+    origin = rows["data_origin"].iloc[0]
+    fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
+                 fontsize=10)
+    _wrapped_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
+                 "RRR privatises "
+                 "the group label (paper's ε↔p); debiased RRR inverts the public transition "
+                 "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
+                 "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
+                 "censoring counts (ε-DP). Each panel has its own y range, widened to show "
+                 "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
+    return fig
+
+
+def _release_name(mechanism: str, epsilon) -> str:
+    return "original" if epsilon is None else f"{mechanism}_eps{float(epsilon):g}"
+
+
+def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
+                       time_unit: str = "months", lazy: bool = False, ordered: bool = True,
+                       endpoint: str = ""):
+    """The panels of :func:`rrr_figure2` as separate figures, by release name.
+
+    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>``, … (the release
+    folders' names), in panel-letter order; each title keeps its letter. A
+    dict, or with ``lazy=True`` a generator of ``(name, figure)`` pairs.
+    """
+    panels = _figure2_panels(curves, dataset=dataset, epsilons=epsilons, title=title,
+                             time_unit=time_unit, ordered=ordered, endpoint=endpoint)
+    return panels if lazy else dict(panels)
+
+
+def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered, endpoint=""):
+    rows = curves[curves["dataset"] == dataset]
+    groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
+    colors = _group_colors(groups, ordered)
+    origin = rows["data_origin"].iloc[0]
+    for letter, (mechanism, epsilon) in zip("abcdefghijklmnopqrstuvwxyz",
+                                            _release_keys(rows, dataset, epsilons), strict=False):
+        part = _select(rows, dataset, mechanism, epsilon)
+        fig, ax = plt.subplots(figsize=(4.2, 3.4))
+        _draw_curves(ax, part, groups, colors)
+        if mechanism == "original":
+            _censoring_ticks(ax, part, groups, colors)
+        ax.set_title(f"({letter}) {_panel_title(part.iloc[0])}", fontsize=9)
+        ax.set_xlabel(f"time ({time_unit})")
+        ax.set_ylabel(_ylabel(endpoint))
+        ax.legend(fontsize=7)
+        _wrapped_footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
+        fig.tight_layout(rect=(0, 0.05, 1, 1))
+        yield _release_name(mechanism, epsilon), fig
+
+
+def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
+              title: str = "", time_unit: str = "months", ordered: bool = True,
+              endpoint: str = ""):
+    """Pointwise bands of the released KM curves over draws, original curves dashed."""
+    rows = bands[bands["dataset"] == dataset]
+    original = _select(curves, dataset, "original", None)
+    groups = list(dict.fromkeys(original["group"]))
+    colors = _group_colors(groups, ordered)
+    mechanisms = _private_mechanisms(rows)
+    fig, axes = plt.subplots(len(mechanisms), len(epsilons),
+                             figsize=(3.4 * len(epsilons), 3.0 * len(mechanisms)),
+                             squeeze=False)
+    for r, mechanism in enumerate(mechanisms):
+        for c, epsilon in enumerate(epsilons):
+            ax = axes[r, c]
+            part = _select(rows, dataset, mechanism, float(epsilon))
+            for group in groups:
+                g = part[part["group"] == group]
+                ax.fill_between(g["t"], g["lower"], g["upper"], step="post", alpha=0.25,
+                                color=colors[group], lw=0)
+                ax.step(g["t"], g["middle"], where="post", color=colors[group], lw=1)
+                o = original[original["group"] == group]
+                ax.step(o["t"], o["survival"], where="post", color=colors[group], lw=1,
+                        ls="--", label=group)
+            ax.set_title(_panel_title(part.iloc[0]), fontsize=8)
+            _unit_ylim(ax, pd.concat([part["lower"], part["upper"]]), pad=0.05)
+            ax.grid(alpha=0.3)
+    for ax in axes.ravel():
+        ax.set_xlabel(f"time ({time_unit})", fontsize=8)
+        ax.set_ylabel(_ylabel(endpoint), fontsize=8)
+    axes[0, 0].legend(fontsize=7, title="group", title_fontsize=7)
+    level = rows["level"].iloc[0]
+    fig.suptitle(f"{title or dataset} — {level:.0%} pointwise bands over "
+                 "draws (solid: median, dashed: original)", fontsize=10)
+    _wrapped_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
+                 "its own "
+                 "y range, widened to show band values outside [0, 1].")
+    fig.tight_layout(rect=(0, 0.03, 1, 0.96))
+    return fig
+
+
+def rrr_utility(utility: pd.DataFrame, *, titles=None):
+    """Mean sup-distance to the original KM curve against ε, per dataset and mechanism.
+
+    ``titles`` maps a dataset to its display title (default: its name).
+    """
+    titles = dict(titles or {})
+    datasets = list(dict.fromkeys(utility["dataset"]))
+    fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.5),
+                             squeeze=False)
+    for ax, dataset in zip(axes[0], datasets, strict=True):
+        rows = utility[utility["dataset"] == dataset]
+        styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
+                  "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
+        for mechanism in _private_mechanisms(rows):
+            mine = rows[rows["mechanism"] == mechanism]
+            calibrations = list(dict.fromkeys(mine["calibration"].fillna("")))
+            for n, calibration in enumerate(calibrations):
+                part = mine[mine["calibration"].fillna("") == calibration]
+                # equal privacy on the x axis: the true ε where one holds, else the stated one
+                finite = np.isfinite(part["true_epsilon"]).all()
+                x = "true_epsilon" if finite else "epsilon"
+                mean = part.groupby(x)["sup_distance_mean"].mean()
+                label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
+                                                                          "finite true ε)")
+                if len(calibrations) > 1:
+                    label += f" [calibration {calibration}]"
+                style = dict(styles[mechanism])
+                if n:
+                    style.update(mfc="white")
+                ax.plot(mean.index, mean.to_numpy(), label=label, **style)
+        ax.set_title(f"{titles.get(dataset, dataset)} "
+                     f"({rows['data_origin'].iloc[0]})", fontsize=9)
+        ax.set_xlabel("true ε (per patient)")
+        ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
+        ax.set_ylim(bottom=0)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=6)
+    _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times where "
+                 "both "
+                 "curves are defined (undefined share: utility.csv). x: true ε — RRR with the "
+                 "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
+                 "LNTE as published has none and is drawn at its stated ε.")
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    return fig
+
+
+def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
+    """Rows of RRR's first configured calibration (the paper's) and of every other mechanism.
+
+    Figure 2 and the bands show one RRR calibration; the utility figure shows all.
+    """
+    rrr = table["mechanism"].isin(["rrr", "rrr_debiased"])
+    if not rrr.any():
+        return table
+    first = table.loc[rrr, "calibration"].iloc[0]
+    return table[~rrr | (table["calibration"] == first)]
+
+
+def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
+    """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
+    ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
+    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
+    for dataset in datasets:
+        cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
+                  "ordered": cohorts[dataset].get("ordered", True),
+                  "endpoint": cohorts[dataset].get("endpoint", "")}
+        yield f"figure2_{dataset}", rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
+                                                **cohort)
+        for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
+                                            lazy=True, **cohort):
+            yield f"figure2_{dataset}_{name}", fig
+
+
+def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
+    """Yields ``(km_bands_<d>, figure)`` for every cohort."""
+    bands = _published_calibration(read_table(inputs["bands"], text_columns=("group",)))
+    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
+    for d in datasets:
+        yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
+                                         title=cohorts[d]["title"],
+                                         time_unit=cohorts[d]["time_unit"],
+                                         ordered=cohorts[d].get("ordered", True),
+                                         endpoint=cohorts[d].get("endpoint", ""))
+
+
+def rrr_utility_figures(inputs, *, cohorts, **_):
+    """Yields ``("utility", figure)``: one panel per cohort."""
+    yield "utility", rrr_utility(read_table(inputs["utility"]),
+                                 titles={d: c["title"] for d, c in cohorts.items()})
+
+
+#: Figure rule of rrr_survival -> the function that draws its files (stem -> figure).
+RRR_FIGURES = {"figure2": rrr_figure2_figures, "km_bands": rrr_band_figures,
+               "utility": rrr_utility_figures}
