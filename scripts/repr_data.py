@@ -29,8 +29,8 @@ if "public_set" in snakemake.output.keys():
         log.warning("the public set (%d lines) is smaller than the private set (%d lines)",
                     row["public_lines"], row["private_lines"])
     step.write_sidecars(snakemake, __file__, [snakemake.output.public_set],
-                        config=dict(p.items()), privacy=repr_privacy.INTERMEDIATES["public_set"],
-                        data_origin=p.origin)
+                        config=dict(p.items()), seeds=seeds,
+                        privacy=repr_privacy.INTERMEDIATES["public_set"], data_origin=p.origin)
 lineage = data[f"{p.kind}_lineage"]["lineage"]
 log.info("%s lineages: %s", p.kind, lineage.value_counts(dropna=False).to_dict())
 step.write_sidecars(snakemake, __file__, written, config=dict(p.items()), seeds=seeds,

@@ -14,9 +14,14 @@ if cohort_config_problems(config):
 RRR_COHORTS = rrr_paths.cohort_specs(config)
 RRR_ALL = rrr_paths.releases(config)
 RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
-RRR_PRIVATE = rrr_paths.releases(config, rrr_paths.MECHANISMS[1:])
-# releases drawn many times (bands over draws, figure panels); not the no-noise reference
-RRR_DRAWN = [r for r in RRR_PRIVATE if r["epsilon"] is not None]
+# the non-private references (the original data, the noise-free grid discretisation) are
+# computed by rrr_original, a reference rule; every other release by rrr_private_releases
+RRR_REFERENCE_NAMES = list(rrr_paths.NO_EPSILON)
+RRR_PRIVATE = rrr_paths.releases(
+    config, [m for m in rrr_paths.MECHANISMS if m not in rrr_paths.NO_EPSILON]
+)
+# releases drawn many times (bands over draws, figure panels)
+RRR_DRAWN = RRR_PRIVATE
 # Figure 2 and the bands show RRR with the first configured calibration (the utility
 # figure and the tables carry every calibration)
 RRR_FIGURE_NAMES = list(
@@ -93,12 +98,15 @@ rule rrr_original:
     input:
         cohort="results/data/cohorts/{dataset}.parquet",
     output:
-        medians=f"{RRR_RELEASE}/original/medians.csv",
+        medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_REFERENCE_NAMES],
+        curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_REFERENCE_NAMES],
         logrank=f"{RRR_RELEASE}/original/logrank.csv",
-        curves=f"{RRR_RELEASE}/original/curves.parquet",
-        prov_medians=prov(f"{RRR_RELEASE}/original/medians.csv"),
-        prov_logrank=prov(f"{RRR_RELEASE}/original/logrank.csv"),
-        prov_curves=prov(f"{RRR_RELEASE}/original/curves.parquet"),
+        prov=[
+            prov(f"{RRR_RELEASE}/{name}/{file}")
+            for name in RRR_REFERENCE_NAMES
+            for file in ("medians.csv", "curves.parquet")
+        ]
+        + [prov(f"{RRR_RELEASE}/original/logrank.csv")],
     log:
         "results/logs/rrr_original/{dataset}.log",
     conda:
@@ -111,7 +119,7 @@ rule rrr_original:
         releases=lambda wc: [
             r
             for r in RRR_ALL
-            if r["dataset"] == wc.dataset and r["mechanism"] == "original"
+            if r["dataset"] == wc.dataset and r["mechanism"] in RRR_REFERENCE_NAMES
         ],
         draws=1,
         grid_points=RRR["grid_points"],
