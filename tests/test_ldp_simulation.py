@@ -1,5 +1,6 @@
 """Simulation design, seeds and aggregation of the ldp_indicators study."""
 
+import math
 import zlib
 from pathlib import Path
 
@@ -211,9 +212,11 @@ def test_a_registered_toy_mechanism_reaches_every_table(toy):
     imse = integrated_mse(table)
     assert set(imse["mechanism"]) == {"none", "laplace_indicators", toy.name}
     records = privacy_records([s for s, _ in results])
-    assert [(r.mechanism, r.stated, r.true_epsilon) for r in records[:-1]] == [
+    assert [(r.mechanism, r.stated, r.true_epsilon) for r in records[:4]] == [
         ("laplace_indicators", 0.5, 0.5), ("laplace_indicators", 1.0, 1.0),
         (toy.name, 0.5, 0.25), (toy.name, 1.0, 0.5)]
+    # then the joint records of the α sharing a stream (ε = ∞), then the reference
+    assert all(math.isinf(r.true_epsilon) for r in records[4:-1])
     assert records[-1] == REFERENCE
 
 
@@ -232,9 +235,12 @@ def test_privacy_columns_are_recomputed_from_the_mechanism_objects(toy):
         assert got["alpha"] == want["alpha"] or (np.isnan(got["alpha"]) and np.isnan(want["alpha"]))
     # the records a table's rows imply are those of the settings that produced it
     records = table_privacy_records(table)
-    assert {(r.mechanism, r.stated, r.true_epsilon) for r in records if r != REFERENCE} == {
+    assert {(r.mechanism, r.stated, r.true_epsilon) for r in records
+            if r != REFERENCE and "joint_over" not in r.extra} == {
         ("laplace_indicators", 0.5, 0.5), ("laplace_indicators", 1.0, 1.0),
         (toy.name, 0.5, 0.25), (toy.name, 1.0, 0.5)}
+    # and the α of each stream together: ε = ∞
+    assert any(math.isinf(r.true_epsilon) for r in records if "joint_over" in r.extra)
 
 
 def test_unknown_or_repeated_mechanism_names_are_config_errors():

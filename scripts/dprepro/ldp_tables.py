@@ -20,6 +20,7 @@ from .ldp_mechanisms import (
     REFERENCE,
     by_release_name,
     get_mechanism,
+    joint_records,
     records_of,
     row_record,
 )
@@ -248,12 +249,19 @@ def privacy_records(settings: Iterable[Mapping]) -> list:
 
 def table_privacy_records(table: pd.DataFrame) -> list:
     """Privacy records of every distinct (``mechanism``, ``alpha``) in a released table."""
-    records = []
+    records, pairs = [], []
     for row in table[PRIVACY_COLUMNS].drop_duplicates().to_dict("records"):
         record = row_record(row)
         if record not in records:
             records.append(record)
-    return records
+        if row["mechanism"] != REFERENCE.mechanism:
+            pairs.append((by_release_name(row["mechanism"]), float(row["alpha"])))
+    # several α of one noise stream are jointly not private: say so in the sidecar
+    joint = joint_records(pairs)
+    if REFERENCE in records:
+        records.remove(REFERENCE)
+        return [*records, *joint, REFERENCE]
+    return [*records, *joint]
 
 
 def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
