@@ -497,3 +497,28 @@ def test_ldp_figures_show_signed_bias_bands_and_distinct_symbols():
     grid["imse_se"] = 0.1 * grid["imse"]
     fig = ldp_mse_vs_alpha(grid)
     assert len(fig.axes[0].collections) >= 2 and fig.axes[0].patches  # bands and spans
+    # the legend sits outside the panels (it covered the small-α points)
+    assert fig.legends and all(ax.get_legend() is None for ax in fig.axes)
+    fig.canvas.draw()
+    legend_box = fig.legends[0].get_window_extent()
+    assert all(not legend_box.overlaps(ax.get_window_extent()) for ax in fig.axes)
+
+
+def test_mse_x_normalised_column_is_the_claims_statistic():
+    """``imse_scaled`` of mse_x.csv: mean over t of MSE/(F(1 − F)), the statistic of the
+    ldp.no_dependence_on_x claims (errors divided by sqrt(F(1 − F)) in the ErrorSet)."""
+    from dprepro.ldp_claims import error_set
+    from dprepro.ldp_tables import _scaled_imse
+
+    results = mechanism_results(["laplace"], [0.5, 1.0])
+    mse = mse_table(results, x=0.5)
+    imse = integrated_mse(mse)
+    scaled = _scaled_imse(mse, [s for s, _ in results], x=0.5)
+    errors = error_set(results, x=0.5)
+    for row, value in zip(imse.to_dict("records"), scaled, strict=True):
+        private = row["mechanism"] != "none"
+        key = ("25", "laplace" if private else "none", row["alpha"] if private else math.nan,
+               row["estimator"] + "/scaled")
+        assert value == pytest.approx(errors._ise[key].mean(), rel=1e-9), key
+        # F(1 − F) < 1/4: the normalised IMSE is more than four times the raw one
+        assert value > 4 * row["imse"]
