@@ -1,7 +1,7 @@
 """Simulate one (mechanism, censoring, n) setting of ldp_indicators and estimate at every α."""
 
 from dprepro import step
-from dprepro.ldp_mechanisms import REFERENCE, get_mechanism
+from dprepro.ldp_mechanisms import get_mechanism, records_of
 from dprepro.ldp_simulation import censoring_probability, simulate_alphas
 from dprepro.seeds import seed_record, seed_sequence
 
@@ -36,8 +36,9 @@ step.write_sidecars(
     seeds={"data": seed_record(p.seed, "ldp_indicators", data_step, p.replicates),
            "noise": {f"{a:g}": seed_record(p.seed, "ldp_indicators", s, p.replicates)
                      for a, s in noise_steps.items()}},
-    # private rows are the α-LDP releases; the other estimators use the true δ
-    privacy=[*(mechanism.privacy_record(a) for a in p.alphas), REFERENCE],
+    # private rows are the α-LDP releases (jointly not private when the α share a
+    # noise stream: records_of adds that record); the other estimators use the true δ
+    privacy=records_of([(mechanism.name, a) for a in p.alphas]),
     data_origin="simulation",
 )
 log.info("wrote %d rows to %s", len(frame), out)

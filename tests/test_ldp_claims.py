@@ -60,9 +60,11 @@ def test_every_results_section_claim_is_present_with_an_interval_and_a_verdict()
                      "private_falls_with_alpha", "private_highest_smallest_alpha",
                      "private_close_generalized_largest_alpha"):
             assert f"ldp.{stem}.c{c}" in table.index
+        # one scale-free hazard row per censoring, not one per α
+        assert f"ldp.hazard_unbiased.c{c}" in table.index
+        assert not table.index.str.startswith(f"ldp.hazard_unbiased.c{c}.").any()
         for a in ALPHAS:
-            for stem in ("biases_similar", "private_as_efficient", "hazard_unbiased",
-                         "phat_reasonable"):
+            for stem in ("biases_similar", "private_as_efficient", "phat_reasonable"):
                 assert f"ldp.{stem}.c{c}.a{a:g}" in table.index
     assert {"ldp.censoring_raises_mse", "ldp.ranking_unchanged_by_censoring",
             "ldp.censoring_affects_all_equally.beran",
@@ -157,13 +159,27 @@ def test_every_note_states_the_multiple_testing_and_the_missing_paper_number():
 
 def test_hazard_claim_detects_a_bias_and_its_interval_covers_zero_without_one():
     unbiased = claims_of(synthetic_errors(scale_private=0.3))
-    lo, hi = unbiased.loc["ldp.hazard_unbiased.c25.a0.2", ["ci_lower", "ci_upper"]]
+    lo, hi = unbiased.loc["ldp.hazard_unbiased.c25", ["ci_lower", "ci_upper"]]
     assert lo < 0 < hi and hi - lo < 0.01
-    assert unbiased.loc["ldp.hazard_unbiased.c25.a0.2", "verdict"] == "holds"
+    assert unbiased.loc["ldp.hazard_unbiased.c25", "verdict"] == "holds"
+    assert unbiased.loc["ldp.hazard_unbiased.c25", "criterion"] == "within [-0.02, 0.02]"
+    # a bias of 0.2 at every α: α × difference pooled = mean(0.2, 0.3, 0.4) × 0.2 = 0.06
     biased = claims_of(synthetic_errors(scale_private=0.3, hazard_bias=0.2))
-    assert biased.loc["ldp.hazard_unbiased.c25.a0.2", "reproduced_value"] == pytest.approx(
-        0.2, abs=0.005)
-    assert biased.loc["ldp.hazard_unbiased.c25.a0.2", "verdict"] == "fails"
+    assert biased.loc["ldp.hazard_unbiased.c25", "reproduced_value"] == pytest.approx(
+        0.06, abs=0.002)
+    assert biased.loc["ldp.hazard_unbiased.c25", "verdict"] == "fails"
+
+
+def test_hazard_claim_is_free_of_the_noise_scale():
+    """A noise part (1/α)·m (common random numbers) gives the same row at every α set."""
+    rng = np.random.default_rng(4)
+    errors = dict(synthetic_errors(scale_private=0.3).errors)
+    check = errors[("25", "none", math.nan, "generalized_nelson_aalen")]
+    draw = 0.01 + 0.02 * rng.normal(size=check.shape)
+    for a in ALPHAS:
+        errors[("25", "laplace", a, "private_nelson_aalen")] = check + draw / a
+    row = claims_of(ErrorSet(errors)).loc["ldp.hazard_unbiased.c25"]
+    assert row["reproduced_value"] == pytest.approx(draw.mean(), rel=1e-9)
 
 
 def test_phat_claim_measures_the_root_mean_square_error():
@@ -195,3 +211,29 @@ def test_coincidence_claim_uses_the_largest_grid_alpha():
         ("25", "none", math.nan, "generalized_beran")].mean()
     assert row["reproduced_value"] == pytest.approx(direct, rel=1e-12)
     assert "α = 0.4" in row["claim"]
+
+
+def test_x_dependence_has_a_raw_row_beside_the_normalised_one():
+    """Raw IMSE equal at both x, normalised errors twice as large at x = 0.75: the raw
+    row holds, the normalised one fails (F(1 − F) is small in the tail at x = 0.75)."""
+    errors = synthetic_errors(scale_private=0.3)
+    rng = np.random.default_rng(11)
+    base = dict(errors.errors)
+    for (c, mech, a, name), value in list(base.items()):
+        if name not in ("generalized_beran", "beran", "private_beran"):
+            continue
+        other = value.std() * rng.normal(size=value.shape)  # same spread, fresh draws
+        at = "none@x0.75" if mech == "none" else f"{mech}@x0.75"
+        base[(c, at, a, name)] = other
+        base[(c, mech, a, name + "/scaled")] = value
+        base[(c, at, a, name + "/scaled")] = 2.0 * other
+    variants = {"mechanism": "laplace", "x_values": [0.5, 0.75], "noise_scales": [1.0],
+                "phat_at_x": False}
+    table = claims_of(ErrorSet(base), variants=variants, x=0.5)
+    for suffix in ("generalized_beran.x0.75", "beran.x0.75", "private_beran.a0.4.x0.75"):
+        raw = table.loc[f"ldp.no_dependence_on_x.raw.c25.{suffix}"]
+        scaled = table.loc[f"ldp.no_dependence_on_x.c25.{suffix}"]
+        assert raw["reproduced_value"] == pytest.approx(1.0, abs=0.15) and raw["verdict"] == "holds"
+        assert scaled["reproduced_value"] == pytest.approx(4.0, rel=0.15)
+        assert scaled["verdict"] == "fails"
+        assert "raw IMSE" in raw["claim"]

@@ -4,6 +4,7 @@ Statistical checks use a 1e-9 significance level (no flaky tests) with enough
 draws to catch a mis-set keep probability.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -11,7 +12,7 @@ import pytest
 from scipy import stats
 
 from dprepro.audit import audit_indicator_mechanism
-from dprepro.ldp_mechanisms import get_mechanism
+from dprepro.ldp_mechanisms import REFERENCE, get_mechanism, joint_records, records_of
 from dprepro.mechanisms import (
     debias_randomized_response,
     randomized_response_indicators,
@@ -67,6 +68,36 @@ def test_same_generator_gives_common_random_numbers_across_alpha():
     # the same uniforms: a bit flipped at the larger α (keep prob. higher) is flipped at the
     # smaller α too
     assert np.all((high != delta) <= (low != delta))
+
+
+def test_two_alphas_of_one_stream_reveal_delta_and_the_provenance_says_so():
+    """Common random numbers: each α is α-LDP alone, two α together are not private."""
+    delta = np.random.default_rng(5).integers(0, 2, size=20000)
+    laplace = get_mechanism("laplace")
+    z1, z2 = (laplace.privatize(delta, alpha=a, rng=np.random.default_rng(6)) for a in (0.2, 0.4))
+    # α₁Z₁ − α₂Z₂ = (α₁ − α₂)δ: δ recovered exactly from the two "private" releases
+    np.testing.assert_array_equal(np.rint((0.2 * z1 - 0.4 * z2) / (0.2 - 0.4)), delta)
+    rr = get_mechanism("randomized_response")
+    b1, b2 = (rr.privatize(delta, alpha=a, rng=np.random.default_rng(6)) for a in (0.2, 2.0))
+    differ = b1 != b2
+    # shared uniforms: where the releases differ, the larger α kept δ (its keep region
+    # contains the smaller α's); this happens with probability p(2) − p(0.2) ≈ 0.33
+    assert differ.mean() > 0.3
+    np.testing.assert_array_equal(b2[differ], delta[differ])
+    # the provenance: one record per α (α-LDP alone) plus the joint one (ε = ∞)
+    records = records_of([("laplace", 0.2), ("laplace", 0.4), ("randomized_response", 0.2)])
+    assert [(r.mechanism, r.stated, r.true_epsilon) for r in records[:3]] == [
+        ("laplace_indicators", 0.2, 0.2), ("laplace_indicators", 0.4, 0.4),
+        ("randomized_response", 0.2, 0.2)]
+    joint, reference = records[3:]
+    assert reference == REFERENCE
+    assert joint.mechanism == "laplace_indicators" and math.isinf(joint.true_epsilon)
+    assert joint.extra["joint_over"] == "laplace_indicators alpha=0.2, laplace_indicators alpha=0.4"
+    assert "ε = ∞" in joint.note and joint.provenance()["true_epsilon"] == "inf"
+    # a single α, or a mechanism with a stream per α, has no joint record
+    assert joint_records([(laplace, 0.2), (rr, 0.2)]) == []
+    per_alpha = dataclasses.replace(laplace, stream="privatize/x/cens{censoring}/n{n}/a{alpha}")
+    assert joint_records([(per_alpha, 0.2), (per_alpha, 0.4)]) == []
 
 
 def test_debiased_presmoother_is_unbiased_for_the_non_private_one():

@@ -1,5 +1,6 @@
 """Simulation design, seeds and aggregation of the ldp_indicators study."""
 
+import math
 import zlib
 from pathlib import Path
 
@@ -211,9 +212,11 @@ def test_a_registered_toy_mechanism_reaches_every_table(toy):
     imse = integrated_mse(table)
     assert set(imse["mechanism"]) == {"none", "laplace_indicators", toy.name}
     records = privacy_records([s for s, _ in results])
-    assert [(r.mechanism, r.stated, r.true_epsilon) for r in records[:-1]] == [
+    assert [(r.mechanism, r.stated, r.true_epsilon) for r in records[:4]] == [
         ("laplace_indicators", 0.5, 0.5), ("laplace_indicators", 1.0, 1.0),
         (toy.name, 0.5, 0.25), (toy.name, 1.0, 0.5)]
+    # then the joint records of the α sharing a stream (ε = ∞), then the reference
+    assert all(math.isinf(r.true_epsilon) for r in records[4:-1])
     assert records[-1] == REFERENCE
 
 
@@ -232,9 +235,12 @@ def test_privacy_columns_are_recomputed_from_the_mechanism_objects(toy):
         assert got["alpha"] == want["alpha"] or (np.isnan(got["alpha"]) and np.isnan(want["alpha"]))
     # the records a table's rows imply are those of the settings that produced it
     records = table_privacy_records(table)
-    assert {(r.mechanism, r.stated, r.true_epsilon) for r in records if r != REFERENCE} == {
+    assert {(r.mechanism, r.stated, r.true_epsilon) for r in records
+            if r != REFERENCE and "joint_over" not in r.extra} == {
         ("laplace_indicators", 0.5, 0.5), ("laplace_indicators", 1.0, 1.0),
         (toy.name, 0.5, 0.25), (toy.name, 1.0, 0.5)}
+    # and the α of each stream together: ε = ∞
+    assert any(math.isinf(r.true_epsilon) for r in records if "joint_over" in r.extra)
 
 
 def test_unknown_or_repeated_mechanism_names_are_config_errors():
@@ -491,3 +497,28 @@ def test_ldp_figures_show_signed_bias_bands_and_distinct_symbols():
     grid["imse_se"] = 0.1 * grid["imse"]
     fig = ldp_mse_vs_alpha(grid)
     assert len(fig.axes[0].collections) >= 2 and fig.axes[0].patches  # bands and spans
+    # the legend sits outside the panels (it covered the small-α points)
+    assert fig.legends and all(ax.get_legend() is None for ax in fig.axes)
+    fig.canvas.draw()
+    legend_box = fig.legends[0].get_window_extent()
+    assert all(not legend_box.overlaps(ax.get_window_extent()) for ax in fig.axes)
+
+
+def test_mse_x_normalised_column_is_the_claims_statistic():
+    """``imse_scaled`` of mse_x.csv: mean over t of MSE/(F(1 − F)), the statistic of the
+    ldp.no_dependence_on_x claims (errors divided by sqrt(F(1 − F)) in the ErrorSet)."""
+    from dprepro.ldp_claims import error_set
+    from dprepro.ldp_tables import _scaled_imse
+
+    results = mechanism_results(["laplace"], [0.5, 1.0])
+    mse = mse_table(results, x=0.5)
+    imse = integrated_mse(mse)
+    scaled = _scaled_imse(mse, [s for s, _ in results], x=0.5)
+    errors = error_set(results, x=0.5)
+    for row, value in zip(imse.to_dict("records"), scaled, strict=True):
+        private = row["mechanism"] != "none"
+        key = ("25", "laplace" if private else "none", row["alpha"] if private else math.nan,
+               row["estimator"] + "/scaled")
+        assert value == pytest.approx(errors._ise[key].mean(), rel=1e-9), key
+        # F(1 − F) < 1/4: the normalised IMSE is more than four times the raw one
+        assert value > 4 * row["imse"]

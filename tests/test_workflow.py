@@ -2,6 +2,7 @@
 
 import hashlib
 import json
+import math
 import re
 import shutil
 import subprocess
@@ -330,7 +331,7 @@ def test_provenance_release_flags_agree_with_the_privacy_boundary(runs):
 def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
     """Every released ldp table: its (mechanism, α) columns and its sidecar's privacy records
     are recomputed here from the registered mechanism objects of the configuration."""
-    from dprepro.ldp_mechanisms import REFERENCE, get_mechanism
+    from dprepro.ldp_mechanisms import REFERENCE, get_mechanism, joint_records
     from dprepro.privacy import provenance_of
 
     ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
@@ -352,7 +353,10 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
             (r.mechanism, r.stated) for r in records}, name
         assert table.loc[table["mechanism"] == "none", "alpha"].isna().all(), name
         sidecar = json.loads((directory / f"{name}.prov.json").read_text())
-        want = json.loads(json.dumps(provenance_of([*records, REFERENCE])))
+        # several α of one noise stream: the joint record (ε = ∞) follows the per-α ones
+        joint = joint_records([(get_mechanism(m), a) for m in mechanisms for a in alphas])
+        assert joint and all(math.isinf(r.true_epsilon) for r in joint), name
+        want = json.loads(json.dumps(provenance_of([*records, *joint, REFERENCE])))
         assert sidecar["privacy"] == want, name
 
 

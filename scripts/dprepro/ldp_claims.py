@@ -170,9 +170,9 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
         near_ratio]) and of "similar biases" (integrated biases within
         ``bias_tolerance`` of each other).
     hazard_bias_tolerance : float
-        "Λ̂ is unbiased": the paired difference of integrated biases
-        :math:`\mathrm{IBIAS}(\hat\Lambda_n) - \mathrm{IBIAS}(\check\Lambda_n)`
-        within ± this (cumulative-hazard scale).
+        "Λ̂ is unbiased": the mean over α of the scale-free paired difference
+        :math:`\alpha\,(\mathrm{IBIAS}(\hat\Lambda_n) - \mathrm{IBIAS}(\check\Lambda_n))`
+        within ± this × the largest α (cumulative-hazard scale at that α).
     phat_tolerance : float
         "p̂ gives reasonable probabilities": the root integrated MSE of
         p̂(x, t) from the released values against the true P(δ = 1 | x, t) at
@@ -285,20 +285,31 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                          "(our choice)")
         for name in mechanisms:
             label = "" if name == "laplace" else f"{name}."
+            # one scale-free row per (mechanism, censoring): with common random numbers
+            # the noise part of Λ̂_n − Λ̌_n is (1/α) × one draw, so the differences at
+            # the α are one statistic at three scales; α × difference removes the scale
+            # (pooled over α: the mean of α·(IBIAS(Λ̂_n, α) − IBIAS(Λ̌_n)))
+            hats = [key(c, "private_nelson_aalen", name, a) for a in alphas]
+            check = key(c, "generalized_nelson_aalen")
+            top = alphas[-1]
+            tolerance = hazard_bias_tolerance * top
+            add(f"ldp.{label}hazard_unbiased.{tag}",
+                f"the private cumulative hazard Λ̂_n is unbiased like Λ̌_n "
+                f"({get_mechanism(name).release_name}, {c}% censoring, pooled over α)",
+                "mean over α of α·(IBIAS(Λ̂_n) − IBIAS(Λ̌_n)) (paired, scale-free)",
+                lambda m, hats=hats, check=check: np.mean(
+                    [a * (m.ibias(h) - m.ibias(check)) for a, h in zip(alphas, hats,
+                                                                         strict=True)], axis=0),
+                f"within [{-tolerance:.3g}, {tolerance:.3g}]",
+                source="paper §4 (unbiasedness of Λ̂_n, E[Z | ·] = E[δ | ·])",
+                note="E[Λ̂_n − Λ̌_n | data] = 0 holds exactly by linearity in p̂ (unclipped), "
+                     "so this row checks the implementation; α × difference is free of the "
+                     "noise scale 1/α (with common random numbers the per-α differences are "
+                     "one draw at three scales); criterion: "
+                     f"±{hazard_bias_tolerance:g} of Λ̌_n's integrated bias at the largest "
+                     f"α = {top:g}, times α (our choice; Λ averages 1.3 over the grid at "
+                     "x = 0.5); F̂_n's bias comes from the nonlinear 1 − exp step")
             for a in alphas:
-                hat = key(c, "private_nelson_aalen", name, a)
-                check = key(c, "generalized_nelson_aalen")
-                add(f"ldp.{label}hazard_unbiased.{tag}.a{a:g}",
-                    f"the private cumulative hazard Λ̂_n is unbiased like Λ̌_n "
-                    f"({get_mechanism(name).release_name}, α = {a:g}, {c}% censoring)",
-                    "IBIAS(Λ̂_n) − IBIAS(Λ̌_n) (paired, cumulative-hazard scale)",
-                    lambda m, hat=hat, check=check: m.ibias(hat) - m.ibias(check),
-                    f"within [{-hazard_bias_tolerance:g}, {hazard_bias_tolerance:g}]",
-                    source="paper §4 (unbiasedness of Λ̂_n, E[Z | ·] = E[δ | ·])",
-                    note="the paper's argument is about Λ̂_n, linear in p̂ (unclipped); "
-                         f"'unbiased' read as within ±{hazard_bias_tolerance:g} of Λ̌_n's "
-                         "integrated bias (our choice; Λ averages 1.3 over the grid at x = "
-                         "0.5); F̂_n's bias comes from the nonlinear 1 − exp step")
                 phat = key(c, "private_phat", name, a)
                 add(f"ldp.{label}phat_reasonable.{tag}.a{a:g}",
                     f"p̂_n from the released indicators gives reasonable probability "
@@ -427,6 +438,20 @@ def _variant_claims(add, key, variants, *, censorings, alphas, x, near, near_rat
                         near, source="paper §5, simulation design",
                         note="errors normalised by sqrt(F(1 − F)) since F(t | x) differs with "
                              "x; one paired per-estimator comparison (same samples at every x); "
+                             "'no significant differences' read as within the criterion "
+                             "(our choice); the raw IMSE is the .raw row")
+                    # the paper's "performances" are its MSE curves: the raw paired
+                    # ratio beside the normalised one (F(1 − F) is small at x = 0.75,
+                    # where F(1.5 | x) ≈ 0.97, so normalising inflates the tail there)
+                    raw_at, raw_main = key(c, name, f"{mech}@x{v:g}", a), key(c, name, mech, a)
+                    add(f"ldp.no_dependence_on_x.raw.c{c}.{name}{suffix}.x{v:g}",
+                        f"the performance (raw IMSE) of {symbol} does not depend on x: "
+                        f"x = {v:g} vs x = {x:g} ({where})",
+                        f"IMSE(E − F) at x = {v:g} / the same at x = {x:g}",
+                        lambda mom, at=raw_at, main=raw_main: mom.imse(at) / mom.imse(main),
+                        near, source="paper §5, simulation design",
+                        note="raw errors against F(t | x) (the paper's MSE curves); one "
+                             "paired per-estimator comparison (same samples at every x); "
                              "'no significant differences' read as within the criterion "
                              "(our choice)")
     for scale in variants["noise_scales"]:

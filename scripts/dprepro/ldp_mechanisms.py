@@ -15,6 +15,16 @@ then knows everything the workflow needs:
   and the privacy audit;
 * the name of its random stream (:meth:`IndicatorMechanism.noise_step`).
 
+**Common random numbers are a simulation device, never a release design.**
+Both registered mechanisms use one noise stream for every α (one standard
+Laplace draw per indicator scaled by 1/α; one uniform per indicator for
+randomized response), so comparisons across α are paired. Each α is α-LDP on
+its own; two α from one stream together are **not private** (ε = ∞): for
+Laplace :math:`\alpha_1 Z_1 - \alpha_2 Z_2 = (\alpha_1 - \alpha_2)\delta`, and for
+randomized response with shared uniforms :math:`Z_1 \ne Z_2` reveals δ. A
+file holding several α of one stream says so in its provenance
+(:func:`joint_records`: ``true_epsilon`` ``inf`` over those α).
+
 Adding a mechanism is therefore this one function here plus its name under
 ``ldp_indicators.mechanisms`` in the configuration; replicate files carry the
 name as the ``{mechanism}`` wildcard, and the tables, figures and the privacy
@@ -46,6 +56,7 @@ __all__ = [
     "check_mechanism_names",
     "get_mechanism",
     "indicator_mechanism",
+    "joint_records",
     "records_of",
     "register",
     "rescaled",
@@ -148,6 +159,11 @@ class IndicatorMechanism:
         return PrivacyRecord(mechanism=self.release_name, release=release, parameter="alpha",
                              stated=alpha, true_epsilon=float(self.true_epsilon(alpha)),
                              privacy_unit=PRIVACY_UNIT, note=self.description)
+
+    @property
+    def common_random_numbers(self) -> bool:
+        """Whether every α draws from one stream (its template has no ``{alpha}``)."""
+        return "{alpha}" not in self.stream
 
     def noise_step(self, *, censoring: str, n: int, alpha) -> str:
         """Name of the noise stream of one setting.
@@ -290,10 +306,61 @@ def check_mechanism_names(names: Iterable[str], key: str = "ldp_indicators.mecha
     return problems
 
 
+def joint_records(pairs: Iterable[tuple[IndicatorMechanism, float]]) -> list[PrivacyRecord]:
+    r"""The joint guarantee of several α drawn from one noise stream: none (ε = ∞).
+
+    With common random numbers the releases at two levels reveal δ exactly
+    (Laplace: :math:`\alpha_1 Z_1 - \alpha_2 Z_2 = (\alpha_1 - \alpha_2)\delta`;
+    randomized response with shared uniforms: :math:`Z_1 \ne Z_2` happens only
+    when δ is kept at one level and flipped at the other, and then δ is the
+    value kept at the larger α). Each α alone stays α-LDP
+    (:meth:`IndicatorMechanism.privacy_record`); this record states what a file
+    holding several of them delivers *together*.
+
+    Parameters
+    ----------
+    pairs : iterable of (IndicatorMechanism, float)
+        The (mechanism, α) releases of one file.
+
+    Returns
+    -------
+    list of PrivacyRecord
+        One record per noise stream with two or more distinct (mechanism, α)
+        (``stated`` nan, ``true_epsilon`` inf, ``extra["joint_over"]`` the
+        releases it covers); empty when no stream is shared.
+    """
+    streams: dict[tuple[str, str], list[tuple[IndicatorMechanism, float]]] = {}
+    for mechanism, alpha in pairs:
+        if not mechanism.common_random_numbers:
+            continue
+        group = streams.setdefault((mechanism.stream_name, mechanism.stream), [])
+        if (mechanism.release_name, float(alpha)) not in [(m.release_name, a) for m, a in group]:
+            group.append((mechanism, float(alpha)))
+    records = []
+    for group in streams.values():
+        if len(group) < 2:
+            continue
+        over = ", ".join(f"{m.release_name} alpha={a:g}" for m, a in group)
+        records.append(PrivacyRecord(
+            mechanism=group[0][0].release_name, release=True, parameter="alpha",
+            true_epsilon=math.inf, privacy_unit=PRIVACY_UNIT,
+            note=("joint over the α in this file: ε = ∞ (common random numbers: two α of one "
+                  "noise stream reveal δ); each α alone is α-LDP; a simulation device for "
+                  "paired comparisons, never a release design"),
+            extra={"joint_over": over}))
+    return records
+
+
 def records_of(pairs: Iterable[tuple[str, float]], *, references: bool = True
                ) -> list[PrivacyRecord]:
-    """Privacy records of a table holding ``(mechanism name, α)`` releases (+ references)."""
-    records = [get_mechanism(name).privacy_record(alpha) for name, alpha in pairs]
+    """Privacy records of a file holding ``(mechanism name, α)`` releases (+ references).
+
+    One record per release, then the joint records of the releases that share a
+    noise stream (:func:`joint_records`), then the reference.
+    """
+    pairs = [(get_mechanism(name), float(alpha)) for name, alpha in pairs]
+    records = [m.privacy_record(alpha) for m, alpha in pairs]
+    records += joint_records(pairs)
     return [*records, REFERENCE] if references else records
 
 

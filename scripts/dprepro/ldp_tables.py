@@ -20,6 +20,7 @@ from .ldp_mechanisms import (
     REFERENCE,
     by_release_name,
     get_mechanism,
+    joint_records,
     records_of,
     row_record,
 )
@@ -248,12 +249,19 @@ def privacy_records(settings: Iterable[Mapping]) -> list:
 
 def table_privacy_records(table: pd.DataFrame) -> list:
     """Privacy records of every distinct (``mechanism``, ``alpha``) in a released table."""
-    records = []
+    records, pairs = [], []
     for row in table[PRIVACY_COLUMNS].drop_duplicates().to_dict("records"):
         record = row_record(row)
         if record not in records:
             records.append(record)
-    return records
+        if row["mechanism"] != REFERENCE.mechanism:
+            pairs.append((by_release_name(row["mechanism"]), float(row["alpha"])))
+    # several α of one noise stream are jointly not private: say so in the sidecar
+    joint = joint_records(pairs)
+    if REFERENCE in records:
+        records.remove(REFERENCE)
+        return [*records, *joint, REFERENCE]
+    return [*records, *joint]
 
 
 def read_results(settings: Iterable[Mapping], paths: Iterable) -> Iterable:
@@ -452,6 +460,24 @@ def floor_release(mse, hazard, *, censoring) -> dict[str, pd.DataFrame]:
 VARIANT_PRIVACY_COLUMNS = ["alpha", "mechanism", "true_epsilon", "privacy_note"]
 
 
+def _scaled_imse(mse: pd.DataFrame, settings, *, x: float) -> np.ndarray:
+    r"""IMSE of the normalised error: :math:`\frac1T\sum_t \mathrm{MSE}(t)/(F(1-F))(t \mid x)`.
+
+    The statistic of the ``ldp.no_dependence_on_x`` claims (errors divided by
+    :math:`\sqrt{F(1-F)}`, so that an ISE is comparable across x where F
+    differs), in :func:`integrated_mse`'s row order; F from each censoring
+    level's ``lambda_t`` in ``settings``.
+    """
+    lambda_t = {str(s["censoring"]): s["lambda_t"] for s in settings}
+    true = np.empty(len(mse))
+    for censoring, rows in mse.groupby(mse["censoring"].astype(str), sort=False).indices.items():
+        true[rows] = truth(mse["t"].to_numpy(dtype=float)[rows], target="cdf", x=x,
+                           lambda_t=lambda_t[censoring])
+    scaled = mse.assign(_scaled=mse["mse"].to_numpy() / (true * (1.0 - true)))
+    keys = ["censoring", "n", "alpha", "mechanism", "estimator"]
+    return scaled.groupby(keys, dropna=False, sort=False)["_scaled"].mean().to_numpy()
+
+
 def variant_release(settings, paths, *, x: float, column: str) -> dict[str, pd.DataFrame]:
     """``mse_<variant>.csv``: integrated MSE for each value of a variant ``column``.
 
@@ -466,7 +492,11 @@ def variant_release(settings, paths, *, x: float, column: str) -> dict[str, pd.D
     frames = []
     for value in values:
         chosen = [(s, p) for s, p in zip(settings, paths, strict=True) if s[column] == value]
-        imse = integrated_mse(mse_table(read_results(*zip(*chosen, strict=True)), x=x))
+        mse = mse_table(read_results(*zip(*chosen, strict=True)), x=x)
+        imse = integrated_mse(mse)
+        if column == "x":
+            imse.insert(imse.columns.get_loc("imse") + 1, "imse_scaled",
+                        _scaled_imse(mse, [s for s, _ in chosen], x=float(value)))
         imse.insert(0, column, value)
         frames.append(imse)
     table = pd.concat(frames, ignore_index=True)

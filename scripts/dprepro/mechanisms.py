@@ -49,6 +49,10 @@ def laplace_indicators(delta, *, alpha: float, rng: np.random.Generator) -> np.n
     indicator (numpy draws ``Laplace(0, s)`` as ``s`` times the standard draw of
     the same uniform), so the same generator state at two α gives noises that
     are exact rescalings of each other: common random numbers across α.
+    Each α is α-LDP on its own, but two α from one generator state together
+    are **not private** (ε = ∞): :math:`\alpha_1 Z_1 - \alpha_2 Z_2 =
+    (\alpha_1 - \alpha_2)\delta`. A simulation device for paired comparisons,
+    never a release design.
 
     The scale ``1/alpha`` is a documented decision: the symbol of the Laplace
     parameter is lost in the paper's text; ``1/alpha`` is the unique scale
@@ -115,6 +119,11 @@ def randomized_response_indicators(delta, *, alpha: float, rng: np.random.Genera
     :math:`p/(1-p) = e^\alpha`, so the mechanism is exactly α-LDP. The
     released bits are biased, :math:`E[Z \mid \delta] = (1-p) + (2p-1)\delta`;
     :func:`debias_randomized_response` removes that.
+
+    Each α is α-LDP on its own, but two α from one generator state together
+    are **not private** (ε = ∞): with shared uniforms :math:`Z_1 \ne Z_2`
+    happens only when δ is kept at the larger α, which then reveals δ. A
+    simulation device for paired comparisons, never a release design.
 
     Parameters
     ----------

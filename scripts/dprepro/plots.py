@@ -184,11 +184,14 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
         ax.set_title(f"{censoring}% censoring", fontsize=9)
         ax.grid(alpha=0.3, which="both")
     axes[0, 0].set_ylabel("integrated MSE")
-    axes[0, 0].legend(fontsize=7)
+    # below the panels: inside the axes it covered the small-α points of a panel
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
+               bbox_to_anchor=(0.5, 0.05), frameon=False)
     _footer(fig, "Simulation (no real data); F̂_n is α-LDP (mechanism in brackets; unmarked: "
                  "Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
                  f"N = {int(imse['n_reps'].iloc[0])} samples of n = {int(imse['n'].iloc[0])}.")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.tight_layout(rect=(0, 0.16, 1, 1))
     return fig
 
 
