@@ -201,6 +201,45 @@ def test_hashed_feature_selection_sensitivity_under_add_remove_neighbours(separa
     assert worst_paper > 1.0
 
 
+def test_hashed_feature_selection_noise_covers_replacement_with_a_new_id(separable):
+    # the referee's neighbour: one line's record replaced by another line under another id (the
+    # replacement relation of the corrected CMS11 and SSP bounds). Its old part loses a line and
+    # its new part gains one, so the vote fractions can move by 4m/k, beyond the 2m/k of one part
+    X = separable["private_expression"].to_numpy()[:100, :60]
+    y = separable["private_response"].to_numpy()[:100, 0].copy()
+    lines = np.array([f"line{i:03d}" for i in range(100)], dtype=object)
+    m, k = 5, 10
+    selection = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)),
+                                            lasso_max_iter=2000, n_parts=k,
+                                            part_key=repr_study.part_key(7))
+    full = _vote_fractions(selection, X, y, lines)
+    parts = repr_study.hashed_parts(lines, k, repr_study.part_key(7))
+    worst = 0.0
+    for i in range(0, 100, 6):
+        for j in (44, 88):
+            # line i replaced by an outlying record (line j's, scaled) under a new id
+            other, X2, y2 = lines.copy(), X.copy(), y.copy()
+            other[i], X2[i], y2[i] = f"new{i:03d}", 3 * X[j], -3 * y[j]
+            if parts[j] == parts[i] or repr_study.hashed_parts(
+                    other[i:i + 1], k, repr_study.part_key(7))[0] == parts[i]:
+                continue
+            worst = max(worst, np.abs(_vote_fractions(selection, X2, y2, other) - full).sum())
+    assert worst > 2 * m / k  # one part's bound fails: the test has power
+    assert worst <= 4 * m / k + 1e-12
+    assert selection.changed_parts == 2
+    assert repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60))).changed_parts == 1
+    # the noise is scaled to 4m/(k eps): the draws are the authors' 2m/(k eps) draws doubled
+    votes = np.arange(60.0) % 7
+    for eps in (0.5, 1.0):
+        a = repr_study.noisy_top_features(votes, k, m, epsilon=eps, rng=np.random.default_rng(3),
+                                          changed_parts=selection.changed_parts)
+        frac = votes / k + np.random.default_rng(3).laplace(0.0, 4 * m / (k * eps), size=60)
+        np.testing.assert_array_equal(a, np.argsort(-frac, kind="stable")[:m])
+    with pytest.raises(ValueError, match="changed_parts"):
+        repr_study.noisy_top_features(votes, k, m, epsilon=1.0, rng=np.random.default_rng(3),
+                                      changed_parts=3)
+
+
 def test_hashed_parts_depend_on_the_line_and_key_only():
     key = repr_study.part_key(7)
     lines = [f"l{i}" for i in range(200)]
@@ -228,6 +267,7 @@ def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
     bad = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=paper)
     assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
     assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
+    assert "Laplace scale is 4m/(k eps_sel)" in ok.note
 
 
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
