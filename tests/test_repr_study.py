@@ -775,11 +775,45 @@ def test_claims_verdicts_follow_the_paired_differences():
     assert verdict["repr.as_published.cancer.vae_approaches_non_private"] == "holds"
     # the VAE - PCA gap is the same on both tasks here: no dependence on the task
     assert verdict["repr.as_published.vae_vs_pca_depends_on_task"] == "fails"
+    assert verdict["repr.as_published.cancer.vae_beats_pca"] == "fails"
+    rows = claims.set_index("claim_id")
+    # every estimate lies inside its own interval (no bootstrap of an absolute value)
+    assert ((rows["ci_lower"] <= rows["reproduced_value"])
+            & (rows["reproduced_value"] <= rows["ci_upper"])).all()
+    assert rows.loc["repr.as_published.cancer.vae_about_pca", "source"].startswith("ours")
+    assert not rows.loc["repr.as_published.cancer.vae_beats_pca", "source"].startswith("ours")
     assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
     assert claims["claim_id"].str.startswith("repr.").all()
-    assert claims["note"].str.contains("cluster bootstrap over 6 cases|6 drugs").all()
+    bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
+    assert claims.loc[bootstrapped, "note"].str.contains(
+        "cluster bootstrap over 6 cases|6 drugs").all()
     assert (claims["paper_value"].fillna("") == "").all()
     assert claims["note"].str.contains("figures only").all()
+
+
+def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
+    from dprepro import repr_claims
+
+    table = _claims_table(6)
+    # the drug task: the VAE 0.05 above PCA; the cancer task keeps it 0.01 below
+    drug = table.copy()
+    drug.loc[drug["representation"] == "vae", "spearman"] += 0.06
+    claims = repr_claims.repr_claims(table, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published"], base_seed=3)
+    rows = claims.set_index("claim_id")
+    assert rows.loc["repr.as_published.drug.vae_beats_pca", "verdict"] == "holds"
+    assert rows.loc["repr.as_published.cancer.vae_beats_pca", "verdict"] == "fails"
+    assert rows.loc["repr.as_published.vae_vs_pca_depends_on_task", "verdict"] == "holds"
+    cancer = table.copy()
+    cancer.loc[cancer["representation"] == "vae", "accuracy"] += 0.06
+    both = repr_claims.repr_claims(cancer, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                   pipelines=["as_published"], base_seed=3)
+    assert both.set_index("claim_id").loc[
+        "repr.as_published.vae_vs_pca_depends_on_task", "verdict"] == "fails"
+    # an inconclusive task leaves the dependence inconclusive
+    row = repr_claims.task_dependence_row({"verdict": "holds"}, {"verdict": "inconclusive"},
+                                          pipeline="p")
+    assert row["verdict"] == "inconclusive" and "drug inconclusive" in row["note"]
 
 
 def test_claims_are_inconclusive_below_the_minimum_units():
@@ -789,7 +823,8 @@ def test_claims_are_inconclusive_below_the_minimum_units():
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
                                      pipelines=["as_published"], base_seed=3)
     assert (claims["verdict"] == "inconclusive").all()
-    assert claims["note"].str.startswith("inconclusive: 4 units").all()
+    bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
+    assert claims.loc[bootstrapped, "note"].str.startswith("inconclusive: 4 units").all()
     # the interval itself would have said "holds"
     row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
     assert row["ci_lower"] > 0
