@@ -816,6 +816,49 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     assert row["verdict"] == "inconclusive" and "drug inconclusive" in row["note"]
 
 
+def test_lineage_bootstrap_rebuilds_the_cases_from_resampled_lineages():
+    from dprepro import repr_claims
+
+    lineages = ["A", "B", "C", "D", "E"]
+    cases = [f"{a} vs {b}" for i, a in enumerate(lineages) for b in lineages[i + 1:]]
+    # lineage A carries the whole effect: the 4 cases with A are 1, the other 6 are 0
+    D = np.array([[1.0 if "A" in c.split(" vs ") else 0.0] for c in cases])
+    out = repr_claims.lineage_bootstrap(D, cases, rng=np.random.default_rng(5), resamples=400)
+    # oracle: draw lineage copies, rebuild every case whose two lineages were drawn (once per
+    # pair of copies), average
+    draws = np.random.default_rng(5).integers(0, 5, size=(400, 5))
+    expected = []
+    for drawn in draws:
+        names = [lineages[i] for i in drawn]
+        rebuilt = [D[cases.index(f"{a} vs {b}"), 0] for a in names for b in names
+                   if f"{a} vs {b}" in cases]
+        if rebuilt:
+            expected.append(np.mean(rebuilt))
+    np.testing.assert_allclose(out, expected)
+    # dependent cases: resampling them as independent understates the spread
+    naive = repr_claims.cluster_bootstrap(D, rng=np.random.default_rng(5), resamples=400)
+    assert np.std(out) > 1.3 * np.std(naive)
+    with pytest.raises(ValueError, match="a vs b"):
+        repr_claims.lineage_bootstrap(D, ["x"] * len(cases), rng=np.random.default_rng(5))
+
+
+def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
+    from dprepro import repr_claims
+
+    table = _claims_table(6)
+    names = ["L1 vs L2", "L1 vs L3", "L1 vs L4", "L2 vs L3", "L2 vs L4", "L3 vs L4"]
+    table["case"] = table["case"].map({f"c{u}": n for u, n in enumerate(names)})
+    claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published"], base_seed=3)
+    cancer = claims[claims["claim_id"].str.contains(r"\.cancer\.")]
+    drug = claims[claims["claim_id"].str.contains(r"\.drug\.")]
+    # 6 cases but only 4 independent lineages: below the minimum units
+    assert (cancer["verdict"] == "inconclusive").all()
+    assert cancer["note"].str.contains("4 lineages \\(the 6 cases rebuilt").all()
+    assert drug["note"].str.contains("descriptive: drugs share lines").all()
+    assert not cancer["note"].str.contains("descriptive").any()
+
+
 def test_claims_are_inconclusive_below_the_minimum_units():
     from dprepro import repr_claims
 
@@ -824,7 +867,8 @@ def test_claims_are_inconclusive_below_the_minimum_units():
                                      pipelines=["as_published"], base_seed=3)
     assert (claims["verdict"] == "inconclusive").all()
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
-    assert claims.loc[bootstrapped, "note"].str.startswith("inconclusive: 4 units").all()
+    assert claims.loc[bootstrapped, "note"].str.startswith(
+        "inconclusive: 4 independent units").all()
     # the interval itself would have said "holds"
     row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
     assert row["ci_lower"] > 0

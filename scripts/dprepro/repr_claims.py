@@ -12,11 +12,24 @@ than PCA "depends on the task". Each statement is tested per pipeline
 
 as paired differences per unit and representation seed (methods share the
 seeds' noise streams and the folds/splits). The interval is a two-way cluster
-bootstrap (:func:`cluster_bootstrap`): units and seeds are resampled with
+bootstrap: the independent units and the seeds are resampled with
 replacement, independently, and the statistic is the mean difference over
-the resampled units × seeds, so it reflects the spread between cases or drugs
-and not only between 2-3 seeds. With fewer than :data:`MIN_UNITS` units the
-verdict is ``inconclusive`` whatever the interval (said in the note).
+the resampled units × seeds, so it reflects the spread between units and
+not only between 2-3 seeds.
+
+* Cancer type: the cases are pairs of lineages and share them (with 4
+  lineages each lies in 3 of the 6 cases), so the resampled unit is the
+  lineage (:func:`lineage_bootstrap`): the cases are rebuilt from the drawn
+  lineages, case (a, b) weighted by how often a and b were drawn.
+* Drug: every drug is measured on the same lines, splits and features, so
+  the drugs are not independent; they are resampled as if they were
+  (:func:`cluster_bootstrap`), and the note says the verdict is descriptive
+  (the interval is too narrow). Resampling lines and splits would need the
+  per-line predictions, which the table does not keep.
+
+With fewer than :data:`MIN_UNITS` independent units (lineages for the
+cancer task, drugs for the drug task) the verdict is ``inconclusive``
+whatever the interval (said in the note).
 
 Claims (per pipeline; ε the task's configured ε unless stated):
 
@@ -50,8 +63,8 @@ import pandas as pd
 from .claims import bootstrap_counts, claim_row, claims_frame, percentile_interval
 from .repr_common import STUDY, stream_rng
 
-__all__ = ["EQUIVALENCE_MARGIN", "MIN_UNITS", "RESAMPLES", "cluster_bootstrap", "repr_claims",
-           "task_dependence_row"]
+__all__ = ["EQUIVALENCE_MARGIN", "MIN_UNITS", "RESAMPLES", "cluster_bootstrap",
+           "lineage_bootstrap", "repr_claims", "task_dependence_row"]
 
 #: |VAE - PCA| below this counts as "about equal" (accuracy / Spearman units); ours.
 EQUIVALENCE_MARGIN = 0.05
@@ -65,6 +78,8 @@ _OURS = ("ours: issue 13's paraphrase (VAE about as good as PCA), not a statemen
          "Niinimäki et al. (2019)")
 _EMPTY_PAPER_VALUE = ("paper_value empty: the paper states this in words and gives its numbers "
                       "in figures only")
+_DRUG_NOTE = ("descriptive: drugs share lines, splits and features, so the interval, which "
+              "resamples drugs as independent, is too narrow")
 _UNIT = {"cancer": ("case", "accuracy", "CV accuracy"),
          "drug": ("drug", "spearman", "Spearman's rho")}
 
@@ -82,13 +97,14 @@ def _unit_seed(table: pd.DataFrame, task: str, *, pipeline: str) -> pd.DataFrame
             .unstack("representation"))
 
 
-def _matrix(wide: pd.DataFrame, a: str, b: str, eps_a: float, eps_b: float) -> np.ndarray | None:
+def _matrix(wide: pd.DataFrame, a: str, b: str, eps_a: float,
+            eps_b: float) -> pd.DataFrame | None:
     """Units x seeds of (a at eps_a) - (b at eps_b); units with a missing value dropped."""
     if a not in wide.columns or b not in wide.columns:
         return None
     first, second = _at(wide, eps_a)[a], _at(wide, eps_b)[b]
     diff = (first - second).unstack("seed")
-    return diff.dropna(axis=0, how="any").to_numpy(float)
+    return diff.dropna(axis=0, how="any").astype(float)
 
 
 def _at(wide: pd.DataFrame, epsilon: float) -> pd.DataFrame:
@@ -125,27 +141,85 @@ def cluster_bootstrap(D: np.ndarray, *, rng: np.random.Generator, resamples: int
     return out
 
 
+def case_lineages(cases: Sequence[str]) -> list[tuple[str, str]] | None:
+    """The two lineages of each case label ``"a vs b"`` (:func:`dprepro.repr_cancer.case_label`).
+
+    ``None`` when a label is not of that form (then the cases are resampled).
+    """
+    pairs = [tuple(str(c).split(" vs ")) for c in cases]
+    return pairs if all(len(p) == 2 for p in pairs) else None
+
+
+def lineage_bootstrap(D, cases: Sequence[str], *, rng: np.random.Generator,
+                      resamples: int = RESAMPLES) -> np.ndarray:
+    r"""Cluster bootstrap of a cases × seeds matrix whose cases are pairs of lineages.
+
+    Each resample draws the lineages with replacement (counts :math:`c_l`)
+    and the seeds with replacement (counts :math:`s_j`), and rebuilds the
+    cases from the drawn lineages: case :math:`(a, b)` enters
+    :math:`c_a c_b` times, as it would in the cases of the resampled
+    lineages. The statistic is the weighted mean
+
+    .. math:: \bar D^* = \frac{\sum_{(a,b)} c_a c_b \sum_j s_j D_{(a,b), j}}
+                              {S \sum_{(a,b)} c_a c_b}.
+
+    Resamples that draw no case (one lineage only) are dropped: the
+    distribution is conditional on at least one case.
+    """
+    D = np.asarray(D, dtype=float)
+    pairs = case_lineages(cases)
+    if pairs is None:
+        raise ValueError(f"case labels must be 'a vs b', got {list(cases)[:3]}")
+    lineages = sorted({name for pair in pairs for name in pair})
+    index = {name: i for i, name in enumerate(lineages)}
+    a = np.array([index[p[0]] for p in pairs])
+    b = np.array([index[p[1]] for p in pairs])
+    cl = bootstrap_counts(len(lineages), rng=rng, resamples=resamples)
+    n_seeds = D.shape[1]
+    cs = bootstrap_counts(n_seeds, rng=rng, resamples=resamples) if n_seeds > 1 else \
+        np.ones((resamples, 1))
+    w = cl[:, a] * cl[:, b]
+    total = w.sum(axis=1)
+    keep = total > 0
+    out = np.einsum("bu,us,bs->b", w[keep], D, cs[keep]) / (total[keep] * n_seeds)
+    return out
+
+
 def _claim(D, *, claim_id: str, claim: str, statistic: str, criterion: str,
            rng: np.random.Generator, note: str, unit: str, other=None,
            source: str = _SOURCE) -> dict | None:
     if D is None or D.shape[0] < 1 or (other is not None and other.shape[0] < 1):
         return None
+    labels = list(D.index)
+    D = np.asarray(D, dtype=float)
+    other = None if other is None else np.asarray(other, dtype=float)
+    pairs = case_lineages(labels) if unit == "case" and other is None else None
     estimate = float(D.mean() - (other.mean() if other is not None else 0.0))
     units = D.shape[0] if other is None else min(D.shape[0], other.shape[0])
-    if units >= 2 or D.shape[1] >= 2:
-        _, lower, upper = percentile_interval(
-            estimate, cluster_bootstrap(D, rng=rng, other=other))
+    if pairs is not None:
+        # the independent units are the lineages, not the cases built from them
+        units = len({name for pair in pairs for name in pair})
+        resampled = (lineage_bootstrap(D, labels, rng=rng) if units >= 2
+                     else cluster_bootstrap(D, rng=rng) if D.shape[1] >= 2 else None)
+        what = f"{units} lineages (the {D.shape[0]} cases rebuilt from them)"
+    else:
+        resampled = (cluster_bootstrap(D, rng=rng, other=other)
+                     if units >= 2 or D.shape[1] >= 2 else None)
+        what = (f"{D.shape[0]} {unit}s" + (f" and {other.shape[0]} drugs"
+                                           if other is not None else ""))
+    if resampled is not None:
+        _, lower, upper = percentile_interval(estimate, resampled)
     else:
         lower = upper = estimate
-    detail = (f"{note}; cluster bootstrap over {D.shape[0]} {unit}s"
-              + (f" and {other.shape[0]} drugs" if other is not None else "")
-              + f" x {D.shape[1]} representation seeds; {_EMPTY_PAPER_VALUE}")
+    detail = (f"{note}; cluster bootstrap over {what} x {D.shape[1]} representation seeds; "
+              + (f"{_DRUG_NOTE}; " if unit == "drug" else "") + _EMPTY_PAPER_VALUE)
     row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
                     ci_upper=upper, criterion=criterion, note=detail)
     if units < MIN_UNITS:
         row["verdict"] = "inconclusive"
-        row["note"] = (f"inconclusive: {units} units, fewer than the minimum {MIN_UNITS}; "
+        row["note"] = (f"inconclusive: {units} independent units, fewer than the minimum "
+                       f"{MIN_UNITS}; "
                        + row["note"])
     return row
 
