@@ -676,7 +676,9 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
                                     lineage_separation=3.0)
     first, second = _search(data), _search(data)
     pd.testing.assert_frame_equal(first, second)
-    assert list(first["trial"]) == list(range(8)) and first["score"].between(0, 1).all()
+    assert list(first["trial"]) == list(range(len(first))) and first["score"].between(0, 1).all()
+    # duplicates do not count: 8 distinct candidates are scored
+    assert first["duplicate_of"].isna().sum() == 8
     counts = data["public_lineage"].value_counts()
     top = list(counts.index[:3])
     # pairs (top0, top1) and (top0, top2), one per pair fold: each fold's fit leaves out its
@@ -685,7 +687,7 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
     assert (first["n_fit"] == min(fits)).all() and (first["pair_folds"] == 2).all()
     assert (first["n_pairs"] == 2).all()
     # the first 3 trials are TPE's random start, labelled so
-    assert list(first["sampler"]) == ["random_startup"] * 3 + ["tpe"] * 5
+    assert list(first["sampler"]) == ["random_startup"] * 3 + ["tpe"] * (len(first) - 3)
     # repeated parameters reuse the earlier score, and the same candidate scores the same
     dup = first[first["duplicate_of"].notna()]
     for _, row in dup.iterrows():
@@ -696,9 +698,49 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
     assert first.drop_duplicates("dim")["duplicate_of"].isna().all()
     table = repr_study.select_hyperparameters(first)
     best = table[table["selected"]].iloc[0]
-    assert best["score"] == first["score"].max()
+    top = first.loc[first["score"].idxmax()]
+    assert best["score"] >= top["score"] - top["score_se"]
+    assert best["dim"] == first.loc[first["score"] >= top["score"] - top["score_se"], "dim"].min()
     # a search that never leaves the random start
     assert (_search(data, trials=2)["sampler"] == "random_startup").all()
+
+
+def test_selection_takes_the_smallest_dim_within_one_se_of_the_best():
+    candidates = pd.DataFrame({
+        "representation": ["pca"] * 4 + ["vae"] * 2,
+        "candidate": ["t0", "t1", "t2", "t3", "t0", "t1"],
+        "dim": [15, 3, 8, 2, 15, 3], "score": [0.85, 0.845, 0.84, 0.70, 0.85, 0.80],
+        "score_se": [0.013, 0.1, 0.01, 0.2, 0.013, 0.1]})
+    table = repr_study.select_hyperparameters(candidates)
+    chosen = table[table["selected"]].set_index("representation")["dim"]
+    # pca: best 0.85 +- 0.013 -> r = 3 (0.845) and 8 (0.84) are within one SE, 2 (0.70) is not
+    assert chosen["pca"] == 3
+    # vae: 0.80 < 0.85 - 0.013, so the best stands
+    assert chosen["vae"] == 15
+
+
+def test_search_score_averages_noise_draws():
+    from dprepro import repr_search
+
+    rng = np.random.default_rng(0)
+    labels = np.array(["a"] * 60 + ["b"] * 60, dtype=object)
+    Z = np.r_[rng.normal(-0.5, 1, (60, 2)), rng.normal(0.5, 1, (60, 2))]
+    kwargs = {"epsilon": 1.0, "folds": 2, "variant": "paper", "l2": 0.1, "base_seed": 1}
+
+    def scores(draws):
+        return np.array([repr_search.dp_pair_score(Z, Z, labels, [("a", "b")], stream=f"s{i}",
+                                                   noise_draws=draws, **kwargs)["score"]
+                         for i in range(12)])
+
+    one, five = scores(1), scores(5)
+    # draw 0 is the one-draw stream, so the one-draw score is unchanged by the key's default
+    assert repr_search.dp_pair_score(Z, Z, labels, [("a", "b")], stream="s0",
+                                     **kwargs)["score"] == one[0]
+    # averaging five independent draws shrinks the spread between noise streams
+    assert five.std() < 0.8 * one.std()
+    with pytest.raises(ValueError, match="noise_draws"):
+        repr_search.dp_pair_score(Z, Z, labels, [("a", "b")], stream="s", noise_draws=0,
+                                  **kwargs)
 
 
 def test_search_pairs_listed_rotated_and_checked():
