@@ -899,6 +899,13 @@ def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
     assert cancer["note"].str.contains("4 lineages \\(the 6 cases rebuilt").all()
     assert drug["note"].str.contains("descriptive: drugs share lines").all()
     assert not cancer["note"].str.contains("descriptive").any()
+    with_lr = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                      pipelines=["as_published"], base_seed=3,
+                                      vae_learning_rates=[0.001, 0.01])
+    vae = with_lr["claim_id"].str.contains("vae")
+    assert with_lr.loc[vae, "note"].str.startswith("VAE learning rate searched in [0.001, 0.01]"
+                                                   " (the authors: [1e-06, 0.01])").all()
+    assert not with_lr.loc[~vae, "note"].str.contains("learning rate").any()
 
 
 def test_claims_are_inconclusive_below_the_minimum_units():
