@@ -305,7 +305,9 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
         for row in rows:
             if "vae" in row["claim_id"]:
                 row["note"] = (f"VAE learning rate searched in [{low:g}, {high:g}] (the authors: "
-                               f"[1e-06, 0.01]); " + row["note"])
+                               f"[1e-06, 0.01]); the VAE's r comes from a small search (one-SE "
+                               f"rule over few pairs), so VAE verdicts are sensitive to it; "
+                               + row["note"])
     return claims_frame(rows)
 
 
