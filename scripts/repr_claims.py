@@ -9,7 +9,8 @@ cancer = read_table(snakemake.input.cancer_type)
 drug = read_table(snakemake.input.drug)
 table = repr_claims.repr_claims(cancer, drug, cancer_epsilon=p.epsilons["cancer_type"],
                                 drug_epsilon=p.epsilons["drug"], pipelines=p.pipelines,
-                                base_seed=p.seed)
+                                base_seed=p.seed,
+                                vae_learning_rates=p.vae_learning_rates)
 for row in table.itertuples(index=False):
     log.info("%s: %s [%.3g, %.3g] %s -> %s", row.claim_id, row.statistic, row.ci_lower,
              row.ci_upper, row.criterion, row.verdict)

@@ -75,8 +75,10 @@ class FeatureSelection:
         every line depend on which private lines are present, so it has no
         proven ε. An integer k: the public scheme (:func:`hashed_votes`): k
         and α = sparsity / k² fixed by the configuration, each line's part a
-        keyed hash of its id, so adding or removing one line changes one
-        part only (L1 sensitivity of the vote fractions 2m/k).
+        keyed hash of its id. Replacing one line by one with another id (the
+        replacement relation of every corrected mechanism) moves it to another
+        part: two parts change, L1 sensitivity of the vote fractions 4m/k
+        (:attr:`changed_parts` = 2, :func:`hashed_votes`).
     part_key : bytes
         Key of the hash (:func:`part_key`); needed with ``n_parts``.
     """
@@ -92,6 +94,16 @@ class FeatureSelection:
     def public_parts(self) -> bool:
         """Whether k, α and the parts are fixed without looking at the private lines."""
         return self.n_parts is not None
+
+    @property
+    def changed_parts(self) -> int:
+        """Parts a replacement neighbour can change: 2 with hashed parts, 1 as the authors state.
+
+        With hashed parts a line replaced by one with another id leaves its
+        part and enters another (:func:`hashed_votes`); the authors' scheme
+        keeps their stated 2m/k (its ε is void anyway, see ``n_parts``).
+        """
+        return 2 if self.public_parts else 1
 
     def votes(self, X, y, lines=None) -> tuple[np.ndarray, int]:
         """Vote counts and k of the training lines ``(X, y)``, ids ``lines``."""
@@ -140,11 +152,21 @@ def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
     Lasso (scikit-learn ``alpha = sparsity / k**2``: the authors'
     ``sparsity / n`` at the n where their k = √n equals ours) is fitted and its
     ``n_select`` largest :math:`|\beta_j|` get one vote; a part with fewer
-    lines casts none. Adding or removing one line (or one response) changes
-    one part only, whose vote vector changes by at most :math:`2m` in L1, so
-    the vote fractions :math:`v/k` have L1 sensitivity :math:`2m/k`, the
-    bound :func:`noisy_top_features` calibrates its Laplace noise to
-    (Kifer et al. 2012; Dwork & Roth 2014, Thm 3.6).
+    lines casts none. A part's vote vector is the indicator of m features
+    (or zero), so one part's change moves it by at most :math:`2m` in L1.
+    Adding or removing one line (or one response) changes one part only:
+    L1 sensitivity :math:`2m/k` of the vote fractions :math:`v/k`. Under
+    replacement neighbours (same number of lines, one line's record and id
+    replaced: the relation the corrected CMS11 and SSP bounds use) the old
+    id's part loses a line and the new id's part gains one, so two parts
+    change and the exact bound is
+
+    .. math:: \Delta_1(v/k) = 4m/k
+
+    (attained when both parts' top-m sets become disjoint from their old
+    ones; equal to 2m/k only when both ids hash to the same part).
+    :func:`noisy_top_features` with ``changed_parts=2`` calibrates its
+    Laplace noise to it (Kifer et al. 2012; Dwork & Roth 2014, Thm 3.6).
 
     Returns
     -------
@@ -217,16 +239,24 @@ def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int 
 
 
 def noisy_top_features(votes, n_parts: int, n_select: int, *, epsilon: float,
-                       rng: np.random.Generator | None) -> np.ndarray:
-    r"""The ``n_select`` largest of :math:`v_j/k + \mathrm{Laplace}(2m/(k\epsilon))`.
+                       rng: np.random.Generator | None, changed_parts: int = 1) -> np.ndarray:
+    r"""The ``n_select`` largest of :math:`v_j/k + \mathrm{Laplace}(2cm/(k\epsilon))`.
 
-    ε-DP for bounded neighbours (:func:`dprepro.dp_learners.dp_select_features`).
+    :math:`c` = ``changed_parts``, the number of parts one neighbour can
+    change: ε-DP when the vote fractions have L1 sensitivity :math:`2cm/k`
+    (report noisy max over a vector, Dwork & Roth 2014, Thm 3.6). ``c = 1``
+    is the authors' scale (:func:`dprepro.dp_learners.dp_select_features`,
+    same draws); hashed parts under replacement neighbours need ``c = 2``
+    (:func:`hashed_votes`, :attr:`FeatureSelection.changed_parts`).
     With ``epsilon = inf`` no noise is drawn: the non-private selection.
     """
+    if changed_parts not in (1, 2):
+        raise ValueError(f"changed_parts must be 1 or 2, got {changed_parts!r}")
     votes = np.asarray(votes, dtype=float)
     frac = votes / n_parts
     if math.isfinite(epsilon):
-        frac = frac + rng.laplace(0.0, 2.0 * n_select / (n_parts * epsilon), size=votes.size)
+        frac = frac + rng.laplace(0.0, 2.0 * changed_parts * n_select / (n_parts * epsilon),
+                                  size=votes.size)
     return np.argsort(-frac, kind="stable")[:n_select]
 
 

@@ -141,7 +141,8 @@ def cancer_type_experiment(
                     rng, split = rngs[(s, e)], splits_of[e]
                     if selection is not None:
                         cols = noisy_top_features(votes, k, selection.n_select,
-                                                  epsilon=split.selection, rng=rng)
+                                                  epsilon=split.selection, rng=rng,
+                                                  changed_parts=selection.changed_parts)
                         Xtr, Xte = X[np.ix_(tr, cols)], X[np.ix_(te, cols)]
                         scale = mean_row_norm(selection.public[:, cols])
                     else:

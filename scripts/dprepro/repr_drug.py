@@ -217,7 +217,8 @@ def drug_experiment(
                     rng, split = rngs[(s, e)], splits_of[e]
                     if fs:
                         cols = noisy_top_features(votes, k, selection.n_select,
-                                                  epsilon=split.selection, rng=rng)
+                                                  epsilon=split.selection, rng=rng,
+                                                  changed_parts=selection.changed_parts)
                         Xtr, Xte = X[np.ix_(tr, cols)], X[np.ix_(te, cols)]
                     else:
                         Xtr, Xte = X[tr], X[te]

@@ -12,7 +12,9 @@ turns a split into a learner, so the experiments and :func:`table_records`
 (which recomputes the records of a finished table) cannot disagree.
 
 ``true_epsilon`` is the level the computation as run guarantees per cell line
-(bounded neighbours): ``inf`` where no finite ε is proven (see the notes),
+under replacement (bounded) neighbours: one training line's record, id
+included, replaced by another, the number of lines fixed. It is ``inf``
+where no finite ε is proven (see the notes),
 ``nan`` for the non-private references (ε = inf).
 
 The result tables are not themselves DP releases: accuracy and Spearman's ρ are
@@ -82,9 +84,16 @@ GLOBAL_MAPPING_NOTE = ("private lines quantile-mapped by their joint ranks (as i
                        "code): one line's record moves every other line's features, so no "
                        "finite epsilon holds per cell line whatever the learner; ")
 MAPPINGS = ("global", "line_local")
-SELECTION_PARTS_NOTE = ("feature selection as the paper's code: k = isqrt(n) interleaved parts and "
-                        "Lasso alpha = sparsity/n depend on which lines are present, so one line "
-                        "shifts every part and the 2m/k sensitivity does not hold; ")
+SELECTION_PARTS_NOTE = ("feature selection as the paper's code: training line i goes to part "
+                        "i mod k, k = isqrt(n), Lasso alpha = sparsity/n; replacing one line in "
+                        "its place changes one part (2m/k holds), but k, alpha and every line's "
+                        "part are functions of n and of the lines' order, so a replacement that "
+                        "moves the line in the order, or a removed line or response (drug lines "
+                        "without a response are dropped first, so n is data-dependent), moves "
+                        "lines across all parts and no finite epsilon is proven; ")
+SELECTION_PUBLIC_NOTE = ("feature selection with public k, alpha = sparsity/k^2 and parts hashed "
+                         "from the line id: replacing a line by one with another id changes "
+                         "{c} part(s), so the Laplace scale is {s}m/(k eps_sel); ")
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
                        "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
                        "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
@@ -273,12 +282,20 @@ def _selection_voids(split: BudgetSplit, selection) -> bool:
             and not selection.public_parts)
 
 
+def _selection_note(split: BudgetSplit, selection) -> str:
+    """The note of a feature selection with public parts, from the object that ran it."""
+    if math.isnan(split.selection) or selection is None or not selection.public_parts:
+        return ""
+    c = selection.changed_parts
+    return SELECTION_PUBLIC_NOTE.format(c=c, s=2 * c)
+
+
 def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
                    selection=None) -> PrivacyRecord:
     r"""Privacy record of a cancer-type fit (DP logistic regression, objective perturbation).
 
     ``true_epsilon`` is the level the computation as run guarantees: the
-    ``cms11`` variant is pure ε-DP (CMS11 Algorithm 2, bounded neighbours);
+    ``cms11`` variant is pure ε-DP (CMS11 Algorithm 2, replacement neighbours);
     the ``paper`` variant (the authors' code) leaves the bias unpenalised and
     skips the ε' correction, so CMS11's proof gives no finite bound (``inf``);
     ``epsilon_if_bias_penalised`` is the bound
@@ -328,6 +345,7 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
         true, bound, note = np.inf, np.inf, GLOBAL_MAPPING_NOTE + note
     if _selection_voids(split, selection):
         true, note = np.inf, SELECTION_PARTS_NOTE + note
+    note = _selection_note(split, selection) + note
     feature_selection = not math.isnan(split.selection)
     mechanism = ("subsample_and_aggregate+objective_perturbation" if feature_selection
                  else "objective_perturbation")
@@ -364,7 +382,7 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
         true_epsilon=split.total if correct and local and not voids else np.inf,
         privacy_unit=PRIVACY_UNIT,
         note=split.note + ("" if local else GLOBAL_MAPPING_NOTE)
-        + (SELECTION_PARTS_NOTE if voids else "")
+        + (SELECTION_PARTS_NOTE if voids else _selection_note(split, selection))
         + (CORRECTED_DRUG_NOTE if correct else DRUG_NOTE),
         extra={"variant": "", **_split_columns(split)})
 
@@ -380,6 +398,11 @@ class _PartsOf:
     """What a record needs of a pipeline's feature selection: whether its parts are public."""
 
     public_parts: bool
+
+    @property
+    def changed_parts(self) -> int:
+        """As :attr:`dprepro.repr_baselines.FeatureSelection.changed_parts` (the same rule)."""
+        return 2 if self.public_parts else 1
 
 
 def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[PrivacyRecord]:

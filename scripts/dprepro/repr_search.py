@@ -16,15 +16,20 @@ public data only:
   ``folds``-fold CV accuracy (the authors: 10) of
   :class:`dprepro.dp_learners.DPLogisticRegression` at ``epsilon`` with the
   pipeline's objective-perturbation variant (scale = the fit lines' mean row
-  norm);
+  norm), averaged over ``noise_draws`` independent noise draws per pair (one
+  draw left the ranking of r to a single noise realisation);
 * the search is optuna's TPE sampler seeded from the study's streams with an
   explicit number of random start-up trials (each row says which sampler drew
   it), run sequentially, so the same configuration gives the same trials,
   scores and selection whatever the number of cores; a trial that repeats an
-  earlier one's parameters reuses its score.
+  earlier one's parameters reuses its score and does not count: the sampler
+  proposes again until ``trials`` distinct candidates are scored (or the
+  space, or 10 × ``trials`` proposals, is exhausted).
 
-Every trial is a row of ``hyperparameters.csv``; the best score is
-``selected`` (ties: the smaller ``dim``, then the earlier trial).
+Every trial is a row of ``hyperparameters.csv``; the selected candidate is
+the smallest ``dim`` whose score is within one standard error (over pairs)
+of the best score (the one-SE rule, Hastie et al. 2009, §7.10;
+:func:`dprepro.repr_study.select_hyperparameters`).
 """
 
 from __future__ import annotations
@@ -109,13 +114,17 @@ def trial_spec(trial, representation: str, space: Mapping) -> dict:
 
 def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs, *,
                   epsilon: float, folds: int, variant: str, l2: float, base_seed: int,
-                  stream: str) -> dict:
+                  stream: str, noise_draws: int = 1) -> dict:
     """Mean over ``pairs`` of the CV accuracy of DP logistic regression on ``Z_val``.
 
     ``Z_fit`` (the lines the representation was fitted on) only gives the
     public scale (mean row norm). Folds: ``StratifiedKFold(folds,
-    shuffle=True)`` seeded per pair; noise from stream ``<stream>/<pair>``.
+    shuffle=True)`` seeded per pair; a pair's accuracy is the mean over
+    ``noise_draws`` runs of the CV, run ``d`` with noise from stream
+    ``<stream>/<pair>`` (``d = 0``) or ``<stream>/<pair>/draw<d>``.
     """
+    if isinstance(noise_draws, bool) or int(noise_draws) < 1:
+        raise ValueError(f"noise_draws must be a positive integer, got {noise_draws!r}")
     from sklearn.model_selection import StratifiedKFold
 
     from .dp_learners import DPLogisticRegression
@@ -129,14 +138,17 @@ def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs,
         y = (labels[idx] == b).astype(int)
         skf = StratifiedKFold(n_splits=folds, shuffle=True,
                               random_state=stream_int(base_seed, f"search/folds/{a} vs {b}"))
-        rng = stream_rng(base_seed, f"{stream}/{a} vs {b}")
+        splits = list(skf.split(np.zeros(len(idx)), y))
+        draws = int(noise_draws) if math.isfinite(epsilon) else 1
         correct = 0
-        for train, test in skf.split(np.zeros(len(idx)), y):
-            model = DPLogisticRegression(epsilon, l2=l2, scale=scale, variant=variant,
-                                         rng=rng if math.isfinite(epsilon) else None)
-            model.fit(Z_val[idx[train]], y[train])
-            correct += int(np.sum(model.predict(Z_val[idx[test]]) == y[test]))
-        accs.append(correct / len(idx))
+        for d in range(draws):
+            rng = stream_rng(base_seed, f"{stream}/{a} vs {b}" + (f"/draw{d}" if d else ""))
+            for train, test in splits:
+                model = DPLogisticRegression(epsilon, l2=l2, scale=scale, variant=variant,
+                                             rng=rng if math.isfinite(epsilon) else None)
+                model.fit(Z_val[idx[train]], y[train])
+                correct += int(np.sum(model.predict(Z_val[idx[test]]) == y[test]))
+        accs.append(correct / (len(idx) * draws))
     accs = np.asarray(accs)
     return {"score": float(accs.mean()),
             "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs))) if len(accs) > 1 else 0.0,
@@ -150,9 +162,12 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
 
     ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2`` and
     optionally ``pair_list`` (fixed validation pairs), ``pair_folds``
-    (rotation of the pairs, default 1) and ``startup_trials`` (TPE's random
-    start, default 10 = optuna's). A trial whose parameters equal an earlier
-    trial's reuses its score (``duplicate_of``), nothing is refitted.
+    (rotation of the pairs, default 1), ``startup_trials`` (TPE's random
+    start, default 10 = optuna's) and ``noise_draws`` (default 1). A trial
+    whose parameters equal an earlier trial's reuses its score
+    (``duplicate_of``), nothing is refitted, and does not count toward
+    ``trials``: proposals continue until ``trials`` distinct candidates are
+    scored, at most 10 × ``trials`` proposals (a small space can run out).
     Columns: ``representation``, ``candidate`` (``t<trial>``), ``trial``,
     ``dim``, ``learning_rate``, ``hidden_layers``, ``width_multiplier``,
     ``hidden_width``, ``score`` (the objective), ``score_se`` (over pairs),
@@ -204,7 +219,8 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                                   val_labels, group, epsilon=float(objective["epsilon"]),
                                   folds=int(objective["folds"]), variant=objective["variant"],
                                   l2=float(objective["l2"]), base_seed=base_seed,
-                                  stream=f"search/{representation}")
+                                  stream=f"search/{representation}",
+                                  noise_draws=int(objective.get("noise_draws", 1)))
             accs.extend(score["accuracies"])
             n_fit.append(len(fit_rows))
             if g == 0:
@@ -243,7 +259,11 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                      f" (same as trial {first}, not refitted)" if duplicate else "")
         return result["score"]
 
-    study.optimize(objective_fn, n_trials=int(trials), n_jobs=1)
+    # duplicates do not count: propose until `trials` distinct candidates (or the cap)
+    for _ in range(10 * int(trials)):
+        if len(seen) >= int(trials):
+            break
+        study.optimize(objective_fn, n_trials=1, n_jobs=1)
     if log is not None and int(trials) <= startup:
         log.warning("%s: %d trials <= %d startup trials: a purely random search", representation,
                     int(trials), startup)
@@ -253,4 +273,4 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
 #: Seed derivation, for provenance.
 SEEDS = {"sampler": "TPESampler(seed=stream_int(seed, 'search/<representation>'))",
          "fit": "search/<representation>/fit (every trial)",
-         "noise": "search/<representation>/<pair> (every trial)", "study": STUDY}
+         "noise": "search/<representation>/<pair>[/draw<d>] (every trial)", "study": STUDY}

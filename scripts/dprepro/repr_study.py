@@ -505,10 +505,15 @@ def auxiliary_score(Z, labels, *, folds: int, random_state: int) -> dict:
 
 
 def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
-    """Mark the best candidate of each (pipeline, representation) search (``selected``).
+    """Mark the selected candidate of each (pipeline, representation) search (``selected``).
 
-    Best = highest auxiliary ``score``; ties go to the smaller ``dim``, then to
-    the first candidate in the given order. Returns a copy sorted by pipeline
+    The one-standard-error rule (Hastie, Tibshirani & Friedman 2009, §7.10):
+    with :math:`s^*` the highest auxiliary ``score`` and :math:`se^*` its
+    ``score_se`` (0 when the column is absent), the selected candidate is the
+    smallest ``dim`` among the candidates with ``score`` ≥ :math:`s^* - se^*`;
+    ties go to the higher score, then to the first candidate in the given
+    order. The scores of two r within one SE are not told apart by the
+    search, so the simpler representation is taken. Returns a copy sorted by pipeline
     (study order; rows without a ``pipeline`` column are one search), then
     representation (study order) and candidate order, with a boolean
     ``selected`` column.
@@ -526,9 +531,14 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     out["_rep"] = out["representation"].map(REPRESENTATIONS.index)
     out["_pipe"] = _pipeline_order(out["pipeline"]) if "pipeline" in out.columns else 0
     out["selected"] = False
+    se = (out["score_se"].fillna(0.0) if "score_se" in out.columns
+          else pd.Series(0.0, index=out.index))
     for _, group in out.groupby(["_pipe", "_rep"], sort=True):
-        best = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
-                                 kind="stable").index[0]
+        top = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
+                                kind="stable").index[0]
+        near = group[group["score"] >= out.loc[top, "score"] - se[top]]
+        best = near.sort_values(["dim", "score", "_order"], ascending=[True, False, True],
+                                kind="stable").index[0]
         out.loc[best, "selected"] = True
     out = out.sort_values(["_pipe", "_rep", "_order"], kind="stable")
     return out.drop(columns=["_order", "_rep", "_pipe"]).reset_index(drop=True)

@@ -290,6 +290,7 @@ rule repr_claims_table:
         pipelines=REPR_PIPELINES,
         cancer_settings=repr_privacy_settings("cancer_type"),
         drug_settings=repr_privacy_settings("drug"),
+        vae_learning_rates=REPR["vae"]["learning_rate_range"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:

@@ -169,6 +169,7 @@ def repr_search_objective(pipeline):
         "pair_list": [list(pair) for pair in selection["pair_list"]],
         "pair_folds": selection["pair_folds"],
         "startup_trials": selection["startup_trials"],
+        "noise_draws": selection["noise_draws"],
         "folds": selection["folds"],
         "epsilon": selection["epsilon"],
         "variant": variant,
