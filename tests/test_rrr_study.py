@@ -255,3 +255,18 @@ def test_a_curve_that_stops_before_one_half_has_an_undefined_median():
     assert table.loc[("b", "over_draws"), "not_reached"] == 0.5
     assert table.loc[("b", "over_draws"), "undefined"] == 0.5
     assert table.loc[("c", "over_draws"), "not_reached"] == 0.0
+
+
+def test_bands_over_many_draws_are_not_a_release():
+    from dprepro.rrr_outputs import sidecar_privacy
+
+    record = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record(
+        privacy_unit="patient")
+    # one draw of privatised data only: a release
+    assert sidecar_privacy("km_curves", [record], draws=100)["release"] is True
+    # quantiles over 100 draws of the same persons compose to 100·ε: a reference
+    bands = sidecar_privacy("km_bands", [record], draws=100)
+    assert bands["release"] is False
+    assert "100 independent draws" in bands["note"] and "100·ε" in bands["note"]
+    # the per-record single-draw ε stays stated (the note says it is single-draw)
+    assert bands["records"][0]["true_epsilon"] == pytest.approx(1 + np.log(2))

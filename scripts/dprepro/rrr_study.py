@@ -195,20 +195,36 @@ def records_from_tables(tables) -> list[PrivacyRecord]:
     return records
 
 
-def table_privacy(records, *, compares_with_original: bool = False) -> dict:
+def table_privacy(records, *, compares_with_original: bool = False,
+                  draws: int | None = None) -> dict:
     """Sidecar ``privacy`` entry of a table or figure mixing releases.
 
-    It is a release only if every row is privatised and nothing is compared
-    with the original data; one row of the original (or a statistic against
-    it, ``compares_with_original``: utility, figures drawn over the original
-    curves) makes it a non-private reference.
+    It is a release only if every row is privatised, nothing is compared
+    with the original data and each row comes from one draw of its mechanism.
+    One row of the original (or a statistic against it,
+    ``compares_with_original``: utility, figures drawn over the original
+    curves) makes it a non-private reference. So does a summary over
+    ``draws`` > 1 independent draws of each mechanism (the bands): each draw
+    spends the mechanism's ε on the same persons, so publishing N of them
+    composes to N·ε (and a majority vote over N RRR draws recovers each
+    label); the rows' ``true_epsilon`` stays the single-draw value, which the
+    note says.
     """
     records = list(records)
     entry = provenance_of(records)
-    release = all(r.release for r in records) and not compares_with_original
-    note = ("built from privatised releases only" if release else
-            "non-private reference: holds or compares with the original data "
-            "(mechanism = original)")
+    over_draws = draws is not None and draws > 1
+    release = all(r.release for r in records) and not compares_with_original and not over_draws
+    if release:
+        note = "built from privatised releases only"
+    elif compares_with_original:
+        note = ("non-private reference: holds or compares with the original data "
+                "(mechanism = original)")
+    else:
+        note = "non-private reference"
+    if over_draws:
+        note += (f"; quantiles over {draws} independent draws of each mechanism: a summary for "
+                 f"the reader, not a release; publishing it would compose to {draws}·ε "
+                 "(true_epsilon columns state the single-draw value)")
     return {"release": release, "note": note, "records": entry["records"]}
 
 

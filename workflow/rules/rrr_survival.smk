@@ -277,6 +277,8 @@ rule rrr_bands_table:
         options={
             "releases": RRR_DRAWN,
             "band_level": RRR["band_level"],
+            # quantiles over this many draws: a reference, not a release
+            "draws": RRR["draws"],
         },
     script:
         "../../scripts/rrr_tables.py"
@@ -387,6 +389,8 @@ rule rrr_km_bands:
         **RRR_FIGURE_PARAMS,
         datasets=lambda wc: [wc.dataset],
         figure="km_bands",
+        # the bands are quantiles over this many draws of each mechanism
+        draws=RRR["draws"],
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
         data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
     script:
