@@ -488,8 +488,12 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
 
     The horizon is the mechanism's public one (``datasets.<name>.horizon``),
     else the largest follow-up time (then data-dependent; the record says
-    so). Curves are stored at ``grid`` and at the bins' right ends, their
-    exact step times. Medians: first bin end with S ≤ 0.5; ``inf`` if never
+    so). Curves are stored at 0 and the bins' right ends only, their exact
+    step times on the public grid: storing them at the cohort's follow-up
+    times (``grid``, unused) would publish those times, which the ε-DP
+    record covers only through the noisy bin counts. Read at any other time
+    they are the right-continuous steps (:func:`sup_distances` reads them at
+    the original's jump times, which are a reference). Medians: first bin end with S ≤ 0.5; ``inf`` if never
     (``undefined`` when the curve stops, at-risk < 1, before that); draw 0
     gets no interval (the spread over draws is in the over-draws rows).
     :class:`~dprepro.lnte_dp.GridDiscretisation` gives the no-noise row.
@@ -497,8 +501,7 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
     times, events, groups = _check_cohort(cohort, labels)
     horizon = mechanism.horizon if mechanism.horizon is not None else float(np.max(times))
     edges = np.linspace(0.0, horizon, mechanism.bins + 1)[1:]
-    grid = np.unique(np.r_[np.asarray(grid, dtype=float), edges])
-    grid = grid[grid <= horizon]
+    grid = np.r_[0.0, edges]
     curves = np.empty((draws, len(labels), len(grid)))
     medians = []
     for g, label in enumerate(labels):
