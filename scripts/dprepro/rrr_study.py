@@ -493,9 +493,10 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
     times (``grid``, unused) would publish those times, which the ε-DP
     record covers only through the noisy bin counts. Read at any other time
     they are the right-continuous steps (:func:`sup_distances` reads them at
-    the original's jump times, which are a reference). Medians: first bin end with S ≤ 0.5; ``inf`` if never
-    (``undefined`` when the curve stops, at-risk < 1, before that); draw 0
-    gets no interval (the spread over draws is in the over-draws rows).
+    the original's jump times, which are a reference). Medians: first bin
+    end with S ≤ 0.5; ``inf`` if never (``undefined`` when the curve stops,
+    at-risk < 1, before that); draw 0 gets no interval (the spread over
+    draws is in the over-draws rows).
     :class:`~dprepro.lnte_dp.GridDiscretisation` gives the no-noise row.
     """
     times, events, groups = _check_cohort(cohort, labels)
