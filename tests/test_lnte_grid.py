@@ -128,7 +128,7 @@ def test_stored_grid_curves_name_only_the_public_bin_ends(noise):
             surv.append(s)
         original.append(pd.DataFrame({"group": g, "t": np.r_[0.0, t], "survival": [1.0, *surv]}))
     original = pd.concat(original, ignore_index=True)
-    got = sup_distances(out["curves"], original)
+    got = sup_distances(out["curves"], original, min_at_risk=None)
     for g in ["a", "b"]:
         o = original[original["group"] == g]
         fine = np.unique(np.r_[o["t"], np.linspace(0, o["t"].max(), 4001)])

@@ -213,8 +213,8 @@ def test_kidney_plateaus_are_flagged_with_r_midpoints(kidney):
 def test_sup_distance_is_exact_at_the_union_of_jump_times():
     """Two step functions with jumps a 200-point grid would miss: the sup over the union
     of their jump times equals a brute-force sup on a very fine grid; an undefined
-    stretch of the released curve is reported as its share of the follow-up and, in
-    the undefined-as-1 score, as distance 1."""
+    stretch of the released curve is reported as its share of the follow-up, apart
+    from the distance (whole follow-up: ``min_at_risk=None``)."""
     from dprepro.rrr_study import sup_distances
 
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 1.001, 4.0],
@@ -222,7 +222,7 @@ def test_sup_distance_is_exact_at_the_union_of_jump_times():
     released = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "group": "a",
                              "t": [0.0, 1.0005, 3.0] * 2,
                              "survival": [1.0, 0.8, 0.5, 1.0, 0.85, np.nan]})
-    out = sup_distances(released, original).set_index("draw")
+    out = sup_distances(released, original, min_at_risk=None).set_index("draw")
 
     def step(t, s, at):
         idx = np.searchsorted(t, at, side="right") - 1
@@ -237,7 +237,32 @@ def test_sup_distance_is_exact_at_the_union_of_jump_times():
     # draw 1 is undefined from t = 3 on: a quarter of the original's follow-up [0, 4]
     assert out.loc[1, "undefined_share"] == pytest.approx(0.25)
     assert out.loc[1, "distance"] == pytest.approx(0.65)
-    assert out.loc[1, "distance_undefined_as_1"] == 1.0
+
+
+def test_utility_is_scored_on_the_common_support_of_five_at_risk():
+    """The score stops at the original's last time with at least 5 at risk, the same
+    for every mechanism: a curve that stops in the thin tail (a KM curve of
+    released labels) is neither penalised nor credited there; one that is
+    undefined inside the support has that share reported in its own column."""
+    from dprepro.rrr_study import SUPPORT_MIN_AT_RISK, sup_distances
+
+    assert SUPPORT_MIN_AT_RISK == 5
+    original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],
+                             "survival": [1.0, 0.9, 0.8, 0.5, 0.0],
+                             "at_risk": [20, 20, 8, 5, 2]})
+    # draw 0 stops at 3.5 (in the tail); draw 1 stops at 2 (inside the support [0, 3])
+    released = pd.DataFrame({"draw": [0] * 4 + [1] * 4, "group": "a",
+                             "t": [0.0, 1.0, 2.0, 3.5] * 2,
+                             "survival": [1.0, 0.85, 0.85, np.nan,
+                                          1.0, 0.85, np.nan, np.nan]})
+    out = sup_distances(released, original).set_index("draw")
+    assert (out["support_end"] == 3.0).all()
+    # draw 0: on [0, 3] the sup is |0.85 − 0.5| at t = 3, fully defined there
+    assert out.loc[0, "distance"] == pytest.approx(0.35)
+    assert out.loc[0, "undefined_share"] == 0.0
+    # draw 1: undefined on [2, 3], a third of the support; distance on [0, 2): 0.05
+    assert out.loc[1, "undefined_share"] == pytest.approx(1 / 3)
+    assert out.loc[1, "distance"] == pytest.approx(0.05)
 
 
 def test_a_curve_that_stops_before_one_half_has_an_undefined_median():

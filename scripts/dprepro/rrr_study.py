@@ -54,6 +54,7 @@ __all__ = [
     "person_units",
     "release_labels",
     "privacy_columns",
+    "SUPPORT_MIN_AT_RISK",
     "release_mechanism",
     "release_record",
     "records_from_tables",
@@ -736,32 +737,58 @@ def _step_at(times, values, at) -> np.ndarray:
     return np.where(idx >= 0, values[:, np.maximum(idx, 0)], 1.0)
 
 
-def sup_distances(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
+#: The common support of the utility score: times where the original group still has at
+#: least this many persons' rows at risk (its KM curve there rests on five or more).
+SUPPORT_MIN_AT_RISK = 5
+
+
+def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
+                  min_at_risk: int | None = SUPPORT_MIN_AT_RISK) -> pd.DataFrame:
     r"""Sup-distance of each draw's released curve to the original, per group, exactly.
 
     Both are right-continuous step functions, so
-    :math:`\sup_t |\tilde S(t) - \hat S(t)|` over the original's follow-up
-    is attained at a jump of one of them: both are read at the union of
-    their step times (no resampling grid). Columns:
+    :math:`\sup_t |\tilde S(t) - \hat S(t)|` over an interval is attained at
+    a jump of one of them: both are read at the union of their step times
+    (no resampling grid). The score is taken on a **common support**, the
+    same for every mechanism: :math:`[0, \tau_g]` with :math:`\tau_g` the last
+    time at which the original group has at least ``min_at_risk`` at risk
+    (its ``at_risk`` column; ``None``: the original's whole follow-up). Past
+    it the original curve rests on a handful of persons and a release that
+    stops there (a KM curve of released labels ends at its released group's
+    last time) is not scored on it. Columns:
 
     ``distance``
-        the sup over times where both curves are defined (NaN if none);
+        the sup over the support where the released curve is defined (NaN
+        if nowhere);
     ``undefined_share``
-        share of the original's follow-up (by length of time) where the
-        released curve is undefined (debiased RRR, grid LNTE: estimated
-        at-risk < 1; LNTE and KM past a group's last time);
-    ``distance_undefined_as_1``
-        the sup when an undefined stretch counts as distance 1 (the worst
-        possible), so a curve cannot score well by stopping early.
+        share of the support (by length of time) where the released curve is
+        undefined (debiased RRR: inverted at-risk ≤ 0; grid LNTE: estimated
+        at-risk < 1; LNTE and KM past a group's last time), reported beside
+        the distance, not folded into it;
+    ``support_end``
+        :math:`\tau_g`.
     """
     rows = []
     for label, released in curves.groupby("group", sort=False):
         t_r, s_r = _steps(released)
-        t_o, s_o = _steps(original[original["group"] == label].assign(draw=0))
+        own = original[original["group"] == label]
+        t_o, s_o = _steps(own.assign(draw=0))
         defined_o = np.isfinite(s_o[0])
         end = t_o[defined_o].max() if defined_o.any() else 0.0
+        if min_at_risk is not None:
+            if "at_risk" not in own:
+                raise ValueError("the original curves need an 'at_risk' column to score on "
+                                 f"the support with at least {min_at_risk} at risk")
+            risk = own.sort_values("t", kind="stable")["at_risk"].to_numpy(float)
+            enough = t_o[(risk >= min_at_risk) & defined_o]
+            end = enough.max() if enough.size else -np.inf
         at = np.union1d(t_r, t_o)
         at = at[at <= end]
+        draws = np.sort(released["draw"].unique())
+        if at.size == 0:
+            rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": np.nan,
+                                      "undefined_share": np.nan, "support_end": np.nan}))
+            continue
         o = _step_at(t_o, s_o, at)[0]
         r = _step_at(t_r, s_r, at)
         width = np.diff(np.r_[at, end])
@@ -773,13 +800,9 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
         distance = np.where(np.isfinite(distance), distance, np.nan)
         missing = ~r_def & o_def[None, :]
         span = float(np.sum(width[o_def]))
-        share = (missing * width).sum(axis=1) / span if span > 0 else np.zeros(len(r))
-        # a last point alone (zero width) still counts when the curve is undefined there
-        as_one = np.where(missing.any(axis=1), 1.0, np.nan_to_num(distance, nan=1.0))
-        draws = np.sort(released["draw"].unique())
+        share = (missing * width).sum(axis=1) / span if span > 0 else missing.any(axis=1) * 1.0
         rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": distance,
-                                  "undefined_share": share,
-                                  "distance_undefined_as_1": as_one}))
+                                  "undefined_share": share, "support_end": end}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -787,35 +810,38 @@ def utility_table(parts) -> pd.DataFrame:
     """Utility of each release: sup-distance of KM curves and median error, over draws.
 
     ``sup_distance_mean`` is the mean over draws of sup_t |S̃(t) − Ŝ_original(t)|
-    over the times where both are defined, taken exactly at the union of the
-    curves' jump times (:func:`sup_distances`); ``undefined_share_mean`` the
-    mean share of the original's follow-up where the released curve is
-    undefined (scored apart, not skipped silently), and
-    ``sup_distance_undefined_as_1_mean`` the sup-distance when an undefined
-    stretch counts as distance 1. ``median_abs_error`` is the median over
-    draws of |median − original median| among draws where both are finite;
+    on the common support (times where the original group has at least
+    ``support_min_at_risk`` at risk, :data:`SUPPORT_MIN_AT_RISK`) where the
+    released curve is defined, taken exactly at the union of the curves' jump
+    times (:func:`sup_distances`); the claims and the utility figure use the
+    same score. ``undefined_share_mean`` is the mean share of that support
+    where the released curve is undefined, its own column (not folded into
+    the distance). ``median_abs_error`` is the median over draws of
+    |median − original median| among draws where both are finite;
     ``not_reached`` the share of draws whose released curve never reaches 0.5.
     """
     rows = []
     for info, curves, medians, original_curves, original_medians in parts:
-        distance = sup_distances(curves, original_curves)
+        distance = sup_distances(curves, original_curves, min_at_risk=SUPPORT_MIN_AT_RISK)
         reference = original_medians.set_index("group")["median"]
         for label in info["labels"]:
             own = distance["group"] == label
             d = distance.loc[own, "distance"].to_numpy(float)
             share = distance.loc[own, "undefined_share"].to_numpy(float)
-            as_one = distance.loc[own, "distance_undefined_as_1"].to_numpy(float)
             m = medians.loc[medians["group"] == label, "median"].to_numpy(float)
             target = float(reference.loc[label])
             finite = np.isfinite(m) & np.isfinite(target)
             errors = np.abs(m[finite] - target)
+            scored = d.size and np.isfinite(d).any()
             rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
                          **info["privacy"], "group": label,
-                         "sup_distance_mean": float(np.nanmean(d)) if d.size else np.nan,
-                         "sup_distance_q90": float(np.nanquantile(d, 0.9)) if d.size else np.nan,
-                         "undefined_share_mean": float(np.mean(share)) if share.size else np.nan,
-                         "sup_distance_undefined_as_1_mean":
-                             float(np.mean(as_one)) if as_one.size else np.nan,
+                         "support_min_at_risk": SUPPORT_MIN_AT_RISK,
+                         "support_end": float(distance.loc[own, "support_end"].iloc[0])
+                         if own.any() else np.nan,
+                         "sup_distance_mean": float(np.nanmean(d)) if scored else np.nan,
+                         "sup_distance_q90": float(np.nanquantile(d, 0.9)) if scored else np.nan,
+                         "undefined_share_mean": float(np.nanmean(share))
+                         if share.size and np.isfinite(share).any() else np.nan,
                          "median_abs_error": float(np.median(errors)) if errors.size else np.nan,
                          "not_reached": float(np.mean(np.isinf(m))) if m.size else np.nan,
                          "original_median": target, "draws": int(len(m))})
