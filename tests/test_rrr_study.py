@@ -9,7 +9,7 @@ from lifelines import KaplanMeierFitter
 from lifelines.statistics import pairwise_logrank_test
 from lifelines.utils import median_survival_times
 
-from dprepro.cohorts import load_kidney
+from dprepro.cohorts import load_kidney, synthetic_ipssr_cohort
 from dprepro.randomized_response import RevisedRandomizedResponse
 from dprepro.rrr_study import (
     analyse_lnte,
@@ -295,3 +295,64 @@ def test_bands_over_many_draws_are_not_a_release():
     assert "100 independent draws" in bands["note"] and "100·ε" in bands["note"]
     # the per-record single-draw ε stays stated (the note says it is single-draw)
     assert bands["records"][0]["true_epsilon"] == pytest.approx(1 + np.log(2))
+
+
+def test_permuted_label_reference_is_seeded_and_has_both_tests(kidney):
+    from dprepro.rrr_study import permuted_logrank
+
+    labels = labels_of(kidney)
+    rng = np.random.default_rng(5)
+    out = permuted_logrank(kidney, labels=labels, draws=40, rng=rng)
+    assert sorted(out["draw"].unique()) == list(range(40))
+    assert {"p_value", "robust_p_value"} <= set(out.columns)
+    # the same seed gives the same reference
+    again = permuted_logrank(kidney, labels=labels, draws=40, rng=np.random.default_rng(5))
+    pd.testing.assert_frame_equal(out, again)
+
+
+def _claims_of(tmp_path, cohort, labels, rrr_logrank):
+    """rrr_claims on one cohort: the original, and an RRR release whose log-rank file is given."""
+    from dprepro.rrr_claims import rrr_claims
+    from dprepro.rrr_study import run_release
+
+    releases = [{"dataset": "toy", "mechanism": "original", "epsilon": None, "calibration": "",
+                 "data_origin": "synthetic"},
+                {"dataset": "toy", "mechanism": "rrr", "epsilon": 1.0, "calibration": "paper",
+                 "data_origin": "synthetic"}]
+    inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
+    for r in releases:
+        results, _, _ = run_release(cohort, dataset="toy", mechanism=r["mechanism"],
+                                    epsilon=r["epsilon"], calibration=r["calibration"],
+                                    labels=labels, grid_points=10, draws=200, seed=3)
+        folder = tmp_path / r["mechanism"]
+        folder.mkdir()
+        results["curves"].to_parquet(folder / "curves.parquet")
+        results["medians"].to_csv(folder / "medians.csv", index=False)
+        logrank = rrr_logrank if r["mechanism"] == "rrr" else results["logrank"]
+        logrank.to_csv(folder / "logrank.csv", index=False)
+        inputs["medians"].append(folder / "medians.csv")
+        inputs["curves"].append(folder / "curves.parquet")
+        inputs["logrank"].append(folder / "logrank.csv")
+        if r["mechanism"] == "original":
+            results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
+            inputs["permuted"].append(folder / "permuted.csv")
+    claims = rrr_claims(inputs, releases=releases, logrank_releases=releases,
+                        significance=0.05, rng=np.random.default_rng(0))
+    return claims.set_index("claim_id").loc["rrr.no_conclusion_change.toy.eps1"]
+
+
+def test_no_conclusion_change_cannot_hold_for_labels_independent_of_the_outcome(tmp_path):
+    """Groups with the same survival: the original rejects nothing, and a 'release'
+    whose labels are independent of the outcome (labels permuted, another seed) agrees
+    with it in most draws (about 0.95^3). It must not pass: its share does not beat
+    the permuted-label reference."""
+    from dprepro.rrr_study import permuted_logrank
+
+    cohort = synthetic_ipssr_cohort(np.random.default_rng(8), sizes={"a": 60, "b": 60, "c": 60},
+                                    medians={"a": 12.0, "b": 12.0, "c": 12.0})
+    labels = ["a", "b", "c"]
+    null = permuted_logrank(cohort, labels=labels, draws=200, rng=np.random.default_rng(99))
+    row = _claims_of(tmp_path, cohort, labels, null)
+    assert row["reproduced_value"] >= 0.5           # the old majority rule would pass it
+    assert row["verdict"] != "holds"
+    assert "rejects no pair" in row["note"] and "permuted-label" in row["note"]

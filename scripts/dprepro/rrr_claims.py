@@ -18,7 +18,11 @@ show it). Claims about an average use a paired bootstrap. Rows:
 ``rrr.no_conclusion_change`` (Table 1)
     Share of draws in which every pair's log-rank decision equals the
     original data's; cohorts with several rows per person use the
-    cluster-robust test.
+    cluster-robust test. Labels independent of the outcome (ε = 0) also
+    agree often, above all when the original rejects nothing, so the claim
+    holds only if the share's interval lies above the **permuted-label
+    reference** (the share for labels permuted among persons, as many draws,
+    :func:`~dprepro.rrr_study.permuted_logrank`) and above one half.
 ``rrr.lnte_levels_off`` (Figure 2)
     Share of draws in which at least one LNTE median is not reached
     although the original KM median is.
@@ -91,8 +95,9 @@ def _share_row(flags, **kwargs) -> dict:
     flags = np.asarray(flags, dtype=bool)
     value, lo, hi = share_interval(int(flags.sum()), flags.size)
     note = kwargs.pop("note", "")
+    criterion = kwargs.pop("criterion", MAJORITY)
     return claim_row(study=STUDY, reproduced_value=value, ci_lower=lo, ci_upper=hi,
-                     criterion=MAJORITY, note=f"Clopper-Pearson 95% over {flags.size} draws; "
+                     criterion=criterion, note=f"Clopper-Pearson 95% over {flags.size} draws; "
                      f"draw 0 (the paper's single draw): {bool(flags[0])}; {note}", **kwargs)
 
 
@@ -180,14 +185,19 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
                rng: np.random.Generator, clustered=()) -> pd.DataFrame:
     """The claims table of the study from the release files (see the module notes).
 
-    ``inputs`` holds ``medians``, ``curves`` (one per release of ``releases``)
-    and ``logrank`` (one per release of ``logrank_releases``); ``clustered``
+    ``inputs`` holds ``medians``, ``curves`` (one per release of ``releases``),
+    ``logrank`` (one per release of ``logrank_releases``) and ``permuted``
+    (the permuted-label log-rank reference of each original release, in the
+    order of ``releases``); ``clustered``
     names the cohorts with several rows per person, whose conclusions use the
     cluster-robust log-rank test.
     """
     medians = _by_release(releases, inputs["medians"])
     curves = _by_release(releases, inputs["curves"])
     logrank = _by_release(logrank_releases, inputs["logrank"])
+    originals = [r for r in releases if r["mechanism"] == "original"]
+    permuted = {r["dataset"]: read_table(path, text_columns=GROUP_COLUMNS)
+                for r, path in zip(originals, inputs["permuted"], strict=True)}
     calibrations = list(dict.fromkeys(r["calibration"] for r in releases
                                       if r["mechanism"] == "rrr"))
     published = calibrations[0] if calibrations else ""
@@ -205,6 +215,15 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
         robust = d in clustered
         p_col = "robust_p_value" if robust else "p_value"
         original_p = original_lr.set_index(["group_a", "group_b"])[p_col]
+
+        def agreement(lr, original_p=original_p, p_col=p_col):
+            ref = lr.join(original_p.rename("p0"), on=["group_a", "group_b"])
+            same = (ref[p_col] < significance) == (ref["p0"] < significance)
+            return same.groupby(ref["draw"]).all().to_numpy()
+
+        null_share, null_lo, null_hi = share_interval(int(agreement(permuted[d]).sum()),
+                                                      permuted[d]["draw"].nunique())
+        rejects = int((original_p < significance).sum())
 
         def true_eps(mechanism, e, calibration=published, labels=labels):
             return release_record(mechanism, epsilon=e, labels=labels,
@@ -229,17 +248,26 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
                         f"; median error over draws {np.median(errors):.3f}; 0.25 and the "
                         "majority rule are chosen here"))))
             if rrr in logrank:
-                lr = logrank[rrr]
-                ref = lr.join(original_p.rename("p0"), on=["group_a", "group_b"])
-                same = (ref[p_col] < significance) == (ref["p0"] < significance)
-                unchanged = same.groupby(ref["draw"]).all().to_numpy()
+                unchanged = agreement(logrank[rrr])
                 test = "cluster-robust (per person)" if robust else "plain"
+                # above the permuted-label share (ε = 0) and above one half
+                threshold = max(null_share, 0.5)
+                untestable = ("; the original rejects no pair, so agreement means 'RRR rejects "
+                              "nothing either', which labels independent of the outcome also "
+                              "give" if rejects == 0 else
+                              f"; the original rejects {rejects} pair(s)")
                 rows.append(_share_row(
                     unchanged, claim_id=f"rrr.no_conclusion_change.{tag}",
                     claim=f"No pairwise log-rank conclusion changes under RRR ({d}, ε = {e:g})",
                     source=_source(d, "Table 1"),
                     statistic=f"share of draws in which every pair's {test} log-rank decision "
-                    f"at {significance:g} equals the original's", note=note("rrr", e)))
+                    f"at {significance:g} equals the original's",
+                    criterion=f"> {threshold:.4g}",
+                    note=note("rrr", e, extra=(
+                        f"; permuted-label (ε = 0) reference share {null_share:.3f} "
+                        f"[{null_lo:.3f}, {null_hi:.3f}] over {permuted[d]['draw'].nunique()} "
+                        f"permutations: holds only if the interval lies above max(reference, "
+                        f"0.5) = {threshold:.3f}{untestable}"))))
             if (d, "lnte", e, "") in medians:
                 lnte = medians[(d, "lnte", e, "")]
                 reached = set(original_m.loc[np.isfinite(original_m["median"]), "group"])

@@ -52,6 +52,7 @@ __all__ = [
     "PRIVACY_COLUMNS",
     "quantile_inf",
     "person_units",
+    "permuted_logrank",
     "release_labels",
     "privacy_columns",
     "SUPPORT_MIN_AT_RISK",
@@ -356,12 +357,37 @@ def _with_robust(logrank: pd.DataFrame, times, events, group_draws, clusters,
     return logrank.merge(robust, on=["draw", "group_a", "group_b"], how="left", sort=False)
 
 
-def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.DataFrame]:
+def permuted_logrank(cohort: pd.DataFrame, *, labels, draws: int,
+                     rng: np.random.Generator) -> pd.DataFrame:
+    """Pairwise log-rank tests with the persons' labels permuted: the ε = 0 reference.
+
+    Each draw permutes the group labels among persons (all rows of a person
+    keep one label; group sizes are kept), so the labels are independent of
+    the outcome, as RRR's released labels become as ε → 0. The share of
+    draws whose decisions equal the original data's is what "no conclusion
+    changes" reaches without any information in the labels; a release's
+    agreement means something only above it. Same columns as the original's
+    ``logrank`` (plain and cluster-robust).
+    """
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    times, events, groups = _check_cohort(cohort, labels)
+    codes, first = person_units(cohort)
+    persons = groups[first]
+    permuted = np.stack([rng.permutation(persons) for _ in range(draws)])[:, codes]
+    logrank = pairwise_logrank_batch(times, events, permuted, labels=labels).to_frame()
+    return _with_robust(logrank, times, events, permuted, codes, labels)
+
+
+def analyse_original(cohort: pd.DataFrame, *, labels, grid, permutations: int = 0,
+                     rng: np.random.Generator | None = None) -> dict[str, pd.DataFrame]:
     """KM curves, medians (lifelines rule and CI) and pairwise log-rank of the original data.
 
     The log-rank rows carry both the plain test (R ``survdiff``; the paper's
     Table 1) and the cluster-robust score test per person
-    (:mod:`dprepro.cluster_logrank`).
+    (:mod:`dprepro.cluster_logrank`). With ``permutations`` > 0 (and ``rng``)
+    it adds ``logrank_permuted``, the permuted-label reference
+    (:func:`permuted_logrank`).
     """
     times, events, groups = _check_cohort(cohort, labels)
     codes, _ = person_units(cohort)
@@ -380,11 +406,17 @@ def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.Data
                         - np.searchsorted(cens, grid, side="left"))
     frame["at_risk"] = np.concatenate(at_risk)
     frame["censored"] = np.concatenate(censored)
-    return {
+    out = {
         "medians": _lifelines_medians(times, events, groups, labels).assign(draw=0),
         "logrank": _with_robust(logrank, times, events, groups[None, :], codes, labels),
         "curves": frame,
     }
+    if permutations > 0:
+        if rng is None:
+            raise TypeError("permutations need an explicit numpy Generator rng")
+        out["logrank_permuted"] = permuted_logrank(cohort, labels=labels, draws=permutations,
+                                                   rng=rng)
+    return out
 
 
 def _draw_medians(values, labels, *, ci_method: str) -> pd.DataFrame:
@@ -547,8 +579,12 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     grid = step_grid(cohort["time"])
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
     if obj is None:
-        return (analyse_original(cohort, labels=labels, grid=grid),
-                replace(ORIGINAL, privacy_unit=privacy_unit), None)
+        # the permuted-label (ε = 0) reference: as many draws as a release, its own stream
+        stream = f"permuted/{dataset}"
+        rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
+        return (analyse_original(cohort, labels=labels, grid=grid, permutations=draws, rng=rng),
+                replace(ORIGINAL, privacy_unit=privacy_unit),
+                seed_record(seed, "rrr_survival", stream, draws))
     if isinstance(obj, GridDiscretisation):
         results = analyse_lnte_grid(cohort, labels=labels, mechanism=obj, draws=1, rng=None,
                                     grid=grid)
