@@ -91,7 +91,7 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     sidecar = json.loads((figures / "figure2_toy.png.prov.json").read_text())
     assert sidecar["config"]["cohorts"]["toy"] == {
         "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": [],
-        "ordered": False, "endpoint": ""}
+        "ordered": False, "endpoint": "", "rows_per_person": 1}
 
 
 def expected_record(row, k):

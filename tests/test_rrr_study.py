@@ -356,3 +356,21 @@ def test_no_conclusion_change_cannot_hold_for_labels_independent_of_the_outcome(
     assert row["reproduced_value"] >= 0.5           # the old majority rule would pass it
     assert row["verdict"] != "holds"
     assert "rejects no pair" in row["note"] and "permuted-label" in row["note"]
+
+
+@pytest.mark.parametrize(("rows", "title"), [(1, "numbers at risk (original)"),
+                                             (2, "rows at risk (original; 2 per patient)")])
+def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dprepro.plots_rrr import _at_risk_table
+
+    fig, (ref, ax) = plt.subplots(2)
+    ref.plot([0, 10], [1, 0])
+    frame = pd.DataFrame({"group": "a", "t": [0.0, 5.0, 10.0], "at_risk": [8, 4, 2]})
+    _at_risk_table(ax, frame, ["a"], {"a": "k"}, ref, rows)
+    assert ax.get_title() == title
+    plt.close(fig)
