@@ -252,7 +252,10 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
                  "draws (solid: median, dashed: original)", fontsize=10)
     _wrapped_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
                  "its own "
-                 "y range, widened to show band values outside [0, 1].")
+                 "y range, widened to show band values outside [0, 1]. Bands are quantiles "
+                 "over many independent draws of each mechanism: a summary for the reader, not "
+                 "a release (publishing them would compose the budget over the draws; the ε "
+                 "in the titles is one draw's).")
     fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     return fig
 
