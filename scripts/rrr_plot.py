@@ -20,6 +20,7 @@ if missing:
 tables = (read_table(path) for path in snakemake.input)
 records = rrr_study.records_from_tables(t[t["dataset"].isin(p.datasets)] for t in tables)
 step.write_sidecars(snakemake, __file__, written, config=dict(p.items()),
-                    privacy=rrr_study.table_privacy(records, compares_with_original=True),
+                    privacy=rrr_study.table_privacy(records, compares_with_original=True,
+                                                    draws=p.get("draws")),
                     data_origin=p.data_origin)
 log.info("wrote %d figure files", len(written))

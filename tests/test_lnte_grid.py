@@ -92,3 +92,51 @@ def test_step_on_grid_reads_steps():
     surv = np.array([[0.9, 0.8, 0.7]])
     np.testing.assert_allclose(step_on_grid(edges, surv, [0, 0.5, 1, 2.5, 3, 9]),
                                [[1, 1, 0.9, 0.8, 0.7, 0.7]])
+
+
+@pytest.mark.parametrize("noise", [True, False])
+def test_stored_grid_curves_name_only_the_public_bin_ends(noise):
+    import pandas as pd
+
+    from dprepro.rrr_study import analyse_lnte_grid, sup_distances
+
+    rng = np.random.default_rng(7)
+    n = 60
+    cohort = pd.DataFrame({"time": np.round(rng.exponential(5.0, n), 3) + 0.0123,
+                           "event": rng.integers(0, 2, n), "group": np.repeat(["a", "b"], n // 2)})
+    cohort.loc[0, "event"] = 1
+    mechanism = (GridLNTE(epsilon=1.0, bins=8, horizon=20.0) if noise
+                 else GridDiscretisation(bins=8, horizon=20.0))
+    out = analyse_lnte_grid(cohort, labels=["a", "b"], mechanism=mechanism, draws=3,
+                            rng=np.random.default_rng(1) if noise else None,
+                            grid=np.unique(np.r_[0.0, cohort["time"]]))
+    stored = set(out["curves"]["t"])
+    public = set(np.r_[0.0, np.linspace(0.0, 20.0, 9)[1:]])
+    # no follow-up time of the cohort is published through the stored curve's times
+    assert stored == public
+    assert not stored & set(cohort["time"])
+    # the sup-distance still reads the step function exactly at the original's jumps:
+    # compare with a brute-force sup on a fine grid over each group's follow-up
+    original = []
+    for g in ["a", "b"]:
+        rows = cohort[cohort["group"] == g].sort_values("time")
+        t = np.unique(rows["time"])
+        s, surv = 1.0, []
+        for u in t:
+            at_risk = (rows["time"] >= u).sum()
+            s *= 1 - ((rows["time"] == u) & (rows["event"] == 1)).sum() / at_risk
+            surv.append(s)
+        original.append(pd.DataFrame({"group": g, "t": np.r_[0.0, t], "survival": [1.0, *surv]}))
+    original = pd.concat(original, ignore_index=True)
+    got = sup_distances(out["curves"], original, min_at_risk=None)
+    for g in ["a", "b"]:
+        o = original[original["group"] == g]
+        fine = np.unique(np.r_[o["t"], np.linspace(0, o["t"].max(), 4001)])
+        o_at = step_on_grid(o["t"].to_numpy(), o["survival"].to_numpy()[None, :], fine)[0]
+        for d in range(3):
+            r = out["curves"][(out["curves"]["group"] == g) & (out["curves"]["draw"] == d)]
+            r_at = step_on_grid(r["t"].to_numpy(), r["survival"].to_numpy()[None, :], fine)[0]
+            ok = np.isfinite(r_at)
+            want = np.max(np.abs(r_at - o_at)[ok])
+            row = got[(got["group"] == g) & (got["draw"] == d)]
+            assert row["distance"].iloc[0] == pytest.approx(want, abs=1e-12)

@@ -72,3 +72,10 @@ def test_the_check_catches_a_release_that_bypasses_privatisation():
     leaked = reachable_avoiding(edges - {("rrr_cohort", "rrr_bands_table")}, {"rrr_cohort"},
                                 {"rrr_release"})
     assert "rrr_bands_table" not in leaked
+
+
+def test_summaries_over_many_draws_are_references_not_releases():
+    # km_bands.csv takes quantiles over N independent draws of each mechanism: N·ε if
+    # published, so it must not be classed as a (single-draw) release
+    assert "rrr_bands_table" in BOUNDARY["reference"]
+    assert "rrr_bands_table" not in (BOUNDARY.get("release") or [])

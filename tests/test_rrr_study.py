@@ -9,7 +9,7 @@ from lifelines import KaplanMeierFitter
 from lifelines.statistics import pairwise_logrank_test
 from lifelines.utils import median_survival_times
 
-from dprepro.cohorts import load_kidney
+from dprepro.cohorts import load_kidney, synthetic_ipssr_cohort
 from dprepro.randomized_response import RevisedRandomizedResponse
 from dprepro.rrr_study import (
     analyse_lnte,
@@ -213,8 +213,8 @@ def test_kidney_plateaus_are_flagged_with_r_midpoints(kidney):
 def test_sup_distance_is_exact_at_the_union_of_jump_times():
     """Two step functions with jumps a 200-point grid would miss: the sup over the union
     of their jump times equals a brute-force sup on a very fine grid; an undefined
-    stretch of the released curve is reported as its share of the follow-up and, in
-    the undefined-as-1 score, as distance 1."""
+    stretch of the released curve is reported as its share of the follow-up, apart
+    from the distance (whole follow-up: ``min_at_risk=None``)."""
     from dprepro.rrr_study import sup_distances
 
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 1.001, 4.0],
@@ -222,7 +222,7 @@ def test_sup_distance_is_exact_at_the_union_of_jump_times():
     released = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "group": "a",
                              "t": [0.0, 1.0005, 3.0] * 2,
                              "survival": [1.0, 0.8, 0.5, 1.0, 0.85, np.nan]})
-    out = sup_distances(released, original).set_index("draw")
+    out = sup_distances(released, original, min_at_risk=None).set_index("draw")
 
     def step(t, s, at):
         idx = np.searchsorted(t, at, side="right") - 1
@@ -237,7 +237,32 @@ def test_sup_distance_is_exact_at_the_union_of_jump_times():
     # draw 1 is undefined from t = 3 on: a quarter of the original's follow-up [0, 4]
     assert out.loc[1, "undefined_share"] == pytest.approx(0.25)
     assert out.loc[1, "distance"] == pytest.approx(0.65)
-    assert out.loc[1, "distance_undefined_as_1"] == 1.0
+
+
+def test_utility_is_scored_on_the_common_support_of_five_at_risk():
+    """The score stops at the original's last time with at least 5 at risk, the same
+    for every mechanism: a curve that stops in the thin tail (a KM curve of
+    released labels) is neither penalised nor credited there; one that is
+    undefined inside the support has that share reported in its own column."""
+    from dprepro.rrr_study import SUPPORT_MIN_AT_RISK, sup_distances
+
+    assert SUPPORT_MIN_AT_RISK == 5
+    original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],
+                             "survival": [1.0, 0.9, 0.8, 0.5, 0.0],
+                             "at_risk": [20, 20, 8, 5, 2]})
+    # draw 0 stops at 3.5 (in the tail); draw 1 stops at 2 (inside the support [0, 3])
+    released = pd.DataFrame({"draw": [0] * 4 + [1] * 4, "group": "a",
+                             "t": [0.0, 1.0, 2.0, 3.5] * 2,
+                             "survival": [1.0, 0.85, 0.85, np.nan,
+                                          1.0, 0.85, np.nan, np.nan]})
+    out = sup_distances(released, original).set_index("draw")
+    assert (out["support_end"] == 3.0).all()
+    # draw 0: on [0, 3] the sup is |0.85 − 0.5| at t = 3, fully defined there
+    assert out.loc[0, "distance"] == pytest.approx(0.35)
+    assert out.loc[0, "undefined_share"] == 0.0
+    # draw 1: undefined on [2, 3], a third of the support; distance on [0, 2): 0.05
+    assert out.loc[1, "undefined_share"] == pytest.approx(1 / 3)
+    assert out.loc[1, "distance"] == pytest.approx(0.05)
 
 
 def test_a_curve_that_stops_before_one_half_has_an_undefined_median():
@@ -255,3 +280,97 @@ def test_a_curve_that_stops_before_one_half_has_an_undefined_median():
     assert table.loc[("b", "over_draws"), "not_reached"] == 0.5
     assert table.loc[("b", "over_draws"), "undefined"] == 0.5
     assert table.loc[("c", "over_draws"), "not_reached"] == 0.0
+
+
+def test_bands_over_many_draws_are_not_a_release():
+    from dprepro.rrr_outputs import sidecar_privacy
+
+    record = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record(
+        privacy_unit="patient")
+    # one draw of privatised data only: a release
+    assert sidecar_privacy("km_curves", [record], draws=100)["release"] is True
+    # quantiles over 100 draws of the same persons compose to 100·ε: a reference
+    bands = sidecar_privacy("km_bands", [record], draws=100)
+    assert bands["release"] is False
+    assert "100 independent draws" in bands["note"] and "100·ε" in bands["note"]
+    # the per-record single-draw ε stays stated (the note says it is single-draw)
+    assert bands["records"][0]["true_epsilon"] == pytest.approx(1 + np.log(2))
+
+
+def test_permuted_label_reference_is_seeded_and_has_both_tests(kidney):
+    from dprepro.rrr_study import permuted_logrank
+
+    labels = labels_of(kidney)
+    rng = np.random.default_rng(5)
+    out = permuted_logrank(kidney, labels=labels, draws=40, rng=rng)
+    assert sorted(out["draw"].unique()) == list(range(40))
+    assert {"p_value", "robust_p_value"} <= set(out.columns)
+    # the same seed gives the same reference
+    again = permuted_logrank(kidney, labels=labels, draws=40, rng=np.random.default_rng(5))
+    pd.testing.assert_frame_equal(out, again)
+
+
+def _claims_of(tmp_path, cohort, labels, rrr_logrank):
+    """rrr_claims on one cohort: the original, and an RRR release whose log-rank file is given."""
+    from dprepro.rrr_claims import rrr_claims
+    from dprepro.rrr_study import run_release
+
+    releases = [{"dataset": "toy", "mechanism": "original", "epsilon": None, "calibration": "",
+                 "data_origin": "synthetic"},
+                {"dataset": "toy", "mechanism": "rrr", "epsilon": 1.0, "calibration": "paper",
+                 "data_origin": "synthetic"}]
+    inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
+    for r in releases:
+        results, _, _ = run_release(cohort, dataset="toy", mechanism=r["mechanism"],
+                                    epsilon=r["epsilon"], calibration=r["calibration"],
+                                    labels=labels, grid_points=10, draws=200, seed=3)
+        folder = tmp_path / r["mechanism"]
+        folder.mkdir()
+        results["curves"].to_parquet(folder / "curves.parquet")
+        results["medians"].to_csv(folder / "medians.csv", index=False)
+        logrank = rrr_logrank if r["mechanism"] == "rrr" else results["logrank"]
+        logrank.to_csv(folder / "logrank.csv", index=False)
+        inputs["medians"].append(folder / "medians.csv")
+        inputs["curves"].append(folder / "curves.parquet")
+        inputs["logrank"].append(folder / "logrank.csv")
+        if r["mechanism"] == "original":
+            results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
+            inputs["permuted"].append(folder / "permuted.csv")
+    claims = rrr_claims(inputs, releases=releases, logrank_releases=releases,
+                        significance=0.05, rng=np.random.default_rng(0))
+    return claims.set_index("claim_id").loc["rrr.no_conclusion_change.toy.eps1"]
+
+
+def test_no_conclusion_change_cannot_hold_for_labels_independent_of_the_outcome(tmp_path):
+    """Groups with the same survival: the original rejects nothing, and a 'release'
+    whose labels are independent of the outcome (labels permuted, another seed) agrees
+    with it in most draws (about 0.95^3). It must not pass: its share does not beat
+    the permuted-label reference."""
+    from dprepro.rrr_study import permuted_logrank
+
+    cohort = synthetic_ipssr_cohort(np.random.default_rng(8), sizes={"a": 60, "b": 60, "c": 60},
+                                    medians={"a": 12.0, "b": 12.0, "c": 12.0})
+    labels = ["a", "b", "c"]
+    null = permuted_logrank(cohort, labels=labels, draws=200, rng=np.random.default_rng(99))
+    row = _claims_of(tmp_path, cohort, labels, null)
+    assert row["reproduced_value"] >= 0.5           # the old majority rule would pass it
+    assert row["verdict"] != "holds"
+    assert "rejects no pair" in row["note"] and "permuted-label" in row["note"]
+
+
+@pytest.mark.parametrize(("rows", "title"), [(1, "numbers at risk (original)"),
+                                             (2, "rows at risk (original; 2 per patient)")])
+def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from dprepro.plots_rrr import _at_risk_table
+
+    fig, (ref, ax) = plt.subplots(2)
+    ref.plot([0, 10], [1, 0])
+    frame = pd.DataFrame({"group": "a", "t": [0.0, 5.0, 10.0], "at_risk": [8, 4, 2]})
+    _at_risk_table(ax, frame, ["a"], {"a": "k"}, ref, rows)
+    assert ax.get_title() == title
+    plt.close(fig)

@@ -23,10 +23,19 @@ M^{-1}`, and from them the group Nelson–Aalen and Kaplan–Meier curves
 a post-processing of the RRR release (no extra privacy cost). The counts are
 unbiased; the curves are ratio estimators, consistent and nearly unbiased
 when the groups are not tiny. A curve is defined while its estimated
-at-risk count is at least 1 (undefined after: ``nan``); it is not clipped
-to [0, 1] (a negative :math:`\hat D` can raise it; the tables report what
-the estimator gives). Intervals: a bootstrap over persons of the released
-data (:func:`bootstrap_medians`) includes both the sampling and the
+at-risk count is positive, :math:`\hat N_i(t) > 0` (undefined for the rest
+of follow-up once :math:`\hat N_i \le 0`: ``nan``). Where
+:math:`0 < \hat N_i < 1` the ratio :math:`\hat D_i / \hat N_i` is unstable
+(it can be far outside [0, 1]), so there the hazard increment is clamped to
+[0, 1]; where :math:`\hat N_i \ge 1` it is left as estimated (clamping
+there too would bias the curve: at a time with one event, the groups other
+than the released one get :math:`\hat D < 0`, and dropping those negative
+increments lowers every curve; the unbiasedness tests catch it). A threshold
+:math:`\hat N \ge 1` would cut the curve where no label was flipped: a true
+at-risk count of 1 inverts to slightly less than 1 whenever other groups hold
+persons at risk (e.g. true counts (1, 3, 4, 1), k = 4, ε = 3 under the paper's
+calibration, give :math:`\hat N_1 \approx 0.92`). Intervals: a bootstrap
+over persons of the released data (:func:`bootstrap_medians`) includes both the sampling and the
 privatisation noise, because each person's released label is random.
 """
 
@@ -100,9 +109,15 @@ def debiased_curves(durations, events, released_codes, *, p: float, k: int) -> D
     d_y = np.add.reduceat(onehot * e[None, :, None], first, axis=1)
     n_hat = (n_y @ inverse).transpose(0, 2, 1)                            # (draws, k, m)
     d_hat = (d_y @ inverse).transpose(0, 2, 1)
-    defined = np.minimum.accumulate(n_hat >= 1.0, axis=-1)
+    # defined while the inverted at-risk count is positive; once it is not, the
+    # group has (estimated) nobody left and the rest of its curve is undefined
+    defined = np.minimum.accumulate(n_hat > 0.0, axis=-1)
     with np.errstate(divide="ignore", invalid="ignore"):
-        hazard = np.where(defined, d_hat / n_hat, 0.0)
+        ratio = d_hat / n_hat
+        # below one estimated person at risk the ratio is unstable: clamp it to a
+        # probability; above, keep the (nearly unbiased) estimate as it is
+        ratio = np.where(n_hat >= 1.0, ratio, np.clip(ratio, 0.0, 1.0))
+        hazard = np.where(defined, ratio, 0.0)
     survival = np.where(defined, np.cumprod(1.0 - hazard, axis=-1), np.nan)
     cumulative = np.where(defined, np.cumsum(hazard, axis=-1), np.nan)
     return DebiasedCurves(timeline, n_hat, d_hat, survival, cumulative)

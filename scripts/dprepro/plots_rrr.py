@@ -94,14 +94,19 @@ def _censoring_ticks(ax, rows, groups, colors) -> None:
         ax.plot(part["t"], part["survival"], ls="none", marker="|", ms=5, color=colors[group])
 
 
-def _at_risk_table(ax, rows, groups, colors, reference) -> None:
-    """Numbers at risk of the original data per group at the reference panel's x ticks."""
+def _at_risk_table(ax, rows, groups, colors, reference, rows_per_person: int = 1) -> None:
+    """Numbers at risk of the original data per group at the reference panel's x ticks.
+
+    The counts are rows; with several rows per patient (kidney: two) the
+    title says so, so they are not read as patients.
+    """
     ax.axis("off")
     if "at_risk" not in rows:
         return
     ticks = [t for t in reference.get_xticks()
              if reference.get_xlim()[0] <= t <= reference.get_xlim()[1]]
-    ax.set_title("numbers at risk (original)", fontsize=8)
+    ax.set_title("numbers at risk (original)" if rows_per_person == 1 else
+                 f"rows at risk (original; {rows_per_person} per patient)", fontsize=8)
     for i, group in enumerate(groups):
         part = rows[rows["group"] == group].sort_values("t")
         t = part["t"].to_numpy(float)
@@ -121,7 +126,8 @@ def _at_risk_table(ax, rows, groups, colors, reference) -> None:
 
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                time_unit: str = "months", ordered: bool = True, endpoint: str = ""):
+                time_unit: str = "months", ordered: bool = True, endpoint: str = "",
+                rows_per_person: int = 1):
     """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
 
     Panel letters run down the layout: (a) original, then RRR at each ε in
@@ -152,7 +158,7 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         ax.set_xlabel(f"time ({time_unit})", fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
     _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
-                   axes[0, 0])
+                   axes[0, 0], rows_per_person)
     for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
@@ -246,7 +252,10 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
                  "draws (solid: median, dashed: original)", fontsize=10)
     _wrapped_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
                  "its own "
-                 "y range, widened to show band values outside [0, 1].")
+                 "y range, widened to show band values outside [0, 1]. Bands are quantiles "
+                 "over many independent draws of each mechanism: a summary for the reader, not "
+                 "a release (publishing them would compose the budget over the draws; the ε "
+                 "in the titles is one draw's).")
     fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     return fig
 
@@ -288,9 +297,11 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
-    _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times where "
-                 "both "
-                 "curves are defined (undefined share: utility.csv). x: true ε — RRR with the "
+    _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
+                 "the common support (original at-risk >= "
+                 f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
+                 "defined, the score of utility.csv and claims.csv (undefined share: "
+                 "utility.csv). x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
@@ -317,8 +328,9 @@ def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
                   "ordered": cohorts[dataset].get("ordered", True),
                   "endpoint": cohorts[dataset].get("endpoint", "")}
-        yield f"figure2_{dataset}", rrr_figure2(curves, dataset=dataset, epsilons=epsilons,
-                                                **cohort)
+        yield f"figure2_{dataset}", rrr_figure2(
+            curves, dataset=dataset, epsilons=epsilons,
+            rows_per_person=cohorts[dataset].get("rows_per_person", 1), **cohort)
         for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
                                             lazy=True, **cohort):
             yield f"figure2_{dataset}_{name}", fig

@@ -21,6 +21,7 @@ from .rrr_study import (
     median_table,
     rejection_table,
     release_record,
+    table_privacy,
     utility_table,
 )
 
@@ -28,7 +29,8 @@ from .rrr_study import (
 GROUP_COLUMNS = ("group", "group_a", "group_b")
 
 __all__ = ["GROUP_COLUMNS", "TABLES", "km_bands", "km_curves", "logrank_rejection_rate",
-           "median_survival", "pairwise_logrank_table", "records_of_releases", "utility"]
+           "median_survival", "pairwise_logrank_table", "records_of_releases", "sidecar_privacy",
+           "utility"]
 
 
 def _key(release) -> tuple:
@@ -111,7 +113,11 @@ def utility(inputs, *, releases, **_):
 
 
 def km_bands(inputs, *, releases, band_level, **_):
-    """``km_bands.csv`` (:func:`band_table`), from privatised releases only."""
+    """``km_bands.csv`` (:func:`band_table`), from privatised releases only.
+
+    Its quantiles are taken over many draws of each mechanism, so the table is a
+    non-private reference (:func:`sidecar_privacy`), not a release.
+    """
     infos = _infos(releases, _load(inputs["medians"], releases))
     curves = _load(inputs["curves"], releases)
     table = band_table(((infos[k], curves[k]) for k in _private_keys(curves)), level=band_level)
@@ -124,6 +130,19 @@ def km_curves(inputs, *, releases, **_):
     curves = _load(inputs["curves"], releases)
     return (curve_table((infos[k], f) for k, f in curves.items()),
             [i["record"] for i in infos.values()])
+
+
+#: Tables summarising many independent draws of each mechanism (not a single release).
+OVER_DRAWS = frozenset({"km_bands"})
+
+
+def sidecar_privacy(name: str, records, *, draws: int | None = None, **_) -> dict:
+    """The sidecar ``privacy`` entry of table ``name`` (:func:`table_privacy`).
+
+    A table in :data:`OVER_DRAWS` summarises ``draws`` draws of each
+    mechanism, so it is a reference whose note states the composed budget.
+    """
+    return table_privacy(records, draws=draws if name in OVER_DRAWS else None)
 
 
 #: Table file stem -> the function that builds it from the rule's inputs.

@@ -43,7 +43,8 @@ def cohort_params(spec: CohortSpec) -> dict:
     """Title, time unit, origin and group order of a cohort (figures and analyses)."""
     return {"title": spec.display_title, "time_unit": spec.axis_unit,
             "data_origin": spec.origin, "groups": list(spec.groups),
-            "ordered": spec.ordered_groups, "endpoint": spec.endpoint}
+            "ordered": spec.ordered_groups, "endpoint": spec.endpoint,
+            "rows_per_person": spec.rows_per_person}
 
 
 #: Mechanisms of the study, in table and figure order.

@@ -52,8 +52,10 @@ __all__ = [
     "PRIVACY_COLUMNS",
     "quantile_inf",
     "person_units",
+    "permuted_logrank",
     "release_labels",
     "privacy_columns",
+    "SUPPORT_MIN_AT_RISK",
     "release_mechanism",
     "release_record",
     "records_from_tables",
@@ -195,20 +197,36 @@ def records_from_tables(tables) -> list[PrivacyRecord]:
     return records
 
 
-def table_privacy(records, *, compares_with_original: bool = False) -> dict:
+def table_privacy(records, *, compares_with_original: bool = False,
+                  draws: int | None = None) -> dict:
     """Sidecar ``privacy`` entry of a table or figure mixing releases.
 
-    It is a release only if every row is privatised and nothing is compared
-    with the original data; one row of the original (or a statistic against
-    it, ``compares_with_original``: utility, figures drawn over the original
-    curves) makes it a non-private reference.
+    It is a release only if every row is privatised, nothing is compared
+    with the original data and each row comes from one draw of its mechanism.
+    One row of the original (or a statistic against it,
+    ``compares_with_original``: utility, figures drawn over the original
+    curves) makes it a non-private reference. So does a summary over
+    ``draws`` > 1 independent draws of each mechanism (the bands): each draw
+    spends the mechanism's ε on the same persons, so publishing N of them
+    composes to N·ε (and a majority vote over N RRR draws recovers each
+    label); the rows' ``true_epsilon`` stays the single-draw value, which the
+    note says.
     """
     records = list(records)
     entry = provenance_of(records)
-    release = all(r.release for r in records) and not compares_with_original
-    note = ("built from privatised releases only" if release else
-            "non-private reference: holds or compares with the original data "
-            "(mechanism = original)")
+    over_draws = draws is not None and draws > 1
+    release = all(r.release for r in records) and not compares_with_original and not over_draws
+    if release:
+        note = "built from privatised releases only"
+    elif compares_with_original:
+        note = ("non-private reference: holds or compares with the original data "
+                "(mechanism = original)")
+    else:
+        note = "non-private reference"
+    if over_draws:
+        note += (f"; quantiles over {draws} independent draws of each mechanism: a summary for "
+                 f"the reader, not a release; publishing it would compose to {draws}·ε "
+                 "(true_epsilon columns state the single-draw value)")
     return {"release": release, "note": note, "records": entry["records"]}
 
 
@@ -339,12 +357,37 @@ def _with_robust(logrank: pd.DataFrame, times, events, group_draws, clusters,
     return logrank.merge(robust, on=["draw", "group_a", "group_b"], how="left", sort=False)
 
 
-def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.DataFrame]:
+def permuted_logrank(cohort: pd.DataFrame, *, labels, draws: int,
+                     rng: np.random.Generator) -> pd.DataFrame:
+    """Pairwise log-rank tests with the persons' labels permuted: the ε = 0 reference.
+
+    Each draw permutes the group labels among persons (all rows of a person
+    keep one label; group sizes are kept), so the labels are independent of
+    the outcome, as RRR's released labels become as ε → 0. The share of
+    draws whose decisions equal the original data's is what "no conclusion
+    changes" reaches without any information in the labels; a release's
+    agreement means something only above it. Same columns as the original's
+    ``logrank`` (plain and cluster-robust).
+    """
+    if draws < 1:
+        raise ValueError(f"draws must be >= 1, got {draws}")
+    times, events, groups = _check_cohort(cohort, labels)
+    codes, first = person_units(cohort)
+    persons = groups[first]
+    permuted = np.stack([rng.permutation(persons) for _ in range(draws)])[:, codes]
+    logrank = pairwise_logrank_batch(times, events, permuted, labels=labels).to_frame()
+    return _with_robust(logrank, times, events, permuted, codes, labels)
+
+
+def analyse_original(cohort: pd.DataFrame, *, labels, grid, permutations: int = 0,
+                     rng: np.random.Generator | None = None) -> dict[str, pd.DataFrame]:
     """KM curves, medians (lifelines rule and CI) and pairwise log-rank of the original data.
 
     The log-rank rows carry both the plain test (R ``survdiff``; the paper's
     Table 1) and the cluster-robust score test per person
-    (:mod:`dprepro.cluster_logrank`).
+    (:mod:`dprepro.cluster_logrank`). With ``permutations`` > 0 (and ``rng``)
+    it adds ``logrank_permuted``, the permuted-label reference
+    (:func:`permuted_logrank`).
     """
     times, events, groups = _check_cohort(cohort, labels)
     codes, _ = person_units(cohort)
@@ -363,11 +406,17 @@ def analyse_original(cohort: pd.DataFrame, *, labels, grid) -> dict[str, pd.Data
                         - np.searchsorted(cens, grid, side="left"))
     frame["at_risk"] = np.concatenate(at_risk)
     frame["censored"] = np.concatenate(censored)
-    return {
+    out = {
         "medians": _lifelines_medians(times, events, groups, labels).assign(draw=0),
         "logrank": _with_robust(logrank, times, events, groups[None, :], codes, labels),
         "curves": frame,
     }
+    if permutations > 0:
+        if rng is None:
+            raise TypeError("permutations need an explicit numpy Generator rng")
+        out["logrank_permuted"] = permuted_logrank(cohort, labels=labels, draws=permutations,
+                                                   rng=rng)
+    return out
 
 
 def _draw_medians(values, labels, *, ci_method: str) -> pd.DataFrame:
@@ -472,17 +521,21 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
 
     The horizon is the mechanism's public one (``datasets.<name>.horizon``),
     else the largest follow-up time (then data-dependent; the record says
-    so). Curves are stored at ``grid`` and at the bins' right ends, their
-    exact step times. Medians: first bin end with S ≤ 0.5; ``inf`` if never
-    (``undefined`` when the curve stops, at-risk < 1, before that); draw 0
-    gets no interval (the spread over draws is in the over-draws rows).
+    so). Curves are stored at 0 and the bins' right ends only, their exact
+    step times on the public grid: storing them at the cohort's follow-up
+    times (``grid``, unused) would publish those times, which the ε-DP
+    record covers only through the noisy bin counts. Read at any other time
+    they are the right-continuous steps (:func:`sup_distances` reads them at
+    the original's jump times, which are a reference). Medians: first bin
+    end with S ≤ 0.5; ``inf`` if never (``undefined`` when the curve stops,
+    at-risk < 1, before that); draw 0 gets no interval (the spread over
+    draws is in the over-draws rows).
     :class:`~dprepro.lnte_dp.GridDiscretisation` gives the no-noise row.
     """
     times, events, groups = _check_cohort(cohort, labels)
     horizon = mechanism.horizon if mechanism.horizon is not None else float(np.max(times))
     edges = np.linspace(0.0, horizon, mechanism.bins + 1)[1:]
-    grid = np.unique(np.r_[np.asarray(grid, dtype=float), edges])
-    grid = grid[grid <= horizon]
+    grid = np.r_[0.0, edges]
     curves = np.empty((draws, len(labels), len(grid)))
     medians = []
     for g, label in enumerate(labels):
@@ -526,8 +579,12 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     grid = step_grid(cohort["time"])
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
     if obj is None:
-        return (analyse_original(cohort, labels=labels, grid=grid),
-                replace(ORIGINAL, privacy_unit=privacy_unit), None)
+        # the permuted-label (ε = 0) reference: as many draws as a release, its own stream
+        stream = f"permuted/{dataset}"
+        rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
+        return (analyse_original(cohort, labels=labels, grid=grid, permutations=draws, rng=rng),
+                replace(ORIGINAL, privacy_unit=privacy_unit),
+                seed_record(seed, "rrr_survival", stream, draws))
     if isinstance(obj, GridDiscretisation):
         results = analyse_lnte_grid(cohort, labels=labels, mechanism=obj, draws=1, rng=None,
                                     grid=grid)
@@ -716,32 +773,58 @@ def _step_at(times, values, at) -> np.ndarray:
     return np.where(idx >= 0, values[:, np.maximum(idx, 0)], 1.0)
 
 
-def sup_distances(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
+#: The common support of the utility score: times where the original group still has at
+#: least this many persons' rows at risk (its KM curve there rests on five or more).
+SUPPORT_MIN_AT_RISK = 5
+
+
+def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
+                  min_at_risk: int | None = SUPPORT_MIN_AT_RISK) -> pd.DataFrame:
     r"""Sup-distance of each draw's released curve to the original, per group, exactly.
 
     Both are right-continuous step functions, so
-    :math:`\sup_t |\tilde S(t) - \hat S(t)|` over the original's follow-up
-    is attained at a jump of one of them: both are read at the union of
-    their step times (no resampling grid). Columns:
+    :math:`\sup_t |\tilde S(t) - \hat S(t)|` over an interval is attained at
+    a jump of one of them: both are read at the union of their step times
+    (no resampling grid). The score is taken on a **common support**, the
+    same for every mechanism: :math:`[0, \tau_g]` with :math:`\tau_g` the last
+    time at which the original group has at least ``min_at_risk`` at risk
+    (its ``at_risk`` column; ``None``: the original's whole follow-up). Past
+    it the original curve rests on a handful of persons and a release that
+    stops there (a KM curve of released labels ends at its released group's
+    last time) is not scored on it. Columns:
 
     ``distance``
-        the sup over times where both curves are defined (NaN if none);
+        the sup over the support where the released curve is defined (NaN
+        if nowhere);
     ``undefined_share``
-        share of the original's follow-up (by length of time) where the
-        released curve is undefined (debiased RRR, grid LNTE: estimated
-        at-risk < 1; LNTE and KM past a group's last time);
-    ``distance_undefined_as_1``
-        the sup when an undefined stretch counts as distance 1 (the worst
-        possible), so a curve cannot score well by stopping early.
+        share of the support (by length of time) where the released curve is
+        undefined (debiased RRR: inverted at-risk ≤ 0; grid LNTE: estimated
+        at-risk < 1; LNTE and KM past a group's last time), reported beside
+        the distance, not folded into it;
+    ``support_end``
+        :math:`\tau_g`.
     """
     rows = []
     for label, released in curves.groupby("group", sort=False):
         t_r, s_r = _steps(released)
-        t_o, s_o = _steps(original[original["group"] == label].assign(draw=0))
+        own = original[original["group"] == label]
+        t_o, s_o = _steps(own.assign(draw=0))
         defined_o = np.isfinite(s_o[0])
         end = t_o[defined_o].max() if defined_o.any() else 0.0
+        if min_at_risk is not None:
+            if "at_risk" not in own:
+                raise ValueError("the original curves need an 'at_risk' column to score on "
+                                 f"the support with at least {min_at_risk} at risk")
+            risk = own.sort_values("t", kind="stable")["at_risk"].to_numpy(float)
+            enough = t_o[(risk >= min_at_risk) & defined_o]
+            end = enough.max() if enough.size else -np.inf
         at = np.union1d(t_r, t_o)
         at = at[at <= end]
+        draws = np.sort(released["draw"].unique())
+        if at.size == 0:
+            rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": np.nan,
+                                      "undefined_share": np.nan, "support_end": np.nan}))
+            continue
         o = _step_at(t_o, s_o, at)[0]
         r = _step_at(t_r, s_r, at)
         width = np.diff(np.r_[at, end])
@@ -753,13 +836,9 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
         distance = np.where(np.isfinite(distance), distance, np.nan)
         missing = ~r_def & o_def[None, :]
         span = float(np.sum(width[o_def]))
-        share = (missing * width).sum(axis=1) / span if span > 0 else np.zeros(len(r))
-        # a last point alone (zero width) still counts when the curve is undefined there
-        as_one = np.where(missing.any(axis=1), 1.0, np.nan_to_num(distance, nan=1.0))
-        draws = np.sort(released["draw"].unique())
+        share = (missing * width).sum(axis=1) / span if span > 0 else missing.any(axis=1) * 1.0
         rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": distance,
-                                  "undefined_share": share,
-                                  "distance_undefined_as_1": as_one}))
+                                  "undefined_share": share, "support_end": end}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -767,35 +846,38 @@ def utility_table(parts) -> pd.DataFrame:
     """Utility of each release: sup-distance of KM curves and median error, over draws.
 
     ``sup_distance_mean`` is the mean over draws of sup_t |S̃(t) − Ŝ_original(t)|
-    over the times where both are defined, taken exactly at the union of the
-    curves' jump times (:func:`sup_distances`); ``undefined_share_mean`` the
-    mean share of the original's follow-up where the released curve is
-    undefined (scored apart, not skipped silently), and
-    ``sup_distance_undefined_as_1_mean`` the sup-distance when an undefined
-    stretch counts as distance 1. ``median_abs_error`` is the median over
-    draws of |median − original median| among draws where both are finite;
+    on the common support (times where the original group has at least
+    ``support_min_at_risk`` at risk, :data:`SUPPORT_MIN_AT_RISK`) where the
+    released curve is defined, taken exactly at the union of the curves' jump
+    times (:func:`sup_distances`); the claims and the utility figure use the
+    same score. ``undefined_share_mean`` is the mean share of that support
+    where the released curve is undefined, its own column (not folded into
+    the distance). ``median_abs_error`` is the median over draws of
+    |median − original median| among draws where both are finite;
     ``not_reached`` the share of draws whose released curve never reaches 0.5.
     """
     rows = []
     for info, curves, medians, original_curves, original_medians in parts:
-        distance = sup_distances(curves, original_curves)
+        distance = sup_distances(curves, original_curves, min_at_risk=SUPPORT_MIN_AT_RISK)
         reference = original_medians.set_index("group")["median"]
         for label in info["labels"]:
             own = distance["group"] == label
             d = distance.loc[own, "distance"].to_numpy(float)
             share = distance.loc[own, "undefined_share"].to_numpy(float)
-            as_one = distance.loc[own, "distance_undefined_as_1"].to_numpy(float)
             m = medians.loc[medians["group"] == label, "median"].to_numpy(float)
             target = float(reference.loc[label])
             finite = np.isfinite(m) & np.isfinite(target)
             errors = np.abs(m[finite] - target)
+            scored = d.size and np.isfinite(d).any()
             rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
                          **info["privacy"], "group": label,
-                         "sup_distance_mean": float(np.nanmean(d)) if d.size else np.nan,
-                         "sup_distance_q90": float(np.nanquantile(d, 0.9)) if d.size else np.nan,
-                         "undefined_share_mean": float(np.mean(share)) if share.size else np.nan,
-                         "sup_distance_undefined_as_1_mean":
-                             float(np.mean(as_one)) if as_one.size else np.nan,
+                         "support_min_at_risk": SUPPORT_MIN_AT_RISK,
+                         "support_end": float(distance.loc[own, "support_end"].iloc[0])
+                         if own.any() else np.nan,
+                         "sup_distance_mean": float(np.nanmean(d)) if scored else np.nan,
+                         "sup_distance_q90": float(np.nanquantile(d, 0.9)) if scored else np.nan,
+                         "undefined_share_mean": float(np.nanmean(share))
+                         if share.size and np.isfinite(share).any() else np.nan,
                          "median_abs_error": float(np.median(errors)) if errors.size else np.nan,
                          "not_reached": float(np.mean(np.isinf(m))) if m.size else np.nan,
                          "original_median": target, "draws": int(len(m))})

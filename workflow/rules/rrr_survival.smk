@@ -101,12 +101,17 @@ rule rrr_original:
         medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_REFERENCE_NAMES],
         curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_REFERENCE_NAMES],
         logrank=f"{RRR_RELEASE}/original/logrank.csv",
+        # the same tests with labels permuted among persons: the ε = 0 reference
+        logrank_permuted=f"{RRR_RELEASE}/original/logrank_permuted.csv",
         prov=[
             prov(f"{RRR_RELEASE}/{name}/{file}")
             for name in RRR_REFERENCE_NAMES
             for file in ("medians.csv", "curves.parquet")
         ]
-        + [prov(f"{RRR_RELEASE}/original/logrank.csv")],
+        + [
+            prov(f"{RRR_RELEASE}/original/{file}")
+            for file in ("logrank.csv", "logrank_permuted.csv")
+        ],
     log:
         "results/logs/rrr_original/{dataset}.log",
     conda:
@@ -121,7 +126,8 @@ rule rrr_original:
             for r in RRR_ALL
             if r["dataset"] == wc.dataset and r["mechanism"] in RRR_REFERENCE_NAMES
         ],
-        draws=1,
+        # the original is analysed once; draws = the permuted-label reference's draws
+        draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
@@ -277,6 +283,8 @@ rule rrr_bands_table:
         options={
             "releases": RRR_DRAWN,
             "band_level": RRR["band_level"],
+            # quantiles over this many draws: a reference, not a release
+            "draws": RRR["draws"],
         },
     script:
         "../../scripts/rrr_tables.py"
@@ -311,6 +319,9 @@ rule rrr_claims_table:
         medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
         curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
         logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
+        permuted=rrr_paths.release_files(
+            [r for r in RRR_ALL if r["mechanism"] == "original"], "logrank_permuted.csv"
+        ),
     output:
         table=RRR_CLAIMS,
         prov=prov(RRR_CLAIMS),
@@ -387,6 +398,8 @@ rule rrr_km_bands:
         **RRR_FIGURE_PARAMS,
         datasets=lambda wc: [wc.dataset],
         figure="km_bands",
+        # the bands are quantiles over this many draws of each mechanism
+        draws=RRR["draws"],
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
         data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
     script:
