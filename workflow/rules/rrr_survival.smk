@@ -320,7 +320,8 @@ rule rrr_claims_table:
         curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
         logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
         permuted=rrr_paths.release_files(
-            [r for r in RRR_ALL if r["mechanism"] == "original"], "logrank_permuted.csv"
+            [r for r in RRR_ALL if r["mechanism"] == "original"],
+            "logrank_permuted.csv",
         ),
     output:
         table=RRR_CLAIMS,
