@@ -98,7 +98,8 @@ def test_step_on_grid_reads_steps():
 def test_stored_grid_curves_name_only_the_public_bin_ends(noise):
     import pandas as pd
 
-    from dprepro.rrr_study import analyse_lnte_grid, sup_distances
+    from dprepro.rrr_aggregate import sup_distances
+    from dprepro.rrr_study import analyse_lnte_grid
 
     rng = np.random.default_rng(7)
     n = 60

@@ -11,17 +11,19 @@ from lifelines.utils import median_survival_times
 
 from dprepro.cohorts import load_kidney, synthetic_ipssr_cohort
 from dprepro.randomized_response import RevisedRandomizedResponse
+from dprepro.rrr_aggregate import (
+    band_table,
+    logrank_table,
+    median_table,
+    rejection_table,
+    utility_table,
+)
 from dprepro.rrr_study import (
     analyse_lnte,
     analyse_original,
     analyse_rrr,
-    band_table,
-    logrank_table,
-    median_table,
     privacy_columns,
-    rejection_table,
     time_grid,
-    utility_table,
 )
 from dprepro.seeds import seed_sequence
 
@@ -215,7 +217,7 @@ def test_sup_distance_is_exact_at_the_union_of_jump_times():
     of their jump times equals a brute-force sup on a very fine grid; an undefined
     stretch of the released curve is reported as its share of the follow-up, apart
     from the distance (whole follow-up: ``min_at_risk=None``)."""
-    from dprepro.rrr_study import sup_distances
+    from dprepro.rrr_aggregate import sup_distances
 
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 1.001, 4.0],
                              "survival": [1.0, 0.9, 0.2, 0.1]})
@@ -244,7 +246,7 @@ def test_utility_is_scored_on_the_common_support_of_five_at_risk():
     for every mechanism: a curve that stops in the thin tail (a KM curve of
     released labels) is neither penalised nor credited there; one that is
     undefined inside the support has that share reported in its own column."""
-    from dprepro.rrr_study import SUPPORT_MIN_AT_RISK, sup_distances
+    from dprepro.rrr_aggregate import SUPPORT_MIN_AT_RISK, sup_distances
 
     assert SUPPORT_MIN_AT_RISK == 5
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],

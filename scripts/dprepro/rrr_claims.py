@@ -40,8 +40,8 @@ show it). Claims about an average use a paired bootstrap. Rows:
 
 Every distance is the score of ``utility.csv`` and the utility figure: the
 sup-distance on the common support (times where the original group has at
-least :data:`~dprepro.rrr_study.SUPPORT_MIN_AT_RISK` at risk) where the
-released curve is defined (:func:`~dprepro.rrr_study.sup_distances`); the
+least :data:`~dprepro.rrr_aggregate.SUPPORT_MIN_AT_RISK` at risk) where the
+released curve is defined (:func:`~dprepro.rrr_aggregate.sup_distances`); the
 share of that support where it is undefined is stated in the note.
 
 Table 1/2 are cited only for the cohorts the paper analysed; the same
@@ -56,8 +56,9 @@ from scipy import stats
 
 from .claims import bootstrap_interval, claim_row, claims_frame
 from .io import read_table
+from .rrr_aggregate import SUPPORT_MIN_AT_RISK, sup_distances
 from .rrr_outputs import GROUP_COLUMNS
-from .rrr_study import SUPPORT_MIN_AT_RISK, release_record, sup_distances
+from .rrr_study import release_record
 
 __all__ = ["PAPER", "rrr_claims", "share_interval"]
 

@@ -13,17 +13,15 @@ import pandas as pd
 
 from .io import read_table
 from .privacy import PrivacyRecord
-from .rrr_study import (
-    PRIVACY_COLUMNS,
+from .rrr_aggregate import (
     band_table,
     curve_table,
     logrank_table,
     median_table,
     rejection_table,
-    release_record,
-    table_privacy,
     utility_table,
 )
+from .rrr_study import PRIVACY_COLUMNS, release_record, table_privacy
 
 #: Group label columns, read as text from CSV (a group called 0 stays "0").
 GROUP_COLUMNS = ("group", "group_a", "group_b")
