@@ -14,12 +14,16 @@ data_step = f"simulate/cens{w.censoring}/n{n}"
 # the noise stream of each α, named as the α appears in file names ("0.2", "2"); a
 # mechanism with common random numbers gives every α the same stream
 noise_steps = {a: mechanism.noise_step(censoring=w.censoring, n=n, alpha=a) for a in p.alphas}
-log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d "
+# draw m > 0 of a stream is its own stream: draw 0 is the one-draw run's
+draw_steps = {a: [s if m == 0 else f"{s}/draw{m}" for m in range(p.noise_draws)]
+              for a, s in noise_steps.items()}
+log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d noise draws=%d "
          "(expected censoring %.3f)", mechanism.name, w.censoring, n, p.alphas, p.replicates,
-         censoring_probability(p.setting["lambda_t"], p.setting["lambda_c"]))
+         p.noise_draws, censoring_probability(p.setting["lambda_t"], p.setting["lambda_c"]))
 result = simulate_alphas(
     data_seed=seed_sequence(p.seed, "ldp_indicators", data_step, 0),
-    noise_seeds={a: seed_sequence(p.seed, "ldp_indicators", s, 0) for a, s in noise_steps.items()},
+    noise_seeds={a: [seed_sequence(p.seed, "ldp_indicators", s, 0) for s in steps]
+                 for a, steps in draw_steps.items()},
     replicates=p.replicates, n=n, lambda_t=p.setting["lambda_t"],
     lambda_c=p.setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier, t=p.t,
     clip_phat=p.clip_phat, mechanism=mechanism, hazard=True, phat_at_x=p.phat_at_x,
@@ -34,11 +38,12 @@ step.write_sidecars(
     snakemake, __file__, [out],
     config=dict(p.items()),
     seeds={"data": seed_record(p.seed, "ldp_indicators", data_step, p.replicates),
-           "noise": {f"{a:g}": seed_record(p.seed, "ldp_indicators", s, p.replicates)
-                     for a, s in noise_steps.items()}},
+           "noise": {f"{a:g}" + ("" if m == 0 else f"/draw{m}"):
+                     seed_record(p.seed, "ldp_indicators", s, p.replicates)
+                     for a, steps in draw_steps.items() for m, s in enumerate(steps)}},
     # private rows are the α-LDP releases (jointly not private when the α share a
     # noise stream: records_of adds that record); the other estimators use the true δ
-    privacy=records_of([(mechanism.name, a) for a in p.alphas]),
+    privacy=records_of([(mechanism.name, a) for a in p.alphas], noise_draws=p.noise_draws),
     data_origin="simulation",
 )
 log.info("wrote %d rows to %s", len(frame), out)

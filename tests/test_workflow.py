@@ -332,7 +332,7 @@ def test_provenance_release_flags_agree_with_the_privacy_boundary(runs):
 def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
     """Every released ldp table: its (mechanism, α) columns and its sidecar's privacy records
     are recomputed here from the registered mechanism objects of the configuration."""
-    from dprepro.ldp_mechanisms import REFERENCE, get_mechanism, joint_records
+    from dprepro.ldp_mechanisms import REFERENCE, draw_records, get_mechanism, joint_records
     from dprepro.privacy import provenance_of
 
     ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
@@ -342,11 +342,16 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
     conv_names = ldp["convergence"].get(
         "mechanisms", spec["convergence"]["properties"]["mechanisms"]["default"])
     conv = ldp["convergence"]["alphas"]
-    expected = {"mse.csv": (names, ldp["alphas"]), "hazard_mse.csv": (names, ldp["alphas"]),
-                "mse_alpha_grid.csv": (names, ldp["alpha_grid"]),
-                "mse_vs_n.csv": (conv_names, conv), "convergence_rates.csv": (conv_names, conv)}
+    draws = ldp["noise_draws"]
+    conv_draws = ldp["convergence"].get("noise_draws", 1)
+    assert draws > 1 and conv_draws == 1  # the small config exercises both
+    expected = {"mse.csv": (names, ldp["alphas"], draws),
+                "hazard_mse.csv": (names, ldp["alphas"], draws),
+                "mse_alpha_grid.csv": (names, ldp["alpha_grid"], draws),
+                "mse_vs_n.csv": (conv_names, conv, conv_draws),
+                "convergence_rates.csv": (conv_names, conv, conv_draws)}
     directory = runs["2"] / "results" / "ldp_indicators" / "tables"
-    for name, (mechanisms, alphas) in expected.items():
+    for name, (mechanisms, alphas, m) in expected.items():
         records = [get_mechanism(m).privacy_record(a) for m in mechanisms for a in alphas]
         table = pd.read_csv(directory / name)
         private = table[table["mechanism"] != "none"]
@@ -359,6 +364,11 @@ def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
         # a joint record exactly when the file holds several α of one stream
         assert bool(joint) == (len(set(alphas)) > 1), name
         assert all(math.isinf(r.true_epsilon) for r in joint), name
+        # M independent draws of one δ: jointly Mα-LDP, after the per-α records
+        joint += draw_records([(get_mechanism(m_), a) for m_ in mechanisms for a in alphas],
+                              noise_draws=m)
+        if "noise_draws" in table:
+            assert set(table.loc[table["mechanism"] != "none", "noise_draws"]) == {m}, name
         want = json.loads(json.dumps(provenance_of([*records, *joint, REFERENCE])))
         assert sidecar["privacy"] == want, name
 

@@ -5,7 +5,10 @@ from the per-replicate estimates, with a paired percentile bootstrap over
 replicates: the estimators of one censoring level are computed on the same
 simulated samples (every α and mechanism reuses the data stream), so one
 resample of replicate indices is applied to all of them
-(:func:`dprepro.claims.bootstrap_counts`).
+(:func:`dprepro.claims.bootstrap_counts`). With several independent noise
+draws per sample (``noise_draws``), a replicate is resampled with all its
+draws, so each interval covers the sample and the privacy noise (the
+statistics are means over every (replicate, draw) pair; :class:`ErrorSet`).
 
 Integrated quantities over the evenly spaced grid :math:`t_1..t_T`, for the
 errors :math:`D_{rt} = E^{(r)}(t) - F(t \mid x)` of replicate :math:`r`:
@@ -33,7 +36,7 @@ import pandas as pd
 
 from .claims import bootstrap_counts, claim_row, claims_frame, percentile_interval
 from .ldp_mechanisms import REFERENCE, get_mechanism
-from .ldp_simulation import ESTIMATORS, estimators, truth
+from .ldp_simulation import ESTIMATORS, estimators, replicate_moments, truth
 from .seeds import seed_sequence
 
 __all__ = ["ErrorSet", "error_set", "ldp_claims"]
@@ -49,20 +52,29 @@ def _row_mean(values: np.ndarray) -> np.ndarray:
 
 
 class ErrorSet:
-    """Per-replicate errors :math:`D` (R, T) of every estimator, keyed by setting.
+    r"""Per-replicate errors :math:`D` (R, T) of every estimator, keyed by setting.
 
     Keys are ``(censoring, mechanism, alpha, estimator)`` with ``mechanism``
     the registry name (``"none"`` and ``alpha`` NaN for the references).
+    With several noise draws per replicate, ``errors[key]`` is the draw mean
+    :math:`\bar D_r` and ``squared[key]`` the draw mean of :math:`D^2`,
+    :math:`\bar D_r^2 + V_r` (default :math:`D^2`: one draw), so that a
+    bootstrap over replicates resamples each replicate with all its draws.
     """
 
-    def __init__(self, errors: Mapping[tuple, np.ndarray]):
+    def __init__(self, errors: Mapping[tuple, np.ndarray],
+                 squared: Mapping[tuple, np.ndarray] | None = None):
         self.errors = dict(errors)
+        squared = dict(squared or {})
+        if extra := set(squared) - set(self.errors):
+            raise ValueError(f"squared errors without errors for {sorted(extra)}")
         sizes = {d.shape[0] for d in self.errors.values()}
         if len(sizes) != 1:
             raise ValueError(f"every setting needs the same number of replicates, got {sizes}")
         self.replicates = sizes.pop()
         # p̂(x, t) is NaN where its window is empty: averaged over the t it exists at
-        self._ise = {k: _row_mean(d**2) for k, d in self.errors.items()}
+        self._ise = {k: _row_mean(squared[k] if k in squared else d**2)
+                     for k, d in self.errors.items()}
         self._ie = {k: _row_mean(d) for k, d in self.errors.items()}
 
     def key(self, censoring, estimator, mechanism="none", alpha=math.nan) -> tuple:
@@ -105,7 +117,7 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
     estimator's errors divided by :math:`\sqrt{F(1-F)}` under
     ``"<name>/scaled"`` (so that an ISE is comparable across x, where F differs).
     """
-    errors = {}
+    errors, squared = {}, {}
     wanted = {name for target in ("cdf", "hazard", "phat", "cdf_unclipped")
               for name in estimators(target)}
     for setting, frame in results:
@@ -122,16 +134,22 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
                    float(setting["alpha"]) if private else math.nan, name)
             if not private and key in errors:
                 continue
-            wide = group.pivot(index="replicate", columns="t", values="estimate")
-            t = wide.columns.to_numpy(dtype=float)
+            t, mean, within = replicate_moments(group)
             true = truth(t, target=info["target"], x=at, lambda_t=setting["lambda_t"],
                          lambda_c=setting.get("lambda_c"))
             # the unclipped F̂_n is infinite where p̂ < 0 meets the last at-risk
-            # observation: undefined there, left out of its replicate's averages
-            errors[key] = np.where(np.isfinite(wide.to_numpy()), wide.to_numpy() - true, np.nan)
+            # observation: undefined there (the draw mean is over the finite draws,
+            # NaN where none is), left out of its replicate's averages
+            errors[key] = np.where(np.isfinite(mean), mean - true, np.nan)
+            if np.any(within > 0):
+                squared[key] = errors[key] ** 2 + within
             if info["target"] == "cdf":
-                errors[key[:3] + (name + "/scaled",)] = errors[key] / np.sqrt(true * (1 - true))
-    return ErrorSet(errors)
+                scale = np.sqrt(true * (1 - true))
+                scaled = key[:3] + (name + "/scaled",)
+                errors[scaled] = errors[key] / scale
+                if key in squared:
+                    squared[scaled] = squared[key] / scale**2
+    return ErrorSet(errors, squared)
 
 
 def _interval(errors: ErrorSet, statistic: Callable, *, rng, resamples: int, level: float):
@@ -148,7 +166,7 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                near_ratio: float = 1.5, bias_tolerance: float = 0.01,
                hazard_bias_tolerance: float = 0.05, phat_tolerance: float = 0.1,
                resamples: int = 2000, level: float = 0.95, variants: Mapping | None = None,
-               x: float = 0.5, grid_alphas=()) -> pd.DataFrame:
+               x: float = 0.5, grid_alphas=(), noise_draws: int = 1) -> pd.DataFrame:
     r"""Every claim of the results section (and beyond-the-paper findings) with its CI.
 
     Parameters
@@ -188,6 +206,10 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
     grid_alphas : list of float
         The α grid (same replicates as Figure 1): "F̂_n and F̌_n coincide as
         α → ∞" is tested at its largest α.
+    noise_draws : int
+        Independent noise draws per sample in ``errors`` (stated in every
+        note when more than one: the private statistics average over them and
+        the bootstrap resamples a sample with its draws).
 
     Every row's note says that its interval is a per-claim 95 % (``level``)
     interval with no family-wise correction, and how many claims the table has.
@@ -204,6 +226,9 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                                         level=level)
         if paper_value == "" and source == SOURCE:
             note = f"{note}; {_NO_NUMBER}" if note else _NO_NUMBER
+        if noise_draws > 1:
+            note = (f"{note}; {errors.replicates} samples × {noise_draws} noise draws, "
+                    "each sample resampled with its draws")
         rows.append(claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                               statistic=statistic_text, reproduced_value=value, ci_lower=lower,
                               ci_upper=upper, criterion=criterion, level=level,

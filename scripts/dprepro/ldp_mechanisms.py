@@ -57,6 +57,7 @@ __all__ = [
     "get_mechanism",
     "indicator_mechanism",
     "joint_records",
+    "draw_records",
     "records_of",
     "register",
     "rescaled",
@@ -351,16 +352,43 @@ def joint_records(pairs: Iterable[tuple[IndicatorMechanism, float]]) -> list[Pri
     return records
 
 
-def records_of(pairs: Iterable[tuple[str, float]], *, references: bool = True
-               ) -> list[PrivacyRecord]:
+def draw_records(pairs: Iterable[tuple[IndicatorMechanism, float]], *, noise_draws: int
+                 ) -> list[PrivacyRecord]:
+    r"""The joint guarantee of ``noise_draws`` independent releases of each δ at one α.
+
+    Independent draws compose: M releases of one indicator at level α are
+    :math:`M\alpha`-LDP together, and no better for these mechanisms (all M
+    Laplace values far on one side, or all M responses equal, give a likelihood
+    ratio of :math:`e^{M\alpha}`). The simulation's M draws are a Monte Carlo
+    device for the noise part of the error, never a release design. Empty for
+    one draw.
+    """
+    if not isinstance(noise_draws, int | np.integer) or noise_draws < 1:
+        raise ValueError(f"noise_draws must be an integer >= 1, got {noise_draws!r}")
+    if noise_draws == 1:
+        return []
+    return [PrivacyRecord(
+        mechanism=m.release_name, release=True, parameter="alpha", stated=float(alpha),
+        true_epsilon=noise_draws * float(m.true_epsilon(alpha)), privacy_unit=PRIVACY_UNIT,
+        note=(f"joint over the {noise_draws} independent noise draws of each δ at this α: "
+              f"{noise_draws}α-LDP (composition; each draw alone is α-LDP); a Monte Carlo "
+              "device, never a release design"),
+        extra={"noise_draws": int(noise_draws)}) for m, alpha in pairs]
+
+
+def records_of(pairs: Iterable[tuple[str, float]], *, references: bool = True,
+               noise_draws: int = 1) -> list[PrivacyRecord]:
     """Privacy records of a file holding ``(mechanism name, α)`` releases (+ references).
 
     One record per release, then the joint records of the releases that share a
-    noise stream (:func:`joint_records`), then the reference.
+    noise stream (:func:`joint_records`), then, with several noise draws per
+    sample, the joint record of each release's draws (:func:`draw_records`),
+    then the reference.
     """
     pairs = [(get_mechanism(name), float(alpha)) for name, alpha in pairs]
     records = [m.privacy_record(alpha) for m, alpha in pairs]
     records += joint_records(pairs)
+    records += draw_records(pairs, noise_draws=noise_draws)
     return [*records, REFERENCE] if references else records
 
 

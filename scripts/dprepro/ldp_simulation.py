@@ -9,6 +9,14 @@ Replicates are rows of ``(R, n)`` arrays.  Each of X, T, C and the Laplace
 noise has its own stream, drawn for all replicates at once; a stream is
 consumed row by row, so replicate ``r`` gets the same numbers whatever the
 number of replicates, and the non-private estimates are identical for every α.
+
+A private estimator's error has two sources, the sample and the privacy
+noise. With ``M`` independent noise draws per sample (``noise_draws``), each
+replicate file stores, per (replicate, t), the mean of the private estimate
+over its draws and the within-replicate variance over them
+(:func:`draw_moments`); every MSE is then the mean over (replicate, draw)
+pairs and every Monte Carlo error treats a replicate with its draws as one
+independent unit (:func:`replicate_moments`, :func:`error_summary`).
 """
 
 from __future__ import annotations
@@ -22,6 +30,7 @@ from scipy import integrate
 from .ldp_mechanisms import IndicatorMechanism, get_mechanism
 from .survival import (
     beran_cdf,
+    conditional_estimator_sets,
     conditional_nelson_aalen,
     dpik_rows,
     presmoothed_indicator_groups,
@@ -46,6 +55,9 @@ __all__ = [
     "SimulationResult",
     "simulate_and_estimate",
     "error_summary",
+    "error_standard_errors",
+    "draw_moments",
+    "replicate_moments",
 ]
 
 #: Estimator keys, their symbols, whether they are releases, and what they estimate
@@ -218,18 +230,91 @@ class SimulationResult:
     censored_fraction: np.ndarray
 
     def to_frame(self) -> pd.DataFrame:
-        replicates, steps = next(iter(self.estimates.values())).shape
+        """Long frame, one row per (estimator, replicate, t).
+
+        ``estimate`` is the mean over the noise draws and ``draw_variance`` the
+        variance over them (divisor ``draws``; 0 with one draw and for the
+        non-private estimators), both over the finite draws;
+        ``nonfinite_draws`` and ``outside_unit_draws`` count the draws that are
+        not finite and outside [0, 1] (:func:`draw_moments`).
+        """
         frames = []
         for name, values in self.estimates.items():
+            moments = draw_moments(values)
+            replicates, steps = moments["estimate"].shape
             frames.append(pd.DataFrame({
                 "estimator": name,
                 "replicate": np.repeat(np.arange(replicates), steps),
                 "t": np.tile(self.t, replicates),
-                "estimate": values.ravel(),
+                **{key: value.ravel() for key, value in moments.items()},
                 "bandwidth": np.repeat(self.bandwidth, steps),
                 "censored_fraction": np.repeat(self.censored_fraction, steps),
             }))
         return pd.concat(frames, ignore_index=True)
+
+
+def draw_moments(values) -> dict[str, np.ndarray]:
+    r"""Per (replicate, t) summaries of estimates over independent noise draws.
+
+    Parameters
+    ----------
+    values : array of shape (R, T) or (R, M, T)
+        Estimates of R replicates at T times, for M noise draws (a 2-D array
+        is one draw).
+
+    Returns
+    -------
+    dict of (R, T) arrays
+        ``estimate`` :math:`\bar E_{rt} = \frac1{M_{rt}}\sum_m E_{rmt}` and
+        ``draw_variance`` :math:`V_{rt} = \frac1{M_{rt}}\sum_m (E_{rmt} -
+        \bar E_{rt})^2` over the :math:`M_{rt}` finite draws (NaN where none is
+        finite; with one finite draw :math:`\bar E` is that draw and
+        :math:`V = 0` exactly), ``draws`` (M), ``nonfinite_draws`` and
+        ``outside_unit_draws`` (draws with :math:`E < 0` or :math:`E > 1`,
+        infinite ones included). Then
+        :math:`\frac1M\sum_m (E_{rmt} - F)^2 = (\bar E_{rt} - F)^2 + V_{rt}`
+        when every draw is finite.
+    """
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 2:
+        values = values[:, None, :]
+    if values.ndim != 3 or values.shape[1] < 1:
+        raise ValueError(f"values must have shape (R, T) or (R, M, T), got {values.shape}")
+    finite = np.isfinite(values)
+    count = finite.sum(axis=1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        if finite.all():
+            mean = values.mean(axis=1)
+            within = ((values - mean[:, None, :]) ** 2).mean(axis=1)
+        else:
+            kept = np.where(finite, values, 0.0)
+            mean = np.where(count > 0, kept.sum(axis=1) / count, np.nan)
+            spread = np.where(finite, values - mean[:, None, :], 0.0)
+            within = np.where(count > 0, (spread**2).sum(axis=1) / count, np.nan)
+    if values.shape[1] == 1:
+        # one draw: the estimate itself (bit for bit), infinite values kept as NaN
+        mean = np.where(finite[:, 0], values[:, 0], np.nan)
+        within = np.where(finite[:, 0], 0.0, np.nan)
+    outside = ((values < 0) | (values > 1)).sum(axis=1)
+    return {"estimate": mean, "draw_variance": within,
+            "draws": np.full(mean.shape, values.shape[1], dtype=np.int32),
+            "nonfinite_draws": (values.shape[1] - count).astype(np.int32),
+            "outside_unit_draws": outside.astype(np.int32)}
+
+
+def replicate_moments(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""``(t, mean, within)`` of one estimator's rows of a replicate frame, (R, T) each.
+
+    ``mean`` is the draw mean :math:`\bar E` and ``within`` the draw variance
+    :math:`V` (zeros for files without the column: one draw per replicate).
+    """
+    mean = group.pivot(index="replicate", columns="t", values="estimate")
+    t = mean.columns.to_numpy(dtype=float)
+    if "draw_variance" in group:
+        within = group.pivot(index="replicate", columns="t", values="draw_variance").to_numpy()
+    else:
+        within = np.zeros(mean.shape)
+    return t, mean.to_numpy(), within
 
 
 @dataclass
@@ -304,7 +389,9 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
     ``b = sqrt(h)`` and the kernel weights are computed once and shared by
     every α. ``mechanism`` (a name in :data:`dprepro.ldp_mechanisms.MECHANISMS`
     or an entry) privatises δ at each α with the generator of
-    ``noise_seeds[alpha]``; its presmoother input (the released values,
+    ``noise_seeds[alpha]`` (a SeedSequence, or a sequence of them: one per
+    independent noise draw, every draw on the same samples; a private
+    estimate is then (R, M, T)); its presmoother input (the released values,
     de-biased where the mechanism needs it) replaces δ in F̂_n. Each α's
     presmoothing is its own matrix product ``[δ, Z_α]``, so its numbers do not
     depend on which other α are run.
@@ -326,21 +413,31 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
         raise ValueError(f"bandwidth_multiplier must be > 0, got {bandwidth_multiplier}")
     if not noise_seeds:
         raise ValueError("noise_seeds is empty: give one seed per α")
+    # one seed, or one per independent noise draw
+    draw_seeds = {alpha: ([seeds] if isinstance(seeds, np.random.SeedSequence) else list(seeds))
+                  for alpha, seeds in noise_seeds.items()}
+    if any(len(seeds) == 0 for seeds in draw_seeds.values()):
+        raise ValueError("noise_seeds: every α needs at least one seed (one per noise draw)")
     t = np.asarray(t, dtype=float)
     covariates, observed, delta = simulate_censored_regression(
         data_seed, replicates=replicates, n=n, lambda_t=lambda_t, lambda_c=lambda_c
     )
-    inputs = {}
-    for alpha, seed in noise_seeds.items():
-        released = mechanism.privatize(delta, alpha=alpha, rng=np.random.default_rng(seed))
-        inputs[alpha] = mechanism.presmoother_input(released, alpha=alpha)
+    inputs = {
+        alpha: [mechanism.presmoother_input(
+            mechanism.privatize(delta, alpha=alpha, rng=np.random.default_rng(seed)),
+            alpha=alpha) for seed in seeds]
+        for alpha, seeds in draw_seeds.items()
+    }
     h = bandwidth_multiplier * dpik_rows(covariates)
     window = uniform_kernel_window(covariates, x=x, h=h)
     smoother_x = np.full_like(covariates, float(x)) if phat_at_x else covariates
+    # one group [δ, Z_1..Z_M] per α: an α's numbers do not depend on the other α
     groups = presmoothed_indicator_groups(
-        observed, smoother_x, [[delta, inputs[a]] for a in noise_seeds], b=np.sqrt(h),
+        observed, smoother_x, [[delta, *inputs[a]] for a in draw_seeds], b=np.sqrt(h),
         where=window
     )
+    phats = {(alpha, m): phat for alpha, group in zip(draw_seeds, groups, strict=True)
+             for m, phat in enumerate(group[1:])}
     # p̂ outside the Beran window has weight zero; 0 keeps the exponents finite
     phat_true = np.where(window, groups[0][0], 0.0)
     references = {
@@ -354,67 +451,108 @@ def simulate_alphas(*, data_seed: np.random.SeedSequence, noise_seeds, replicate
                                                               h=h, t=t)
         references["generalized_phat"] = presmoother_curve(observed, covariates, delta, x=x,
                                                            b=np.sqrt(h), t=t)
-    private = {}
-    for alpha, (_, phat) in zip(noise_seeds, groups, strict=True):
-        phat = np.where(window, phat, 0.0)
-        raw = phat
-        if clip_phat:
-            phat = np.clip(phat, 0.0, 1.0)
-        private[alpha] = {"private_beran": beran_cdf(observed, phat, covariates, x=x, h=h, t=t)}
-        extra = hazard and (extra_alphas is None
-                            or any(np.isclose(alpha, a) for a in extra_alphas))
-        if clip_phat and extra:
-            private[alpha]["private_beran_unclipped"] = beran_cdf(observed, raw, covariates,
-                                                                  x=x, h=h, t=t)
-        if hazard:
-            private[alpha]["private_nelson_aalen"] = conditional_nelson_aalen(
-                observed, raw, covariates, x=x, h=h, t=t)
-        if extra:
-            # unclipped: the claim is about the presmoother's own probabilities
-            private[alpha]["private_phat"] = presmoother_curve(observed, covariates,
-                                                               inputs[alpha], x=x,
-                                                               b=np.sqrt(h), t=t)
+    private = _private_estimates(observed, covariates, phats, inputs, window=window, x=x,
+                                 h=h, t=t, clip_phat=clip_phat, hazard=hazard,
+                                 extra_alphas=extra_alphas)
     return SimulationSet(t=t, references=references, private=private, bandwidth=h,
                          censored_fraction=1.0 - delta.mean(axis=1))
 
 
-def error_summary(estimates, truth) -> dict:
-    r"""MSE, bias and variance across replicates at each t.
+def _private_estimates(observed, covariates, phats, inputs, *, window, x, h, t, clip_phat,
+                       hazard, extra_alphas) -> dict[float, dict[str, np.ndarray]]:
+    """The private estimators of every (α, draw): ``{α: {name: (R, T) or (R, M, T)}}``.
 
-    ``mse = mean_k (E_k - F)^2``, ``bias = mean_k E_k - F``,
-    ``variance = mean_k (E_k - mean E)^2`` (divisor R), so that
-    ``mse = bias**2 + variance`` holds exactly up to rounding.
+    Every (α, draw) shares one sort of the sample (:func:`conditional_estimator_sets`).
+    """
+    keys = list(phats)
+    raw = {key: np.where(window, phats[key], 0.0) for key in keys}
+    used = {key: np.clip(raw[key], 0.0, 1.0) if clip_phat else raw[key] for key in keys}
+    extra = {alpha: hazard and (extra_alphas is None
+                                or any(np.isclose(alpha, a) for a in extra_alphas))
+             for alpha, _ in keys}
+    sets = {"private_beran": (keys, used, "cdf")}
+    if clip_phat:
+        wanted = [key for key in keys if extra[key[0]]]
+        sets["private_beran_unclipped"] = (wanted, raw, "cdf")
+    if hazard:
+        sets["private_nelson_aalen"] = (keys, raw, "hazard")
+    draws: dict[float, dict[str, list]] = {}
+    for name, (wanted, exponents, target) in sets.items():
+        if not wanted:
+            continue
+        results = conditional_estimator_sets(observed, [exponents[key] for key in wanted],
+                                             covariates, x=x, h=h, t=t, target=target)
+        for (alpha, _), values in zip(wanted, results, strict=True):
+            draws.setdefault(alpha, {}).setdefault(name, []).append(values)
+    for alpha, m in keys:
+        if extra[alpha]:
+            # unclipped: the claim is about the presmoother's own probabilities
+            draws[alpha].setdefault("private_phat", []).append(presmoother_curve(
+                observed, covariates, inputs[alpha][m], x=x, b=np.sqrt(h), t=t))
+    # (R, M, T): the draws of one replicate stay together; (R, T) for one draw
+    return {alpha: {name: np.stack(values, axis=1) if len(values) > 1 else values[0]
+                    for name, values in estimates.items()}
+            for alpha, estimates in draws.items()}
+
+
+def error_summary(estimates, truth, within=None) -> dict:
+    r"""MSE, bias and variance across replicates (and their noise draws) at each t.
+
+    ``estimates`` (R, T) are the replicates' estimates, or with several noise
+    draws per replicate their draw means :math:`\bar E_r`, and ``within``
+    (R, T) the variance over each replicate's draws :math:`V_r`
+    (:func:`draw_moments`; zeros when omitted). Over the R·M (replicate,
+    draw) pairs:
+    ``mse`` :math:`= \frac1R\sum_r [(\bar E_r - F)^2 + V_r]`,
+    ``bias`` :math:`= \bar E - F`,
+    ``variance`` :math:`= \frac1R\sum_r [(\bar E_r - \bar E)^2 + V_r]`
+    (divisor R·M), so that ``mse = bias**2 + variance`` up to rounding.
     Replicates whose estimate is not finite are counted in ``nonfinite``.
     """
     estimates = np.asarray(estimates, dtype=float)
     truth = np.asarray(truth, dtype=float)
     mean = estimates.mean(axis=0)
+    squared = (estimates - truth) ** 2
+    spread = (estimates - mean) ** 2
+    if within is not None:
+        squared = squared + within
+        spread = spread + within
     return {
-        "mse": ((estimates - truth) ** 2).mean(axis=0),
+        "mse": squared.mean(axis=0),
         "bias": mean - truth,
-        "variance": ((estimates - mean) ** 2).mean(axis=0),
+        "variance": spread.mean(axis=0),
         "n_reps": np.full(truth.shape, estimates.shape[0]),
         "nonfinite": (~np.isfinite(estimates)).sum(axis=0),
     }
 
 
-def error_standard_errors(estimates, truth) -> dict:
+def error_standard_errors(estimates, truth, within=None) -> dict:
     r"""Monte Carlo standard errors of :func:`error_summary`'s mse, bias and variance.
 
-    With :math:`R` replicates, :math:`e_k = E_k - F`:
-    ``mse_se`` :math:`= s(e^2)/\sqrt R`, ``bias_se`` :math:`= s(E)/\sqrt R`
+    A replicate with its noise draws is one independent unit. With :math:`R`
+    replicates, :math:`a_r = (\bar E_r - F)^2 + V_r` (replicate r's mean
+    squared error over its draws) and :math:`c_r = (\bar E_r - \bar E)^2 + V_r`:
+    ``mse_se`` :math:`= s(a)/\sqrt R`, ``bias_se`` :math:`= s(\bar E)/\sqrt R`
     (:math:`s` the sample standard deviation), and by the delta method
-    ``variance_se`` :math:`= \sqrt{(m_4 - v^2)/R}` with :math:`m_4` the fourth
-    central moment and :math:`v` the variance (divisor R).
+    ``variance_se`` :math:`= \sqrt{(\overline{c^2} - \bar c^2)/R}` (with one
+    draw, :math:`\overline{c^2}` is the fourth central moment :math:`m_4` and
+    :math:`\bar c` the variance :math:`v`: :math:`\sqrt{(m_4 - v^2)/R}`).
     """
     estimates = np.asarray(estimates, dtype=float)
     truth = np.asarray(truth, dtype=float)
     reps = estimates.shape[0]
-    centred = estimates - estimates.mean(axis=0)
-    variance = (centred**2).mean(axis=0)
-    m4 = (centred**4).mean(axis=0)
+    squared = (estimates - truth) ** 2
+    deviation = estimates - estimates.mean(axis=0)
+    centred = deviation**2
+    if within is not None and np.any(within > 0):
+        squared = squared + within
+        centred = centred + within
+        fourth = (centred**2).mean(axis=0)
+    else:
+        fourth = (deviation**4).mean(axis=0)
+    variance = centred.mean(axis=0)
     return {
-        "mse_se": ((estimates - truth) ** 2).std(axis=0, ddof=1) / np.sqrt(reps),
+        "mse_se": squared.std(axis=0, ddof=1) / np.sqrt(reps),
         "bias_se": estimates.std(axis=0, ddof=1) / np.sqrt(reps),
-        "variance_se": np.sqrt(np.maximum(m4 - variance**2, 0.0) / reps),
+        "variance_se": np.sqrt(np.maximum(fourth - variance**2, 0.0) / reps),
     }

@@ -19,6 +19,7 @@ from .ldp_mechanisms import (
     MECHANISMS,
     REFERENCE,
     by_release_name,
+    draw_records,
     get_mechanism,
     joint_records,
     records_of,
@@ -29,6 +30,7 @@ from .ldp_simulation import (
     error_standard_errors,
     error_summary,
     estimators,
+    replicate_moments,
     split_alphas,
     truth,
 )
@@ -73,11 +75,10 @@ def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float, target: str =
     for name, group in frame.groupby("estimator", sort=False):
         if name not in names:
             continue
-        wide = group.pivot(index="replicate", columns="t", values="estimate")
-        t = wide.columns.to_numpy(dtype=float)
+        t, mean, within = replicate_moments(group)
         true = truth(t, target=target, x=x, lambda_t=setting["lambda_t"])
-        summary = error_summary(wide.to_numpy(), true)
-        standard_errors = error_standard_errors(wide.to_numpy(), true)
+        summary = error_summary(mean, true, within)
+        standard_errors = error_standard_errors(mean, true, within)
         record = (_setting_mechanism(setting).privacy_record(setting["alpha"])
                   if ESTIMATORS[name]["private"] else REFERENCE)
         rows.append(pd.DataFrame({
@@ -91,6 +92,8 @@ def _setting_rows(frame: pd.DataFrame, setting: Mapping, x: float, target: str =
             **summary,
             "censored_fraction": group["censored_fraction"].iloc[0::len(t)].mean(),
             **standard_errors,
+            # noise draws per sample (1 for the non-private estimators)
+            "noise_draws": int(group["draws"].max()) if "draws" in group else 1,
         }))
     return rows
 
@@ -145,7 +148,9 @@ def integrated_mse(mse: pd.DataFrame) -> pd.DataFrame:
     grouped = mse.groupby(keys, dropna=False, sort=False)
     out = grouped.agg(imse=("mse", "mean"), ibias2=("bias", lambda b: float(np.mean(b**2))),
                       ivariance=("variance", "mean"), n_reps=("n_reps", "first"),
-                      censored_fraction=("censored_fraction", "first"))
+                      censored_fraction=("censored_fraction", "first"),
+                      **({"noise_draws": ("noise_draws", "first")}
+                         if "noise_draws" in mse else {}))
     return out.reset_index()
 
 
@@ -170,10 +175,10 @@ def imse_standard_errors(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: 
                    name)
             if key in rows:
                 continue
-            wide = group.pivot(index="replicate", columns="t", values="estimate")
-            true = truth(wide.columns.to_numpy(dtype=float), target=target,
-                         x=setting.get("x", x), lambda_t=setting["lambda_t"])
-            ise = ((wide.to_numpy() - true) ** 2).mean(axis=1)
+            t, mean, within = replicate_moments(group)
+            true = truth(t, target=target, x=setting.get("x", x), lambda_t=setting["lambda_t"])
+            # a replicate's ISE averaged over its noise draws
+            ise = ((mean - true) ** 2 + within).mean(axis=1)
             rows[key] = ise.std(ddof=1) / np.sqrt(len(ise))
     keys = ["censoring", "n", *PRIVACY_COLUMNS, "estimator"]
     return pd.DataFrame([dict(zip(keys, k, strict=True), imse_se=v) for k, v in rows.items()])
@@ -239,12 +244,13 @@ def privacy_records(settings: Iterable[Mapping]) -> list:
     Built from the registered mechanism objects that ran, so the sidecar states
     what the table's ``mechanism``/``alpha`` columns state.
     """
-    pairs = []
+    pairs, draws = [], 1
     for setting in settings:
         pair = (setting.get("mechanism", "laplace"), float(setting["alpha"]))
+        draws = max(draws, int(setting.get("noise_draws", 1)))
         if pair not in pairs:
             pairs.append(pair)
-    return records_of(pairs)
+    return records_of(pairs, noise_draws=draws)
 
 
 def table_privacy_records(table: pd.DataFrame) -> list:
@@ -256,8 +262,13 @@ def table_privacy_records(table: pd.DataFrame) -> list:
             records.append(record)
         if row["mechanism"] != REFERENCE.mechanism:
             pairs.append((by_release_name(row["mechanism"]), float(row["alpha"])))
-    # several α of one noise stream are jointly not private: say so in the sidecar
+    # several α of one noise stream are jointly not private, M draws of one δ are
+    # jointly Mα-LDP: say so in the sidecar
     joint = joint_records(pairs)
+    if "noise_draws" in table:
+        private = table[table["mechanism"] != REFERENCE.mechanism]
+        draws = int(private["noise_draws"].max()) if len(private) else 1
+        joint += draw_records(pairs, noise_draws=draws)
     if REFERENCE in records:
         records.remove(REFERENCE)
         return [*records, *joint, REFERENCE]
@@ -392,6 +403,16 @@ def variance_floor(mse: pd.DataFrame, hazard: pd.DataFrame, censoring: Iterable[
     return pd.DataFrame(rows)
 
 
+def _draw_counts(frame: pd.DataFrame) -> dict[str, int]:
+    """Total draws, non-finite draws and draws outside [0, 1] of one estimator's rows."""
+    if "draws" not in frame:  # a file of one draw per replicate
+        values = frame["estimate"].to_numpy()
+        return {"draws": len(values), "nonfinite_draws": int((~np.isfinite(values)).sum()),
+                "outside_unit_draws": int(((values < 0) | (values > 1)).sum())}
+    return {key: int(frame[key].sum())
+            for key in ("draws", "nonfinite_draws", "outside_unit_draws")}
+
+
 def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
     r"""``mse_clip.csv``: the private F̂_n with p̂ clipped to [0, 1] (the headline) and not.
 
@@ -408,18 +429,18 @@ def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
     keys = ["censoring", "n", *PRIVACY_COLUMNS]
     rows = []
     for setting, frame in read_results(settings, paths):
-        ise, values = {}, None
+        ise = {}
         for name in ("private_beran", "private_beran_unclipped"):
             chosen = frame[frame["estimator"] == name]
             if chosen.empty:
                 raise ValueError(f"no {name} estimates for {setting}: the replicates were run "
                                  "with clip_phat false (nothing to compare)")
-            wide = chosen.pivot(index="replicate", columns="t", values="estimate").to_numpy()
-            t = np.sort(chosen["t"].unique())
+            t, mean, within = replicate_moments(chosen)
             true = truth(t, target="cdf", x=setting.get("x", x), lambda_t=setting["lambda_t"])
-            errors = np.where(np.isfinite(wide), wide - true, np.nan)
-            ise[name] = np.nanmean(errors**2, axis=1)
-            values = wide
+            # over the finite draws; a (replicate, t) with none is left out
+            squared = np.where(np.isfinite(mean), (mean - true) ** 2 + within, np.nan)
+            ise[name] = np.nanmean(squared, axis=1)
+            counts = _draw_counts(chosen)
         record = _setting_mechanism(setting).privacy_record(setting["alpha"])
         clipped, raw = ise["private_beran"], ise["private_beran_unclipped"]
         reps = len(clipped)
@@ -430,8 +451,8 @@ def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
                      "imse_unclipped": raw.mean(),
                      "imse_unclipped_se": raw.std(ddof=1) / np.sqrt(reps),
                      "ratio_unclipped_to_clipped": raw.mean() / clipped.mean(),
-                     "outside_unit": float(((values < 0) | (values > 1)).mean()),
-                     "nonfinite": float((~np.isfinite(values)).mean()),
+                     "outside_unit": counts["outside_unit_draws"] / counts["draws"],
+                     "nonfinite": counts["nonfinite_draws"] / counts["draws"],
                      "n_reps": reps})
     return {"table": pd.DataFrame(rows, columns=[*keys, "imse_clipped", "imse_clipped_se",
                                                  "imse_unclipped", "imse_unclipped_se",

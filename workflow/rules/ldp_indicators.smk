@@ -104,6 +104,7 @@ rule ldp_simulate:
         phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
         setting=lambda wc: ldp_sorted(ldp_setting(wc.censoring)),
         replicates=lambda wc: LDP_DESIGNS[wc.design]["replicates"],
+        noise_draws=lambda wc: LDP_DESIGNS[wc.design]["noise_draws"],
         x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
         clip_phat=LDP["clip_phat"],
@@ -162,6 +163,7 @@ rule ldp_claims:
         mechanisms=LDP["mechanisms"],
         claims=ldp_sorted(LDP["claims"]),
         variants=ldp_sorted(LDP["variants"]),
+        noise_draws=LDP["noise_draws"],
     script:
         "../../scripts/ldp_claims.py"
 

@@ -12,7 +12,12 @@ def ldp_designs():
     variants of ``variants``: ``x<value>`` (another x), ``noise_scale``
     (rescaled mechanisms) and ``phat_at_x`` (p̂ evaluated at (x, Y_i)).
     """
-    base = {"x": float(LDP["x"]), "replicates": LDP["replicates"], "phat_at_x": False}
+    base = {
+        "x": float(LDP["x"]),
+        "replicates": LDP["replicates"],
+        "noise_draws": LDP["noise_draws"],
+        "phat_at_x": False,
+    }
     alphas = sorted({float(a) for a in LDP["alphas"]})
     designs = {
         "main": base
@@ -21,6 +26,7 @@ def ldp_designs():
         | {
             "alphas": sorted({float(a) for a in LDP["convergence"]["alphas"]}),
             "replicates": LDP["convergence"]["replicates"],
+            "noise_draws": LDP["convergence"]["noise_draws"],
         },
     }
     variants = LDP["variants"]
@@ -73,6 +79,7 @@ def ldp_settings(design, censorings, sample_sizes, alphas, mechanisms=None, **ex
             "alpha": float(a),
             "lambda_t": ldp_setting(c)["lambda_t"],
             "lambda_c": ldp_setting(c)["lambda_c"],
+            "noise_draws": LDP_DESIGNS[design]["noise_draws"],
             **extra,
         }
         for m in (LDP["mechanisms"] if mechanisms is None else mechanisms)
