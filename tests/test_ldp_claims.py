@@ -32,6 +32,9 @@ def synthetic_errors(scale_private, scale_generalized=1.0, scale_beran=1.2, bias
             errors[(c, "laplace", a, "private_nelson_aalen")] = (
                 hazard + 0.02 * rng.normal(size=(reps, steps)) + hazard_bias)
             errors[(c, "laplace", a, "private_phat")] = phat_sd * rng.normal(size=(reps, steps))
+            # weighted towards small t by error_set: here the same spread
+            errors[(c, "laplace", a, "private_phat/observed")] = (
+                phat_sd * rng.normal(size=(reps, steps)))
         common = rng.normal(size=(reps, steps))
         errors[(c, "none", math.nan, "generalized_beran")] = 0.01 * factor * scale_generalized * (
             common + 0.3 * rng.normal(size=(reps, steps)))

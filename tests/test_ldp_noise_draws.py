@@ -235,3 +235,23 @@ def test_one_draw_frame_keeps_the_historic_columns_and_values():
         assert (rows["draw_variance"] == 0).all() and (rows["draws"] == 1).all()
     assert isinstance(frame, pd.DataFrame)
 
+
+
+def test_phat_error_where_observed_weights_t_by_the_density_of_y_at_x():
+    rng = np.random.default_rng(11)
+    t = np.linspace(0.015, 1.5, 8)
+    estimates = 0.75 + rng.normal(0, 0.2, size=(5, t.size))
+    frame = pd.DataFrame({"estimator": "private_phat", "replicate": np.repeat(np.arange(5), 8),
+                          "t": np.tile(t, 5), "estimate": estimates.ravel()})
+    setting = {"censoring": "25", "alpha": 0.4, "mechanism": "laplace", "lambda_t": [1, 1, 1],
+               "lambda_c": THIRD}
+    from dprepro.ldp_claims import error_set
+
+    errors = error_set([(setting, frame)], x=0.5)
+    key = ("25", "laplace", 0.4, "private_phat")
+    mu = 1.75 * (1 + 1 / 3)  # λ_T(0.5) + λ_C(0.5)
+    weight = mu * np.exp(-mu * t)
+    direct = ((estimates - 0.75) ** 2 * weight).sum(axis=1) / weight.sum()
+    uniform = errors.moments(np.full((1, 5), 0.2))
+    assert uniform.imse(key[:3] + ("private_phat/observed",))[0] == pytest.approx(direct.mean())
+    assert uniform.imse(key)[0] == pytest.approx(((estimates - 0.75) ** 2).mean())

@@ -36,7 +36,7 @@ import pandas as pd
 
 from .claims import bootstrap_counts, claim_row, claims_frame, percentile_interval
 from .ldp_mechanisms import REFERENCE, get_mechanism
-from .ldp_simulation import ESTIMATORS, estimators, replicate_moments, truth
+from .ldp_simulation import ESTIMATORS, estimators, hazard_rate, replicate_moments, truth
 from .seeds import seed_sequence
 
 __all__ = ["ErrorSet", "error_set", "ldp_claims"]
@@ -143,6 +143,19 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
             errors[key] = np.where(np.isfinite(mean), mean - true, np.nan)
             if np.any(within > 0):
                 squared[key] = errors[key] ** 2 + within
+            if info["target"] == "phat":
+                # weighted by the density of Y at x, f_Y(t | x) = μ e^{-μt} with
+                # μ = λ_T(x) + λ_C(x): where the observations whose p̂ enters the
+                # estimator lie (the grid weights every t evenly up to 1.5)
+                mu = float(hazard_rate(setting["lambda_t"], at)
+                           + hazard_rate(setting["lambda_c"], at))
+                weight = np.exp(-mu * t)
+                weight = np.where(np.isfinite(mean).any(axis=0), weight, np.nan)
+                weight = np.sqrt(weight / np.nanmean(weight))
+                observed = key[:3] + (name + "/observed",)
+                errors[observed] = errors[key] * weight
+                if key in squared:
+                    squared[observed] = squared[key] * weight**2
             if info["target"] == "cdf":
                 scale = np.sqrt(true * (1 - true))
                 scaled = key[:3] + (name + "/scaled",)
@@ -346,6 +359,19 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                     note="true P(δ = 1 | x, t) is constant (0.75 at 25 %, 0.5 at 50 % "
                          f"censoring); 'reasonable' read as a root-mean-square error of at "
                          f"most {phat_tolerance:g} (our choice); p̂ unclipped")
+                add(f"ldp.{label}phat_reasonable_where_observed.{tag}.a{a:g}",
+                    f"p̂_n from the released indicators gives reasonable probability "
+                    f"estimates where the observations lie "
+                    f"({get_mechanism(name).release_name}, α = {a:g}, {c}% censoring)",
+                    "sqrt(IMSE of p̂_n(x, t) against P(δ = 1 | x, t)), t weighted by the "
+                    "density of Y at x",
+                    lambda m, k=phat: np.sqrt(m.imse(k[:3] + (k[3] + "/observed",))),
+                    f"<= {phat_tolerance:g}",
+                    note="the t grid weighted by f_Y(t | x) = μ exp(−μ t), μ = λ_T(x) + "
+                         "λ_C(x), over the t where p̂(x, t) is defined: the estimator uses p̂ "
+                         "at the observed (X_i, Y_i), dense at small t; 'reasonable' read as "
+                         f"a root-mean-square error of at most {phat_tolerance:g} (our "
+                         "choice); p̂ unclipped")
     if len(censorings) >= 2:
         lo, hi = censorings[0], censorings[-1]
 
