@@ -25,7 +25,6 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import integrate
 
 from .ldp_mechanisms import IndicatorMechanism, get_mechanism
 from .survival import (
@@ -151,6 +150,8 @@ def truth(t, *, target: str, x: float, lambda_t, lambda_c=None) -> np.ndarray:
 
 def censoring_probability(lambda_t, lambda_c) -> float:
     r""":math:`P(\delta = 0) = \int_0^1 r_C(x) / (r_T(x) + r_C(x))\,dx` for exponential times."""
+    from scipy import integrate  # here: scipy.integrate costs ~0.5 s at every job start
+
     lambda_t = _check_rates("lambda_t", lambda_t)
     lambda_c = _check_rates("lambda_c", lambda_c)
     value, _ = integrate.quad(
