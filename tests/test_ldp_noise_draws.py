@@ -19,6 +19,7 @@ from dprepro.ldp_simulation import (
     draw_moments,
     error_standard_errors,
     error_summary,
+    heavy_tail_summary,
     replicate_moments,
     simulate_alphas,
 )
@@ -255,3 +256,18 @@ def test_phat_error_where_observed_weights_t_by_the_density_of_y_at_x():
     uniform = errors.moments(np.full((1, 5), 0.2))
     assert uniform.imse(key[:3] + ("private_phat/observed",))[0] == pytest.approx(direct.mean())
     assert uniform.imse(key)[0] == pytest.approx(((estimates - 0.75) ** 2).mean())
+
+
+def test_heavy_tail_summary_is_robust_to_one_sample_that_dominates_the_mean():
+    rng = np.random.default_rng(2)
+    reference = rng.exponential(1.0, size=300)
+    light = reference * 1.2
+    summary = heavy_tail_summary(light, reference)
+    assert summary["median_ise_ratio"] == pytest.approx(1.2)
+    assert summary["share_worse"] == 1.0
+    assert summary["top_share"] == pytest.approx(light.max() / light.sum())
+    heavy = light.copy()
+    heavy[7] = 50 * heavy.sum()  # one sample near the pole holds 98 % of the total
+    summary = heavy_tail_summary(heavy, reference)
+    assert summary["top_share"] > 0.9 and heavy.mean() / reference.mean() > 10
+    assert summary["median_ise_ratio"] == pytest.approx(1.2, rel=0.02)  # the median barely moves

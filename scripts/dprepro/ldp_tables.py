@@ -30,6 +30,7 @@ from .ldp_simulation import (
     error_standard_errors,
     error_summary,
     estimators,
+    heavy_tail_summary,
     replicate_moments,
     split_alphas,
     truth,
@@ -413,6 +414,12 @@ def _draw_counts(frame: pd.DataFrame) -> dict[str, int]:
             for key in ("draws", "nonfinite_draws", "outside_unit_draws")}
 
 
+#: Robust columns of ``mse_clip.csv`` (:func:`dprepro.ldp_claims.heavy_tail_summary`).
+_TAIL_COLUMNS = {"median_ise_ratio": "median_ise_ratio",
+                 "share_unclipped_worse": "share_worse",
+                 "top_sample_share_unclipped": "top_share"}
+
+
 def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
     r"""``mse_clip.csv``: the private F̂_n with p̂ clipped to [0, 1] (the headline) and not.
 
@@ -443,6 +450,7 @@ def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
             counts = _draw_counts(chosen)
         record = _setting_mechanism(setting).privacy_record(setting["alpha"])
         clipped, raw = ise["private_beran"], ise["private_beran_unclipped"]
+        tail = heavy_tail_summary(raw, clipped)
         reps = len(clipped)
         rows.append({"censoring": setting["censoring"], "n": setting["n"],
                      **record.columns(order=PRIVACY_COLUMNS),
@@ -451,12 +459,14 @@ def clip_release(settings, paths, *, x: float) -> dict[str, pd.DataFrame]:
                      "imse_unclipped": raw.mean(),
                      "imse_unclipped_se": raw.std(ddof=1) / np.sqrt(reps),
                      "ratio_unclipped_to_clipped": raw.mean() / clipped.mean(),
+                     **{column: tail[key] for column, key in _TAIL_COLUMNS.items()},
                      "outside_unit": counts["outside_unit_draws"] / counts["draws"],
                      "nonfinite": counts["nonfinite_draws"] / counts["draws"],
                      "n_reps": reps})
     return {"table": pd.DataFrame(rows, columns=[*keys, "imse_clipped", "imse_clipped_se",
                                                  "imse_unclipped", "imse_unclipped_se",
-                                                 "ratio_unclipped_to_clipped", "outside_unit",
+                                                 "ratio_unclipped_to_clipped",
+                                                 *_TAIL_COLUMNS, "outside_unit",
                                                  "nonfinite", "n_reps"])}
 
 
