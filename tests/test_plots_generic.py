@@ -60,3 +60,37 @@ def test_a_failing_save_leaves_no_partial_file(tmp_path, monkeypatch):
 def test_figure_paths_are_the_pdf_then_the_png_output():
     outputs = {"png": "x.png", "pdf": "x.pdf", "prov": "x.pdf.prov.json"}
     assert plots.figure_paths(outputs) == ["x.pdf", "x.png"]
+
+
+def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
+    import numpy as np
+    import pandas as pd
+
+    claims = pd.DataFrame({
+        "claim_id": ["a.ratio", "b.diff", "c.small"],
+        "criterion": ["within [0.667, 1.5]", "> 0", "<= 0.01"],
+        "reproduced_value": [1.2, -3.0, 0.002],
+        "ci_lower": [1.1, -5.0, 0.001],
+        "ci_upper": [1.3, -1.0, 0.004],
+        "verdict": ["holds", "fails", "holds"],
+    })
+    fig = plots.claims_figure(claims)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == [f"{c}: {k}" for c, k in zip(claims["claim_id"], claims["criterion"],
+                                                   strict=True)]
+    points = ax.collections[-1].get_offsets()
+    # every row is mapped onto [0, 1], first claim at the top
+    assert np.all((points[:, 0] > 0) & (points[:, 0] < 1))
+    assert list(points[:, 1]) == [2, 1, 0]
+    colors = ax.collections[-1].get_facecolors()
+    assert np.allclose(colors[0], colors[2]) and not np.allclose(colors[0], colors[1])
+    # the interval of the failing claim lies outside its shaded criterion (> 0)
+    lines = ax.collections[-2].get_segments()
+    shaded = ax.collections[0].get_paths()
+    assert len(lines) == 3 and len(shaded) == 3
+    assert lines[1][:, 0].max() < shaded[1].vertices[:, 0].min()
+    assert shaded[0].vertices[:, 0].min() < lines[0][:, 0].min()  # holds: inside
+    texts = [t.get_text() for t in ax.texts]
+    assert "fails" in texts and texts.count("holds") == 2
+    plt.close(fig)
