@@ -146,20 +146,20 @@ def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False, target: s
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
                bbox_to_anchor=(0.5, 0.035), frameon=False)
     n = int(mse["n"].iloc[0])
-    _footer(fig, f"Simulation (no real data): {_samples(mse)} of n = {n}, x = {x:g}; bands "
+    _footer(fig, f"Simulation (no real data): {_samples(mse, f'of n = {n}')}; x = {x:g}; bands "
                  "±2 Monte Carlo SE. Private curves α-LDP (mechanism in brackets; unmarked: "
                  "Z = δ + Laplace(1/α)); the others are non-private references.")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
 
-def _samples(table: pd.DataFrame) -> str:
-    """'N = R samples', with the noise draws per sample when there are several."""
-    text = f"N = {int(table['n_reps'].iloc[0])} samples"
+def _samples(table: pd.DataFrame, size: str) -> str:
+    """'N = R samples <size>', with the noise draws per sample when there are several."""
+    text = f"N = {int(table['n_reps'].iloc[0])} samples {size}"
     draws = int(table["noise_draws"].max()) if "noise_draws" in table else 1
     if draws > 1:
-        text += (f" × {draws} noise draws (the {draws} draws of one person are jointly "
-                 f"{draws}α-LDP: a Monte Carlo device)")
+        text += (f", each with {draws} noise draws (a Monte Carlo device: the {draws} "
+                 f"draws of one person are jointly {draws}α-LDP)")
     return text
 
 
@@ -199,7 +199,7 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
                bbox_to_anchor=(0.5, 0.05), frameon=False)
     _footer(fig, "Simulation (no real data); F̂_n is α-LDP (mechanism in brackets; unmarked: "
                  "Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
-                 f"{_samples(imse)} of n = {int(imse['n'].iloc[0])}.")
+                 f"{_samples(imse, 'of n = ' + str(int(imse['n'].iloc[0])))}.")
     fig.tight_layout(rect=(0, 0.16, 1, 1))
     return fig
 
@@ -218,7 +218,7 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
         _mse_vs_n_panel(ax, imse[imse["estimator"].isin(estimators(target))], rates, target)
     censoring = imse["censoring"].iloc[0]
     _footer(fig, f"Simulation (no real data), {censoring}% censoring; "
-                 f"{_samples(imse)} per n; bars ±2 SE; slopes with "
+                 f"{_samples(imse, 'per n')}; bars ±2 SE; slopes with "
                  "95% intervals (SE inflated by the lack of fit); private curves α-LDP.")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
@@ -309,9 +309,9 @@ def ldp_bias_variance(mse: pd.DataFrame, *, alphas):
     handles, labels = axes[0, 0].get_legend_handles_labels()
     fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
                bbox_to_anchor=(0.5, 0.035), frameon=False)
-    _footer(fig, f"Simulation (no real data): {_samples(mse)} of "
-                 f"n = {int(mse['n'].iloc[0])}; signed bias and variance of F(t | x), bands "
-                 "±2 Monte Carlo SE; MSE = bias² + variance.")
+    size = f"of n = {int(mse['n'].iloc[0])}"
+    _footer(fig, f"Simulation (no real data): {_samples(mse, size)}; signed bias and "
+                 "variance of F(t | x), bands ±2 Monte Carlo SE; MSE = bias² + variance.")
     fig.tight_layout(rect=(0, 0.1, 1, 1))
     return fig
 
