@@ -93,6 +93,32 @@ def test_representation_fits_are_deterministic_given_the_generator(separable):
         np.testing.assert_array_equal(a.transform(public), b.transform(public))
 
 
+def test_seed_representations_fit_pca_once_and_equal_per_seed_fits(separable, monkeypatch):
+    from dprepro.seeds import seed_sequence
+
+    public = separable["public_expression"].iloc[:, :50]
+    private = separable["private_expression"].iloc[:, :50]
+    local = private.iloc[::-1] + 0.5  # another order: mapped in the private order
+    real = repr_study.fit_representation
+    fits = []
+    monkeypatch.setattr(repr_study, "fit_representation",
+                        lambda *a, **k: fits.append(a[0]) or real(*a, **k))
+    for name, expected_fits in (("pca", 1), ("random_projection", 3)):
+        fits.clear()
+        frame = repr_study.seed_representations(
+            name, {"dim": 3}, public, {"private": private, "private_line_local": local},
+            seeds=3, base_seed=9, stream=f"fit/{name}")
+        assert len(fits) == expected_fits
+        for seed in range(3):
+            model = real(name, {"dim": 3}, public, rng=np.random.default_rng(
+                seed_sequence(9, repr_study.STUDY, f"fit/{name}", seed)))
+            want = repr_study.representation_frame(
+                model.transform(public), model.transform(private), public.index, private.index,
+                extra_sets={"private_line_local": model.transform(local.loc[private.index])})
+            got = frame[frame["seed"] == seed].drop(columns="seed").reset_index(drop=True)
+            pd.testing.assert_frame_equal(got, want)
+
+
 # --------------------------------------------------------------------------- #
 # cancer-type pairs
 # --------------------------------------------------------------------------- #
@@ -658,7 +684,7 @@ def test_corrected_rows_state_a_finite_true_epsilon():
 # --------------------------------------------------------------------------- #
 # hyperparameter search on the paper's objective
 # --------------------------------------------------------------------------- #
-def _search(data, trials=8, **objective):
+def _search(data, trials=8, fit_cache=None, **objective):
     from dprepro import repr_search
 
     public = data["public_expression"]
@@ -667,7 +693,33 @@ def _search(data, trials=8, **objective):
         "pca", public, lineage, trials=trials, space={"dim_range": [2, 12]},
         objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
                    "pair_folds": 2, "startup_trials": 3, **objective},
-        base_seed=5)
+        base_seed=5, fit_cache=fit_cache)
+
+
+def test_pipeline_searches_share_fits_and_score_as_alone(monkeypatch):
+    """The searches of both pipelines in one job: each table equals its search run alone, and
+    a candidate both propose is fitted once per pair fold (the repr_search job's saving)."""
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    alone = {v: _search(data, variant=v) for v in ("paper", "cms11")}
+    fits = []
+    real = repr_study.fit_representation
+
+    def counted(representation, spec, public, **kw):
+        fits.append(int(spec["dim"]))
+        return real(representation, spec, public, **kw)
+
+    monkeypatch.setattr(repr_study, "fit_representation", counted)
+    cache = {}
+    for variant in ("paper", "cms11"):
+        pd.testing.assert_frame_equal(_search(data, variant=variant, fit_cache=cache),
+                                      alone[variant])
+    dims = {int(d) for table in alone.values()
+            for d in table.loc[table["duplicate_of"].isna(), "dim"]}
+    # one fit per distinct candidate and pair fold, however many searches proposed it
+    assert sorted(fits) == sorted(2 * list(dims)) and len(cache) == len(fits)
+    assert len(fits) < 2 * 2 * 8  # the random start-up trials at least are shared
 
 
 def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():

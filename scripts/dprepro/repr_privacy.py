@@ -193,8 +193,8 @@ def epsilon_grid(settings: Mapping) -> list[float]:
     """The finite total ε values of an experiment, sorted: ``epsilons`` ∪ {``epsilon``}.
 
     ``settings`` is the ``repr_transfer.cancer_type`` or ``repr_transfer.drug``
-    configuration block. The workflow names one clipping-weight job per value
-    and the experiments run every value, both from this list.
+    configuration block. The clipping-weight job of a pipeline covers every
+    value and the experiments run every value, both from this list.
     """
     try:
         values = [*settings["epsilons"], settings["epsilon"]]
