@@ -1,5 +1,6 @@
 """The repr_transfer study: experiments, selection, privacy columns, tables, paper-mode data."""
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -294,6 +295,66 @@ def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
     assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
     assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
     assert "Laplace scale is 4m/(k eps_sel)" in ok.note
+
+
+def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
+    """``feature_selection.n_parts`` unset: k = isqrt(N) of each fit's nominal training size N,
+    the lines the fit is given (a drug split's training lines before those without the drug's
+    response are dropped; a fold's training lines), not the lines that have a response."""
+    genes = separable["private_expression"].iloc[:, :40]
+    public = separable["public_expression"].iloc[:, :40]
+    fs = {"n_genes": 4, "candidate_genes": 40, "sparsity": 1.0, "lasso_max_iter": 2000}
+
+    def selection(**extra):
+        return repr_study.method_features(
+            "dp_feature_selection", seeds=1, samples=genes.index, representations={},
+            public_expression=public,
+            private_expression=genes, baselines={"feature_selection": {**fs, **extra}},
+            public_parts=True, base_seed=7).selection
+
+    derived, fixed = selection(n_parts=None), selection(n_parts=6)
+    assert derived.public_parts and derived.n_parts is None and derived.changed_parts == 2
+    assert fixed.parts(1000) == 6 and derived.parts(120) == 10 and derived.parts(3) == 1
+    with pytest.raises(ValueError, match="nominal"):
+        derived.parts(0)
+    X = derived.public[:120] + np.random.default_rng(1).standard_normal((120, 40))
+    y = separable["private_response"].to_numpy()[:120, 0].copy()
+    lines = np.array([f"line{i:03d}" for i in range(120)], dtype=object)
+    y[:40] = np.nan  # 80 lines with a response
+    votes, k = derived.votes(X, y, lines, nominal=120)
+    assert k == 10  # isqrt(120); isqrt(80) = 8 would count responses
+    ref, _ = repr_study.hashed_votes(X, y, lines, 4, n_parts=10, key=repr_study.part_key(7),
+                                     sparsity=1.0, lasso_max_iter=2000)
+    np.testing.assert_array_equal(votes, ref)
+    paper = repr_study.FeatureSelection(n_select=4, public=derived.public, lasso_max_iter=2000)
+    assert paper.votes(X, y)[1] == 8  # the authors' k counts the lines with a response
+
+    @dataclasses.dataclass(frozen=True)
+    class Spy(repr_study.FeatureSelection):
+        seen: list = dataclasses.field(default_factory=list)
+
+        def votes(self, X, y, lines=None, *, nominal=None):
+            self.seen.append((int(np.shape(X)[0]), nominal))
+            return super().votes(X, y, lines, nominal=nominal)
+
+    spy = Spy(**{f.name: getattr(derived, f.name)
+                 for f in dataclasses.fields(repr_study.FeatureSelection)})
+    response = separable["private_response"].iloc[:, :2].copy()
+    response.iloc[::5, 0] = np.nan  # every line has a response to one drug at least
+    response.iloc[1::5, 1] = np.nan
+    private = repr_study.centred_genes(public, genes, list(genes.columns))[1]
+    splits = repr_study.drug_splits(response, splits=2, test_size=60,
+                                    rng=np.random.default_rng(4))
+    repr_study.drug_experiment(
+        {0: private}, response, list(response.columns), epsilons=[1.0], splits=splits,
+        ridge=1.0, base_seed=11, stream="drug/test", selection=spy,
+        clipping_weights=lambda n, d, e: (1.0, 1.0))
+    assert [nominal for _, nominal in spy.seen] == [len(train) for train, _ in splits] * 2
+    assert all(given < nominal for given, nominal in spy.seen)  # responses were dropped
+    spy.seen.clear()
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    _cancer(private, lineage, epsilons=[1.0], seeds=(0,), selection=spy)
+    assert spy.seen and all(given == nominal for given, nominal in spy.seen)
 
 
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):

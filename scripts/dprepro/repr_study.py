@@ -267,6 +267,8 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
 
     private_ids = set(int(i) for i in gdsc_expression.index)
     public = depmap_expression
+    # before any hold-out or exclusion: public_set.csv reports what each step removed
+    n_source = len(public)
     if public_source == "tcga":
         models = depmap_models
         held = models["lineage"].reindex(public.index).isin(set(holdout)).to_numpy()
@@ -279,7 +281,6 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         raise ValueError(f"public_source must be 'depmap' or 'tcga', got {public_source!r}")
     else:
         models = depmap_models.set_index("ModelID")
-    n_source = len(public)
     excluded = {"cosmic": 0, "sanger": 0}
     if public_source == "depmap" and exclude_private_lines:
         cosmic = models["COSMICID"].reindex(public.index)
