@@ -1,8 +1,9 @@
-"""SSP clipping weights (w_x, w_y) for every drug-task method at one stated ε.
+"""SSP clipping weights (w_x, w_y) for every drug-task method and stated ε of one pipeline.
 
 Chosen on synthetic data only (the authors' ``diffpri.omega``), so no privacy
 is spent; what they need from the private side is the training-set size and
-the feature dimension of each method.
+the feature dimension of each method. One job per pipeline: a (d, ε_learner)
+shared by two methods or two stated ε is computed once.
 """
 
 from pathlib import Path
@@ -17,9 +18,10 @@ spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 hyper = pd.read_csv(snakemake.input.hyperparameters)
 response = pd.read_parquet(snakemake.input.private_response)
 n = int(response.notna().any(axis=1).sum()) - int(p.test_size)
-settings = repr_study.clipping_settings(p.methods, epsilon=float(snakemake.wildcards.eps),
-                                        hyperparameters=hyper, baselines=p.baselines,
-                                        extra_dim=spec.extra_dim, pipeline=spec.name)
+settings = [s for eps in p.epsilons
+            for s in repr_study.clipping_settings(p.methods, epsilon=float(eps),
+                                                  hyperparameters=hyper, baselines=p.baselines,
+                                                  extra_dim=spec.extra_dim, pipeline=spec.name)]
 table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise)
 for row in table.itertuples(index=False):
     log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d, row.epsilon,
@@ -29,4 +31,4 @@ step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p
                     seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
                            "base_seed": p.seed},
                     privacy=repr_privacy.INTERMEDIATES["clipping"], data_origin=p.data_origin)
-log.info("wrote %s", Path(snakemake.output.table).name)
+log.info("wrote %s (%d settings)", Path(snakemake.output.table).name, len(table))

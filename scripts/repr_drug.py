@@ -26,7 +26,7 @@ splits = repr_study.drug_splits(response, splits=settings["splits"],
                                 rng=repr_study.stream_rng(p.seed, "drug/splits"))
 log.info("pipeline %s: %d drugs in chunk %d of %d, %d splits, epsilons %s, %d seeds",
          spec.name, len(chunk), chunk_no, settings["chunks"], len(splits), epsilons, p.seeds)
-clipping = repr_study.clipping_lookup([pd.read_csv(path) for path in inp.clipping])
+clipping = repr_study.clipping_lookup([pd.read_csv(inp.clipping)])
 genes = {}
 if "public_expression" in inp.keys():
     mapped = {"global": inp.private_expression, "line_local": inp.private_expression_line_local}

@@ -1,10 +1,9 @@
 """Fit one pipeline's selected representation on public data (every seed), map the private lines."""
 
-import numpy as np
 import pandas as pd
 
 from dprepro import repr_privacy, repr_study, step
-from dprepro.seeds import seed_record, seed_sequence
+from dprepro.seeds import seed_record
 
 log = step.start(snakemake, "repr_fit")
 p = snakemake.params
@@ -13,24 +12,16 @@ table = pd.read_csv(snakemake.input.hyperparameters)
 spec = repr_study.selected_spec(table, w.representation, w.pipeline)
 public = pd.read_parquet(snakemake.input.public_expression)
 private = pd.read_parquet(snakemake.input.private_expression)
-line_local = pd.read_parquet(snakemake.input.private_expression_line_local).loc[private.index]
+line_local = pd.read_parquet(snakemake.input.private_expression_line_local)
 stream = f"fit/{w.representation}"
 vae_options = None
 if w.representation == "vae":
     device = repr_study.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
-frames = []
-for seed in range(p.seeds):
-    rng = np.random.default_rng(seed_sequence(p.seed, repr_study.STUDY, stream, seed))
-    log.info("%s (%s search) seed %d: %s on public %d x %d", w.representation, w.pipeline, seed,
-             spec, *public.shape)
-    model = repr_study.fit_representation(w.representation, spec, public, rng=rng,
-                                          vae_options=vae_options)
-    frame = repr_study.representation_frame(
-        model.transform(public), model.transform(private), public.index, private.index,
-        extra_sets={"private_line_local": model.transform(line_local)})
-    frames.append(frame.assign(seed=seed))
-frame = pd.concat(frames, ignore_index=True)
+log.info("%s (%s search): %s", w.representation, w.pipeline, spec)
+frame = repr_study.seed_representations(
+    w.representation, spec, public, {"private": private, "private_line_local": line_local},
+    seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
 path = snakemake.output.representation
 step.write_parquet(frame, path)
 log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,

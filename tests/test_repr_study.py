@@ -1,5 +1,6 @@
 """The repr_transfer study: experiments, selection, privacy columns, tables, paper-mode data."""
 
+import dataclasses
 import hashlib
 import json
 import math
@@ -91,6 +92,32 @@ def test_representation_fits_are_deterministic_given_the_generator(separable):
                                               vae_options=options if name == "vae" else None)
                 for _ in range(2))
         np.testing.assert_array_equal(a.transform(public), b.transform(public))
+
+
+def test_seed_representations_fit_pca_once_and_equal_per_seed_fits(separable, monkeypatch):
+    from dprepro.seeds import seed_sequence
+
+    public = separable["public_expression"].iloc[:, :50]
+    private = separable["private_expression"].iloc[:, :50]
+    local = private.iloc[::-1] + 0.5  # another order: mapped in the private order
+    real = repr_study.fit_representation
+    fits = []
+    monkeypatch.setattr(repr_study, "fit_representation",
+                        lambda *a, **k: fits.append(a[0]) or real(*a, **k))
+    for name, expected_fits in (("pca", 1), ("random_projection", 3)):
+        fits.clear()
+        frame = repr_study.seed_representations(
+            name, {"dim": 3}, public, {"private": private, "private_line_local": local},
+            seeds=3, base_seed=9, stream=f"fit/{name}")
+        assert len(fits) == expected_fits
+        for seed in range(3):
+            model = real(name, {"dim": 3}, public, rng=np.random.default_rng(
+                seed_sequence(9, repr_study.STUDY, f"fit/{name}", seed)))
+            want = repr_study.representation_frame(
+                model.transform(public), model.transform(private), public.index, private.index,
+                extra_sets={"private_line_local": model.transform(local.loc[private.index])})
+            got = frame[frame["seed"] == seed].drop(columns="seed").reset_index(drop=True)
+            pd.testing.assert_frame_equal(got, want)
 
 
 # --------------------------------------------------------------------------- #
@@ -268,6 +295,66 @@ def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
     assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
     assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
     assert "Laplace scale is 4m/(k eps_sel)" in ok.note
+
+
+def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
+    """``feature_selection.n_parts`` unset: k = isqrt(N) of each fit's nominal training size N,
+    the lines the fit is given (a drug split's training lines before those without the drug's
+    response are dropped; a fold's training lines), not the lines that have a response."""
+    genes = separable["private_expression"].iloc[:, :40]
+    public = separable["public_expression"].iloc[:, :40]
+    fs = {"n_genes": 4, "candidate_genes": 40, "sparsity": 1.0, "lasso_max_iter": 2000}
+
+    def selection(**extra):
+        return repr_study.method_features(
+            "dp_feature_selection", seeds=1, samples=genes.index, representations={},
+            public_expression=public,
+            private_expression=genes, baselines={"feature_selection": {**fs, **extra}},
+            public_parts=True, base_seed=7).selection
+
+    derived, fixed = selection(n_parts=None), selection(n_parts=6)
+    assert derived.public_parts and derived.n_parts is None and derived.changed_parts == 2
+    assert fixed.parts(1000) == 6 and derived.parts(120) == 10 and derived.parts(3) == 1
+    with pytest.raises(ValueError, match="nominal"):
+        derived.parts(0)
+    X = derived.public[:120] + np.random.default_rng(1).standard_normal((120, 40))
+    y = separable["private_response"].to_numpy()[:120, 0].copy()
+    lines = np.array([f"line{i:03d}" for i in range(120)], dtype=object)
+    y[:40] = np.nan  # 80 lines with a response
+    votes, k = derived.votes(X, y, lines, nominal=120)
+    assert k == 10  # isqrt(120); isqrt(80) = 8 would count responses
+    ref, _ = repr_study.hashed_votes(X, y, lines, 4, n_parts=10, key=repr_study.part_key(7),
+                                     sparsity=1.0, lasso_max_iter=2000)
+    np.testing.assert_array_equal(votes, ref)
+    paper = repr_study.FeatureSelection(n_select=4, public=derived.public, lasso_max_iter=2000)
+    assert paper.votes(X, y)[1] == 8  # the authors' k counts the lines with a response
+
+    @dataclasses.dataclass(frozen=True)
+    class Spy(repr_study.FeatureSelection):
+        seen: list = dataclasses.field(default_factory=list)
+
+        def votes(self, X, y, lines=None, *, nominal=None):
+            self.seen.append((int(np.shape(X)[0]), nominal))
+            return super().votes(X, y, lines, nominal=nominal)
+
+    spy = Spy(**{f.name: getattr(derived, f.name)
+                 for f in dataclasses.fields(repr_study.FeatureSelection)})
+    response = separable["private_response"].iloc[:, :2].copy()
+    response.iloc[::5, 0] = np.nan  # every line has a response to one drug at least
+    response.iloc[1::5, 1] = np.nan
+    private = repr_study.centred_genes(public, genes, list(genes.columns))[1]
+    splits = repr_study.drug_splits(response, splits=2, test_size=60,
+                                    rng=np.random.default_rng(4))
+    repr_study.drug_experiment(
+        {0: private}, response, list(response.columns), epsilons=[1.0], splits=splits,
+        ridge=1.0, base_seed=11, stream="drug/test", selection=spy,
+        clipping_weights=lambda n, d, e: (1.0, 1.0))
+    assert [nominal for _, nominal in spy.seen] == [len(train) for train, _ in splits] * 2
+    assert all(given < nominal for given, nominal in spy.seen)  # responses were dropped
+    spy.seen.clear()
+    lineage = separable["private_lineage"].reset_index(drop=True)
+    _cancer(private, lineage, epsilons=[1.0], seeds=(0,), selection=spy)
+    assert spy.seen and all(given == nominal for given, nominal in spy.seen)
 
 
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
@@ -658,7 +745,7 @@ def test_corrected_rows_state_a_finite_true_epsilon():
 # --------------------------------------------------------------------------- #
 # hyperparameter search on the paper's objective
 # --------------------------------------------------------------------------- #
-def _search(data, trials=8, **objective):
+def _search(data, trials=8, fit_cache=None, **objective):
     from dprepro import repr_search
 
     public = data["public_expression"]
@@ -667,7 +754,33 @@ def _search(data, trials=8, **objective):
         "pca", public, lineage, trials=trials, space={"dim_range": [2, 12]},
         objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
                    "pair_folds": 2, "startup_trials": 3, **objective},
-        base_seed=5)
+        base_seed=5, fit_cache=fit_cache)
+
+
+def test_pipeline_searches_share_fits_and_score_as_alone(monkeypatch):
+    """The searches of both pipelines in one job: each table equals its search run alone, and
+    a candidate both propose is fitted once per pair fold (the repr_search job's saving)."""
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    alone = {v: _search(data, variant=v) for v in ("paper", "cms11")}
+    fits = []
+    real = repr_study.fit_representation
+
+    def counted(representation, spec, public, **kw):
+        fits.append(int(spec["dim"]))
+        return real(representation, spec, public, **kw)
+
+    monkeypatch.setattr(repr_study, "fit_representation", counted)
+    cache = {}
+    for variant in ("paper", "cms11"):
+        pd.testing.assert_frame_equal(_search(data, variant=variant, fit_cache=cache),
+                                      alone[variant])
+    dims = {int(d) for table in alone.values()
+            for d in table.loc[table["duplicate_of"].isna(), "dim"]}
+    # one fit per distinct candidate and pair fold, however many searches proposed it
+    assert sorted(fits) == sorted(2 * list(dims)) and len(cache) == len(fits)
+    assert len(fits) < 2 * 2 * 8  # the random start-up trials at least are shared
 
 
 def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():

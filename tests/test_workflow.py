@@ -9,6 +9,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -80,14 +81,14 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                     == "cbioportal")
     rt = config["repr_transfer"]
-    # one optuna search per pipeline and representation
-    assert counts["repr_search"] == len(rt["pipelines"]) * len(rt["representations"])
+    # one search job per representation runs every pipeline's search
+    assert counts["repr_search"] == len(rt["representations"])
     pipelines = len(rt.get("pipelines", ["as_published", "corrected"]))
     assert counts["repr_fit"] == pipelines * len(rt["representations"])
     assert counts["repr_drug"] == rt["drug"]["chunks"] * pipelines
     assert counts["repr_cancer_type"] == pipelines
-    assert counts["repr_clipping_weights"] == len(set(rt["drug"]["epsilons"])
-                                                  | {rt["drug"]["epsilon"]}) * pipelines
+    # one clipping-weight job per pipeline, for every drug-task ε
+    assert counts["repr_clipping_weights"] == pipelines
     for rule in ("repr_hyperparameter_table", "repr_cancer_type_table", "repr_claims_table",
                  "repr_drug_table", "repr_public_data", "repr_private_data"):
         assert counts[rule] == 1, rule
@@ -449,6 +450,90 @@ def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
     assert set(public.columns) <= upper and public.shape[1] >= 10
     cache = pd.read_parquet(data / "tcga" / "expression.parquet")
     assert len(cache) == 20 and set(cache.columns) == upper
+
+
+def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
+    """Paper mode on generated TCGA-like and GDSC-like files (loopback server): the search on
+    the listed public pairs after the cases' types are held out, the experiments and the
+    tables of both pipelines."""
+    from helpers.gdsc import fixtures, write_gdsc
+    from helpers.httpserver import serve
+    from helpers.xena import write_xena
+
+    per_type = 12
+    symbols = [g for g, _ in fixtures.GENES]
+    diseases = {"BRCA": "breast invasive carcinoma", "LUAD": "lung adenocarcinoma",
+                "SKCM": "skin cutaneous melanoma", "COAD": "colon adenocarcinoma",
+                "READ": "rectum adenocarcinoma", "PAAD": "pancreatic adenocarcinoma",
+                "PRAD": "prostate adenocarcinoma"}
+    xena = write_xena(tmp_path / "xena", symbols, per_type=per_type, diseases=diseases)
+    gdsc = write_gdsc(tmp_path / "gdsc", symbols, ["LUAD", "SKCM", "BRCA"], per_type=per_type)
+    routes = {"/expression.zip": gdsc["expression"].read_bytes(),
+              "/dose_response.csv": gdsc["dose_response"].read_bytes(),
+              "/cell_lines.csv": gdsc["cell_lines"].read_bytes(),
+              "/tpm.gz": xena["expression"].read_bytes(),
+              "/probemap": xena["probemap"].read_bytes(),
+              "/phenotype.tsv.gz": xena["phenotype"].read_bytes()}
+    pairs = [["BRCA", "PRAD"], ["COAD", "PAAD"]]
+    with serve(routes) as server:
+        url = server.base_url.rstrip("/")
+        config = yaml.safe_load(SMALL.read_text())
+        config["studies"] = ["repr_transfer"]
+        config["datasets"] = {
+            "gdsc": {"source": "download", "expression_url": f"{url}/expression.zip",
+                     "dose_response_url": f"{url}/dose_response.csv",
+                     "cell_lines_url": f"{url}/cell_lines.csv"},
+            "tcga": {"expression_url": f"{url}/tpm.gz",
+                     "expression_sha256": sha256(xena["expression"]),
+                     "probemap_url": f"{url}/probemap", "phenotype_url": f"{url}/phenotype.tsv.gz"},
+        }
+        rt = config["repr_transfer"]
+        rt.update(public_source="tcga", min_shared_genes=10,
+                  representations=["pca", "random_projection"], fixed_genes=symbols[:3])
+        rt["selection"].update(pair_list=pairs, pair_folds=2)
+        rt["cancer_type"]["cases"] = [["LUAD", "SKCM"]]
+        configfile = tmp_path / "paper_tcga.yaml"
+        configfile.write_text(yaml.safe_dump(config))
+        tables = ["hyperparameters", "public_set", "cancer_type_accuracy", "drug_sensitivity",
+                  "claims"]
+        snakemake(*[f"results/repr_transfer/tables/{t}.csv" for t in tables], "--cores", "2",
+                  "--configfile", str(configfile), cwd=tmp_path)
+    out = tmp_path / "results" / "repr_transfer" / "tables"
+    hyper = pd.read_csv(out / "hyperparameters.csv")
+    # the listed pairs, none of them with a held-out type, each scored in its own pair fold
+    assert set(hyper["validation_pairs"]) == {"BRCA vs PRAD; COAD vs PAAD"}
+    assert (hyper["n_pairs"] == 2).all() and (hyper["pair_folds"] == 2).all()
+    assert hyper.groupby(["pipeline", "representation"])["selected"].sum().eq(1).all()
+    public_set = pd.read_csv(out / "public_set.csv").iloc[0]
+    assert public_set["source"] == "tcga" and not public_set["smaller_than_private"]
+    # LUAD and SKCM (the case's private types) held out of the 7 generated types
+    assert public_set["source_lines"] == 7 * per_type
+    assert public_set["held_out_cancer_types"] == 2 * per_type
+    assert public_set["public_lines"] == 5 * per_type
+    cancer = pd.read_csv(out / "cancer_type_accuracy.csv")
+    assert set(cancer["case"]) == {"LUAD vs SKCM"} and (cancer["n_lines"] == 2 * per_type).all()
+    assert set(cancer["pipeline"]) == {"as_published", "corrected"}
+    assert set(cancer["representation"]) == {"pca", "random_projection", "fixed_genes",
+                                             "dp_feature_selection"}
+    assert (cancer["data_origin"] == "real").all()
+    # the generated lineage signal sits on the fixed genes: the non-private fit finds it
+    # (misaligned lines or labels would leave it near the majority share, 0.5)
+    fixed = cancer[(cancer["representation"] == "fixed_genes") & cancer["epsilon"].isna()]
+    assert len(fixed) and (fixed["majority_accuracy"] == 0.5).all()
+    assert (fixed["accuracy"] >= 0.8).all()
+    private = cancer[cancer["epsilon"].notna()]
+    published = private["pipeline"] == "as_published"
+    assert np.isinf(private.loc[published, "true_epsilon"]).all()
+    corrected_pca = private[~published & (private["representation"] == "pca")]
+    assert len(corrected_pca) and (corrected_pca["true_epsilon"] == corrected_pca["epsilon"]).all()
+    drug = pd.read_csv(out / "drug_sensitivity.csv")
+    assert drug["drug"].nunique() == 3 and (drug["n_test"] <= 10).all()
+    assert (drug["data_origin"] == "real").all() and drug["spearman"].notna().all()
+    claims = pd.read_csv(out / "claims.csv")
+    assert {c.split(".")[1] for c in claims["claim_id"]} == {"as_published", "corrected"}
+    # one case is two lineages, below the 5 independent units a verdict needs
+    cancer_claims = claims[claims["claim_id"].str.contains(".cancer.", regex=False)]
+    assert len(cancer_claims) and (cancer_claims["verdict"] == "inconclusive").all()
 
 
 @pytest.mark.parametrize("change, message", [

@@ -70,17 +70,25 @@ class FeatureSelection:
         only used for the public row-norm scale of the logistic regression.
     sparsity, lasso_max_iter : as :func:`dprepro.dp_learners.dp_select_features`.
     n_parts : int, optional
-        ``None``: the authors' scheme (:func:`subsample_votes`: k = ⌊√n⌋
-        interleaved parts, Lasso α = sparsity / n), whose k, α and part of
-        every line depend on which private lines are present, so it has no
-        proven ε. An integer k: the public scheme (:func:`hashed_votes`): k
-        and α = sparsity / k² fixed by the configuration, each line's part a
-        keyed hash of its id. Replacing one line by one with another id (the
-        replacement relation of every corrected mechanism) moves it to another
-        part: two parts change, L1 sensitivity of the vote fractions 4m/k
-        (:attr:`changed_parts` = 2, :func:`hashed_votes`).
+        k of the public scheme; ``None`` with ``hashed`` true: k = ⌊√N⌋ of
+        the fit's nominal training size N (:meth:`parts`).
     part_key : bytes
-        Key of the hash (:func:`part_key`); needed with ``n_parts``.
+        Key of the hash (:func:`part_key`); needed by the public scheme.
+    hashed : bool, optional
+        Which scheme runs. False: the authors' (:func:`subsample_votes`: k =
+        ⌊√n⌋ interleaved parts of the n lines with a response, Lasso α =
+        sparsity / n), whose k, α and part of every line depend on which
+        private lines are present and have a response, so it has no proven
+        ε. True: the public scheme (:func:`hashed_votes`): k fixed before any
+        private value is read (``n_parts``, or ⌊√N⌋ with N the number of
+        training lines the fit is given: the split's or fold's lines, before
+        lines without a response are dropped), α = sparsity / k², each line's
+        part a keyed hash of its id. Replacing one line by one with another
+        id (the replacement relation of every corrected mechanism, which
+        keeps N) moves it to another part: two parts change, L1 sensitivity
+        of the vote fractions 4m/k (:attr:`changed_parts` = 2,
+        :func:`hashed_votes`). ``None`` (default): true exactly when
+        ``n_parts`` is set (the earlier signature).
     """
 
     n_select: int
@@ -89,11 +97,26 @@ class FeatureSelection:
     lasso_max_iter: int = 10_000
     n_parts: int | None = None
     part_key: bytes = b""
+    hashed: bool | None = None
 
     @property
     def public_parts(self) -> bool:
-        """Whether k, α and the parts are fixed without looking at the private lines."""
-        return self.n_parts is not None
+        """Whether k, α and the parts are fixed without looking at the private values."""
+        return self.n_parts is not None if self.hashed is None else bool(self.hashed)
+
+    def parts(self, nominal: int) -> int:
+        """k of the public scheme for a fit given ``nominal`` training lines.
+
+        ``n_parts`` when set, else the authors' rule k = ⌊√N⌋ applied to the
+        nominal size N (a count of the lines the fit is given, not of those
+        with a value), at least 1.
+        """
+        if self.n_parts is not None:
+            return int(self.n_parts)
+        if isinstance(nominal, bool) or not isinstance(nominal, int | np.integer) or nominal < 1:
+            raise ValueError("k = isqrt(N) needs the nominal training size N (a positive "
+                             f"integer), got {nominal!r}")
+        return max(1, math.isqrt(int(nominal)))
 
     @property
     def changed_parts(self) -> int:
@@ -105,14 +128,20 @@ class FeatureSelection:
         """
         return 2 if self.public_parts else 1
 
-    def votes(self, X, y, lines=None) -> tuple[np.ndarray, int]:
-        """Vote counts and k of the training lines ``(X, y)``, ids ``lines``."""
-        if self.n_parts is None:
+    def votes(self, X, y, lines=None, *, nominal: int | None = None) -> tuple[np.ndarray, int]:
+        """Vote counts and k of the training lines ``(X, y)``, ids ``lines``.
+
+        ``nominal``: the fit's nominal training size N (:meth:`parts`; default
+        the number of rows of ``X``), used by the public scheme without
+        ``n_parts``.
+        """
+        if not self.public_parts:
             return subsample_votes(X, y, self.n_select, sparsity=self.sparsity,
                                    lasso_max_iter=self.lasso_max_iter)
         if lines is None:
             raise ValueError("the hashed part assignment needs the training lines' ids")
-        return hashed_votes(X, y, lines, self.n_select, n_parts=self.n_parts,
+        k = self.parts(int(np.shape(X)[0]) if nominal is None else nominal)
+        return hashed_votes(X, y, lines, self.n_select, n_parts=k,
                             key=self.part_key, sparsity=self.sparsity,
                             lasso_max_iter=self.lasso_max_iter)
 
@@ -316,7 +345,8 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
         the gene baselines take ``private_expression`` as given.
     public_parts : bool
         DP feature selection with public k, α and hashed parts
-        (``feature_selection.n_parts``, key :func:`part_key` of ``base_seed``;
+        (``feature_selection.n_parts``, or ⌊√N⌋ of each fit's nominal training
+        size N when it is null; key :func:`part_key` of ``base_seed``;
         :attr:`dprepro.repr_privacy.Pipeline.public_selection`) instead of
         the authors' data-dependent ones.
     base_seed : int
@@ -353,6 +383,8 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
         selection = FeatureSelection(n_select=fs["n_genes"], public=public_c,
                                      sparsity=fs["sparsity"],
                                      lasso_max_iter=fs["lasso_max_iter"],
-                                     n_parts=int(fs["n_parts"]) if public_parts else None,
-                                     part_key=part_key(base_seed) if public_parts else b"")
+                                     n_parts=(int(fs["n_parts"]) if public_parts
+                                              and fs.get("n_parts") is not None else None),
+                                     part_key=part_key(base_seed) if public_parts else b"",
+                                     hashed=bool(public_parts))
     return MethodFeatures(private, scales, selection, genes, public)

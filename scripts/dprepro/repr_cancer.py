@@ -134,7 +134,8 @@ def cancer_type_experiment(
         for train, test in splits:
             tr, te = idx[train], idx[test]
             if selection is not None:
-                votes, k = selection.votes(private[seeds[0]][tr], y[train], line_ids[tr])
+                votes, k = selection.votes(private[seeds[0]][tr], y[train], line_ids[tr],
+                                           nominal=len(tr))
             for s in seeds:
                 X = private[s]
                 for e in epsilons:

@@ -210,7 +210,10 @@ def drug_experiment(
                 continue
             ytr, yte = y_all[tr], y_all[te]
             if fs:
-                votes, k = selection.votes(private[seeds[0]][tr], ytr, line_ids[tr])
+                # k from the nominal training size, as the clipping weights (lines
+                # without this drug's response are dropped after the parts are fixed)
+                votes, k = selection.votes(private[seeds[0]][tr], ytr, line_ids[tr],
+                                           nominal=len(train))
             for s in seeds:
                 X = private[s]
                 for e in epsilons:

@@ -91,7 +91,9 @@ SELECTION_PARTS_NOTE = ("feature selection as the paper's code: training line i 
                         "moves the line in the order, or a removed line or response (drug lines "
                         "without a response are dropped first, so n is data-dependent), moves "
                         "lines across all parts and no finite epsilon is proven; ")
-SELECTION_PUBLIC_NOTE = ("feature selection with public k, alpha = sparsity/k^2 and parts hashed "
+SELECTION_PUBLIC_NOTE = ("feature selection with k fixed before any private value is read "
+                         "(feature_selection.n_parts, or isqrt of the nominal training lines), "
+                         "alpha = sparsity/k^2 and parts hashed "
                          "from the line id: replacing a line by one with another id changes "
                          "{c} part(s), so the Laplace scale is {s}m/(k eps_sel); ")
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
@@ -121,9 +123,10 @@ class Pipeline:
         (``intercept_column`` of :class:`dprepro.dp_learners.SSPLinearRegression`).
     public_selection : bool
         DP feature selection with the number of parts, the Lasso penalty and
-        each line's part fixed without the private data
-        (:class:`dprepro.repr_baselines.FeatureSelection` ``n_parts``) instead
-        of the authors' ⌊√n⌋ interleaved parts.
+        each line's part fixed before any private value is read
+        (:class:`dprepro.repr_baselines.FeatureSelection` ``hashed``: k =
+        ``n_parts`` or ⌊√N⌋ of the nominal training size N) instead of the
+        authors' ⌊√n⌋ interleaved parts of the lines with a response.
     """
 
     name: str
@@ -193,8 +196,8 @@ def epsilon_grid(settings: Mapping) -> list[float]:
     """The finite total ε values of an experiment, sorted: ``epsilons`` ∪ {``epsilon``}.
 
     ``settings`` is the ``repr_transfer.cancer_type`` or ``repr_transfer.drug``
-    configuration block. The workflow names one clipping-weight job per value
-    and the experiments run every value, both from this list.
+    configuration block. The clipping-weight job of a pipeline covers every
+    value and the experiments run every value, both from this list.
     """
     try:
         values = [*settings["epsilons"], settings["epsilon"]]

@@ -157,7 +157,7 @@ def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs,
 
 def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, trials: int,
            space: Mapping, objective: Mapping, base_seed: int, vae_options: Mapping | None = None,
-           log=None) -> pd.DataFrame:
+           log=None, fit_cache: dict | None = None) -> pd.DataFrame:
     """Run the seeded optuna search of one representation; one row per trial.
 
     ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2`` and
@@ -168,6 +168,15 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     (``duplicate_of``), nothing is refitted, and does not count toward
     ``trials``: proposals continue until ``trials`` distinct candidates are
     scored, at most 10 × ``trials`` proposals (a small space can run out).
+    ``fit_cache``: a dict shared by the searches of the pipelines of one
+    representation on the same public data and ``vae_options`` (the caller's
+    contract). The fits do not depend on the objective (common random
+    numbers: stream ``search/<representation>/fit`` for every trial) and the
+    sampler's seed does not name the pipeline, so the random start-up trials
+    of every pipeline propose the same candidates; a candidate's fitted
+    representation of each pair fold is kept there and reused, not refitted
+    (same values: the fit is a deterministic function of the spec, the fit
+    rows and the stream).
     Columns: ``representation``, ``candidate`` (``t<trial>``), ``trial``,
     ``dim``, ``learning_rate``, ``hidden_layers``, ``width_multiplier``,
     ``hidden_width``, ``score`` (the objective), ``score_se`` (over pairs),
@@ -205,17 +214,27 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=sampler)
     rows, seen = [], {}
+    cache = {} if fit_cache is None else fit_cache
 
     def evaluate(spec):
         accs, n_fit, epochs, best_epoch = [], [], np.nan, np.nan
         for g, (group, fit_rows, val_rows, val_labels) in enumerate(folds):
             spec = {**spec, "dim": min(spec["dim"], fit_rows.shape[1], len(fit_rows))}
-            # common random numbers: every trial gets the same fit and noise streams, so the
-            # same candidate scores the same and candidates differ only by their parameters
-            rng = stream_rng(base_seed, f"search/{representation}/fit")
-            model = fit_representation(representation, spec, fit_rows, rng=rng,
-                                       vae_options=vae_options)
-            score = dp_pair_score(model.transform(fit_rows), model.transform(val_rows),
+            key = (representation, g, tuple(map(tuple, group)), tuple(sorted(spec.items())))
+            if key not in cache:
+                # common random numbers: every trial gets the same fit and noise streams, so
+                # the same candidate scores the same and candidates differ only by parameters
+                rng = stream_rng(base_seed, f"search/{representation}/fit")
+                model = fit_representation(representation, spec, fit_rows, rng=rng,
+                                           vae_options=vae_options)
+                cache[key] = (model.transform(fit_rows), model.transform(val_rows),
+                              getattr(model, "n_epochs_", np.nan),
+                              getattr(model, "best_epoch_", np.nan))
+            elif log is not None:
+                log.info("%s pair fold %d: %s fitted by an earlier search, reused",
+                         representation, g, spec)
+            z_fit, z_val, n_epochs, first_best = cache[key]
+            score = dp_pair_score(z_fit, z_val,
                                   val_labels, group, epsilon=float(objective["epsilon"]),
                                   folds=int(objective["folds"]), variant=objective["variant"],
                                   l2=float(objective["l2"]), base_seed=base_seed,
@@ -224,8 +243,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
             accs.extend(score["accuracies"])
             n_fit.append(len(fit_rows))
             if g == 0:
-                epochs = getattr(model, "n_epochs_", np.nan)
-                best_epoch = getattr(model, "best_epoch_", np.nan)
+                epochs, best_epoch = n_epochs, first_best
         accs = np.asarray(accs)
         return {"score": float(accs.mean()),
                 "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs)))

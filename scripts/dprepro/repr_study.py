@@ -130,6 +130,7 @@ __all__ = [
     "real_data",
     "representation_frame",
     "select_hyperparameters",
+    "seed_representations",
     "selected_spec",
     "stream_int",
     "stream_rng",
@@ -266,6 +267,8 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
 
     private_ids = set(int(i) for i in gdsc_expression.index)
     public = depmap_expression
+    # before any hold-out or exclusion: public_set.csv reports what each step removed
+    n_source = len(public)
     if public_source == "tcga":
         models = depmap_models
         held = models["lineage"].reindex(public.index).isin(set(holdout)).to_numpy()
@@ -278,7 +281,6 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         raise ValueError(f"public_source must be 'depmap' or 'tcga', got {public_source!r}")
     else:
         models = depmap_models.set_index("ModelID")
-    n_source = len(public)
     excluded = {"cosmic": 0, "sanger": 0}
     if public_source == "depmap" and exclude_private_lines:
         cosmic = models["COSMICID"].reindex(public.index)
@@ -441,6 +443,50 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         ).fit(public)
     raise ValueError(f"unknown representation {representation!r}; expected one of "
                      f"{list(REPRESENTATIONS)}")
+
+
+#: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.
+DETERMINISTIC = ("pca",)
+
+
+def seed_representations(representation: str, spec: Mapping, public: pd.DataFrame,
+                         private_sets: Mapping[str, pd.DataFrame], *, seeds: int,
+                         base_seed: int, stream: str, vae_options: Mapping | None = None,
+                         log=None) -> pd.DataFrame:
+    """Fit ``representation`` on ``public`` once per seed and map every set through it.
+
+    Seed ``s`` fits with the generator of stream ``stream``, replicate ``s``
+    (:func:`dprepro.seeds.seed_sequence`); ``private_sets`` maps a ``set``
+    label (``private``, ``private_line_local``) to the private matrix mapped
+    through it. A representation in :data:`DETERMINISTIC` ignores the
+    generator, so its single fit and mapping are reused for every seed (the
+    rows are the same values the per-seed fits gave). Returns the frames of
+    :func:`representation_frame` with a ``seed`` column, seed after seed.
+    """
+    from .seeds import seed_sequence
+
+    names = list(private_sets)
+    if not names or names[0] != "private":
+        raise ValueError(f"private_sets must start with 'private', got {names}")
+    frames, fitted = [], None
+    for seed in range(int(seeds)):
+        if fitted is None or representation not in DETERMINISTIC:
+            rng = np.random.default_rng(seed_sequence(base_seed, STUDY, stream, seed))
+            if log is not None:
+                log.info("%s seed %d: %s on public %d x %d", representation, seed, dict(spec),
+                         *public.shape)
+            model = fit_representation(representation, spec, public, rng=rng,
+                                       vae_options=vae_options)
+            private = private_sets["private"]
+            fitted = representation_frame(
+                model.transform(public), model.transform(private), public.index,
+                private.index,
+                extra_sets={name: model.transform(frame.loc[private.index])
+                            for name, frame in private_sets.items() if name != "private"})
+        elif log is not None:
+            log.info("%s seed %d: the seed-0 fit (a deterministic fit)", representation, seed)
+        frames.append(fitted.assign(seed=seed))
+    return pd.concat(frames, ignore_index=True)
 
 
 def representation_frame(public: np.ndarray, private: np.ndarray, public_index,

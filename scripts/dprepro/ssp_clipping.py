@@ -99,16 +99,23 @@ def ssp_clipping_weights(
 
 def _ssp_clipping_scores(n: int, d: int, *, epsilon: float, rng: np.random.Generator,
                          grid: np.ndarray, n_datasets: int, n_noise: int, xx_share: float,
-                         ridge: float, xx_noise: str) -> np.ndarray:
+                         ridge: float, xx_noise: str, batch_rows: int = 2**22) -> np.ndarray:
     """Summed Spearman ρ of every grid pair of :func:`ssp_clipping_weights` (validated inputs).
 
-    All g² fits of one noise draw are one batched solve and one einsum; the
-    sum over the draws runs in draw order so the scores, and hence the argmax
-    with its first-wins tie rule, do not depend on how the work is batched.
+    Per synthetic data set, the ``n_noise`` noise draws are drawn first (the
+    generator sees the same calls in the same order as one draw at a time)
+    and then all g² fits of as many draws as fit in ``batch_rows`` predicted
+    values are one batched solve and one matrix product. Only the ranks of
+    the predictions enter the score and the ρ of a row is exact given its
+    ranks (:func:`_spearman_rows`); the sum over the draws runs in draw order,
+    so the scores, and hence the argmax with its first-wins tie rule, do not
+    depend on how the work is batched.
     """
     g = grid.size
     score = np.zeros((g, g))
     eye = np.eye(d)
+    noise = ssp_noise if xx_noise == "wishart" else ssp_laplace_noise
+    per_batch = max(1, int(batch_rows) // (g * g * n))
     for _ in range(n_datasets):
         x = rng.standard_normal((n, d))
         x -= x.mean(axis=0)
@@ -117,25 +124,30 @@ def _ssp_clipping_scores(n: int, d: int, *, epsilon: float, rng: np.random.Gener
         y -= y.mean()
         sx, sy = np.std(x, ddof=1), np.std(y, ddof=1)
         # statistics of the clipped data for every (w_x, w_y) pair
-        xcs = [np.clip(x, -wx * sx, wx * sx) for wx in grid]
-        xx = np.stack([xc.T @ xc for xc in xcs])  # (g, d, d)
+        xcs = np.stack([np.clip(x, -wx * sx, wx * sx) for wx in grid])  # (g, n, d)
+        xx = np.stack([c.T @ c for c in xcs])  # (g, d, d)
         ycs = np.stack([np.clip(y, -wy * sy, wy * sy) for wy in grid])  # (g, n)
-        xy = np.einsum("and,bn->abd", np.stack(xcs), ycs)  # (g_x, g_y, d)
-        bx = grid * sx
-        by = grid * sy
-        for _ in range(n_noise):
-            noise = ssp_noise if xx_noise == "wishart" else ssp_laplace_noise
-            W1, L1 = noise(
-                d, epsilon=epsilon, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=xx_share
-            )
-            prec = xx + W1[None] * (bx**2)[:, None, None]
+        xy = np.einsum("and,bn->abd", xcs, ycs)  # (g_x, g_y, d)
+        bx, by = grid * sx, grid * sy
+        bx2 = (bx**2)[None, :, None, None]
+        bxby = (bx[:, None] * by[None, :])[None, :, :, None]
+        draws = [noise(d, epsilon=epsilon, clip_x=1.0, clip_y=1.0, rng=rng, xx_share=xx_share)
+                 for _ in range(n_noise)]
+        for start in range(0, n_noise, per_batch):
+            chunk = draws[start:start + per_batch]
+            W1 = np.stack([w for w, _ in chunk])[:, None]  # (k, 1, d, d)
+            L1 = np.stack([v for _, v in chunk])[:, None, None, :]  # (k, 1, 1, d)
+            prec = xx[None] + W1 * bx2  # (k, g, d, d)
             if xx_noise == "laplace":
                 prec = psd_repair(prec)
-            prec = prec + ridge * eye[None]
-            rhs = xy + L1[None, None, :] * (bx[:, None] * by[None, :])[:, :, None]
-            w = np.linalg.solve(prec[:, None, :, :], rhs[..., None])[..., 0]  # (g, g, d)
-            pred = np.einsum("nd,abd->abn", x, w)
-            score += _spearman_rows(pred.reshape(g * g, n), y).reshape(g, g)
+            prec = prec + ridge * eye
+            rhs = xy[None] + L1 * bxby  # (k, g_x, g_y, d)
+            # one factorisation per (draw, w_x), the g_y right-hand sides solved together
+            w = np.linalg.solve(prec, np.swapaxes(rhs, -1, -2))  # (k, g_x, d, g_y)
+            pred = np.swapaxes(w, -1, -2).reshape(-1, d) @ x.T  # (k g g, n)
+            rho = _spearman_rows(pred, y).reshape(len(chunk), g, g)
+            for r in rho:  # draw order, as one draw at a time
+                score += r
     return score
 
 
@@ -156,8 +168,9 @@ def _spearman_rows(P: np.ndarray, y: np.ndarray) -> np.ndarray:
     divide). That lets rows without ties skip the rank array: with the row's
     sort order o, :math:`\sum_i \tilde r_{ri} \tilde s_i = \sum_k (k - \tfrac{n+1}{2})
     \tilde s_{o_k}` and :math:`\sum_i \tilde r_{ri}^2 = n(n^2-1)/12`. Rows with
-    ties fall back to :func:`scipy.stats.rankdata`. Equals the ``rankdata``
-    formula bit for bit (tests/test_dp_learners.py).
+    ties (and rows :func:`_row_order` cannot order for sure) fall back to
+    :func:`scipy.stats.rankdata`. Equals the ``rankdata`` formula bit for bit
+    (tests/test_dp_learners.py).
     """
     P = np.asarray(P, dtype=float)
     n = P.shape[1]
@@ -165,11 +178,7 @@ def _spearman_rows(P: np.ndarray, y: np.ndarray) -> np.ndarray:
         raise ValueError(f"rank sums are exact only for n**3 < 2**50, got n={n}")
     ry = stats.rankdata(y)
     ry = ry - ry.mean()
-    order = np.argsort(P, axis=1)
-    # flat gather: take_along_axis builds index grids and costs more than the sort
-    flat = order + (np.arange(P.shape[0]) * n)[:, None]
-    sorted_p = np.ascontiguousarray(P).ravel()[flat]
-    tied = np.any(sorted_p[:, 1:] == sorted_p[:, :-1], axis=1)
+    order, tied = _row_order(P)
     centred = np.arange(1, n + 1) - (n + 1) / 2.0
     num = ry[order] @ centred
     ss = np.full(P.shape[0], np.sum(centred**2))
@@ -183,3 +192,33 @@ def _spearman_rows(P: np.ndarray, y: np.ndarray) -> np.ndarray:
     ok = den > 0
     out[ok] = num[ok] / den[ok]
     return out
+
+
+def _row_order(P: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Sort order of each row of ``P`` and whether the row may hold a tie.
+
+    One integer sort instead of an argsort: the bits of a float64 read as a
+    signed integer, with the 63 low bits flipped for negative numbers, order
+    like the floats (-0.0 is made +0.0 first: the two are equal). The lowest
+    b = ⌈log₂ n⌉ bits of each key are replaced by the column index and the
+    keys sorted; the order is read from those bits. Truncating b bits keeps
+    the order weakly (a < b ⇒ trunc(a) ≤ trunc(b)), so a row whose truncated
+    keys strictly increase along the sorted order has no tie and this is its
+    exact (unique) argsort; a row with two equal truncated keys (a tie, or two
+    values within 2⁻⁴² relative of each other) is flagged ``tied`` and left to
+    the exact rank formula. Non-finite values are flagged too.
+    """
+    n = P.shape[1]
+    bits = max(1, (n - 1).bit_length())
+    low = np.int64((1 << bits) - 1)
+    key = (P + 0.0).view(np.int64)  # a new array; + 0.0 turns -0.0 into +0.0
+    flip = key >> 63  # -1 for negative numbers, 0 otherwise
+    flip &= np.int64(0x7FFFFFFFFFFFFFFF)
+    key ^= flip
+    key &= ~low
+    key |= np.arange(n, dtype=np.int64)
+    key.sort(axis=1)
+    order = key & low
+    key >>= bits
+    tied = np.any(key[:, 1:] == key[:, :-1], axis=1) | ~np.isfinite(P).all(axis=1)
+    return order, tied

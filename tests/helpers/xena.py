@@ -25,17 +25,19 @@ DISEASES = {
 
 
 def write_xena(folder: Path, symbols: list[str], *, per_type: int = 4, seed: int = 0,
-               extra_ids: int = 3) -> dict:
+               extra_ids: int = 3, diseases: dict | None = None) -> dict:
     """Write the three files; return their paths, the TPM values and the sample types.
 
     Every symbol gets one Ensembl id; the first symbol a second id (summed by the
     reader); ``extra_ids`` ids are not in the probemap. One sample per type has no
-    phenotype row and one normal sample an empty disease.
+    phenotype row and one normal sample an empty disease. ``diseases``: TCGA
+    abbreviation -> Xena disease name of the types written (default :data:`DISEASES`).
     """
     rng = np.random.default_rng(seed)
     folder.mkdir(parents=True, exist_ok=True)
+    diseases = DISEASES if diseases is None else diseases
     types = {}
-    for k, abbr in enumerate(DISEASES):
+    for k, abbr in enumerate(diseases):
         for i in range(per_type):
             types[f"TCGA-{k:02d}-{i:04d}-01"] = abbr
     samples = [*types, "TCGA-ZZ-0000-11", "TCGA-ZZ-0001-01"]  # normal; no phenotype row
@@ -57,7 +59,7 @@ def write_xena(folder: Path, symbols: list[str], *, per_type: int = 4, seed: int
     with gzip.open(phenotype, "wt") as handle:
         handle.write("sample\tsamples\tsample_type_id\tsample_type\t_primary_disease\n")
         for sample, abbr in types.items():
-            handle.write(f"{sample}\t{sample[:12]}\t1\tPrimary Tumor\t{DISEASES[abbr]}\n")
+            handle.write(f"{sample}\t{sample[:12]}\t1\tPrimary Tumor\t{diseases[abbr]}\n")
         handle.write("TCGA-ZZ-0000-11\tTCGA-ZZ-0000\t11\tSolid Tissue Normal\t\n")
     return {"expression": matrix, "probemap": probemap, "phenotype": phenotype,
             "log2": log2, "ids": ids, "samples": samples, "types": types}

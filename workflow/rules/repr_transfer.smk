@@ -66,12 +66,20 @@ rule repr_search:
     input:
         **REPR_PUBLIC,
     output:
-        trials=f"{REPR_DIR}/candidates/{{pipeline}}/{{representation}}.csv",
-        prov=prov(f"{REPR_DIR}/candidates/{{pipeline}}/{{representation}}.csv"),
+        # one job per representation runs every pipeline's search, so a candidate that two
+        # searches propose (their random start-up trials coincide) is fitted once
+        **{
+            p: f"{REPR_DIR}/candidates/{p}/{{representation}}.csv"
+            for p in REPR_PIPELINES
+        },
+        **{
+            f"prov_{p}": prov(f"{REPR_DIR}/candidates/{p}/{{representation}}.csv")
+            for p in REPR_PIPELINES
+        },
     log:
-        "results/logs/repr_search/{pipeline}/{representation}.log",
+        "results/logs/repr_search/{representation}.log",
     benchmark:
-        "results/benchmarks/repr_search/{pipeline}/{representation}.tsv"
+        "results/benchmarks/repr_search/{representation}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -79,9 +87,10 @@ rule repr_search:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=lambda wc: repr_search_runtime(wc.representation),
     params:
+        pipelines=REPR_PIPELINES,
         trials=lambda wc: repr_trials(wc.representation),
         space=lambda wc: repr_search_space(wc.representation),
-        objective=lambda wc: repr_search_objective(wc.pipeline),
+        objectives={p: repr_search_objective(p) for p in REPR_PIPELINES},
         vae=lambda wc: repr_vae_options(wc.representation),
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -170,14 +179,12 @@ rule repr_clipping_weights:
         hyperparameters=REPR_TABLES["hyperparameters"],
         private_response=REPR_PRIVATE["response"],
     output:
-        table=f"{REPR_DIR}/experiments/clipping_{{pipeline}}_eps{{eps}}.csv",
-        prov=prov(f"{REPR_DIR}/experiments/clipping_{{pipeline}}_eps{{eps}}.csv"),
+        table=f"{REPR_DIR}/experiments/clipping_{{pipeline}}.csv",
+        prov=prov(f"{REPR_DIR}/experiments/clipping_{{pipeline}}.csv"),
     log:
-        "results/logs/repr_clipping_weights/{pipeline}_eps{eps}.log",
+        "results/logs/repr_clipping_weights/{pipeline}.log",
     benchmark:
-        "results/benchmarks/repr_clipping_weights/{pipeline}_eps{eps}.tsv"
-    wildcard_constraints:
-        eps=r"[0-9]+(\.[0-9]+)?(e[-+]?[0-9]+)?",
+        "results/benchmarks/repr_clipping_weights/{pipeline}.tsv"
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -187,6 +194,7 @@ rule repr_clipping_weights:
     params:
         methods=REPR_METHODS,
         baselines=repr_baseline_params(),
+        epsilons=epsilon_grid(REPR["drug"]),
         test_size=REPR["drug"]["test_size"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -197,7 +205,7 @@ rule repr_clipping_weights:
 rule repr_drug:
     input:
         **repr_experiment_inputs(),
-        clipping=repr_clipping_paths,
+        clipping=f"{REPR_DIR}/experiments/clipping_{{pipeline}}.csv",
     output:
         rows=f"{REPR_DIR}/experiments/drug_{{pipeline}}_chunk{{chunk}}.parquet",
         prov=prov(f"{REPR_DIR}/experiments/drug_{{pipeline}}_chunk{{chunk}}.parquet"),

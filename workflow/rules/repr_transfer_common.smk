@@ -178,11 +178,13 @@ def repr_search_objective(pipeline):
 
 
 def repr_search_runtime(representation):
-    """Minutes: a VAE fit per trial (bounded by max_epochs), seconds for the others."""
+    """Minutes of every pipeline's search: a VAE fit per trial (bounded by max_epochs),
+    seconds for the others."""
+    searches = len(config["repr_transfer"]["pipelines"])
     if representation != "vae":
-        return 10 + repr_trials(representation)
+        return 10 + searches * repr_trials(representation)
     epochs = config["repr_transfer"]["vae"]["max_epochs"]
-    return 10 + repr_trials(representation) * max(2, epochs // 20)
+    return 10 + searches * repr_trials(representation) * max(2, epochs // 20)
 
 
 def repr_search_paths():
@@ -237,14 +239,6 @@ def repr_experiment_inputs():
             f"{data}/private_expression_line_local.parquet"
         )
     return out
-
-
-def repr_clipping_paths(wildcards):
-    """One clipping-weight table per finite drug-task ε (the experiments' own ε list)."""
-    return [
-        f"results/repr_transfer/experiments/clipping_{wildcards.pipeline}_eps{fmt_number(e)}.csv"
-        for e in epsilon_grid(config["repr_transfer"]["drug"])
-    ]
 
 
 def repr_privacy_settings(kind):
