@@ -36,9 +36,12 @@ def median_table(parts) -> pd.DataFrame:
     per-draw frame of an analysis.  Rows with ``statistic = "single_draw"``
     are draw 0, as the paper reports one draw, with the interval its method
     gives; rows with ``statistic = "over_draws"`` give the median over all
-    draws of the released median and its 2.5 %/97.5 % quantiles over draws
-    (:func:`quantile_inf`: a median not reached is ``inf``, and so is a
-    quantile that falls among them, never NaN). ``ci_method`` names the rule
+    draws of the released median and its 2.5 %/97.5 % quantiles over the
+    draws whose median is defined (:func:`quantile_inf`: a median not reached
+    is ``inf``, and so is a quantile that falls among them, never NaN; draws
+    whose curve stops first are left out and counted in ``undefined``; NaN
+    only where every draw is undefined, ``median_status`` "undefined in every
+    draw"). ``ci_method`` names the rule
     each row used; ``not_reached`` is the share of draws whose curve never
     reaches 0.5 while defined; ``undefined`` the share whose curve stops
     (debiased RRR: estimated at-risk < 1; grid LNTE: noisy at-risk < 1)
@@ -68,12 +71,17 @@ def median_table(parts) -> pd.DataFrame:
                          "plateau": bool(first["plateau"]), "median_r": first["median_r"]})
             if draws > 1:
                 values = group["median"].to_numpy(float)
+                # quantiles over the draws whose median exists: an undefined draw (curve
+                # stopped first) is no "not reached" (inf); its share is `undefined`
+                defined = values[~undefined]
+                quantiles = ([quantile_inf(defined, q) for q in (0.5, 0.025, 0.975)]
+                             if defined.size else [np.nan] * 3)
                 rows.append({**base, "statistic": "over_draws",
-                             "median": quantile_inf(values, 0.5),
-                             "ci_lower": quantile_inf(values, 0.025),
-                             "ci_upper": quantile_inf(values, 0.975),
+                             "median": quantiles[0], "ci_lower": quantiles[1],
+                             "ci_upper": quantiles[2],
                              "ci_method": DRAWS_CI_METHOD, "draws": draws,
-                             "median_status": "over draws",
+                             "median_status": ("over draws" if defined.size
+                                               else "undefined in every draw"),
                              "not_reached": float(np.mean(np.isinf(values) & ~undefined)),
                              "undefined": float(np.mean(undefined)),
                              "plateau": False, "median_r": np.nan})

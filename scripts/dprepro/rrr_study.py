@@ -277,7 +277,8 @@ KM_CI_METHOD = "lifelines: first time S <= 0.5; 95% log-log band's first crossin
 MEDIAN_COLUMNS = ["draw", "group", "median", "ci_lower", "ci_upper", "median_r", "plateau",
                   "ci_method", "undefined"]
 #: ``ci_method`` of the medians over draws.
-DRAWS_CI_METHOD = "2.5%-97.5% quantiles over draws (inf = not reached)"
+DRAWS_CI_METHOD = ("2.5%-97.5% quantiles over the draws with a defined median (inf = not "
+                   "reached; undefined draws left out, their share in `undefined`)")
 
 
 def _lifelines_medians(times, events, groups, labels) -> pd.DataFrame:
