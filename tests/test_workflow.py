@@ -207,7 +207,7 @@ def test_unchanged_configuration_reruns_nothing(runs):
     [
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
-                                    "rrr_figure2": 2, "rrr_km_bands": 2, "rrr_utility": 1,
+                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
                                     "repr_figure": 8, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}},
          {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
@@ -216,7 +216,7 @@ def test_unchanged_configuration_reruns_nothing(runs):
          {"rrr_private_releases": 2, "rrr_original": 2, "rrr_median_table": 1,
           "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
-          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 2, "rrr_km_bands": 2,
+          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
           "rrr_utility": 1, "claims_table": 1, "claims_figure": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),

@@ -10,8 +10,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .io import read_table  # noqa: E402
-from .plots import _wrapped_footer  # noqa: E402
+from .plots_base import wrapped_footer as _wrapped_footer  # noqa: E402
 
 
 def _ylabel(endpoint: str) -> str:
@@ -75,13 +74,20 @@ def _unit_ylim(ax, values, pad: float = 0.02) -> None:
     ax.set_ylim(low - pad, high + pad)
 
 
+#: Part of plasma the ordered palette spans: dark blue to red-orange, every colour at
+#: least 3:1 in contrast against white (readable in print; plasma's and viridis'
+#: pale yellow and lime ends are not).
+_ORDERED_SPAN = 0.6
+
+
 def _group_colors(groups, ordered: bool = True):
-    """Ordered groups: viridis without its pale yellow end; unordered: a qualitative palette."""
+    """Ordered groups: plasma from dark blue to red-orange (no pale end); unordered: a
+    qualitative palette."""
     if not ordered:
         cmap = plt.get_cmap("tab10")
         return {g: cmap(i % 10) for i, g in enumerate(groups)}
-    cmap = plt.get_cmap("viridis")
-    return {g: cmap(0.85 * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
+    cmap = plt.get_cmap("plasma")
+    return {g: cmap(_ORDERED_SPAN * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
 
 
 def _censoring_ticks(ax, rows, groups, colors) -> None:
@@ -267,9 +273,13 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     """
     titles = dict(titles or {})
     datasets = list(dict.fromkeys(utility["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.5),
-                             squeeze=False)
-    for ax, dataset in zip(axes[0], datasets, strict=True):
+    # a grid of at most three panels a row: one row of six is unreadable in print
+    ncols = min(3, len(datasets))
+    nrows = -(-len(datasets) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.5 * nrows), squeeze=False)
+    for ax in axes.ravel()[len(datasets):]:
+        ax.axis("off")
+    for ax, dataset in zip(axes.ravel(), datasets, strict=False):
         rows = utility[utility["dataset"] == dataset]
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
                   "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
@@ -304,7 +314,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                  "utility.csv). x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.tight_layout(rect=(0, 0.1 / nrows, 1, 1))
     return fig
 
 
@@ -320,40 +330,75 @@ def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
     return table[~rrr | (table["calibration"] == first)]
 
 
-def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
-    """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
-    ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
-    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
+def read_figure_tables(inputs) -> dict[str, pd.DataFrame]:
+    """The aggregated tables of a figure rule's ``inputs`` (name -> path), by name.
+
+    Figure 2 and the bands show one RRR calibration (:func:`_published_calibration`)
+    of ``curves`` and ``bands``; ``utility`` keeps all. The long text column
+    ``privacy_note`` is not read: no figure draws it, and the sidecars rebuild
+    the records from the mechanism objects.
+    """
+    tables = {}
+    for name, path in dict(inputs.items()).items():
+        header = pd.read_csv(path, nrows=0).columns
+        frame = pd.read_csv(path, dtype={"group": str},
+                            usecols=[c for c in header if c != "privacy_note"])
+        tables[name] = frame if name == "utility" else _published_calibration(frame)
+    return tables
+
+
+def shown_rows(figure: str, tables, dataset: str | None) -> list[pd.DataFrame]:
+    """The rows of ``tables`` that ``figure`` of ``dataset`` draws (``None``: every dataset).
+
+    The figure's sidecar states the privacy of these rows only: Figure 2 shows
+    the curves of one RRR calibration, the bands figure its bands over the
+    original curves, the utility figure every release.
+    """
+    def of(frame):
+        return frame if dataset is None else frame[frame["dataset"] == dataset]
+
+    if figure == "figure2":
+        return [of(tables["curves"])]
+    if figure == "km_bands":
+        curves = of(tables["curves"])
+        return [of(tables["bands"]), curves[curves["mechanism"] == "original"]]
+    return [of(tables["utility"])]
+
+
+def rrr_figure2_figures(tables, *, datasets, epsilons, cohorts, **_):
+    """Figure 2 of every cohort: yields ``(dataset, stem, figure)``, ``figure2_<d>`` then its
+    panels ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the
+    next)."""
+    curves = tables["curves"]
     for dataset in datasets:
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
                   "ordered": cohorts[dataset].get("ordered", True),
                   "endpoint": cohorts[dataset].get("endpoint", "")}
-        yield f"figure2_{dataset}", rrr_figure2(
+        yield dataset, f"figure2_{dataset}", rrr_figure2(
             curves, dataset=dataset, epsilons=epsilons,
             rows_per_person=cohorts[dataset].get("rows_per_person", 1), **cohort)
         for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
                                             lazy=True, **cohort):
-            yield f"figure2_{dataset}_{name}", fig
+            yield dataset, f"figure2_{dataset}_{name}", fig
 
 
-def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
-    """Yields ``(km_bands_<d>, figure)`` for every cohort."""
-    bands = _published_calibration(read_table(inputs["bands"], text_columns=("group",)))
-    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
+def rrr_band_figures(tables, *, datasets, epsilons, cohorts, **_):
+    """Yields ``(dataset, km_bands_<d>, figure)`` for every cohort."""
     for d in datasets:
-        yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
-                                         title=cohorts[d]["title"],
-                                         time_unit=cohorts[d]["time_unit"],
-                                         ordered=cohorts[d].get("ordered", True),
-                                         endpoint=cohorts[d].get("endpoint", ""))
+        yield d, f"km_bands_{d}", rrr_bands(tables["bands"], tables["curves"], dataset=d,
+                                            epsilons=epsilons, title=cohorts[d]["title"],
+                                            time_unit=cohorts[d]["time_unit"],
+                                            ordered=cohorts[d].get("ordered", True),
+                                            endpoint=cohorts[d].get("endpoint", ""))
 
 
-def rrr_utility_figures(inputs, *, cohorts, **_):
-    """Yields ``("utility", figure)``: one panel per cohort."""
-    yield "utility", rrr_utility(read_table(inputs["utility"]),
-                                 titles={d: c["title"] for d, c in cohorts.items()})
+def rrr_utility_figures(tables, *, cohorts, **_):
+    """Yields ``(None, "utility", figure)``: one panel per cohort (``None``: every dataset)."""
+    yield None, "utility", rrr_utility(tables["utility"],
+                                       titles={d: c["title"] for d, c in cohorts.items()})
 
 
-#: Figure rule of rrr_survival -> the function that draws its files (stem -> figure).
+#: Figure rule of rrr_survival -> the function that draws its files from
+#: :func:`read_figure_tables`, yielding ``(dataset, stem, figure)``.
 RRR_FIGURES = {"figure2": rrr_figure2_figures, "km_bands": rrr_band_figures,
                "utility": rrr_utility_figures}

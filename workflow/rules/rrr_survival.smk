@@ -62,16 +62,6 @@ RRR_BANDS = [
     for ext in ("pdf", "png")
 ]
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
-# one figure job per cohort: the same files, drawn in parallel
-RRR_FIGURE2_OF = [
-    f"{RRR_DIR}/figures/figure2_{{dataset}}{suffix}.{ext}"
-    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
-    for ext in ("pdf", "png")
-]
-RRR_BANDS_OF = [
-    f"{RRR_DIR}/figures/km_bands_{{dataset}}.{ext}" for ext in ("pdf", "png")
-]
-RRR_DATASET_PATTERN = "|".join(RRR["datasets"])
 RRR_TABLES = {
     name: f"{RRR_DIR}/tables/{name}.csv"
     for name in (
@@ -344,20 +334,22 @@ rule rrr_claims_table:
         "../../scripts/rrr_claims.py"
 
 
+# one job per figure for every cohort: a figure job costs about its start-up and table
+# reading, and the aggregated tables hold every cohort, so they rebuild together anyway
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_FIGURE2_OF,
+            RRR_FIGURE2,
             caption="../report/rrr_figure2.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_FIGURE2_OF],
+        [prov(path) for path in RRR_FIGURE2],
     log:
-        "results/logs/rrr_figure2/{dataset}.log",
-    wildcard_constraints:
-        dataset=RRR_DATASET_PATTERN,
+        "results/logs/rrr_figure2/rrr_figure2.log",
+    benchmark:
+        "results/benchmarks/rrr_figure2/rrr_figure2.tsv"
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -366,10 +358,10 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
-        datasets=lambda wc: [wc.dataset],
+        datasets=RRR["datasets"],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
+        data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -380,29 +372,29 @@ rule rrr_km_bands:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_BANDS_OF,
+            RRR_BANDS,
             caption="../report/rrr_km_bands.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_BANDS_OF],
+        [prov(path) for path in RRR_BANDS],
     log:
-        "results/logs/rrr_km_bands/{dataset}.log",
-    wildcard_constraints:
-        dataset=RRR_DATASET_PATTERN,
+        "results/logs/rrr_km_bands/rrr_km_bands.log",
+    benchmark:
+        "results/benchmarks/rrr_km_bands/rrr_km_bands.tsv"
     conda:
         "../../envs/plotting.yaml"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=2000,
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
-        datasets=lambda wc: [wc.dataset],
+        datasets=RRR["datasets"],
         figure="km_bands",
         # the bands are quantiles over this many draws of each mechanism
         draws=RRR["draws"],
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
+        data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
 

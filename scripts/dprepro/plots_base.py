@@ -1,0 +1,73 @@
+"""Figure helpers shared by every study: atomic, timestamp-free PDF and PNG output, footers.
+
+Kept apart from :mod:`dprepro.plots` (the ldp_indicators figures, which import
+the simulation code) so a figure job imports matplotlib and nothing heavier.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+import numpy as np  # noqa: E402
+
+from .io import atomic_path  # noqa: E402
+
+__all__ = ["save_figure", "footer", "wrapped_footer"]
+
+#: Margin around the tight bounding box, inches (matplotlib's ``savefig.pad_inches``).
+PAD_INCHES = 0.1
+
+
+def save_figure(fig, paths, *, dpi: int = 150) -> None:
+    """Save to every path (format from the suffix), atomically, without timestamps, cropped
+    to the figure's tight bounding box; then close the figure.
+
+    ``savefig(bbox_inches="tight")`` draws the figure twice per file (once to
+    measure, once to write). Here the figure is drawn once with Agg at ``dpi``,
+    the tight box is measured on that drawing, a PNG is the crop of the very
+    pixels drawn, and a PDF is drawn once more into the same box: two draws for
+    a PDF and a PNG instead of four, for the same picture.
+    """
+    fig.set_dpi(dpi)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.get_tightbbox(renderer).padded(PAD_INCHES)
+    width, height = fig.get_size_inches()
+    inside = box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
+    for path in paths:
+        suffix = Path(path).suffix.lstrip(".")
+        with atomic_path(path) as tmp:
+            if suffix == "png" and inside:
+                _png_crop(fig, tmp, box, dpi)
+            else:
+                metadata = {"CreationDate": None} if suffix == "pdf" else {"Software": None}
+                fig.savefig(tmp, format=suffix, dpi=dpi, metadata=metadata, bbox_inches=box)
+    plt.close(fig)
+
+
+def _png_crop(fig, path, box, dpi: int) -> None:
+    """Write the part ``box`` (inches, origin bottom left) of the Agg drawing as a PNG."""
+    from PIL import Image
+
+    pixels = np.asarray(fig.canvas.buffer_rgba())
+    rows = pixels.shape[0]
+    left, right = int(round(box.x0 * dpi)), int(round(box.x1 * dpi))
+    top, bottom = rows - int(round(box.y1 * dpi)), rows - int(round(box.y0 * dpi))
+    crop = pixels[max(top, 0):bottom, max(left, 0):right]
+    Image.fromarray(crop).save(path, format="png", dpi=(dpi, dpi))
+
+
+def footer(fig, text: str) -> None:
+    """A grey line of text at the figure's bottom left (what data, which privacy)."""
+    fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
+
+
+def wrapped_footer(fig, text: str) -> None:
+    """:func:`footer` wrapped to the figure's width (a long line would widen the saved file)."""
+    width = max(60, int(fig.get_figwidth() * 17))
+    footer(fig, textwrap.fill(text, width))
