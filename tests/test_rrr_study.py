@@ -397,3 +397,26 @@ def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
     _at_risk_table(ax, frame, ["a"], {"a": "k"}, ref, rows)
     assert ax.get_title() == title
     plt.close(fig)
+
+
+@pytest.mark.parametrize("regular", [True, False])
+def test_band_quantiles_equal_pandas_groupby_quantile_bit_for_bit(regular):
+    """The bands' numpy quantiles are pandas' rule exactly (the table's bytes rely on it),
+    with NaN left out, on the regular (draws × keys) layout and on shuffled rows."""
+    from dprepro.rrr_aggregate import _group_quantiles
+
+    rng = np.random.default_rng(3)
+    draws, keys = 37, 50
+    values = rng.uniform(size=draws * keys)
+    values[rng.uniform(size=values.size) < 0.2] = np.nan
+    codes = np.tile(np.arange(keys), draws)
+    values[codes == 11] = np.nan  # a key with no value at all
+    if not regular:
+        order = rng.permutation(values.size)
+        codes, values = codes[order], values[order]
+    got = _group_quantiles(codes, values, keys, (0.05, 0.5, 0.95))
+    grouped = pd.Series(values).groupby(codes)
+    for q, column in zip((0.05, 0.5, 0.95), got[:3], strict=True):
+        want = grouped.quantile(q).reindex(range(keys)).to_numpy()
+        assert np.array_equal(column, want, equal_nan=True)
+    assert (got[3] == grouped.count().reindex(range(keys)).to_numpy()).all()

@@ -169,7 +169,10 @@ class GridLNTE:
         if self.horizon is None:
             return ("horizon = largest follow-up time (taken from the data, not private: set "
                     "datasets.<name>.horizon)")
-        return f"public horizon {self.horizon:g} from the configuration; follow-up clipped there"
+        # the shipped horizons are each cohort's largest follow-up rounded up: say so
+        return (f"horizon {self.horizon:g} from the configuration, treated as public (the "
+                "shipped cohorts' horizons are their largest follow-up rounded up, chosen "
+                "after seeing the data, not from a study design); follow-up clipped there")
 
 
 def isotonic_fit(values, *, increasing: bool = True) -> np.ndarray:

@@ -17,6 +17,8 @@ RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
 # the non-private references (the original data, the noise-free grid discretisation) are
 # computed by rrr_original, a reference rule; every other release by rrr_private_releases
 RRR_REFERENCE_NAMES = list(rrr_paths.NO_EPSILON)
+RRR_REFERENCE = rrr_paths.releases(config, RRR_REFERENCE_NAMES)
+RRR_ORIGINAL = rrr_paths.releases(config, ["original"])
 RRR_PRIVATE = rrr_paths.releases(
     config, [m for m in rrr_paths.MECHANISMS if m not in rrr_paths.NO_EPSILON]
 )
@@ -84,51 +86,55 @@ STUDY_TARGETS["rrr_survival"] = [
 ]
 
 
+# the non-private references of every cohort in one job: each costs less than a job's
+# start-up (a change of one cohort reruns the aggregated tables of all anyway)
 rule rrr_original:
     input:
-        cohort="results/data/cohorts/{dataset}.parquet",
+        cohorts=expand(
+            "results/data/cohorts/{dataset}.parquet", dataset=RRR["datasets"]
+        ),
     output:
-        medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_REFERENCE_NAMES],
-        curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_REFERENCE_NAMES],
-        logrank=f"{RRR_RELEASE}/original/logrank.csv",
+        medians=rrr_paths.release_files(RRR_REFERENCE, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_REFERENCE, "curves.parquet"),
+        logrank=rrr_paths.release_files(RRR_ORIGINAL, "logrank.csv"),
         # the same tests with labels permuted among persons: the ε = 0 reference
-        logrank_permuted=f"{RRR_RELEASE}/original/logrank_permuted.csv",
+        logrank_permuted=rrr_paths.release_files(RRR_ORIGINAL, "logrank_permuted.csv"),
         prov=[
-            prov(f"{RRR_RELEASE}/{name}/{file}")
-            for name in RRR_REFERENCE_NAMES
+            prov(path)
             for file in ("medians.csv", "curves.parquet")
+            for path in rrr_paths.release_files(RRR_REFERENCE, file)
         ]
         + [
-            prov(f"{RRR_RELEASE}/original/{file}")
+            prov(path)
             for file in ("logrank.csv", "logrank_permuted.csv")
+            for path in rrr_paths.release_files(RRR_ORIGINAL, file)
         ],
     log:
-        "results/logs/rrr_original/{dataset}.log",
+        "results/logs/rrr_original/rrr_original.log",
+    benchmark:
+        "results/benchmarks/rrr_original/rrr_original.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=5,
+        runtime=10,
     params:
-        releases=lambda wc: [
-            r
-            for r in RRR_ALL
-            if r["dataset"] == wc.dataset and r["mechanism"] in RRR_REFERENCE_NAMES
-        ],
+        datasets=RRR["datasets"],
+        releases=RRR_REFERENCE,
         # the original is analysed once; draws = the permuted-label reference's draws
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
+        groups={d: list(spec.groups) for d, spec in RRR_COHORTS.items()},
+        privacy_unit={d: spec.privacy_unit for d, spec in RRR_COHORTS.items()},
     script:
         "../../scripts/rrr_analyse.py"
 
 
 rule rrr_private_releases:
     input:
-        cohort="results/data/cohorts/{dataset}.parquet",
+        cohorts=["results/data/cohorts/{dataset}.parquet"],
     output:
         medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_PRIVATE_NAMES],
         curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_PRIVATE_NAMES],
@@ -145,12 +151,13 @@ rule rrr_private_releases:
         mem_mb=2000,
         runtime=20,
     params:
+        datasets=lambda wc: [wc.dataset],
         releases=lambda wc: [r for r in RRR_PRIVATE if r["dataset"] == wc.dataset],
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
+        groups=lambda wc: {wc.dataset: list(RRR_COHORTS[wc.dataset].groups)},
+        privacy_unit=lambda wc: {wc.dataset: RRR_COHORTS[wc.dataset].privacy_unit},
     script:
         "../../scripts/rrr_analyse.py"
 
