@@ -104,3 +104,29 @@ def test_saved_png_is_the_tight_crop_matplotlib_would_write(tmp_path):
     # the same drawing up to a one-pixel shift of the crop
     assert np.mean(np.abs(fast[:h, :w] - tight[:h, :w]) > 64) < 0.05
     assert (tmp_path / "fast.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_a_panel_part_draws_that_panel_alone_and_restores_the_composite(tmp_path):
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from dprepro.plots_base import Part
+
+    fig, axes = plt.subplots(2, 2, figsize=(6, 5))
+    for i, ax in enumerate(axes.ravel()):
+        ax.plot([0, 1], [i, i + 1])
+        ax.set_title(f"panel {i}")
+    footer = fig.text(0.01, 0.005, "composite footer")
+    own = axes[1, 1].annotate("own footer", xy=(0, -0.3), xycoords="axes fraction")
+    own.set_visible(False)
+    save_figure(Part(fig), [tmp_path / "all.png"], dpi=50)
+    save_figure(Part(fig, [axes[1, 1], own]), [tmp_path / "one.png", tmp_path / "one.pdf"],
+                dpi=50)
+    # the composite is as it was: every axes and its footer visible, the panel's own hidden
+    assert all(ax.get_visible() for ax in axes.ravel()) and footer.get_visible()
+    assert not own.get_visible() and plt.fignum_exists(fig.number)
+    whole = Image.open(tmp_path / "all.png").size
+    one = Image.open(tmp_path / "one.png").size
+    assert one[0] < 0.6 * whole[0] and one[1] < 0.7 * whole[1]
+    save_figure(Part(fig, [axes[0, 0]], close=True), [tmp_path / "last.png"], dpi=50)
+    assert not plt.fignum_exists(fig.number)

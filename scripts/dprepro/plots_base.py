@@ -7,6 +7,7 @@ the simulation code) so a figure job imports matplotlib and nothing heavier.
 from __future__ import annotations
 
 import textwrap
+from dataclasses import dataclass
 from pathlib import Path
 
 import matplotlib
@@ -14,18 +15,38 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
+from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.transforms import Bbox  # noqa: E402
 
 from .io import atomic_path  # noqa: E402
 
-__all__ = ["save_figure", "footer", "wrapped_footer"]
+__all__ = ["Part", "save_figure", "footer", "wrapped_footer"]
 
 #: Margin around the tight bounding box, inches (matplotlib's ``savefig.pad_inches``).
 PAD_INCHES = 0.1
 
 
+@dataclass
+class Part:
+    """Part of a figure saved as a file of its own, drawn by the same figure.
+
+    Only ``show`` (axes, texts; made visible for the save, hidden again after)
+    is drawn, every other axes and figure text is hidden, and the file is
+    cropped to what is shown. ``show=None`` saves the figure as it stands.
+    ``close`` closes the figure after the save (the last part). Saving the
+    panels of a composite this way draws one panel per file instead of
+    building, laying out and drawing a new figure for each.
+    """
+
+    figure: Figure
+    show: list | None = None
+    close: bool = False
+
+
 def save_figure(fig, paths, *, dpi: int = 150) -> None:
-    """Save to every path (format from the suffix), atomically, without timestamps, cropped
-    to the figure's tight bounding box; then close the figure.
+    """Save a figure (or a :class:`Part` of one) to every path, format from the suffix,
+    atomically, without timestamps, cropped to the tight bounding box of what is drawn;
+    then close the figure (a :class:`Part`: only if its ``close`` says so).
 
     ``savefig(bbox_inches="tight")`` draws the figure twice per file (once to
     measure, once to write). Here the figure is drawn once with Agg at ``dpi``,
@@ -33,21 +54,48 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
     pixels drawn, and a PDF is drawn once more into the same box: two draws for
     a PDF and a PNG instead of four, for the same picture.
     """
-    fig.set_dpi(dpi)
-    fig.canvas.draw()
-    renderer = fig.canvas.get_renderer()
-    box = fig.get_tightbbox(renderer).padded(PAD_INCHES)
-    width, height = fig.get_size_inches()
-    inside = box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
-    for path in paths:
-        suffix = Path(path).suffix.lstrip(".")
-        with atomic_path(path) as tmp:
-            if suffix == "png" and inside:
-                _png_crop(fig, tmp, box, dpi)
-            else:
-                metadata = {"CreationDate": None} if suffix == "pdf" else {"Software": None}
-                fig.savefig(tmp, format=suffix, dpi=dpi, metadata=metadata, bbox_inches=box)
-    plt.close(fig)
+    part = fig if isinstance(fig, Part) else Part(fig, close=True)
+    fig = part.figure
+    hidden = []
+    if part.show is not None:
+        keep = {id(a) for a in part.show}
+        for artist in [*fig.axes, *fig.texts]:
+            if id(artist) not in keep and artist.get_visible():
+                artist.set_visible(False)
+                hidden.append(artist)
+        shown = [a for a in part.show if not a.get_visible()]
+        for artist in shown:
+            artist.set_visible(True)
+    try:
+        fig.set_dpi(dpi)
+        fig.canvas.draw()
+        renderer = fig.canvas.get_renderer()
+        if part.show is None:
+            box = fig.get_tightbbox(renderer)
+        else:
+            top = [a for a in part.show if a.axes is None or a in fig.axes]
+            box = Bbox.union([a.get_tightbbox(renderer) for a in top]).transformed(
+                fig.dpi_scale_trans.inverted())
+        box = box.padded(PAD_INCHES)
+        width, height = fig.get_size_inches()
+        inside = box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
+        for path in paths:
+            suffix = Path(path).suffix.lstrip(".")
+            with atomic_path(path) as tmp:
+                if suffix == "png" and inside:
+                    _png_crop(fig, tmp, box, dpi)
+                else:
+                    metadata = {"CreationDate": None} if suffix == "pdf" else {"Software": None}
+                    fig.savefig(tmp, format=suffix, dpi=dpi, metadata=metadata,
+                                bbox_inches=box)
+    finally:
+        if part.show is not None:
+            for artist in hidden:
+                artist.set_visible(True)
+            for artist in shown:
+                artist.set_visible(False)
+        if part.close:
+            plt.close(fig)
 
 
 def _png_crop(fig, path, box, dpi: int) -> None:

@@ -3,6 +3,8 @@ aggregated tables; each carries a footer naming its data origin and releases."""
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,6 +12,7 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
+from .plots_base import Part  # noqa: E402
 from .plots_base import wrapped_footer as _wrapped_footer  # noqa: E402
 
 
@@ -41,13 +44,6 @@ _MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE
 def _private_mechanisms(table: pd.DataFrame) -> list[str]:
     present = set(table["mechanism"])
     return [m for m in _RRR_MECHANISMS if m in present]
-
-
-def _release_keys(table: pd.DataFrame, dataset: str, epsilons):
-    keys = [("original", None)]
-    for mechanism in _private_mechanisms(table):
-        keys += [(mechanism, float(e)) for e in epsilons]
-    return keys
 
 
 def _select(table, dataset, mechanism, epsilon):
@@ -133,12 +129,15 @@ def _at_risk_table(ax, rows, groups, colors, reference, rows_per_person: int = 1
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
                 time_unit: str = "months", ordered: bool = True, endpoint: str = "",
-                rows_per_person: int = 1):
+                rows_per_person: int = 1, panels: bool = False):
     """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
 
     Panel letters run down the layout: (a) original, then RRR at each ε in
-    the configured order, then LNTE at each ε; the single-panel files of
-    :func:`rrr_figure2_panels` are named by release instead of letter.
+    the configured order, then LNTE at each ε; the single-panel files are
+    named by release instead of letter. With ``panels=True`` returns
+    ``(figure, {release name: artists})``: each panel also gets its own
+    legend and footer, hidden in the composite, so a :class:`Part` of the
+    same figure saves it as a file of its own.
     """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
@@ -154,6 +153,8 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     layout = [(0, 0, "original", None)]
     for r, mechanism in enumerate(mechanisms):
         layout += [(r, 1 + i, mechanism, float(e)) for i, e in enumerate(epsilons)]
+    origin = rows["data_origin"].iloc[0]
+    parts = {}
     for r, c, mechanism, epsilon in layout:
         part = _select(rows, dataset, mechanism, epsilon)
         ax = axes[r, c]
@@ -163,13 +164,16 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
         ax.set_xlabel(f"time ({time_unit})", fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
+        if panels:
+            parts[_release_name(mechanism, epsilon)] = _panel_extras(
+                ax, f"{title or dataset}; data: {_origin_text(origin)}",
+                legend=mechanism != "original")
     _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
                    axes[0, 0], rows_per_person)
     for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
     axes[0, 0].legend(handles, names, fontsize=7, title="group", title_fontsize=7)
-    origin = rows["data_origin"].iloc[0]
     fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
                  fontsize=10)
     _wrapped_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
@@ -180,46 +184,28 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
                  "censoring counts (ε-DP). Each panel has its own y range, widened to show "
                  "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
-    return fig
+    return (fig, parts) if panels else fig
+
+
+def _panel_extras(ax, text: str, *, legend: bool) -> list:
+    """A panel's own legend and footer (under its x label), hidden: shown only when the
+    panel is saved as a file of its own. Returns the artists that file shows."""
+    shown = [ax]
+    if legend:
+        own = ax.legend(fontsize=7)
+        own.set_visible(False)
+        shown.append(own)
+    width = max(40, int((ax.get_position().width * ax.figure.get_figwidth() + 0.9) * 17))
+    note = ax.annotate(textwrap.fill(text, width), xy=(0, 0),
+                       xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -4),
+                       textcoords="offset points", ha="left", va="top", fontsize=7,
+                       color="0.35", annotation_clip=False)
+    note.set_visible(False)
+    return [*shown, note]
 
 
 def _release_name(mechanism: str, epsilon) -> str:
     return "original" if epsilon is None else f"{mechanism}_eps{float(epsilon):g}"
-
-
-def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                       time_unit: str = "months", lazy: bool = False, ordered: bool = True,
-                       endpoint: str = ""):
-    """The panels of :func:`rrr_figure2` as separate figures, by release name.
-
-    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>``, … (the release
-    folders' names), in panel-letter order; each title keeps its letter. A
-    dict, or with ``lazy=True`` a generator of ``(name, figure)`` pairs.
-    """
-    panels = _figure2_panels(curves, dataset=dataset, epsilons=epsilons, title=title,
-                             time_unit=time_unit, ordered=ordered, endpoint=endpoint)
-    return panels if lazy else dict(panels)
-
-
-def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered, endpoint=""):
-    rows = curves[curves["dataset"] == dataset]
-    groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
-    colors = _group_colors(groups, ordered)
-    origin = rows["data_origin"].iloc[0]
-    for letter, (mechanism, epsilon) in zip("abcdefghijklmnopqrstuvwxyz",
-                                            _release_keys(rows, dataset, epsilons), strict=False):
-        part = _select(rows, dataset, mechanism, epsilon)
-        fig, ax = plt.subplots(figsize=(4.2, 3.4))
-        _draw_curves(ax, part, groups, colors)
-        if mechanism == "original":
-            _censoring_ticks(ax, part, groups, colors)
-        ax.set_title(f"({letter}) {_panel_title(part.iloc[0])}", fontsize=9)
-        ax.set_xlabel(f"time ({time_unit})")
-        ax.set_ylabel(_ylabel(endpoint))
-        ax.legend(fontsize=7)
-        _wrapped_footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
-        fig.tight_layout(rect=(0, 0.05, 1, 1))
-        yield _release_name(mechanism, epsilon), fig
 
 
 def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
@@ -374,12 +360,15 @@ def rrr_figure2_figures(tables, *, datasets, epsilons, cohorts, **_):
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
                   "ordered": cohorts[dataset].get("ordered", True),
                   "endpoint": cohorts[dataset].get("endpoint", "")}
-        yield dataset, f"figure2_{dataset}", rrr_figure2(
+        fig, panels = rrr_figure2(
             curves, dataset=dataset, epsilons=epsilons,
-            rows_per_person=cohorts[dataset].get("rows_per_person", 1), **cohort)
-        for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
-                                            lazy=True, **cohort):
-            yield dataset, f"figure2_{dataset}_{name}", fig
+            rows_per_person=cohorts[dataset].get("rows_per_person", 1), panels=True,
+            **cohort)
+        # the composite, then each panel drawn alone by the same figure (no new figures)
+        yield dataset, f"figure2_{dataset}", Part(fig)
+        for i, (name, shown) in enumerate(panels.items()):
+            yield dataset, f"figure2_{dataset}_{name}", Part(fig, shown,
+                                                             close=i == len(panels) - 1)
 
 
 def rrr_band_figures(tables, *, datasets, epsilons, cohorts, **_):
