@@ -16,6 +16,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
+from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
 from matplotlib.transforms import Bbox  # noqa: E402
 
 from .io import atomic_path  # noqa: E402
@@ -66,6 +67,10 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
         shown = [a for a in part.show if not a.get_visible()]
         for artist in shown:
             artist.set_visible(True)
+    if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+        # what tight_layout() leaves behind: it lays nothing out, but makes every savefig
+        # walk the whole figure once more before drawing it (the layout is already done)
+        fig.set_layout_engine(None)
     try:
         fig.set_dpi(dpi)
         fig.canvas.draw()
