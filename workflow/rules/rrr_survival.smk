@@ -269,6 +269,8 @@ rule rrr_bands_table:
         prov=prov(RRR_TABLES["km_bands"]),
     log:
         "results/logs/rrr_bands_table/rrr_bands_table.log",
+    # then the bands table and figure, beside Figure 2
+    priority: 40
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -296,6 +298,8 @@ rule rrr_curves_table:
         prov=prov(RRR_TABLES["km_curves"]),
     log:
         "results/logs/rrr_curves_table/rrr_curves_table.log",
+    # Figure 2 waits on this table and is the longest job: start it first
+    priority: 50
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -357,6 +361,8 @@ rule rrr_figure2:
         "results/logs/rrr_figure2/rrr_figure2.log",
     benchmark:
         "results/benchmarks/rrr_figure2/rrr_figure2.tsv"
+    # the longest job: start it as soon as its table exists
+    priority: 50
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -388,6 +394,8 @@ rule rrr_km_bands:
         "results/logs/rrr_km_bands/rrr_km_bands.log",
     benchmark:
         "results/benchmarks/rrr_km_bands/rrr_km_bands.tsv"
+    # beside Figure 2
+    priority: 40
     conda:
         "../../envs/plotting.yaml"
     threads: 1
