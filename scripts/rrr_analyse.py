@@ -1,4 +1,4 @@
-"""Analyse the releases of one rrr_survival cohort: the original data, or every private release.
+"""Analyse releases of rrr_survival cohorts: the originals, or every private release of one.
 
 Each release (mechanism × ε) has its own noise stream, so running them in one
 job gives the same files as one job per release, with one start-up instead of many.
@@ -13,14 +13,20 @@ from dprepro.rrr_study import run_release
 
 log = step.start(snakemake, "rrr_analyse")
 p = snakemake.params
-cohort = pd.read_parquet(snakemake.input.cohort)
-labels = group_order(cohort["group"], p.groups)
+paths = dict(zip(p.datasets, snakemake.input.cohorts, strict=True))
 declared = {str(path) for path in snakemake.output}
+cohorts = {}
 for release in p.releases:
+    dataset = release["dataset"]
+    if dataset not in cohorts:
+        cohort = pd.read_parquet(paths[dataset])
+        cohorts[dataset] = cohort, group_order(cohort["group"], p.groups[dataset])
+    cohort, labels = cohorts[dataset]
     results, record, seeds = run_release(
-        cohort, dataset=release["dataset"], mechanism=release["mechanism"],
+        cohort, dataset=dataset, mechanism=release["mechanism"],
         epsilon=release["epsilon"], calibration=release["calibration"], labels=labels,
-        grid_points=p.grid_points, draws=p.draws, seed=p.seed, privacy_unit=p.privacy_unit)
+        grid_points=p.grid_points, draws=p.draws, seed=p.seed,
+        privacy_unit=p.privacy_unit[dataset])
     outputs = []
     for key, frame in results.items():
         suffix = "parquet" if key == "curves" else "csv"
@@ -29,7 +35,9 @@ for release in p.releases:
             raise RuntimeError(f"{path} is not a declared output of this rule")
         (step.write_parquet if suffix == "parquet" else step.write_csv)(frame, path)
         outputs.append(path)
-    log.info("%s %s ε=%s: %d groups %s, %d draws", release["dataset"], release["mechanism"],
+    log.info("%s %s ε=%s: %d groups %s, %d draws", dataset, release["mechanism"],
              release["epsilon"], len(labels), labels, results["medians"]["draw"].nunique())
-    step.write_sidecars(snakemake, __file__, outputs, config={**dict(p.items()), **release},
-                        seeds=seeds, privacy=record, data_origin=cohort["data_origin"].iloc[0])
+    config = {**{k: v for k, v in p.items() if k not in ("groups", "privacy_unit")},
+              "groups": p.groups[dataset], "privacy_unit": p.privacy_unit[dataset], **release}
+    step.write_sidecars(snakemake, __file__, outputs, config=config, seeds=seeds,
+                        privacy=record, data_origin=cohort["data_origin"].iloc[0])

@@ -139,7 +139,8 @@ def test_bootstrap_interval_of_the_debiased_median_covers_the_true_median():
         codes = mech.encode(mech.privatize(groups, rng=rng, draws=1))[0]
         boot = bootstrap_medians(t, e, codes, np.arange(t.size), p=mech.p, k=mech.k, rng=rng,
                                  resamples=100)
-        lo, hi = np.quantile(boot, 0.025, axis=0), np.quantile(boot, 0.975, axis=0)
+        # quantiles over the resamples whose median is defined (nan: curve stopped first)
+        lo, hi = np.nanquantile(boot, 0.025, axis=0), np.nanquantile(boot, 0.975, axis=0)
         covered.append((lo <= truth) & (truth <= hi))
     covered = np.concatenate(covered)
     k, n = int(covered.sum()), covered.size
@@ -186,3 +187,26 @@ def test_a_curve_is_undefined_only_once_the_inverted_at_risk_is_not_positive():
     assert (n1[:first_bad] > 0).all() and first_bad > 0
     assert np.isfinite(curves.survival[0, 1, :first_bad]).all()
     assert np.isnan(curves.survival[0, 1, first_bad:]).all()
+
+
+def test_a_bootstrap_resample_whose_curve_stops_has_no_median_not_an_infinite_one():
+    """Released labels as above: in about a third of the resamples group 1's curve stops
+    (n̂ ≤ 0) before 0.5. Those resamples are nan (undefined), never inf (not reached);
+    the others keep their median."""
+    mech = RevisedRandomizedResponse(epsilon=1.0, categories=range(2), calibration="exact")
+    codes = np.array([1, 1, 0, 0, 0, 0, 0])
+    t = np.arange(1.0, 8.0)
+    e = np.array([1, 1, 0, 1, 1, 0, 1])
+    boot = bootstrap_medians(t, e, codes, np.arange(7), p=mech.p, k=2,
+                             rng=np.random.default_rng(4), resamples=40)
+    # replay the resamples (persons 0..6, one row each: the picks are the rows)
+    rng = np.random.default_rng(4)
+    stopped = 0
+    for b in range(40):
+        pick = rng.integers(0, 7, size=7)
+        again = debiased_curves(t[pick], e[pick], codes[None, pick], p=mech.p, k=2)
+        undefined = again.median_undefined()[0]
+        stopped += undefined[1]
+        assert (np.isnan(boot[b]) == undefined).all()
+        assert (boot[b][~undefined] == again.median()[0][~undefined]).all()
+    assert stopped >= 5 and not np.isinf(boot[:, 1]).any()

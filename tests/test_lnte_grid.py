@@ -141,3 +141,78 @@ def test_stored_grid_curves_name_only_the_public_bin_ends(noise):
             want = np.max(np.abs(r_at - o_at)[ok])
             row = got[(got["group"] == g) & (got["draw"] == d)]
             assert row["distance"].iloc[0] == pytest.approx(want, abs=1e-12)
+
+
+def test_isotonic_fit_equals_pool_adjacent_violators():
+    """The closed min-max form gives scipy's PAVA solution, both directions."""
+    from scipy.optimize import isotonic_regression
+
+    from dprepro.lnte_dp import isotonic_fit
+
+    rng = np.random.default_rng(11)
+    walks = rng.laplace(size=(300, 22)).cumsum(axis=1)
+    for increasing in (True, False):
+        fit = isotonic_fit(walks, increasing=increasing)
+        oracle = np.array([isotonic_regression(w, increasing=increasing).x for w in walks])
+        np.testing.assert_allclose(fit, oracle, atol=1e-10)
+    # a monotone row is returned exactly
+    row = np.array([9.0, 7.0, 7.0, 2.0, 0.0])
+    assert (isotonic_fit(row, increasing=False) == row).all()
+
+
+def _larynx_like():
+    """13 persons, all exits before 4.3 on a horizon of 11: bins 8-19 are empty."""
+    t = np.array([0.1, 0.3, 0.4, 0.8, 0.8, 1.0, 1.5, 2.0, 2.3, 2.9, 3.6, 3.8, 4.3])
+    e = np.array([1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 1, 1, 0])
+    return t, e
+
+
+def _cells(t, e, bins, horizon):
+    edges = np.linspace(0.0, horizon, bins + 1)[1:]
+    which = np.searchsorted(edges, t, side="left")
+    d = np.bincount(which, weights=e, minlength=bins + 1).astype(float)
+    c = np.bincount(which, weights=1.0 - e, minlength=bins + 1).astype(float)
+    return edges, which, d, c
+
+
+def test_consistent_counts_are_monotone_and_exact_without_noise():
+    from dprepro.lnte_dp import consistent_counts
+
+    t, e = _data(5, 80)
+    _, _, d, c = _cells(t, e, 12, float(t.max()))
+    at_risk, events, censored = consistent_counts(d[None, :], c[None, :])
+    # no noise: the exact at-risk counts, events and censorings of each bin
+    want_risk = np.cumsum((d + c)[::-1])[::-1][:-1]
+    assert (at_risk[0] == want_risk).all() and (events[0] == d[:-1]).all()
+    assert (censored[0] == c[:-1]).all()
+    noise = np.random.default_rng(4).laplace(0.0, 2.0, size=(2, 400, 13))
+    at_risk, events, censored = consistent_counts(d + noise[0], c + noise[1])
+    assert (np.diff(at_risk, axis=1) <= 0).all() and (at_risk >= 0).all()
+    assert (events >= 0).all() and (censored >= -1e-12).all()
+    exits = at_risk - np.c_[at_risk[:, 1:], np.zeros(len(at_risk))]
+    # the last bin's exits also hold the cell "alive at the horizon"; the others add up
+    np.testing.assert_allclose((events + censored)[:, :-1], exits[:, :-1], atol=1e-9)
+
+
+def test_empty_bins_get_no_phantom_events_and_the_at_risk_is_not_inflated():
+    """Past the last follow-up, clipping each noisy cell at 0 adds on average Δ/(2ε)
+    events per empty bin (6 events over larynx stage IV's 12 empty bins at ε = 1) and
+    inflates the number at risk by the phantom censorings; the monotone fit must not."""
+    from dprepro.lnte_dp import consistent_counts
+
+    t, e = _larynx_like()
+    bins, horizon, draws = 20, 11.0, 4000
+    _, which, d, c = _cells(t, e, bins, horizon)
+    empty = np.arange(bins) > which.max()
+    noise = np.random.default_rng(8).laplace(0.0, 1.0, size=(2, draws, bins + 1))
+    at_risk, events, _ = consistent_counts(d + noise[0], c + noise[1])
+    phantom = events[:, empty].sum(axis=1)
+    clipped = empty.sum() * 0.5  # E max(L, 0) = scale / 2 per cell
+    se = phantom.std() / np.sqrt(draws)
+    assert phantom.mean() + 6 * se < clipped / 3
+    start = at_risk[:, 0]
+    assert abs(start.mean() - len(t)) + 6 * start.std() / np.sqrt(draws) < 2.0
+    # the released curve: after the last patient it mostly stops (at-risk < 1)
+    _, survival = GridLNTE(epsilon=1.0, bins=bins, horizon=horizon).release(
+        t, e, horizon=horizon, rng=np.random.default_rng(9), draws=draws)
+    assert np.isnan(survival[:, -1]).mean() > 0.7

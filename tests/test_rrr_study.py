@@ -284,6 +284,27 @@ def test_a_curve_that_stops_before_one_half_has_an_undefined_median():
     assert table.loc[("c", "over_draws"), "not_reached"] == 0.0
 
 
+def test_quantiles_over_draws_leave_undefined_draws_out():
+    """An undefined draw (curve stopped first) is not "not reached": it never turns a
+    quantile over draws into inf; the quantiles are those of the defined draws."""
+    medians = [1.0, 2.0, 3.0, 4.0, np.inf, np.inf, np.inf, np.inf]
+    undefined = [False] * 4 + [True] * 4
+    frame = pd.DataFrame({"draw": np.arange(8), "group": "a", "median": medians,
+                          "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
+                          "plateau": False, "ci_method": "x", "undefined": undefined})
+    info = {"dataset": "d", "data_origin": "real", "labels": ["a"], "privacy": {}}
+    row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
+    # coded as inf, half the draws would put the median and upper quantile at inf
+    assert row["median"] == 2.5 and row["ci_upper"] == pytest.approx(3.925)
+    assert row["ci_lower"] == pytest.approx(1.075)
+    assert row["undefined"] == 0.5 and row["not_reached"] == 0.0
+    assert "undefined draws left out" in row["ci_method"]
+    # every draw undefined: no quantile at all (not "not reached")
+    frame["undefined"] = True
+    row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
+    assert np.isnan(row["median"]) and row["median_status"] == "undefined in every draw"
+
+
 def test_bands_over_many_draws_are_not_a_release():
     from dprepro.rrr_outputs import sidecar_privacy
 
@@ -376,3 +397,26 @@ def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
     _at_risk_table(ax, frame, ["a"], {"a": "k"}, ref, rows)
     assert ax.get_title() == title
     plt.close(fig)
+
+
+@pytest.mark.parametrize("regular", [True, False])
+def test_band_quantiles_equal_pandas_groupby_quantile_bit_for_bit(regular):
+    """The bands' numpy quantiles are pandas' rule exactly (the table's bytes rely on it),
+    with NaN left out, on the regular (draws × keys) layout and on shuffled rows."""
+    from dprepro.rrr_aggregate import _group_quantiles
+
+    rng = np.random.default_rng(3)
+    draws, keys = 37, 50
+    values = rng.uniform(size=draws * keys)
+    values[rng.uniform(size=values.size) < 0.2] = np.nan
+    codes = np.tile(np.arange(keys), draws)
+    values[codes == 11] = np.nan  # a key with no value at all
+    if not regular:
+        order = rng.permutation(values.size)
+        codes, values = codes[order], values[order]
+    got = _group_quantiles(codes, values, keys, (0.05, 0.5, 0.95))
+    grouped = pd.Series(values).groupby(codes)
+    for q, column in zip((0.05, 0.5, 0.95), got[:3], strict=True):
+        want = grouped.quantile(q).reindex(range(keys)).to_numpy()
+        assert np.array_equal(column, want, equal_nan=True)
+    assert (got[3] == grouped.count().reindex(range(keys)).to_numpy()).all()

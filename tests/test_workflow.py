@@ -75,8 +75,10 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["ldp_variant_table"] == 3 and counts["ldp_claims"] == 1
     assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
-    # one job per cohort for all its private releases (mechanisms × ε)
-    assert counts["rrr_private_releases"] == counts["rrr_original"] == len(rrr["datasets"])
+    # one job per cohort for all its private releases (mechanisms × ε); one for all the
+    # non-private references
+    assert counts["rrr_private_releases"] == len(rrr["datasets"])
+    assert counts["rrr_original"] == 1
     assert counts["rrr_cohort"] == len(rrr["datasets"])
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                     == "cbioportal")
@@ -208,16 +210,16 @@ def test_unchanged_configuration_reruns_nothing(runs):
     [
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
-                                    "rrr_figure2": 2, "rrr_km_bands": 2, "rrr_utility": 1,
+                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
                                     "repr_figure": 8, "privacy_audit_figure": 1}),
         ({"rrr_survival": {"significance": 0.01}},
          {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
           "claims_figure": 1}),
         ({"rrr_survival": {"draws": 6}},
-         {"rrr_private_releases": 2, "rrr_original": 2, "rrr_median_table": 1,
+         {"rrr_private_releases": 2, "rrr_original": 1, "rrr_median_table": 1,
           "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
-          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 2, "rrr_km_bands": 2,
+          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
           "rrr_utility": 1, "claims_table": 1, "claims_figure": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),

@@ -129,8 +129,9 @@ def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, 
 
     Resamples persons (``clusters``, with all their rows and their one
     released label) with replacement and recomputes the debiased medians
-    (``inf`` = not reached); their quantiles give an interval that includes
-    the sampling and the privatisation noise.
+    (``inf`` = not reached; ``nan`` = undefined, the resample's curve stops
+    before 0.5, :meth:`DebiasedCurves.median_undefined`); their quantiles
+    give an interval that includes the sampling and the privatisation noise.
     """
     t = np.asarray(durations, dtype=float)
     e = np.asarray(events)
@@ -146,7 +147,8 @@ def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, 
         size = lengths[pick]
         offset = np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size)
         rows = order[np.repeat(starts[pick], size) + offset]
-        medians[b] = debiased_curves(t[rows], e[rows], codes[None, rows], p=p, k=k).median()[0]
+        curves = debiased_curves(t[rows], e[rows], codes[None, rows], p=p, k=k)
+        medians[b] = np.where(curves.median_undefined()[0], np.nan, curves.median()[0])
     return medians
 
 

@@ -15,20 +15,34 @@ histograms has L1 sensitivity ``rows_per_person`` and
 
 is ε-DP for all groups and bins together (disjoint counts: no composition
 over the grid is needed, and none is hidden). Everything after is
-post-processing: negative counts are set to 0, the number at risk at the
-start of bin :math:`b` is :math:`\tilde r_b = \sum_{b' \ge b} (\tilde d_{b'} +
-\tilde c_{b'})`, and
+post-processing of the noisy cells, so it costs no privacy. The counts are
+made consistent as cumulative processes, the constrained inference of Hay
+et al. [HRMS10]_ used in DP survival estimation: the noisy number at risk at
+the start of bin :math:`b`, :math:`\tilde r_b = \sum_{b' \ge b} (\tilde
+d_{b'} + \tilde c_{b'})`, is replaced by its least-squares non-increasing fit
+(isotonic regression, :func:`isotonic_fit`), cut at 0; the exits of bin
+:math:`b` are :math:`\hat x_b = \hat r_b - \hat r_{b+1} \ge 0`; the
+cumulative events :math:`\tilde D_b = \sum_{b' \le b} \tilde d_{b'}` get
+their non-decreasing fit, cut at 0, whose increments, capped at
+:math:`\hat x_b`, are the events :math:`\hat d_b` (the rest of the exits
+are censorings :math:`\hat c_b`). Where the data have no exits (past a
+group's last follow-up) the noise has mean 0 and the fitted at-risk
+process no systematic drop, so those bins get few events and censorings,
+none on average beyond the noise's own spread: clipping each noisy cell at 0 on its own
+would instead add Laplace's positive half, on average Δ/(2ε) per cell, as
+phantom events and censorings that both inflate the number at risk before
+them and keep the curve dropping after the last patient. Without noise every
+fit is the identity and the curve is the binned estimator below. Then
 
 .. math::
 
-    \tilde S(t_b) = \prod_{b' \le b} \bigl(1 - \min(\tilde d_{b'}, \tilde r_{b'}) /
-    \tilde r_{b'}\bigr),
+    \hat S(t_b) = \prod_{b' \le b} \bigl(1 - \hat d_{b'} / \hat r_{b'}\bigr),
 
-which is non-increasing and stays in [0, 1] (the monotone post-processing);
-:meth:`GridLNTE.release` uses the actuarial form of the hazard (censorings
-at risk half their bin) and clips follow-up at the horizon.
+which is non-increasing and stays in [0, 1]; :meth:`GridLNTE.release` uses
+the actuarial form of the hazard (censorings at risk half their bin) and
+clips follow-up at the horizon.
 The curve is a step function at the bins' right ends; it stops (``nan``)
-where :math:`\tilde r_b < 1`. The horizon :math:`H` must be public: the
+where :math:`\hat r_b < 1`. The horizon :math:`H` must be public: the
 study reads it from the cohort's configuration (``datasets.<name>.horizon``)
 and, only where none is set, falls back on the largest follow-up time, which
 is then data-dependent and says so in the table's note.
@@ -37,6 +51,9 @@ References
 ----------
 .. [GW20] L. Gondara, K. Wang (2020). Differentially private survival
    function estimation. MLHC, PMLR 126.
+.. [HRMS10] M. Hay, V. Rastogi, G. Miklau, D. Suciu (2010). Boosting the
+   accuracy of differentially private histograms through consistency.
+   PVLDB 3(1), 1021-1032.
 .. [CE58] S. J. Cutler, F. Ederer (1958). Maximum utilization of the life
    table method in analyzing survival. J. Chronic Dis. 8, 699-712.
 """
@@ -48,7 +65,7 @@ import numpy as np
 from .km import check_survival_data
 from .privacy import PrivacyRecord
 
-__all__ = ["GridDiscretisation", "GridLNTE"]
+__all__ = ["GridDiscretisation", "GridLNTE", "consistent_counts", "isotonic_fit"]
 
 
 class GridLNTE:
@@ -116,16 +133,14 @@ class GridLNTE:
             draws_noise = rng.laplace(0.0, self.scale, size=(2, draws, self.bins + 1))
         else:
             draws_noise = np.zeros((2, draws, self.bins + 1))
-        d_noisy = np.maximum(d + draws_noise[0], 0.0)
+        d_noisy = d + draws_noise[0]
         d_noisy[:, -1] = 0.0  # no event cell past the horizon (the draw is made, then unused)
-        c_noisy = np.maximum(c + draws_noise[1], 0.0)
-        at_risk = np.cumsum((d_noisy + c_noisy)[:, ::-1], axis=1)[:, ::-1][:, :-1]
-        d_noisy, c_noisy = d_noisy[:, :-1], c_noisy[:, :-1]
-        effective = at_risk - c_noisy / 2.0
+        at_risk, d_hat, c_hat = consistent_counts(d_noisy, c + draws_noise[1])
+        effective = at_risk - c_hat / 2.0
         defined = at_risk >= 1.0
         with np.errstate(divide="ignore", invalid="ignore"):
             hazard = np.where(defined & (effective > 0),
-                              np.minimum(d_noisy, effective) / effective, 0.0)
+                              np.minimum(d_hat, effective) / effective, 0.0)
         survival = np.cumprod(1.0 - hazard, axis=1)
         survival = np.where(np.minimum.accumulate(defined, axis=1), survival, np.nan)
         return edges, survival
@@ -154,7 +169,85 @@ class GridLNTE:
         if self.horizon is None:
             return ("horizon = largest follow-up time (taken from the data, not private: set "
                     "datasets.<name>.horizon)")
-        return f"public horizon {self.horizon:g} from the configuration; follow-up clipped there"
+        # the shipped horizons are each cohort's largest follow-up rounded up: say so
+        return (f"horizon {self.horizon:g} from the configuration, treated as public (the "
+                "shipped cohorts' horizons are their largest follow-up rounded up, chosen "
+                "after seeing the data, not from a study design); follow-up clipped there")
+
+
+def isotonic_fit(values, *, increasing: bool = True) -> np.ndarray:
+    r"""Least-squares monotone fit of each row of ``values`` (isotonic regression).
+
+    For a non-decreasing fit the solution has the closed min-max form
+
+    .. math::
+
+        \hat y_i = \max_{j \le i} \min_{k \ge i} \bar y_{j..k}
+
+    (Barlow et al. 1972, Thm. 1.4.4), the same numbers the pool-adjacent-
+    violators algorithm reaches. It costs :math:`O(n^2)` per row, computed here
+    for all rows at once: the grids have a few dozen bins. A row that is
+    already monotone is returned unchanged.
+
+    Parameters
+    ----------
+    values : array_like, shape (rows, n) or (n,)
+        Finite values.
+    increasing : bool
+        Non-decreasing fit (default) or non-increasing.
+
+    References
+    ----------
+    R. E. Barlow, D. J. Bartholomew, J. M. Bremner, H. D. Brunk (1972).
+    Statistical Inference under Order Restrictions. Wiley.
+    """
+    y = np.asarray(values, dtype=float)
+    if not np.isfinite(y).all():
+        raise ValueError("isotonic_fit needs finite values")
+    flat = y.ndim == 1
+    y = np.atleast_2d(y)
+    if not increasing:
+        return -isotonic_fit(-y, increasing=True)[0 if flat else slice(None)]
+    n = y.shape[1]
+    sums = np.concatenate([np.zeros((y.shape[0], 1)), np.cumsum(y, axis=1)], axis=1)
+    j, k = np.triu_indices(n)
+    means = np.full((y.shape[0], n, n), np.inf)  # means[:, j, k] of y[j..k], j <= k
+    means[:, j, k] = (sums[:, k + 1] - sums[:, j]) / (k - j + 1)
+    # min over k >= i (suffix minimum along k), then max over j <= i
+    suffix_min = np.minimum.accumulate(means[:, :, ::-1], axis=2)[:, :, ::-1]
+    lower = np.where(np.tril(np.ones((n, n), dtype=bool)).T, suffix_min, -np.inf)
+    fit = lower.max(axis=1)
+    # a monotone row is its own fit: keep its exact values (no rounding of the means)
+    monotone = (np.diff(y, axis=1) >= 0).all(axis=1)
+    fit[monotone] = y[monotone]
+    return fit[0] if flat else fit
+
+
+def consistent_counts(events, censorings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    r"""Monotone post-processing of noisy grid counts (see the module notes).
+
+    Parameters
+    ----------
+    events, censorings : ndarray, shape (draws, bins + 1)
+        Noisy counts per cell; the last cell holds those alive at the horizon
+        (counted as censorings; its event count is ignored).
+
+    Returns
+    -------
+    at_risk, events, censored : ndarray, shape (draws, bins)
+        :math:`\hat r_b` (non-increasing, >= 0), :math:`\hat d_b` and
+        :math:`\hat c_b` (>= 0, summing to the exits :math:`\hat r_b -
+        \hat r_{b+1}`).
+    """
+    d = np.array(events, dtype=float, ndmin=2)
+    c = np.array(censorings, dtype=float, ndmin=2)
+    d[:, -1] = 0.0
+    at_risk = np.cumsum((d + c)[:, ::-1], axis=1)[:, ::-1]
+    at_risk = np.maximum(isotonic_fit(at_risk, increasing=False), 0.0)
+    exits = at_risk - np.concatenate([at_risk[:, 1:], np.zeros((len(at_risk), 1))], axis=1)
+    cumulative = np.maximum(isotonic_fit(np.cumsum(d[:, :-1], axis=1)), 0.0)
+    d_hat = np.minimum(np.diff(cumulative, axis=1, prepend=0.0), exits[:, :-1])
+    return at_risk[:, :-1], d_hat, exits[:, :-1] - d_hat
 
 
 class GridDiscretisation(GridLNTE):

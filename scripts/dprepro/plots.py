@@ -10,8 +10,6 @@ the ldp_indicators, audit and claims figures; :mod:`dprepro.plots_rrr` and
 from __future__ import annotations
 
 import os
-import textwrap
-from pathlib import Path
 
 import matplotlib
 
@@ -20,8 +18,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .io import atomic_path  # noqa: E402
 from .ldp_simulation import ESTIMATORS, estimators  # noqa: E402
+from .plots_base import footer, save_figure, wrapped_footer  # noqa: E402
 
 __all__ = ["LDP_FIGURES", "claims_figure", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha",
            "ldp_mse_vs_n"]
@@ -73,24 +71,8 @@ def _private_curves(rows: pd.DataFrame, estimator: str = "private_beran"):
         yield label, style, private[private["mechanism"] == mechanism]
 
 
-def save_figure(fig, paths, *, dpi: int = 150) -> None:
-    """Save to every path (format from the suffix), atomically, without timestamps."""
-    for path in paths:
-        suffix = Path(path).suffix.lstrip(".")
-        metadata = {"CreationDate": None} if suffix == "pdf" else {"Software": None}
-        with atomic_path(path) as tmp:
-            fig.savefig(tmp, format=suffix, dpi=dpi, metadata=metadata, bbox_inches="tight")
-    plt.close(fig)
-
-
-def _footer(fig, text: str) -> None:
-    fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
-
-
-def _wrapped_footer(fig, text: str) -> None:
-    """:func:`_footer` wrapped to the figure's width (a long line would widen the saved file)."""
-    width = max(60, int(fig.get_figwidth() * 17))
-    _footer(fig, textwrap.fill(text, width))
+_footer = footer
+_wrapped_footer = wrapped_footer
 
 
 def _mse_curve(ax, part, label, style, value="mse", signed=False):

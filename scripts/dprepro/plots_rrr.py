@@ -3,6 +3,8 @@ aggregated tables; each carries a footer naming its data origin and releases."""
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -10,8 +12,8 @@ import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from .io import read_table  # noqa: E402
-from .plots import _wrapped_footer  # noqa: E402
+from .plots_base import Part  # noqa: E402
+from .plots_base import wrapped_footer as _wrapped_footer  # noqa: E402
 
 
 def _ylabel(endpoint: str) -> str:
@@ -44,13 +46,6 @@ def _private_mechanisms(table: pd.DataFrame) -> list[str]:
     return [m for m in _RRR_MECHANISMS if m in present]
 
 
-def _release_keys(table: pd.DataFrame, dataset: str, epsilons):
-    keys = [("original", None)]
-    for mechanism in _private_mechanisms(table):
-        keys += [(mechanism, float(e)) for e in epsilons]
-    return keys
-
-
 def _select(table, dataset, mechanism, epsilon):
     rows = table[(table["dataset"] == dataset) & (table["mechanism"] == mechanism)]
     if epsilon is not None:
@@ -75,13 +70,20 @@ def _unit_ylim(ax, values, pad: float = 0.02) -> None:
     ax.set_ylim(low - pad, high + pad)
 
 
+#: Part of plasma the ordered palette spans: dark blue to red-orange, every colour at
+#: least 3:1 in contrast against white (readable in print; plasma's and viridis'
+#: pale yellow and lime ends are not).
+_ORDERED_SPAN = 0.6
+
+
 def _group_colors(groups, ordered: bool = True):
-    """Ordered groups: viridis without its pale yellow end; unordered: a qualitative palette."""
+    """Ordered groups: plasma from dark blue to red-orange (no pale end); unordered: a
+    qualitative palette."""
     if not ordered:
         cmap = plt.get_cmap("tab10")
         return {g: cmap(i % 10) for i, g in enumerate(groups)}
-    cmap = plt.get_cmap("viridis")
-    return {g: cmap(0.85 * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
+    cmap = plt.get_cmap("plasma")
+    return {g: cmap(_ORDERED_SPAN * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
 
 
 def _censoring_ticks(ax, rows, groups, colors) -> None:
@@ -127,12 +129,15 @@ def _at_risk_table(ax, rows, groups, colors, reference, rows_per_person: int = 1
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
                 time_unit: str = "months", ordered: bool = True, endpoint: str = "",
-                rows_per_person: int = 1):
+                rows_per_person: int = 1, panels: bool = False):
     """Figure 2: (a) original KM per group, RRR at each ε, LNTE at each ε (draw 0).
 
     Panel letters run down the layout: (a) original, then RRR at each ε in
-    the configured order, then LNTE at each ε; the single-panel files of
-    :func:`rrr_figure2_panels` are named by release instead of letter.
+    the configured order, then LNTE at each ε; the single-panel files are
+    named by release instead of letter. With ``panels=True`` returns
+    ``(figure, {release name: artists})``: each panel also gets its own
+    legend and footer, hidden in the composite, so a :class:`Part` of the
+    same figure saves it as a file of its own.
     """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
@@ -148,6 +153,8 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     layout = [(0, 0, "original", None)]
     for r, mechanism in enumerate(mechanisms):
         layout += [(r, 1 + i, mechanism, float(e)) for i, e in enumerate(epsilons)]
+    origin = rows["data_origin"].iloc[0]
+    parts = {}
     for r, c, mechanism, epsilon in layout:
         part = _select(rows, dataset, mechanism, epsilon)
         ax = axes[r, c]
@@ -157,13 +164,16 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
         ax.set_xlabel(f"time ({time_unit})", fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
+        if panels:
+            parts[_release_name(mechanism, epsilon)] = _panel_extras(
+                ax, f"{title or dataset}; data: {_origin_text(origin)}",
+                legend=mechanism != "original")
     _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
                    axes[0, 0], rows_per_person)
     for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
     axes[0, 0].legend(handles, names, fontsize=7, title="group", title_fontsize=7)
-    origin = rows["data_origin"].iloc[0]
     fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
                  fontsize=10)
     _wrapped_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
@@ -174,46 +184,28 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
                  "censoring counts (ε-DP). Each panel has its own y range, widened to show "
                  "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
-    return fig
+    return (fig, parts) if panels else fig
+
+
+def _panel_extras(ax, text: str, *, legend: bool) -> list:
+    """A panel's own legend and footer (under its x label), hidden: shown only when the
+    panel is saved as a file of its own. Returns the artists that file shows."""
+    shown = [ax]
+    if legend:
+        own = ax.legend(fontsize=7)
+        own.set_visible(False)
+        shown.append(own)
+    width = max(40, int((ax.get_position().width * ax.figure.get_figwidth() + 0.9) * 17))
+    note = ax.annotate(textwrap.fill(text, width), xy=(0, 0),
+                       xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -4),
+                       textcoords="offset points", ha="left", va="top", fontsize=7,
+                       color="0.35", annotation_clip=False)
+    note.set_visible(False)
+    return [*shown, note]
 
 
 def _release_name(mechanism: str, epsilon) -> str:
     return "original" if epsilon is None else f"{mechanism}_eps{float(epsilon):g}"
-
-
-def rrr_figure2_panels(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
-                       time_unit: str = "months", lazy: bool = False, ordered: bool = True,
-                       endpoint: str = ""):
-    """The panels of :func:`rrr_figure2` as separate figures, by release name.
-
-    Keys are ``original``, ``rrr_eps<ε>``, ``lnte_eps<ε>``, … (the release
-    folders' names), in panel-letter order; each title keeps its letter. A
-    dict, or with ``lazy=True`` a generator of ``(name, figure)`` pairs.
-    """
-    panels = _figure2_panels(curves, dataset=dataset, epsilons=epsilons, title=title,
-                             time_unit=time_unit, ordered=ordered, endpoint=endpoint)
-    return panels if lazy else dict(panels)
-
-
-def _figure2_panels(curves, *, dataset, epsilons, title, time_unit, ordered, endpoint=""):
-    rows = curves[curves["dataset"] == dataset]
-    groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
-    colors = _group_colors(groups, ordered)
-    origin = rows["data_origin"].iloc[0]
-    for letter, (mechanism, epsilon) in zip("abcdefghijklmnopqrstuvwxyz",
-                                            _release_keys(rows, dataset, epsilons), strict=False):
-        part = _select(rows, dataset, mechanism, epsilon)
-        fig, ax = plt.subplots(figsize=(4.2, 3.4))
-        _draw_curves(ax, part, groups, colors)
-        if mechanism == "original":
-            _censoring_ticks(ax, part, groups, colors)
-        ax.set_title(f"({letter}) {_panel_title(part.iloc[0])}", fontsize=9)
-        ax.set_xlabel(f"time ({time_unit})")
-        ax.set_ylabel(_ylabel(endpoint))
-        ax.legend(fontsize=7)
-        _wrapped_footer(fig, f"{title or dataset}; data: {_origin_text(origin)}")
-        fig.tight_layout(rect=(0, 0.05, 1, 1))
-        yield _release_name(mechanism, epsilon), fig
 
 
 def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilons,
@@ -267,9 +259,13 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     """
     titles = dict(titles or {})
     datasets = list(dict.fromkeys(utility["dataset"]))
-    fig, axes = plt.subplots(1, len(datasets), figsize=(4.4 * len(datasets), 3.5),
-                             squeeze=False)
-    for ax, dataset in zip(axes[0], datasets, strict=True):
+    # a grid of at most three panels a row: one row of six is unreadable in print
+    ncols = min(3, len(datasets))
+    nrows = -(-len(datasets) // ncols)
+    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.5 * nrows), squeeze=False)
+    for ax in axes.ravel()[len(datasets):]:
+        ax.axis("off")
+    for ax, dataset in zip(axes.ravel(), datasets, strict=False):
         rows = utility[utility["dataset"] == dataset]
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
                   "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
@@ -304,7 +300,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                  "utility.csv). x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.tight_layout(rect=(0, 0.1 / nrows, 1, 1))
     return fig
 
 
@@ -320,40 +316,78 @@ def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
     return table[~rrr | (table["calibration"] == first)]
 
 
-def rrr_figure2_figures(inputs, *, datasets, epsilons, cohorts, **_):
-    """Figure 2 of every cohort: yields ``(stem, figure)``, ``figure2_<d>`` then its panels
-    ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the next)."""
-    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
+def read_figure_tables(inputs) -> dict[str, pd.DataFrame]:
+    """The aggregated tables of a figure rule's ``inputs`` (name -> path), by name.
+
+    Figure 2 and the bands show one RRR calibration (:func:`_published_calibration`)
+    of ``curves`` and ``bands``; ``utility`` keeps all. The long text column
+    ``privacy_note`` is not read: no figure draws it, and the sidecars rebuild
+    the records from the mechanism objects.
+    """
+    tables = {}
+    for name, path in dict(inputs.items()).items():
+        header = pd.read_csv(path, nrows=0).columns
+        frame = pd.read_csv(path, dtype={"group": str},
+                            usecols=[c for c in header if c != "privacy_note"])
+        tables[name] = frame if name == "utility" else _published_calibration(frame)
+    return tables
+
+
+def shown_rows(figure: str, tables, dataset: str | None) -> list[pd.DataFrame]:
+    """The rows of ``tables`` that ``figure`` of ``dataset`` draws (``None``: every dataset).
+
+    The figure's sidecar states the privacy of these rows only: Figure 2 shows
+    the curves of one RRR calibration, the bands figure its bands over the
+    original curves, the utility figure every release.
+    """
+    def of(frame):
+        return frame if dataset is None else frame[frame["dataset"] == dataset]
+
+    if figure == "figure2":
+        return [of(tables["curves"])]
+    if figure == "km_bands":
+        curves = of(tables["curves"])
+        return [of(tables["bands"]), curves[curves["mechanism"] == "original"]]
+    return [of(tables["utility"])]
+
+
+def rrr_figure2_figures(tables, *, datasets, epsilons, cohorts, **_):
+    """Figure 2 of every cohort: yields ``(dataset, stem, figure)``, ``figure2_<d>`` then its
+    panels ``figure2_<d>_<release>`` (one at a time, so each is saved and closed before the
+    next)."""
+    curves = tables["curves"]
     for dataset in datasets:
         cohort = {"title": cohorts[dataset]["title"], "time_unit": cohorts[dataset]["time_unit"],
                   "ordered": cohorts[dataset].get("ordered", True),
                   "endpoint": cohorts[dataset].get("endpoint", "")}
-        yield f"figure2_{dataset}", rrr_figure2(
+        fig, panels = rrr_figure2(
             curves, dataset=dataset, epsilons=epsilons,
-            rows_per_person=cohorts[dataset].get("rows_per_person", 1), **cohort)
-        for name, fig in rrr_figure2_panels(curves, dataset=dataset, epsilons=epsilons,
-                                            lazy=True, **cohort):
-            yield f"figure2_{dataset}_{name}", fig
+            rows_per_person=cohorts[dataset].get("rows_per_person", 1), panels=True,
+            **cohort)
+        # the composite, then each panel drawn alone by the same figure (no new figures)
+        yield dataset, f"figure2_{dataset}", Part(fig)
+        for i, (name, shown) in enumerate(panels.items()):
+            yield dataset, f"figure2_{dataset}_{name}", Part(fig, shown,
+                                                             close=i == len(panels) - 1)
 
 
-def rrr_band_figures(inputs, *, datasets, epsilons, cohorts, **_):
-    """Yields ``(km_bands_<d>, figure)`` for every cohort."""
-    bands = _published_calibration(read_table(inputs["bands"], text_columns=("group",)))
-    curves = _published_calibration(read_table(inputs["curves"], text_columns=("group",)))
+def rrr_band_figures(tables, *, datasets, epsilons, cohorts, **_):
+    """Yields ``(dataset, km_bands_<d>, figure)`` for every cohort."""
     for d in datasets:
-        yield f"km_bands_{d}", rrr_bands(bands, curves, dataset=d, epsilons=epsilons,
-                                         title=cohorts[d]["title"],
-                                         time_unit=cohorts[d]["time_unit"],
-                                         ordered=cohorts[d].get("ordered", True),
-                                         endpoint=cohorts[d].get("endpoint", ""))
+        yield d, f"km_bands_{d}", rrr_bands(tables["bands"], tables["curves"], dataset=d,
+                                            epsilons=epsilons, title=cohorts[d]["title"],
+                                            time_unit=cohorts[d]["time_unit"],
+                                            ordered=cohorts[d].get("ordered", True),
+                                            endpoint=cohorts[d].get("endpoint", ""))
 
 
-def rrr_utility_figures(inputs, *, cohorts, **_):
-    """Yields ``("utility", figure)``: one panel per cohort."""
-    yield "utility", rrr_utility(read_table(inputs["utility"]),
-                                 titles={d: c["title"] for d, c in cohorts.items()})
+def rrr_utility_figures(tables, *, cohorts, **_):
+    """Yields ``(None, "utility", figure)``: one panel per cohort (``None``: every dataset)."""
+    yield None, "utility", rrr_utility(tables["utility"],
+                                       titles={d: c["title"] for d, c in cohorts.items()})
 
 
-#: Figure rule of rrr_survival -> the function that draws its files (stem -> figure).
+#: Figure rule of rrr_survival -> the function that draws its files from
+#: :func:`read_figure_tables`, yielding ``(dataset, stem, figure)``.
 RRR_FIGURES = {"figure2": rrr_figure2_figures, "km_bands": rrr_band_figures,
                "utility": rrr_utility_figures}

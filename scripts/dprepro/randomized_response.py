@@ -62,9 +62,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
-from .km import check_survival_data
+from .km import check_survival_data, normal_quantile
 from .mechanisms import check_generator
 from .privacy import PrivacyRecord
 
@@ -579,7 +578,7 @@ def lnte_band(result: LNTEResult, *, alpha: float = 0.05) -> tuple[np.ndarray, n
     estimates :math:`z` from 10 000 random normals; the exact quantile is
     used here. Shapes ``(draws, m)``.
     """
-    z = stats.norm.ppf(1 - alpha / 2)
+    z = normal_quantile(1 - alpha / 2)
     half = z * np.sqrt(result.greenwood)
     return result.survival - half, result.survival + half
 

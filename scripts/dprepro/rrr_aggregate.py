@@ -36,9 +36,12 @@ def median_table(parts) -> pd.DataFrame:
     per-draw frame of an analysis.  Rows with ``statistic = "single_draw"``
     are draw 0, as the paper reports one draw, with the interval its method
     gives; rows with ``statistic = "over_draws"`` give the median over all
-    draws of the released median and its 2.5 %/97.5 % quantiles over draws
-    (:func:`quantile_inf`: a median not reached is ``inf``, and so is a
-    quantile that falls among them, never NaN). ``ci_method`` names the rule
+    draws of the released median and its 2.5 %/97.5 % quantiles over the
+    draws whose median is defined (:func:`quantile_inf`: a median not reached
+    is ``inf``, and so is a quantile that falls among them, never NaN; draws
+    whose curve stops first are left out and counted in ``undefined``; NaN
+    only where every draw is undefined, ``median_status`` "undefined in every
+    draw"). ``ci_method`` names the rule
     each row used; ``not_reached`` is the share of draws whose curve never
     reaches 0.5 while defined; ``undefined`` the share whose curve stops
     (debiased RRR: estimated at-risk < 1; grid LNTE: noisy at-risk < 1)
@@ -68,12 +71,17 @@ def median_table(parts) -> pd.DataFrame:
                          "plateau": bool(first["plateau"]), "median_r": first["median_r"]})
             if draws > 1:
                 values = group["median"].to_numpy(float)
+                # quantiles over the draws whose median exists: an undefined draw (curve
+                # stopped first) is no "not reached" (inf); its share is `undefined`
+                defined = values[~undefined]
+                quantiles = ([quantile_inf(defined, q) for q in (0.5, 0.025, 0.975)]
+                             if defined.size else [np.nan] * 3)
                 rows.append({**base, "statistic": "over_draws",
-                             "median": quantile_inf(values, 0.5),
-                             "ci_lower": quantile_inf(values, 0.025),
-                             "ci_upper": quantile_inf(values, 0.975),
+                             "median": quantiles[0], "ci_lower": quantiles[1],
+                             "ci_upper": quantiles[2],
                              "ci_method": DRAWS_CI_METHOD, "draws": draws,
-                             "median_status": "over draws",
+                             "median_status": ("over draws" if defined.size
+                                               else "undefined in every draw"),
                              "not_reached": float(np.mean(np.isinf(values) & ~undefined)),
                              "undefined": float(np.mean(undefined)),
                              "plateau": False, "median_r": np.nan})
@@ -148,10 +156,22 @@ def rejection_table(parts, *, significance: float) -> pd.DataFrame:
 
 def _steps(frame: pd.DataFrame) -> tuple[np.ndarray, np.ndarray]:
     """Step times (shared by every draw) and values ``(draws, times)`` of one group's curves."""
-    frame = frame.sort_values(["draw", "t"], kind="stable")
-    times = np.unique(frame["t"].to_numpy(float))
-    values = frame["survival"].to_numpy(float).reshape(-1, len(times))
-    return times, values
+    return _steps_of(frame["draw"].to_numpy(), frame["t"].to_numpy(float),
+                     frame["survival"].to_numpy(float))
+
+
+def _steps_of(draw, t, survival) -> tuple[np.ndarray, np.ndarray]:
+    """:func:`_steps` on arrays: rows in (draw, t) order (a stable sort, as pandas')."""
+    step_draw, step_t = np.diff(draw), np.diff(t)
+    if ((step_draw > 0) | ((step_draw == 0) & (step_t > 0))).all():
+        # stored curves are already in (draw, t) order, every draw at the same times
+        first = int(np.argmax(step_draw > 0)) + 1 if (step_draw > 0).any() else len(t)
+        times = t[:first]
+        if len(t) % first == 0 and (t.reshape(-1, first) == times).all():
+            return times, survival.reshape(-1, first)
+    order = np.lexsort((t, draw))
+    times = np.unique(t)
+    return times, survival[order].reshape(-1, len(times))
 
 
 def _step_at(times, values, at) -> np.ndarray:
@@ -192,22 +212,30 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
         :math:`\tau_g`.
     """
     rows = []
-    for label, released in curves.groupby("group", sort=False):
-        t_r, s_r = _steps(released)
+    # numpy per group, not a pandas groupby: this runs for every release of every cohort
+    codes, labels = pd.factorize(curves["group"])
+    draw_all = curves["draw"].to_numpy()
+    t_all = curves["t"].to_numpy(float)
+    s_all = curves["survival"].to_numpy(float)
+    for code, label in enumerate(labels):
+        mine = codes == code
+        t_r, s_r = _steps_of(draw_all[mine], t_all[mine], s_all[mine])
         own = original[original["group"] == label]
-        t_o, s_o = _steps(own.assign(draw=0))
+        t_o, s_o = _steps_of(np.zeros(len(own), dtype=int), own["t"].to_numpy(float),
+                             own["survival"].to_numpy(float))
         defined_o = np.isfinite(s_o[0])
         end = t_o[defined_o].max() if defined_o.any() else 0.0
         if min_at_risk is not None:
             if "at_risk" not in own:
                 raise ValueError("the original curves need an 'at_risk' column to score on "
                                  f"the support with at least {min_at_risk} at risk")
-            risk = own.sort_values("t", kind="stable")["at_risk"].to_numpy(float)
+            risk = own["at_risk"].to_numpy(float)[np.argsort(own["t"].to_numpy(float),
+                                                             kind="stable")]
             enough = t_o[(risk >= min_at_risk) & defined_o]
             end = enough.max() if enough.size else -np.inf
         at = np.union1d(t_r, t_o)
         at = at[at <= end]
-        draws = np.sort(released["draw"].unique())
+        draws = np.unique(draw_all[mine])
         if at.size == 0:
             rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": np.nan,
                                       "undefined_share": np.nan, "support_end": np.nan}))
@@ -276,13 +304,16 @@ def band_table(parts, *, level: float) -> pd.DataFrame:
     lo, hi = (1 - level) / 2, (1 + level) / 2
     frames = []
     for info, curves in parts:
-        grouped = curves.groupby(["group", "t"], sort=False)["survival"]
-        band = pd.DataFrame({
-            "lower": grouped.quantile(lo),
-            "middle": grouped.quantile(0.5),
-            "upper": grouped.quantile(hi),
-            "defined": grouped.count() / curves["draw"].nunique(),
-        }).reset_index()
+        # (group, t) keys in order of first appearance, as groupby(sort=False) orders them
+        group_codes, groups = pd.factorize(curves["group"])
+        time_codes, times = pd.factorize(curves["t"])
+        codes, keys = pd.factorize(group_codes.astype(np.int64) * len(times) + time_codes)
+        lower, middle, upper, count = _group_quantiles(
+            codes, curves["survival"].to_numpy(float), len(keys), (lo, 0.5, hi))
+        band = pd.DataFrame({"group": groups[keys // len(times)],
+                             "t": times[keys % len(times)],
+                             "lower": lower, "middle": middle, "upper": upper,
+                             "defined": count / curves["draw"].nunique()})
         for key, value in {"dataset": info["dataset"], "data_origin": info["data_origin"],
                            **info["privacy"], "level": level}.items():
             band[key] = value
@@ -290,6 +321,42 @@ def band_table(parts, *, level: float) -> pd.DataFrame:
     columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "level", "group", "t", "lower",
                "middle", "upper", "defined"]
     return pd.concat(frames, ignore_index=True)[columns]
+
+
+def _group_quantiles(codes, values, groups: int, quantiles):
+    r"""Quantiles of ``values`` within each group code, NaN left out, and the non-NaN counts.
+
+    The rule of pandas' ``groupby(...).quantile`` (linear): with ``n`` values
+    sorted, :math:`h = q (n - 1)`, the value at :math:`\lfloor h \rfloor`
+    plus ``(next - value) * (h mod 1)``, NaN where ``n = 0``; written with
+    numpy for all groups at once (the same operations, so the same numbers)
+    because the bands take it over every time of every release.
+    """
+    values = np.asarray(values, dtype=float)
+    codes = np.asarray(codes)
+    valid = ~np.isnan(values)
+    n = np.bincount(codes[valid], minlength=groups)
+    rows = len(values) // max(groups, 1)
+    if groups and rows * groups == len(values) and np.array_equal(
+            codes, np.tile(np.arange(groups), rows)):
+        # every draw lists every key in the same order: sort the (draws, keys) columns
+        ordered = np.sort(values.reshape(rows, groups), axis=0).T.ravel()  # NaN last
+        starts = np.arange(groups) * rows
+    else:
+        order = np.lexsort((values, ~valid, codes))  # by group, non-NaN first, ascending
+        ordered = values[order]
+        starts = np.r_[0, np.cumsum(np.bincount(codes, minlength=groups))[:-1]]
+    out = []
+    for q in quantiles:
+        h = q * (n - 1).astype(float)
+        idx = starts + np.maximum(h, 0).astype(np.int64)
+        frac = np.mod(h, 1)
+        last = len(ordered) - 1
+        value = ordered[np.minimum(idx, last)]
+        following = ordered[np.minimum(idx + 1, last)]
+        result = np.where(frac == 0.0, value, value + (following - value) * frac)
+        out.append(np.where(n > 0, result, np.nan))
+    return (*out, n)
 
 
 def curve_table(parts) -> pd.DataFrame:

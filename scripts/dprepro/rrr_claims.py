@@ -120,9 +120,18 @@ def _relative_median_error(released: pd.DataFrame, original: pd.DataFrame) -> np
     return pd.Series(err, index=merged.index).groupby(merged["draw"]).mean().to_numpy()
 
 
+#: Scores of (curves, original) frame pairs during one :func:`rrr_claims` call: several
+#: claims score the same release (an entry keeps its frames, so their ids stay theirs).
+_SCORES: dict = {}
+
+
 def _scores(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
     """Per draw and group: sup-distance and undefined share on the common support."""
-    return sup_distances(curves, original, min_at_risk=SUPPORT_MIN_AT_RISK)
+    key = (id(curves), id(original))
+    if key not in _SCORES:
+        _SCORES[key] = (curves, original,
+                        sup_distances(curves, original, min_at_risk=SUPPORT_MIN_AT_RISK))
+    return _SCORES[key][2]
 
 
 def _mean_distance(curves: pd.DataFrame, original: pd.DataFrame) -> pd.Series:
@@ -193,6 +202,15 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
     names the cohorts with several rows per person, whose conclusions use the
     cluster-robust log-rank test.
     """
+    _SCORES.clear()
+    try:
+        return _claims(inputs, releases=releases, logrank_releases=logrank_releases,
+                       significance=significance, rng=rng, clustered=clustered)
+    finally:
+        _SCORES.clear()
+
+
+def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered):
     medians = _by_release(releases, inputs["medians"])
     curves = _by_release(releases, inputs["curves"])
     logrank = _by_release(logrank_releases, inputs["logrank"])

@@ -277,7 +277,8 @@ KM_CI_METHOD = "lifelines: first time S <= 0.5; 95% log-log band's first crossin
 MEDIAN_COLUMNS = ["draw", "group", "median", "ci_lower", "ci_upper", "median_r", "plateau",
                   "ci_method", "undefined"]
 #: ``ci_method`` of the medians over draws.
-DRAWS_CI_METHOD = "2.5%-97.5% quantiles over draws (inf = not reached)"
+DRAWS_CI_METHOD = ("2.5%-97.5% quantiles over the draws with a defined median (inf = not "
+                   "reached; undefined draws left out, their share in `undefined`)")
 
 
 def _lifelines_medians(times, events, groups, labels) -> pd.DataFrame:
@@ -464,7 +465,8 @@ def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibr
     The labels are released exactly as :func:`analyse_rrr` does (same
     ``rng`` stream gives the same releases); the curves undo the public
     mixing (:mod:`dprepro.debiased_rrr`). Draw 0's median gets a 95 %
-    percentile interval from ``resamples`` bootstrap resamples of persons.
+    percentile interval from ``resamples`` bootstrap resamples of persons (those whose
+    curve stops before 0.5 have no median: left out, their number in ``ci_method``).
     """
     times, events, groups = _check_cohort(cohort, labels)
     codes, _ = person_units(cohort)
@@ -477,11 +479,17 @@ def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibr
     medians = _draw_medians(curves.median(), labels, ci_method="none (a further draw)")
     medians["undefined"] = curves.median_undefined().ravel()
     first = medians["draw"] == 0
-    medians.loc[first, "ci_lower"] = [quantile_inf(boot[:, g], 0.025) for g in range(len(labels))]
-    medians.loc[first, "ci_upper"] = [quantile_inf(boot[:, g], 0.975) for g in range(len(labels))]
-    medians.loc[first, "ci_method"] = (
-        f"first time debiased S <= 0.5; 2.5%-97.5% of {resamples} bootstrap resamples of "
-        "persons (sampling + privatisation noise)")
+    # resamples whose curve stops before 0.5 (nan) have no median: left out, and counted,
+    # never taken for "not reached" (inf)
+    defined = [boot[~np.isnan(boot[:, g]), g] for g in range(len(labels))]
+    medians.loc[first, "ci_lower"] = [quantile_inf(v, 0.025) if v.size else np.nan
+                                      for v in defined]
+    medians.loc[first, "ci_upper"] = [quantile_inf(v, 0.975) if v.size else np.nan
+                                      for v in defined]
+    medians.loc[first, "ci_method"] = [
+        f"first time debiased S <= 0.5; 2.5%-97.5% of the {v.size} of {resamples} bootstrap "
+        "resamples of persons (sampling + privatisation noise) whose median is defined"
+        for v in defined]
     return {"medians": medians[MEDIAN_COLUMNS],
             "curves": _curve_frame(curves.on_grid(grid), labels, grid)}
 

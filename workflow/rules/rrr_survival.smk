@@ -17,6 +17,8 @@ RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
 # the non-private references (the original data, the noise-free grid discretisation) are
 # computed by rrr_original, a reference rule; every other release by rrr_private_releases
 RRR_REFERENCE_NAMES = list(rrr_paths.NO_EPSILON)
+RRR_REFERENCE = rrr_paths.releases(config, RRR_REFERENCE_NAMES)
+RRR_ORIGINAL = rrr_paths.releases(config, ["original"])
 RRR_PRIVATE = rrr_paths.releases(
     config, [m for m in rrr_paths.MECHANISMS if m not in rrr_paths.NO_EPSILON]
 )
@@ -62,16 +64,6 @@ RRR_BANDS = [
     for ext in ("pdf", "png")
 ]
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
-# one figure job per cohort: the same files, drawn in parallel
-RRR_FIGURE2_OF = [
-    f"{RRR_DIR}/figures/figure2_{{dataset}}{suffix}.{ext}"
-    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
-    for ext in ("pdf", "png")
-]
-RRR_BANDS_OF = [
-    f"{RRR_DIR}/figures/km_bands_{{dataset}}.{ext}" for ext in ("pdf", "png")
-]
-RRR_DATASET_PATTERN = "|".join(RRR["datasets"])
 RRR_TABLES = {
     name: f"{RRR_DIR}/tables/{name}.csv"
     for name in (
@@ -94,51 +86,55 @@ STUDY_TARGETS["rrr_survival"] = [
 ]
 
 
+# the non-private references of every cohort in one job: each costs less than a job's
+# start-up (a change of one cohort reruns the aggregated tables of all anyway)
 rule rrr_original:
     input:
-        cohort="results/data/cohorts/{dataset}.parquet",
+        cohorts=expand(
+            "results/data/cohorts/{dataset}.parquet", dataset=RRR["datasets"]
+        ),
     output:
-        medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_REFERENCE_NAMES],
-        curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_REFERENCE_NAMES],
-        logrank=f"{RRR_RELEASE}/original/logrank.csv",
+        medians=rrr_paths.release_files(RRR_REFERENCE, "medians.csv"),
+        curves=rrr_paths.release_files(RRR_REFERENCE, "curves.parquet"),
+        logrank=rrr_paths.release_files(RRR_ORIGINAL, "logrank.csv"),
         # the same tests with labels permuted among persons: the ε = 0 reference
-        logrank_permuted=f"{RRR_RELEASE}/original/logrank_permuted.csv",
+        logrank_permuted=rrr_paths.release_files(RRR_ORIGINAL, "logrank_permuted.csv"),
         prov=[
-            prov(f"{RRR_RELEASE}/{name}/{file}")
-            for name in RRR_REFERENCE_NAMES
+            prov(path)
             for file in ("medians.csv", "curves.parquet")
+            for path in rrr_paths.release_files(RRR_REFERENCE, file)
         ]
         + [
-            prov(f"{RRR_RELEASE}/original/{file}")
+            prov(path)
             for file in ("logrank.csv", "logrank_permuted.csv")
+            for path in rrr_paths.release_files(RRR_ORIGINAL, file)
         ],
     log:
-        "results/logs/rrr_original/{dataset}.log",
+        "results/logs/rrr_original/rrr_original.log",
+    benchmark:
+        "results/benchmarks/rrr_original/rrr_original.tsv"
     conda:
         "../../envs/survival.yaml"
     threads: 1
     resources:
         mem_mb=1000,
-        runtime=5,
+        runtime=10,
     params:
-        releases=lambda wc: [
-            r
-            for r in RRR_ALL
-            if r["dataset"] == wc.dataset and r["mechanism"] in RRR_REFERENCE_NAMES
-        ],
+        datasets=RRR["datasets"],
+        releases=RRR_REFERENCE,
         # the original is analysed once; draws = the permuted-label reference's draws
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
+        groups={d: list(spec.groups) for d, spec in RRR_COHORTS.items()},
+        privacy_unit={d: spec.privacy_unit for d, spec in RRR_COHORTS.items()},
     script:
         "../../scripts/rrr_analyse.py"
 
 
 rule rrr_private_releases:
     input:
-        cohort="results/data/cohorts/{dataset}.parquet",
+        cohorts=["results/data/cohorts/{dataset}.parquet"],
     output:
         medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_PRIVATE_NAMES],
         curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_PRIVATE_NAMES],
@@ -155,12 +151,13 @@ rule rrr_private_releases:
         mem_mb=2000,
         runtime=20,
     params:
+        datasets=lambda wc: [wc.dataset],
         releases=lambda wc: [r for r in RRR_PRIVATE if r["dataset"] == wc.dataset],
         draws=RRR["draws"],
         grid_points=RRR["grid_points"],
         seed=config["seed"],
-        groups=lambda wc: list(RRR_COHORTS[wc.dataset].groups),
-        privacy_unit=lambda wc: RRR_COHORTS[wc.dataset].privacy_unit,
+        groups=lambda wc: {wc.dataset: list(RRR_COHORTS[wc.dataset].groups)},
+        privacy_unit=lambda wc: {wc.dataset: RRR_COHORTS[wc.dataset].privacy_unit},
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -272,6 +269,8 @@ rule rrr_bands_table:
         prov=prov(RRR_TABLES["km_bands"]),
     log:
         "results/logs/rrr_bands_table/rrr_bands_table.log",
+    # then the bands table and figure, beside Figure 2
+    priority: 40
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -299,6 +298,8 @@ rule rrr_curves_table:
         prov=prov(RRR_TABLES["km_curves"]),
     log:
         "results/logs/rrr_curves_table/rrr_curves_table.log",
+    # Figure 2 waits on this table and is the longest job: start it first
+    priority: 50
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -344,20 +345,24 @@ rule rrr_claims_table:
         "../../scripts/rrr_claims.py"
 
 
+# one job per figure for every cohort: a figure job costs about its start-up and table
+# reading, and the aggregated tables hold every cohort, so they rebuild together anyway
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_FIGURE2_OF,
+            RRR_FIGURE2,
             caption="../report/rrr_figure2.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_FIGURE2_OF],
+        [prov(path) for path in RRR_FIGURE2],
     log:
-        "results/logs/rrr_figure2/{dataset}.log",
-    wildcard_constraints:
-        dataset=RRR_DATASET_PATTERN,
+        "results/logs/rrr_figure2/rrr_figure2.log",
+    benchmark:
+        "results/benchmarks/rrr_figure2/rrr_figure2.tsv"
+    # the longest job: start it as soon as its table exists
+    priority: 50
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -366,10 +371,10 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
-        datasets=lambda wc: [wc.dataset],
+        datasets=RRR["datasets"],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
+        data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -380,29 +385,31 @@ rule rrr_km_bands:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_BANDS_OF,
+            RRR_BANDS,
             caption="../report/rrr_km_bands.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_BANDS_OF],
+        [prov(path) for path in RRR_BANDS],
     log:
-        "results/logs/rrr_km_bands/{dataset}.log",
-    wildcard_constraints:
-        dataset=RRR_DATASET_PATTERN,
+        "results/logs/rrr_km_bands/rrr_km_bands.log",
+    benchmark:
+        "results/benchmarks/rrr_km_bands/rrr_km_bands.tsv"
+    # beside Figure 2
+    priority: 40
     conda:
         "../../envs/plotting.yaml"
     threads: 1
     resources:
-        mem_mb=1500,
+        mem_mb=2000,
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
-        datasets=lambda wc: [wc.dataset],
+        datasets=RRR["datasets"],
         figure="km_bands",
         # the bands are quantiles over this many draws of each mechanism
         draws=RRR["draws"],
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=lambda wc: RRR_COHORTS[wc.dataset].origin,
+        data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
 

@@ -1,0 +1,132 @@
+"""rrr_survival figures: print-readable palette, utility grid, sidecar records, fast saving."""
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from dprepro import plots_rrr
+from dprepro.plots_base import save_figure
+from dprepro.rrr_study import records_from_tables
+
+
+def _contrast_with_white(rgba) -> float:
+    """WCAG contrast ratio of a colour against white (1 = invisible, 21 = black)."""
+    c = np.asarray(rgba[:3], dtype=float)
+    c = np.where(c <= 0.03928, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    luminance = 0.2126 * c[0] + 0.7152 * c[1] + 0.0722 * c[2]
+    return 1.05 / (luminance + 0.05)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 8])
+def test_ordered_palette_has_no_pale_colour(k):
+    """Every group colour stands out from white paper (3:1, WCAG's bar for graphics);
+    viridis' end (the former palette's last colour, a pale lime) does not."""
+    colors = plots_rrr._group_colors([f"g{i}" for i in range(k)], ordered=True)
+    assert len(set(colors.values())) == k
+    assert min(_contrast_with_white(c) for c in colors.values()) >= 3.0
+    import matplotlib.pyplot as plt
+    assert _contrast_with_white(plt.get_cmap("viridis")(0.85)) < 3.0
+
+
+def _utility(datasets):
+    rows = []
+    for d in datasets:
+        for mechanism, eps in [("rrr", 1.0), ("rrr", 2.0), ("lnte_grid", 1.0), ("lnte_grid", 2.0)]:
+            rows.append({"dataset": d, "data_origin": "real", "mechanism": mechanism,
+                         "epsilon": eps, "calibration": "paper" if mechanism == "rrr" else "g",
+                         "true_epsilon": eps + 0.5, "sup_distance_mean": 0.1 / eps,
+                         "support_min_at_risk": 5})
+    return pd.DataFrame(rows)
+
+
+def test_utility_figure_is_a_grid_not_one_row():
+    import matplotlib.pyplot as plt
+
+    fig = plots_rrr.rrr_utility(_utility([f"d{i}" for i in range(6)]))
+    drawn = [ax for ax in fig.axes if ax.axison]
+    assert len(drawn) == 6
+    columns = {round(ax.get_position().x0, 3) for ax in drawn}
+    rows = {round(ax.get_position().y0, 3) for ax in drawn}
+    assert len(columns) == 3 and len(rows) == 2
+    width, height = fig.get_size_inches()
+    assert width / height < 2.5  # one row of six was 7.7 : 1
+    plt.close(fig)
+
+
+def _curves():
+    rows = []
+    for mechanism, eps, calibration in [("original", np.nan, ""), ("rrr", 1.0, "paper"),
+                                        ("rrr", 1.0, "exact"), ("rrr_debiased", 1.0, "paper"),
+                                        ("rrr_debiased", 1.0, "exact"),
+                                        ("lnte_grid", 1.0, "grid=20,rows=1")]:
+        for group in ("a", "b"):
+            rows.append({"dataset": "d", "data_origin": "real", "mechanism": mechanism,
+                         "epsilon": eps, "calibration": calibration, "privacy_unit": "patient",
+                         "group": group, "t": 0.0, "survival": 1.0})
+    return pd.DataFrame(rows)
+
+
+def test_figure2_sidecar_records_are_those_the_figure_draws(tmp_path):
+    """Figure 2 shows the first RRR calibration only: its sidecar lists no exact record."""
+    path = tmp_path / "km_curves.csv"
+    _curves().assign(privacy_note="x").to_csv(path, index=False)
+    tables = plots_rrr.read_figure_tables({"curves": path})
+    assert "privacy_note" not in tables["curves"]
+    records = records_from_tables(plots_rrr.shown_rows("figure2", tables, "d"))
+    calibrations = {(r.mechanism, r.extra.get("calibration")) for r in records}
+    assert ("rrr", "paper") in calibrations and ("rrr_debiased", "paper") in calibrations
+    assert not any(c == "exact" for _, c in calibrations)
+    # the table itself holds both (the utility figure, which draws every row, lists both)
+    every = records_from_tables([pd.read_csv(path)])
+    assert any(r.extra.get("calibration") == "exact" for r in every)
+
+
+def test_saved_png_is_the_tight_crop_matplotlib_would_write(tmp_path):
+    """One Agg drawing, cropped, gives the picture ``savefig(bbox_inches="tight")`` gives."""
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    def figure():
+        fig, ax = plt.subplots(figsize=(4, 3))
+        ax.step([0, 1, 2], [1, 0.6, 0.3], where="post")
+        ax.set_title("(a) original")
+        fig.text(0.01, 0.005, "footer " * 12, fontsize=7)
+        return fig
+
+    save_figure(figure(), [tmp_path / "fast.pdf", tmp_path / "fast.png"], dpi=100)
+    reference = figure()
+    reference.savefig(tmp_path / "tight.png", dpi=100, bbox_inches="tight")
+    plt.close(reference)
+    fast = np.asarray(Image.open(tmp_path / "fast.png").convert("RGB"), dtype=float)
+    tight = np.asarray(Image.open(tmp_path / "tight.png").convert("RGB"), dtype=float)
+    assert abs(fast.shape[0] - tight.shape[0]) <= 1 and abs(fast.shape[1] - tight.shape[1]) <= 1
+    h, w = min(fast.shape[0], tight.shape[0]), min(fast.shape[1], tight.shape[1])
+    # the same drawing up to a one-pixel shift of the crop
+    assert np.mean(np.abs(fast[:h, :w] - tight[:h, :w]) > 64) < 0.05
+    assert (tmp_path / "fast.pdf").read_bytes()[:5] == b"%PDF-"
+
+
+def test_a_panel_part_draws_that_panel_alone_and_restores_the_composite(tmp_path):
+    import matplotlib.pyplot as plt
+    from PIL import Image
+
+    from dprepro.plots_base import Part
+
+    fig, axes = plt.subplots(2, 2, figsize=(6, 5))
+    for i, ax in enumerate(axes.ravel()):
+        ax.plot([0, 1], [i, i + 1])
+        ax.set_title(f"panel {i}")
+    footer = fig.text(0.01, 0.005, "composite footer")
+    own = axes[1, 1].annotate("own footer", xy=(0, -0.3), xycoords="axes fraction")
+    own.set_visible(False)
+    save_figure(Part(fig), [tmp_path / "all.png"], dpi=50)
+    save_figure(Part(fig, [axes[1, 1], own]), [tmp_path / "one.png", tmp_path / "one.pdf"],
+                dpi=50)
+    # the composite is as it was: every axes and its footer visible, the panel's own hidden
+    assert all(ax.get_visible() for ax in axes.ravel()) and footer.get_visible()
+    assert not own.get_visible() and plt.fignum_exists(fig.number)
+    whole = Image.open(tmp_path / "all.png").size
+    one = Image.open(tmp_path / "one.png").size
+    assert one[0] < 0.6 * whole[0] and one[1] < 0.7 * whole[1]
+    save_figure(Part(fig, [axes[0, 0]], close=True), [tmp_path / "last.png"], dpi=50)
+    assert not plt.fignum_exists(fig.number)
