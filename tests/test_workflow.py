@@ -555,3 +555,31 @@ def test_tcga_public_source_needs_cases_named_by_tcga_study(tmp_path, change, me
     proc = snakemake("-n", "--configfile", str(configfile), cwd=tmp_path, check=False)
     assert proc.returncode != 0
     assert re.search(message, proc.stdout + proc.stderr)
+
+
+def test_repr_figures_state_each_pipelines_privacy_as_delivered(runs):
+    """Headers and footers per pipeline: corrected = a finite ε per released model given its
+    training lines; as_published = no finite ε (no 'pure ε-DP' or 'DP end to end' there)."""
+    import matplotlib.pyplot as plt
+
+    from dprepro import repr_study
+    from dprepro.io import read_table
+
+    figures = runs["2"] / "results" / "repr_transfer" / "figures"
+    tables_dir = runs["2"] / "results" / "repr_transfer" / "tables"
+    checked = 0
+    for name, spec in repr_study.FIGURES.items():
+        summary = read_table(tables_dir / f"{spec['table']}.csv")
+        for pipeline in ("as_published", "corrected"):
+            sidecar = json.loads((figures / f"{name}_{pipeline}.pdf.prov.json").read_text())
+            fig = repr_study.draw_figure(name, summary, settings=sidecar["config"]["settings"],
+                                         data_origin=sidecar["data_origin"], pipeline=pipeline)
+            text = " ".join(t.get_text() for t in fig.findobj(plt.Text))
+            plt.close(fig)
+            assert "DP end to end" not in text and "X'X and X'y only" not in text, name
+            if pipeline == "corrected":
+                assert "per released model" in text, (name, text)
+            else:
+                assert "no finite ε" in text and "pure ε-DP" not in text, (name, text)
+            checked += 1
+    assert checked == 8

@@ -44,6 +44,7 @@ __all__ = [
     "LOGISTIC_LOSS_C",
     "PIPELINES",
     "PRIVACY_UNIT",
+    "SCOPE_NOTE",
     "SELECTION_PARTS_NOTE",
     "Pipeline",
     "cancer_learner",
@@ -96,10 +97,14 @@ SELECTION_PUBLIC_NOTE = ("feature selection with k fixed before any private valu
                          "alpha = sparsity/k^2 and parts hashed "
                          "from the line id: replacing a line by one with another id changes "
                          "{c} part(s), so the Laplace scale is {s}m/(k eps_sel); ")
+#: What a finite epsilon of a released model covers (replacement neighbours).
+SCOPE_NOTE = ("per released model given its training lines (neighbours: one cell line's "
+              "expression and response replaced); nothing composes across models (cases, "
+              "drugs, folds, seeds, the epsilon sweep)")
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
                        "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
                        "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
-                       "epsilon-DP per cell line")
+                       f"epsilon-DP {SCOPE_NOTE}")
 
 
 @dataclasses.dataclass(frozen=True)
@@ -337,7 +342,8 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
     epsilon = split.total
     if variant == "cms11":
         true, bound = epsilon, epsilon
-        note = f"{split.note}objective perturbation as CMS11 Alg. 2: pure epsilon-DP"
+        note = (f"{split.note}objective perturbation as CMS11 Alg. 2: pure epsilon-DP "
+                f"{SCOPE_NOTE}")
     else:
         bound = epsilon + 2.0 * math.log1p(LOGISTIC_LOSS_C / l2)
         true = np.inf

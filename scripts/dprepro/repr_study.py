@@ -781,17 +781,21 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     draw = {
         "cancer_type_accuracy": lambda: plots.repr_cancer_type_cases(
             summary, epsilon=settings["epsilon"], variant=settings["variant"],
-            data_origin=data_origin),
+            data_origin=data_origin, pipeline=spec.name),
         "cancer_type_vs_epsilon": lambda: plots.repr_cancer_type_vs_epsilon(
-            summary, variant=settings["variant"], data_origin=data_origin),
+            summary, variant=settings["variant"], data_origin=data_origin,
+            pipeline=spec.name),
         "drug_prediction": lambda: plots.repr_drug_prediction(
-            summary, epsilon=settings["epsilon"], data_origin=data_origin),
+            summary, epsilon=settings["epsilon"], data_origin=data_origin,
+            pipeline=spec.name),
         "drug_vs_epsilon": lambda: plots.repr_drug_vs_epsilon(summary, data_origin=data_origin),
     }
     if name not in draw:
         raise ValueError(f"unknown repr_transfer figure {name!r}; expected one of {list(draw)}")
     fig = draw[name]()
-    label = ("pipeline: as published (no finite ε proven)" if spec.name == "as_published"
-             else "pipeline: corrected (DP end to end, finite ε)")
+    label = ("pipeline: as published (no finite ε: global quantile mapping; see true_epsilon)"
+             if spec.name == "as_published"
+             else "pipeline: corrected (finite ε per released model, given its training lines; "
+                  "replacement neighbours; nothing composes across models)")
     fig.text(0.01, 0.995, label, ha="left", va="top", fontsize=7, color="0.3")
     return fig
