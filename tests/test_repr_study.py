@@ -800,7 +800,7 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
     assert (first["n_fit"] == min(fits)).all() and (first["pair_folds"] == 2).all()
     assert (first["n_pairs"] == 2).all()
     # the first 3 trials are TPE's random start, labelled so
-    assert list(first["sampler"]) == ["random_startup"] * 3 + ["tpe"] * (len(first) - 3)
+    assert list(first["sampler"]) == ["stratified_startup"] * 3 + ["tpe"] * (len(first) - 3)
     # repeated parameters reuse the earlier score, and the same candidate scores the same
     dup = first[first["duplicate_of"].notna()]
     for _, row in dup.iterrows():
@@ -815,7 +815,7 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
     assert best["score"] >= top["score"] - top["score_se"]
     assert best["dim"] == first.loc[first["score"] >= top["score"] - top["score_se"], "dim"].min()
     # a search that never leaves the random start
-    assert (_search(data, trials=2)["sampler"] == "random_startup").all()
+    assert (_search(data, trials=2)["sampler"] == "stratified_startup").all()
 
 
 def test_selection_takes_the_smallest_dim_within_one_se_of_the_best():
@@ -1132,3 +1132,14 @@ def test_tcga_public_set_holds_out_the_cases_cancer_types():
     with pytest.raises(ValueError, match="public_source must be"):
         repr_study.real_data(gdsc, tcga, lineage, min_shared_genes=5,
                              exclude_private_lines=True, public_source="gtex")
+
+
+def test_startup_dims_are_stratum_midpoints_over_the_range():
+    from dprepro.repr_search import startup_dims
+
+    assert startup_dims(2, 20, 3) == [5, 11, 17]
+    assert startup_dims(2, 20, 1) == [11]
+    assert startup_dims(2, 3, 4) == [2, 3]  # a narrow range: no duplicates
+    assert startup_dims(2, 20, 0) == []
+    with pytest.raises(ValueError):
+        startup_dims(5, 2, 3)

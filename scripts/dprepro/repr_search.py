@@ -112,6 +112,20 @@ def trial_spec(trial, representation: str, space: Mapping) -> dict:
     return spec
 
 
+def startup_dims(low: int, high: int, count: int) -> list[int]:
+    """Start-up dimensions spread over ``[low, high]``: the midpoints of ``count`` equal strata.
+
+    TPE's random start-up can draw the same r for every start-up trial (with
+    the default seed all three VAE start-up trials drew r = 15), leaving the
+    search one TPE proposal to explore r; stratifying r costs no extra fit.
+    Duplicates (a range narrower than ``count``) are dropped.
+    """
+    if count < 0 or high < low:
+        raise ValueError(f"need count >= 0 and low <= high, got {count}, [{low}, {high}]")
+    dims = [int(round(low + (high - low) * (i + 0.5) / count)) for i in range(count)]
+    return list(dict.fromkeys(dims))
+
+
 def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs, *,
                   epsilon: float, folds: int, variant: str, l2: float, base_seed: int,
                   stream: str, noise_draws: int = 1) -> dict:
@@ -182,7 +196,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     ``hidden_width``, ``score`` (the objective), ``score_se`` (over pairs),
     ``n_pairs``, ``n_fit`` (smallest fit set over pair folds), ``epochs``,
     ``best_epoch`` (first pair fold), ``validation_pairs``, ``pair_folds``,
-    ``sampler`` (``random_startup`` or ``tpe``), ``duplicate_of``.
+    ``sampler`` (``stratified_startup`` or ``tpe``), ``duplicate_of``.
     """
     import optuna
 
@@ -213,6 +227,10 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                                          n_startup_trials=startup)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=sampler)
+    # the start-up trials' r spread over the range; their other parameters are random
+    low, high = (int(v) for v in space["dim_range"])
+    for dim in startup_dims(low, high, startup):
+        study.enqueue_trial({"dim": dim})
     rows, seen = [], {}
     cache = {} if fit_cache is None else fit_cache
 
@@ -269,7 +287,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                      **result,
                      "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs),
                      "pair_folds": len(folds),
-                     "sampler": "random_startup" if trial.number < startup else "tpe",
+                     "sampler": "stratified_startup" if trial.number < startup else "tpe",
                      "duplicate_of": first if duplicate else np.nan})
         if log is not None:
             log.info("%s trial %d (%s): %s -> DP accuracy %.4f%s", representation, trial.number,
