@@ -284,19 +284,19 @@ def draw_moments(values) -> dict[str, np.ndarray]:
         raise ValueError(f"values must have shape (R, T) or (R, M, T), got {values.shape}")
     finite = np.isfinite(values)
     count = finite.sum(axis=1)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        if finite.all():
-            mean = values.mean(axis=1)
-            within = ((values - mean[:, None, :]) ** 2).mean(axis=1)
-        else:
-            kept = np.where(finite, values, 0.0)
-            mean = np.where(count > 0, kept.sum(axis=1) / count, np.nan)
-            spread = np.where(finite, values - mean[:, None, :], 0.0)
-            within = np.where(count > 0, (spread**2).sum(axis=1) / count, np.nan)
     if values.shape[1] == 1:
         # one draw: the estimate itself (bit for bit), infinite values kept as NaN
         mean = np.where(finite[:, 0], values[:, 0], np.nan)
         within = np.where(finite[:, 0], 0.0, np.nan)
+    elif finite.all():
+        mean = values.mean(axis=1)
+        within = ((values - mean[:, None, :]) ** 2).mean(axis=1)
+    else:
+        with np.errstate(invalid="ignore", divide="ignore"):
+            kept = np.where(finite, values, 0.0)
+            mean = np.where(count > 0, kept.sum(axis=1) / count, np.nan)
+            spread = np.where(finite, values - mean[:, None, :], 0.0)
+            within = np.where(count > 0, (spread**2).sum(axis=1) / count, np.nan)
     outside = ((values < 0) | (values > 1)).sum(axis=1)
     return {"estimate": mean, "draw_variance": within,
             "draws": np.full(mean.shape, values.shape[1], dtype=np.int32),
