@@ -1,12 +1,19 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures shared by several test modules, and the order of a session.
 
+The small configuration's runs and the SLURM runs take most of a session's time. They
+start in the background as soon as the tests are collected (when a selected test needs
+them), and the tests marked ``workflow`` run last: the unit tests run meanwhile, on the
+core that a run leaves idle or while SLURM waits.
+"""
+
+import tempfile
 from pathlib import Path
 
 import pytest
 
 from dprepro.ldp_mechanisms import IndicatorMechanism, register, unregister
 from dprepro.mechanisms import laplace_indicators
-from helpers import smallruns
+from helpers import slurmruns, smallruns
 
 # the test that compares the --cores 1 run with the --cores 2 one (test_workflow.py)
 CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
@@ -15,6 +22,43 @@ CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
 def _toy_wide_laplace(delta, *, alpha, rng):
     """Toy registered mechanism: Laplace with twice the scale, so (α/2)-LDP."""
     return laplace_indicators(delta, alpha=alpha / 2, rng=rng)
+
+
+def pytest_collection_modifyitems(config, items):
+    """Unit tests first, then the workflow tests (stable order otherwise): those wait for
+    the background runs."""
+    items.sort(key=lambda item: "workflow" in item.keywords)
+
+
+def _run_dir(config, name: str) -> Path:
+    factory = getattr(config, "_tmp_path_factory", None)
+    if factory is not None:
+        return factory.mktemp(name)
+    return Path(tempfile.mkdtemp(prefix=f"dprepro-{name}-"))
+
+
+def _needed(items, fixture: str) -> bool:
+    # fixturenames is the closure: test_workflow's module fixture ``runs`` uses small_run
+    return any(fixture in getattr(item, "fixturenames", ()) for item in items)
+
+
+def pytest_collection_finish(session):
+    """Start the runs that the selected tests will need: the small configuration's, and
+    SLURM's (tests/test_slurm.py)."""
+    items = session.items
+    if session.config.option.collectonly:
+        return
+    if _needed(items, "slurm_runs"):
+        slurmruns.start(_run_dir(session.config, "slurm"))
+    if _needed(items, "small_run"):
+        smallruns.start("2", _run_dir(session.config, "small_cores2"))
+        if any(item.name == CORES1_TEST for item in items):
+            smallruns.start("1", _run_dir(session.config, "small_cores1"))
+
+
+def pytest_sessionfinish(session):
+    smallruns.stop_unfinished()
+    slurmruns.stop()
 
 
 @pytest.fixture
@@ -35,9 +79,7 @@ def small_run(request, tmp_path_factory) -> Path:
     reruns against it, and the fault (SIGKILL resume) and SLURM tests compare their own runs'
     tables byte for byte with it, instead of each module running the configuration again.
     Tests must not change it (copy it first, as test_single_figure_rebuilds_alone does).
-    When test_workflow's determinism test is selected, its ``--cores 1`` run starts at the
-    same time, in the background (helpers.smallruns).
+    Started in the background after collection (with test_workflow's ``--cores 1`` run when
+    its determinism test is selected); started here only when no collected test asked.
     """
-    if any(item.name == CORES1_TEST for item in request.session.items):
-        smallruns.start("1", tmp_path_factory.mktemp("small_cores1"))
     return smallruns.wait("2", tmp_path_factory.mktemp("small_cores2"))

@@ -4,7 +4,7 @@ The ``--cores 2`` run (conftest.small_run) is the reference of the workflow, fau
 SLURM tests. The ``--cores 1`` run (only test_workflow's determinism test compares it) is
 started in the background together with it when that test is selected: one of the two
 cores idles through most of a ``--cores 2`` run (few jobs are ready at a time), which the
-``--cores 1`` run fills.
+``--cores 1`` run and the unit tests (conftest runs them first) fill.
 """
 
 from __future__ import annotations
@@ -49,3 +49,16 @@ def wait(cores: str, work: Path | None = None) -> Path:
         raise AssertionError(f"{' '.join(command(cores, work))} failed "
                              f"(rc {proc.returncode}):\n{log.read_text()[-6000:]}")
     return work
+
+
+def stop_unfinished() -> None:
+    """Stop the runs still going (a session ended early, e.g. ``-x``): SIGTERM lets
+    Snakemake stop its jobs and release its lock."""
+    for proc, _, _ in _STARTED.values():
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                proc.wait()
