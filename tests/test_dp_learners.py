@@ -18,11 +18,13 @@ from dprepro.dp_learners import (
     SSPLinearRegression,
     dp_select_features,
     objective_perturbation_noise,
+    objective_perturbation_noise_draws,
     psd_repair,
     select_columns,
     ssp_clipping_weights,
     ssp_laplace_noise,
     ssp_noise,
+    ssp_noise_draws,
 )
 
 LEVEL = 1e-9
@@ -478,3 +480,33 @@ def test_laplace_ssp_with_public_centres_fits_and_validates():
     weights = ssp_clipping_weights(30, 2, epsilon=1.0, rng=np.random.default_rng(0),
                                    n_datasets=2, n_noise=2, xx_noise="laplace")
     assert all(0 < w <= 2.0 for w in weights)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 5, 21])
+def test_objective_perturbation_noise_draws_equal_successive_single_draws(dim):
+    """The audit's batch is the library's single draw repeated: same stream, same bits."""
+    batch = objective_perturbation_noise_draws(dim, 50, epsilon=0.7,
+                                               rng=np.random.default_rng(dim))
+    rng = np.random.default_rng(dim)
+    singles = np.array([objective_perturbation_noise(dim, epsilon=0.7, rng=rng)
+                        for _ in range(50)])
+    np.testing.assert_array_equal(batch, singles)
+
+
+@pytest.mark.parametrize("dim", [1, 2, 4])
+def test_ssp_noise_draws_equal_successive_single_draws(dim):
+    kwargs = {"epsilon": 1.3, "clip_x": 0.8, "clip_y": 2.0, "xx_share": 0.3}
+    W, L = ssp_noise_draws(dim, 40, rng=np.random.default_rng(dim), **kwargs)
+    rng = np.random.default_rng(dim)
+    singles = [ssp_noise(dim, rng=rng, **kwargs) for _ in range(40)]
+    np.testing.assert_array_equal(W, np.array([w for w, _ in singles]))
+    np.testing.assert_array_equal(L, np.array([v for _, v in singles]))
+
+
+@pytest.mark.parametrize("draws", [0, -1, 2.5, True])
+def test_noise_draws_reject_a_bad_count(draws):
+    with pytest.raises(ValueError, match="draws must be a positive integer"):
+        objective_perturbation_noise_draws(2, draws, epsilon=1.0, rng=np.random.default_rng(0))
+    with pytest.raises(ValueError, match="draws must be a positive integer"):
+        ssp_noise_draws(2, draws, epsilon=1.0, clip_x=1.0, clip_y=1.0,
+                        rng=np.random.default_rng(0))

@@ -22,7 +22,11 @@ from .audit_bound import (
     _laplace_llr,
     _threshold_audit,
 )
-from .dp_learners import DPLogisticRegression, objective_perturbation_noise, ssp_noise
+from .dp_learners import (
+    DPLogisticRegression,
+    objective_perturbation_noise_draws,
+    ssp_noise_draws,
+)
 
 # --------------------------------------------------------------------------- objective perturbation
 
@@ -139,9 +143,7 @@ def _op_sample(setup: dict, which: str, draws: int, rng) -> tuple[np.ndarray, np
     """
     A, s = (setup["A_d"], setup["s_d"]) if which == "d" else (setup["A_dp"], setup["s_dp"])
     p = A.shape[1]
-    B = np.empty((draws, p))
-    for i in range(draws):
-        B[i] = objective_perturbation_noise(p, epsilon=setup["eps_noise"], rng=rng)
+    B = objective_perturbation_noise_draws(p, draws, epsilon=setup["eps_noise"], rng=rng)
     exists = np.ones(draws, dtype=bool)
     if setup["variant"] == "paper":  # recession condition along the unpenalised bias direction
         exists = (B[:, -1] > -A[s < 0, -1].sum()) & (B[:, -1] < A[s > 0, -1].sum())
@@ -185,7 +187,8 @@ def audit_objective_perturbation(
     the Jacobian term of CMS11's proof, which does not shrink with ε.
 
     The noise vectors are drawn by the library's
-    :func:`objective_perturbation_noise` with the ε' and penalty of
+    :func:`objective_perturbation_noise` (all at once, by
+    :func:`~dprepro.dp_learners.objective_perturbation_noise_draws`) with the ε' and penalty of
     :meth:`DPLogisticRegression.privacy_parameters`, and all minimisers are
     computed at once by a vectorised Newton method on the same objective as
     :meth:`DPLogisticRegression.fit` (the tests check they agree).
@@ -338,7 +341,8 @@ def audit_ssp(
     epsilon : float
         Total claimed ε (the row reports the share of the audited component).
     draws : int
-        Runs per neighbouring input (each one call of ``ssp_noise``).
+        Runs per neighbouring input (each one draw of ``ssp_noise``, drawn by
+        :func:`dprepro.dp_learners.ssp_noise_draws`).
     rng : numpy.random.Generator
     component : {"xy", "xx"}
     dim : int, default 2
@@ -377,20 +381,9 @@ def audit_ssp(
     xy_d, xy_dp = X_d.T @ Y_d, X_dp.T @ Y_dp
 
     def run(xx, xy):
-        A = np.empty((draws, dim, dim))
-        v = np.empty((draws, dim))
-        for i in range(draws):
-            W, L = ssp_noise(
-                dim,
-                epsilon=eps / noise_scale,
-                clip_x=clip_x,
-                clip_y=clip_y,
-                rng=rng,
-                xx_share=xx_share,
-            )
-            A[i] = xx + W
-            v[i] = xy + L
-        return A, v
+        W, L = ssp_noise_draws(dim, draws, epsilon=eps / noise_scale, clip_x=clip_x,
+                               clip_y=clip_y, rng=rng, xx_share=xx_share)
+        return xx + W, xy + L
 
     A_d, v_d = run(xx_d, xy_d)
     A_dp, v_dp = run(xx_dp, xy_dp)
