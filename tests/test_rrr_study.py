@@ -267,6 +267,29 @@ def test_utility_is_scored_on_the_common_support_of_five_at_risk():
     assert out.loc[1, "distance"] == pytest.approx(0.05)
 
 
+def test_a_curve_defined_on_less_than_half_the_support_scores_the_worst_distance():
+    """A release undefined from its first step (a grid LNTE draw whose fitted at-risk
+    is < 1 at the start) said nothing about the support: it scored 0 when the sup
+    was taken only where defined; now it scores 1. Undefined on exactly half of the
+    support it is still scored where defined."""
+    from dprepro.rrr_aggregate import sup_distances
+
+    original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],
+                             "survival": [1.0, 0.9, 0.8, 0.5, 0.0],
+                             "at_risk": [20, 20, 8, 5, 2]})
+    released = pd.DataFrame({"draw": [0] * 3 + [1] * 3 + [2] * 3, "group": "a",
+                             "t": [0.0, 0.5, 1.5] * 3,
+                             "survival": [1.0, np.nan, np.nan,    # undefined from 0.5
+                                          1.0, 0.95, np.nan,      # undefined on [1.5, 3]
+                                          1.0, 0.9, 0.6]})
+    out = sup_distances(released, original).set_index("draw")
+    assert out.loc[0, "undefined_share"] == pytest.approx(5 / 6)
+    assert out.loc[0, "distance"] == 1.0 and out.loc[0, "scored_worst"]
+    assert out.loc[1, "undefined_share"] == pytest.approx(0.5)
+    assert out.loc[1, "distance"] == pytest.approx(0.05) and not out.loc[1, "scored_worst"]
+    assert out.loc[2, "distance"] == pytest.approx(0.3) and not out.loc[2, "scored_worst"]
+
+
 def test_median_status_reached_not_reached_or_censored():
     """Median status: reached, not reached (inf), censored at the curve's stop (NaN)."""
     frame = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "group": ["a", "b", "c"] * 2,

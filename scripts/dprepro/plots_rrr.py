@@ -278,6 +278,9 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 finite = np.isfinite(part["true_epsilon"]).all()
                 x = "true_epsilon" if finite else "epsilon"
                 mean = part.groupby(x)["sup_distance_mean"].mean()
+                undefined = (part.groupby(x)["undefined_share_mean"].mean()
+                             if "undefined_share_mean" in part
+                             else pd.Series(np.nan, index=mean.index))
                 label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
                                                                           "finite true ε)")
                 if len(calibrations) > 1:
@@ -285,7 +288,18 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 style = dict(styles[mechanism])
                 if n:
                     style.update(mfc="white")
-                ax.plot(mean.index, mean.to_numpy(), label=label, **style)
+                line, = ax.plot(mean.index, mean.to_numpy(), label=label, **style)
+                # the share of the support where the release says nothing, beside its score
+                for xv, yv, u in zip(mean.index, mean.to_numpy(), undefined.to_numpy(),
+                                     strict=True):
+                    if np.isfinite(u) and u >= 0.005:
+                        ax.annotate(f"{u:.0%}", (xv, yv), textcoords="offset points",
+                                    xytext=(3, 3), fontsize=5, color=line.get_color())
+        floor = rows[rows["mechanism"] == "lnte_grid_no_noise"]
+        if len(floor):
+            # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
+            ax.axhline(float(floor["sup_distance_mean"].mean()), color="grey", lw=0.8,
+                       ls=(0, (1, 2)), label="grid LNTE without noise (binning floor)")
         ax.set_title(f"{titles.get(dataset, dataset)} "
                      f"({rows['data_origin'].iloc[0]})", fontsize=9)
         ax.set_xlabel("true ε (per patient)")
@@ -296,8 +310,10 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
-                 "defined, the score of utility.csv and claims.csv (undefined share: "
-                 "utility.csv). x: true ε — RRR with the "
+                 "defined (worst value 1 for a draw undefined on more than half of it), the "
+                 "score of utility.csv and claims.csv; small numbers: mean share of the "
+                 "support where the release is undefined (utility.csv). Dotted grey: grid "
+                 "LNTE on the exact counts, the binning floor. x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
     fig.tight_layout(rect=(0, 0.1 / nrows, 1, 1))

@@ -13,6 +13,7 @@ from .rrr_study import DRAWS_CI_METHOD, PRIVACY_COLUMNS, censored_quantile
 
 __all__ = [
     "SUPPORT_MIN_AT_RISK",
+    "MAX_UNDEFINED_SHARE",
     "sup_distances",
     "median_table",
     "logrank_table",
@@ -192,6 +193,9 @@ def _step_at(times, values, at) -> np.ndarray:
 #: The common support of the utility score: times where the original group still has at
 #: least this many persons' rows at risk (its KM curve there rests on five or more).
 SUPPORT_MIN_AT_RISK = 5
+#: A released curve undefined on more than this share of the common support scores the
+#: worst sup-distance, 1.
+MAX_UNDEFINED_SHARE = 0.5
 
 
 def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
@@ -210,13 +214,19 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
     last time) is not scored on it. Columns:
 
     ``distance``
-        the sup over the support where the released curve is defined (NaN
-        if nowhere);
+        the sup over the support where the released curve is defined; 1, the
+        worst possible value (the range of S), when the released curve is
+        undefined on more than half of the support (:data:`MAX_UNDEFINED_SHARE`):
+        a release that says nothing about most of the support must not score
+        well on the rest (a curve undefined from the first bin end scored 0
+        before);
     ``undefined_share``
         share of the support (by length of time) where the released curve is
         undefined (debiased RRR: inverted at-risk ≤ 0; grid LNTE: estimated
         at-risk < 1; LNTE and KM past a group's last time), reported beside
-        the distance, not folded into it;
+        the distance;
+    ``scored_worst``
+        whether the distance is that worst value 1;
     ``support_end``
         :math:`\tau_g`.
     """
@@ -247,7 +257,8 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
         draws = np.unique(draw_all[mine])
         if at.size == 0:
             rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": np.nan,
-                                      "undefined_share": np.nan, "support_end": np.nan}))
+                                      "undefined_share": np.nan, "scored_worst": False,
+                                      "support_end": np.nan}))
             continue
         o = _step_at(t_o, s_o, at)[0]
         r = _step_at(t_r, s_r, at)
@@ -261,8 +272,11 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
         missing = ~r_def & o_def[None, :]
         span = float(np.sum(width[o_def]))
         share = (missing * width).sum(axis=1) / span if span > 0 else missing.any(axis=1) * 1.0
-        rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": distance,
-                                  "undefined_share": share, "support_end": end}))
+        worst = share > MAX_UNDEFINED_SHARE
+        rows.append(pd.DataFrame({"draw": draws, "group": label,
+                                  "distance": np.where(worst, 1.0, distance),
+                                  "undefined_share": share, "scored_worst": worst,
+                                  "support_end": end}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -276,7 +290,9 @@ def utility_table(parts) -> pd.DataFrame:
     times (:func:`sup_distances`); the claims and the utility figure use the
     same score. ``undefined_share_mean`` is the mean share of that support
     where the released curve is undefined, its own column (not folded into
-    the distance). ``median_abs_error`` is the median over draws of
+    the distance, except that a draw undefined on more than half of it
+    scores the worst distance 1, :func:`sup_distances`); ``scored_worst`` is
+    the share of draws scored so. ``median_abs_error`` is the median over draws of
     |median − original median| among draws where both are finite;
     ``not_reached`` the share of draws whose released curve never reaches 0.5.
     """
@@ -288,6 +304,7 @@ def utility_table(parts) -> pd.DataFrame:
             own = distance["group"] == label
             d = distance.loc[own, "distance"].to_numpy(float)
             share = distance.loc[own, "undefined_share"].to_numpy(float)
+            worst = distance.loc[own, "scored_worst"].to_numpy(bool)
             m = medians.loc[medians["group"] == label, "median"].to_numpy(float)
             target = float(reference.loc[label])
             finite = np.isfinite(m) & np.isfinite(target)
@@ -302,6 +319,7 @@ def utility_table(parts) -> pd.DataFrame:
                          "sup_distance_q90": float(np.nanquantile(d, 0.9)) if scored else np.nan,
                          "undefined_share_mean": float(np.nanmean(share))
                          if share.size and np.isfinite(share).any() else np.nan,
+                         "scored_worst": float(np.mean(worst)) if worst.size else np.nan,
                          "median_abs_error": float(np.median(errors)) if errors.size else np.nan,
                          "not_reached": float(np.mean(np.isinf(m))) if m.size else np.nan,
                          "original_median": target, "draws": int(len(m))})
