@@ -74,6 +74,9 @@ def _unit_ylim(ax, values, pad: float = 0.02) -> None:
 #: least 3:1 in contrast against white (readable in print; plasma's and viridis'
 #: pale yellow and lime ends are not).
 _ORDERED_SPAN = 0.6
+#: Exponent of the palette positions: 0.6 puts the second of four groups at 0.28
+#: (purple-magenta) instead of 0.2 (indigo).
+_ORDERED_POWER = 0.6
 
 
 def _group_colors(groups, ordered: bool = True):
@@ -83,7 +86,10 @@ def _group_colors(groups, ordered: bool = True):
         cmap = plt.get_cmap("tab10")
         return {g: cmap(i % 10) for i, g in enumerate(groups)}
     cmap = plt.get_cmap("plasma")
-    return {g: cmap(_ORDERED_SPAN * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
+    # positions spread by a power below 1: plasma's dark end changes little in lightness,
+    # so equal steps made the first two groups (navy, indigo) hard to tell apart
+    return {g: cmap(_ORDERED_SPAN * (i / max(1, len(groups) - 1)) ** _ORDERED_POWER)
+            for i, g in enumerate(groups)}
 
 
 def _censoring_ticks(ax, rows, groups, colors) -> None:
@@ -164,12 +170,15 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
         ax.set_xlabel(f"time ({time_unit})", fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
-        if panels:
-            parts[_release_name(mechanism, epsilon)] = _panel_extras(
-                ax, f"{title or dataset}; data: {_origin_text(origin)}",
-                legend=mechanism != "original")
     _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
                    axes[0, 0], rows_per_person)
+    if panels:
+        for r, c, mechanism, epsilon in layout:
+            # the original's file shows its numbers-at-risk table too, its note under it
+            parts[_release_name(mechanism, epsilon)] = _panel_extras(
+                axes[r, c], f"{title or dataset}; data: {_origin_text(origin)}",
+                legend=mechanism != "original",
+                below=axes[1, 0] if mechanism == "original" else None)
     for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
@@ -187,17 +196,19 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     return (fig, parts) if panels else fig
 
 
-def _panel_extras(ax, text: str, *, legend: bool) -> list:
-    """A panel's own legend and footer (under its x label), hidden: shown only when the
-    panel is saved as a file of its own. Returns the artists that file shows."""
-    shown = [ax]
+def _panel_extras(ax, text: str, *, legend: bool, below=None) -> list:
+    """A panel's own legend and footer (under its x label, or under the axes ``below``,
+    which the file shows too), hidden: shown only when the panel is saved as a file of
+    its own. Returns the artists that file shows."""
+    shown = [ax] if below is None else [ax, below]
     if legend:
         own = ax.legend(fontsize=7)
         own.set_visible(False)
         shown.append(own)
     width = max(40, int((ax.get_position().width * ax.figure.get_figwidth() + 0.9) * 17))
+    anchor = (("axes fraction", ax.xaxis.label) if below is None else below.transAxes)
     note = ax.annotate(textwrap.fill(text, width), xy=(0, 0),
-                       xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -4),
+                       xycoords=anchor, xytext=(0, -4),
                        textcoords="offset points", ha="left", va="top", fontsize=7,
                        color="0.35", annotation_clip=False)
     note.set_visible(False)
@@ -349,18 +360,28 @@ def read_figure_tables(inputs) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def shown_rows(figure: str, tables, dataset: str | None) -> list[pd.DataFrame]:
+def shown_rows(figure: str, tables, dataset: str | None,
+               stem: str | None = None) -> list[pd.DataFrame]:
     """The rows of ``tables`` that ``figure`` of ``dataset`` draws (``None``: every dataset).
 
     The figure's sidecar states the privacy of these rows only: Figure 2 shows
-    the curves of one RRR calibration, the bands figure its bands over the
-    original curves, the utility figure every release.
+    the curves of one RRR calibration and the private mechanisms' draws
+    (not ``lnte_grid_no_noise``), each single-panel file (``stem``
+    ``figure2_<d>_<release>``) only its own release; the bands figure its
+    bands over the original curves; the utility figure every release.
     """
     def of(frame):
         return frame if dataset is None else frame[frame["dataset"] == dataset]
 
     if figure == "figure2":
-        return [of(tables["curves"])]
+        curves = of(tables["curves"])
+        curves = curves[curves["mechanism"].isin(["original", *_RRR_MECHANISMS])]
+        release = (stem or "").removeprefix(f"figure2_{dataset}").lstrip("_")
+        if not release:
+            return [curves]
+        names = np.array([_release_name(m, None if m == "original" else e)
+                          for m, e in zip(curves["mechanism"], curves["epsilon"], strict=True)])
+        return [curves[names == release]]
     if figure == "km_bands":
         curves = of(tables["curves"])
         return [of(tables["bands"]), curves[curves["mechanism"] == "original"]]

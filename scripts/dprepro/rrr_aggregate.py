@@ -84,11 +84,14 @@ def median_table(parts) -> pd.DataFrame:
             if draws > 1:
                 low, high = censored_quantile(values, censored_at, 0.5)
                 median, at = (low, np.nan) if low == high else (np.nan, low)
+                upper_text = (f", <= {high:.4g}" if np.isnan(median) and np.isfinite(high)
+                              else "")
                 rows.append({**base, "statistic": "over_draws", "median": median,
                              "ci_lower": censored_quantile(values, censored_at, 0.025)[0],
                              "ci_upper": censored_quantile(values, censored_at, 0.975)[1],
                              "ci_method": DRAWS_CI_METHOD, "draws": draws,
-                             "median_status": _median_status(median, at, over_draws=True),
+                             "median_status": _median_status(median, at, over_draws=True)
+                             + upper_text,
                              "censored_at": at,
                              "not_reached": float(np.mean(np.isinf(values))),
                              "censored": float(np.mean(censored)),

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from .claims import bootstrap_interval, claim_row, claims_frame
 from .io import read_table
@@ -87,8 +87,8 @@ def share_interval(successes: int, trials: int, level: float = 0.95) -> tuple[fl
     if n < 1 or not 0 <= x <= n:
         raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {x}/{n}")
     a = 1 - level
-    lower = 0.0 if x == 0 else float(stats.beta.ppf(a / 2, x, n - x + 1))
-    upper = 1.0 if x == n else float(stats.beta.ppf(1 - a / 2, x + 1, n - x))
+    lower = 0.0 if x == 0 else float(special.betaincinv(x, n - x + 1, a / 2))
+    upper = 1.0 if x == n else float(special.betaincinv(x + 1, n - x, 1 - a / 2))
     return x / n, lower, upper
 
 

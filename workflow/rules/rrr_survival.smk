@@ -52,11 +52,16 @@ RRR_FIGURE_PARAMS = {
     "cohorts": {d: rrr_paths.cohort_params(s) for d, s in RRR_COHORTS.items()},
     "dpi": config["figures"]["dpi"],
 }
+# Figure 2 of one cohort: the composite as PDF and PNG, each single panel as PNG only (a
+# PDF of every panel cost about a quarter of the figure job's CPU)
+RRR_FIGURE2_FILES = [
+    f"{RRR_DIR}/figures/figure2_{{dataset}}.{ext}" for ext in ("pdf", "png")
+] + [
+    f"{RRR_DIR}/figures/figure2_{{dataset}}_{name}.png"
+    for name in ["original", *RRR_FIGURE_NAMES]
+]
 RRR_FIGURE2 = [
-    f"{RRR_DIR}/figures/figure2_{d}{suffix}.{ext}"
-    for d in RRR["datasets"]
-    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
-    for ext in ("pdf", "png")
+    path.format(dataset=d) for d in RRR["datasets"] for path in RRR_FIGURE2_FILES
 ]
 RRR_BANDS = [
     f"{RRR_DIR}/figures/km_bands_{d}.{ext}"
@@ -347,21 +352,25 @@ rule rrr_claims_table:
 
 # one job per figure for every cohort: a figure job costs about its start-up and table
 # reading, and the aggregated tables hold every cohort, so they rebuild together anyway
+# one job per cohort: Figure 2 of all six in one job was the study's longest job
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_FIGURE2,
+            RRR_FIGURE2_FILES,
             caption="../report/rrr_figure2.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_FIGURE2],
+        [prov(path) for path in RRR_FIGURE2_FILES],
     log:
-        "results/logs/rrr_figure2/rrr_figure2.log",
+        "results/logs/rrr_figure2/{dataset}.log",
     benchmark:
-        "results/benchmarks/rrr_figure2/rrr_figure2.tsv"
-    # the longest job: start it as soon as its table exists
+        "results/benchmarks/rrr_figure2/{dataset}.tsv"
+    wildcard_constraints:
+        # "figure2_{dataset}.png" would also match a panel file with a longer dataset name
+        dataset="|".join(RRR["datasets"]),
+    # the longest jobs: start them as soon as their table exists
     priority: 50
     conda:
         "../../envs/plotting.yaml"
@@ -371,7 +380,7 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
-        datasets=RRR["datasets"],
+        datasets=lambda wc: [wc.dataset],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
         data_origin=RRR_ORIGIN,
