@@ -74,9 +74,9 @@ def _unit_ylim(ax, values, pad: float = 0.02) -> None:
 #: least 3:1 in contrast against white (readable in print; plasma's and viridis'
 #: pale yellow and lime ends are not).
 _ORDERED_SPAN = 0.6
-#: Exponent of the palette positions: 0.6 puts the second of four groups at 0.28
+#: Exponent of the palette positions: 0.5 puts the second of four groups at 0.35
 #: (purple-magenta) instead of 0.2 (indigo).
-_ORDERED_POWER = 0.6
+_ORDERED_POWER = 0.5
 
 
 def _group_colors(groups, ordered: bool = True):
