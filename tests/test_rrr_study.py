@@ -488,3 +488,50 @@ def test_band_quantiles_equal_pandas_groupby_quantile_bit_for_bit(regular):
         want = grouped.quantile(q).reindex(range(keys)).to_numpy()
         assert np.array_equal(column, want, equal_nan=True)
     assert (got[3] == grouped.count().reindex(range(keys)).to_numpy()).all()
+
+
+def test_debiased_claim_rows_at_every_calibration_leave_the_published_rows_unchanged(
+        tmp_path, kidney):
+    """debiased_beats_rrr has a row per configured calibration (exact: equal true ε);
+    adding the exact releases changes none of the paper calibration's rows (their
+    bootstrap draws come from the same stream as before)."""
+    from dprepro.rrr_claims import rrr_claims
+    from dprepro.rrr_study import run_release
+
+    labels = labels_of(kidney)
+
+    def claims_for(calibrations):
+        releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
+                     "calibration": "", "data_origin": "real"}]
+        releases += [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
+                      "data_origin": "real"}
+                     for c in calibrations for m in ("rrr", "rrr_debiased") for e in (1.0, 3.0)]
+        inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
+        for i, r in enumerate(releases):
+            results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
+                                        epsilon=r["epsilon"], calibration=r["calibration"],
+                                        labels=labels, grid_points=10, draws=30, seed=3)
+            folder = tmp_path / "-".join(calibrations) / str(i)
+            folder.mkdir(parents=True)
+            results["curves"].to_parquet(folder / "curves.parquet")
+            results["medians"].to_csv(folder / "medians.csv", index=False)
+            inputs["medians"].append(folder / "medians.csv")
+            inputs["curves"].append(folder / "curves.parquet")
+            if "logrank" in results:
+                results["logrank"].to_csv(folder / "logrank.csv", index=False)
+                inputs["logrank"].append(folder / "logrank.csv")
+            if r["mechanism"] == "original":
+                results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
+                inputs["permuted"].append(folder / "permuted.csv")
+        logrank_releases = [r for r in releases if r["mechanism"] in ("original", "rrr")]
+        return rrr_claims(inputs, releases=releases, logrank_releases=logrank_releases,
+                          significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
+
+    paper = claims_for(["paper"])
+    both = claims_for(["paper", "exact"])
+    for e in ("eps1", "eps3"):
+        assert f"rrr.debiased_beats_rrr_exact.kidney.{e}" in both.index
+        assert f"rrr.debiased_beats_rrr_exact.kidney.{e}" not in paper.index
+        assert "exact calibration" in both.loc[f"rrr.debiased_beats_rrr_exact.kidney.{e}",
+                                               "claim"]
+    pd.testing.assert_frame_equal(paper, both.loc[paper.index])
