@@ -352,25 +352,23 @@ rule rrr_claims_table:
 
 # one job per figure for every cohort: a figure job costs about its start-up and table
 # reading, and the aggregated tables hold every cohort, so they rebuild together anyway
-# one job per cohort: Figure 2 of all six in one job was the study's longest job
+# one job for every cohort: a job per cohort cost each its own start-up, imports and
+# read of the curves table (about 2 CPU-s each) for a shorter critical path only
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
     output:
         report(
-            RRR_FIGURE2_FILES,
+            RRR_FIGURE2,
             caption="../report/rrr_figure2.rst",
             category="rrr_survival",
         ),
-        [prov(path) for path in RRR_FIGURE2_FILES],
+        [prov(path) for path in RRR_FIGURE2],
     log:
-        "results/logs/rrr_figure2/{dataset}.log",
+        "results/logs/rrr_figure2/rrr_figure2.log",
     benchmark:
-        "results/benchmarks/rrr_figure2/{dataset}.tsv"
-    wildcard_constraints:
-        # "figure2_{dataset}.png" would also match a panel file with a longer dataset name
-        dataset="|".join(RRR["datasets"]),
-    # the longest jobs: start them as soon as their table exists
+        "results/benchmarks/rrr_figure2/rrr_figure2.tsv"
+    # the longest job: start it as soon as its table exists
     priority: 50
     conda:
         "../../envs/plotting.yaml"
@@ -380,7 +378,7 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
-        datasets=lambda wc: [wc.dataset],
+        datasets=RRR["datasets"],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
         data_origin=RRR_ORIGIN,
