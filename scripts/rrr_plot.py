@@ -6,19 +6,23 @@ from dprepro.plots_base import save_figure
 log = step.start(snakemake, "rrr_plot")
 p = snakemake.params
 tables = plots_rrr.read_figure_tables(snakemake.input)
+declared = set(map(str, snakemake.output))
 written = {}
 for dataset, stem, fig in plots_rrr.RRR_FIGURES[p.figure](
         tables, datasets=p.datasets, epsilons=p.epsilons, cohorts=p.cohorts):
-    paths = [f"{p.figure_dir}/{stem}.pdf", f"{p.figure_dir}/{stem}.png"]
+    # the formats the rule declares (Figure 2's single panels: PNG only)
+    paths = [f"{p.figure_dir}/{stem}.{ext}" for ext in ("pdf", "png")
+             if f"{p.figure_dir}/{stem}.{ext}" in declared]
     save_figure(fig, paths, dpi=p.dpi)
-    written.setdefault(dataset, []).extend(paths)
+    written[(dataset, stem)] = paths
 files = {path for paths in written.values() for path in paths}
-missing = sorted(set(map(str, snakemake.output)) - files - {f"{w}.prov.json" for w in files})
+missing = sorted(declared - files - {f"{w}.prov.json" for w in files})
 if missing:
     raise RuntimeError(f"declared outputs not written: {missing}")
-# each cohort's files list the records of the rows they draw (dataset None: every cohort)
-for dataset, paths in written.items():
-    records = rrr_study.records_from_tables(plots_rrr.shown_rows(p.figure, tables, dataset))
+# each file lists the records of the rows it draws (dataset None: every cohort)
+for (dataset, stem), paths in written.items():
+    records = rrr_study.records_from_tables(
+        plots_rrr.shown_rows(p.figure, tables, dataset, stem=stem))
     origin = p.data_origin if dataset is None else p.cohorts[dataset]["data_origin"]
     step.write_sidecars(snakemake, __file__, paths, config=dict(p.items()),
                         privacy=rrr_study.table_privacy(records, compares_with_original=True,

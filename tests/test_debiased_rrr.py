@@ -5,9 +5,15 @@ import pytest
 from scipy import stats
 
 from dprepro.cohorts import IPSSR_GROUPS, synthetic_ipssr_cohort
-from dprepro.debiased_rrr import DebiasedRRR, bootstrap_medians, debiased_curves
+from dprepro.debiased_rrr import (
+    DebiasedCurves,
+    DebiasedRRR,
+    bootstrap_medians,
+    debiased_curves,
+)
 from dprepro.km import km_batch
 from dprepro.randomized_response import RevisedRandomizedResponse, transition_matrix
+from dprepro.rrr_study import censored_quantile
 
 LEVEL = 1e-9
 LABELS = list(IPSSR_GROUPS)
@@ -71,9 +77,10 @@ def test_bootstrap_medians_cover_and_record_states_rrr_privacy(setting):
     cohort, mech, _, _, _ = setting
     released = mech.encode(mech.privatize(cohort["group"].to_numpy(object),
                                           rng=np.random.default_rng(9)))
-    boot = bootstrap_medians(cohort["time"], cohort["event"], released, np.arange(len(cohort)),
-                             p=mech.p, k=mech.k, rng=np.random.default_rng(10), resamples=50)
-    assert boot.shape == (50, len(LABELS))
+    boot, censored_at = bootstrap_medians(cohort["time"], cohort["event"], released,
+                                          np.arange(len(cohort)), p=mech.p, k=mech.k,
+                                          rng=np.random.default_rng(10), resamples=50)
+    assert boot.shape == censored_at.shape == (50, len(LABELS))
     record = DebiasedRRR(mech).privacy_record(privacy_unit="patient")
     assert record.mechanism == "rrr_debiased"
     assert record.true_epsilon == pytest.approx(1 + np.log(len(LABELS) - 1))
@@ -137,10 +144,11 @@ def test_bootstrap_interval_of_the_debiased_median_covers_the_true_median():
         censor = rng.uniform(0, 150, size=event_time.size)
         t, e = np.minimum(event_time, censor), (event_time <= censor).astype(int)
         codes = mech.encode(mech.privatize(groups, rng=rng, draws=1))[0]
-        boot = bootstrap_medians(t, e, codes, np.arange(t.size), p=mech.p, k=mech.k, rng=rng,
-                                 resamples=100)
-        # quantiles over the resamples whose median is defined (nan: curve stopped first)
-        lo, hi = np.nanquantile(boot, 0.025, axis=0), np.nanquantile(boot, 0.975, axis=0)
+        boot, at = bootstrap_medians(t, e, codes, np.arange(t.size), p=mech.p, k=mech.k,
+                                     rng=rng, resamples=100)
+        # the study's rule: censored resamples count as >= their stop time
+        lo = np.array([censored_quantile(boot[:, g], at[:, g], 0.025)[0] for g in range(3)])
+        hi = np.array([censored_quantile(boot[:, g], at[:, g], 0.975)[1] for g in range(3)])
         covered.append((lo <= truth) & (truth <= hi))
     covered = np.concatenate(covered)
     k, n = int(covered.sum()), covered.size
@@ -189,24 +197,57 @@ def test_a_curve_is_undefined_only_once_the_inverted_at_risk_is_not_positive():
     assert np.isnan(curves.survival[0, 1, first_bad:]).all()
 
 
-def test_a_bootstrap_resample_whose_curve_stops_has_no_median_not_an_infinite_one():
-    """Released labels as above: in about a third of the resamples group 1's curve stops
-    (n̂ ≤ 0) before 0.5. Those resamples are nan (undefined), never inf (not reached);
-    the others keep their median."""
+def test_a_bootstrap_resample_whose_curve_stops_early_has_a_censored_median():
+    """Released labels as above: in some resamples group 1's curve stops (n̂ ≤ 0)
+    above 0.5 before the last time released in group 1. Those resamples' medians are
+    nan, censored at the stop time, never inf (not reached); the others keep theirs."""
     mech = RevisedRandomizedResponse(epsilon=1.0, categories=range(2), calibration="exact")
     codes = np.array([1, 1, 0, 0, 0, 0, 0])
     t = np.arange(1.0, 8.0)
     e = np.array([1, 1, 0, 1, 1, 0, 1])
-    boot = bootstrap_medians(t, e, codes, np.arange(7), p=mech.p, k=2,
-                             rng=np.random.default_rng(4), resamples=40)
+    boot, at = bootstrap_medians(t, e, codes, np.arange(7), p=mech.p, k=mech.k,
+                                 rng=np.random.default_rng(4), resamples=40)
     # replay the resamples (persons 0..6, one row each: the picks are the rows)
     rng = np.random.default_rng(4)
-    stopped = 0
     for b in range(40):
         pick = rng.integers(0, 7, size=7)
         again = debiased_curves(t[pick], e[pick], codes[None, pick], p=mech.p, k=2)
-        undefined = again.median_undefined()[0]
-        stopped += undefined[1]
-        assert (np.isnan(boot[b]) == undefined).all()
-        assert (boot[b][~undefined] == again.median()[0][~undefined]).all()
-    assert stopped >= 5 and not np.isinf(boot[:, 1]).any()
+        np.testing.assert_array_equal(boot[b], again.median()[0])
+        np.testing.assert_array_equal(at[b], again.median_censored_at()[0])
+    assert (np.isnan(boot) == np.isfinite(at)).all()
+
+
+def _stopping_curves(last_released):
+    """Hand-built debiased curves of one group on times 1..5: 0.9, 0.8, 0.7, then undefined."""
+    survival = np.array([[[0.9, 0.8, 0.7, np.nan, np.nan]]])
+    return DebiasedCurves(np.arange(1.0, 6.0), None, None, survival, None,
+                          np.array([[last_released]]))
+
+
+def test_a_curve_that_stops_above_one_half_at_its_groups_last_time_is_not_reached():
+    """Stops at t = 4 above 0.5; the group's last released time is 4 (or earlier):
+    KM would end there above 0.5 too, so the median is "not reached" (inf)."""
+    for last in (4.0, 3.0):
+        curves = _stopping_curves(last)
+        assert curves.median()[0, 0] == np.inf
+        assert np.isnan(curves.median_censored_at()[0, 0])
+
+
+def test_a_curve_that_stops_above_one_half_before_its_groups_last_time_is_censored():
+    """Stops at t = 4 while released rows of its group run to t = 5: the median is
+    only known to be >= 4 (nan, censored at 4), neither finite nor "not reached"."""
+    curves = _stopping_curves(5.0)
+    assert np.isnan(curves.median()[0, 0])
+    assert curves.median_censored_at()[0, 0] == 4.0
+    # reaching 0.5 before the stop: an ordinary median, nothing censored
+    reached = DebiasedCurves(np.arange(1.0, 6.0), None, None,
+                             np.array([[[0.9, 0.5, 0.4, np.nan, np.nan]]]), None,
+                             np.array([[5.0]]))
+    assert reached.median()[0, 0] == 2.0 and np.isnan(reached.median_censored_at()[0, 0])
+
+
+def test_debiased_curves_know_each_released_groups_last_time():
+    codes = np.array([[0, 1, 0, 1, 0]])
+    t = np.array([3.0, 1.0, 5.0, 2.0, 4.0])
+    curves = debiased_curves(t, np.ones(5), codes, p=0.5, k=3)
+    np.testing.assert_array_equal(curves.last_released, [[5.0, 2.0, -np.inf]])

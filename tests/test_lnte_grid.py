@@ -216,3 +216,36 @@ def test_empty_bins_get_no_phantom_events_and_the_at_risk_is_not_inflated():
     _, survival = GridLNTE(epsilon=1.0, bins=bins, horizon=horizon).release(
         t, e, horizon=horizon, rng=np.random.default_rng(9), draws=draws)
     assert np.isnan(survival[:, -1]).mean() > 0.7
+
+
+def test_grid_median_is_not_reached_where_km_is_not_and_censored_when_empty():
+    """Group a: one event among 10 persons, so KM stays at 0.9 ("not reached"); the
+    no-noise grid curve stops where its at-risk empties, above 0.5: "not reached"
+    too (inf), never undefined. A noisy draw undefined from the first bin end
+    (nobody released at risk) has a median censored at that bin end (NaN)."""
+    import pandas as pd
+
+    from dprepro.rrr_study import analyse_lnte_grid
+
+    cohort = pd.DataFrame({"time": np.r_[np.arange(1.0, 11.0), np.arange(1.0, 11.0)],
+                           "event": np.r_[1, [0] * 9, [1] * 10],
+                           "group": np.repeat(["a", "b"], 10)})
+    out = analyse_lnte_grid(cohort, labels=["a", "b"],
+                            mechanism=GridDiscretisation(bins=4, horizon=16.0), draws=1,
+                            rng=None, grid=None)
+    medians = out["medians"].set_index("group")
+    curve_a = out["curves"].query("group == 'a'")["survival"].to_numpy()
+    assert np.isnan(curve_a[-1]) and np.nanmin(curve_a) > 0.5   # stops above 0.5
+    assert medians.loc["a", "median"] == np.inf and np.isnan(medians.loc["a", "censored_at"])
+    assert medians.loc["b", "median"] == 8.0                     # first bin end with S <= 0.5
+
+    class Empty(GridLNTE):
+        def release(self, durations, events, *, horizon, rng, draws=1, noise=True):
+            edges = np.linspace(0.0, horizon, self.bins + 1)[1:]
+            return edges, np.full((draws, self.bins), np.nan)
+
+    out = analyse_lnte_grid(cohort, labels=["a", "b"],
+                            mechanism=Empty(epsilon=1.0, bins=4, horizon=16.0), draws=2,
+                            rng=np.random.default_rng(0), grid=None)
+    assert out["medians"]["median"].isna().all()
+    assert (out["medians"]["censored_at"] == 4.0).all()

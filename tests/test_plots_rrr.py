@@ -28,6 +28,29 @@ def test_ordered_palette_has_no_pale_colour(k):
     assert _contrast_with_white(plt.get_cmap("viridis")(0.85)) < 3.0
 
 
+@pytest.mark.parametrize("k", [3, 4, 5])
+def test_ordered_palettes_first_two_colours_are_distinct(k):
+    """Larynx I and II (plasma 0 and 0.2: navy, indigo) were hard to tell apart: the
+    first two colours now differ by at least 30 in CIE76 ΔE (L*a*b*), and by half as
+    much again as with the former equal spacing."""
+    colors = list(plots_rrr._group_colors([f"g{i}" for i in range(k)], ordered=True).values())
+    first, second = (_lab(c) for c in colors[:2])
+    import matplotlib.pyplot as plt
+
+    old = np.linalg.norm(first - _lab(plt.get_cmap("plasma")(0.6 / (k - 1))))
+    assert np.linalg.norm(first - second) > max(30, 1.5 * old)
+
+
+def _lab(rgba) -> np.ndarray:
+    """CIE L*a*b* (D65) of an sRGB colour (the standard formulas)."""
+    c = np.asarray(rgba[:3], dtype=float)
+    c = np.where(c <= 0.04045, c / 12.92, ((c + 0.055) / 1.055) ** 2.4)
+    xyz = np.array([[0.4124, 0.3576, 0.1805], [0.2126, 0.7152, 0.0722],
+                    [0.0193, 0.1192, 0.9505]]) @ c / np.array([0.95047, 1.0, 1.08883])
+    f = np.where(xyz > (6 / 29) ** 3, np.cbrt(xyz), xyz / (3 * (6 / 29) ** 2) + 4 / 29)
+    return np.array([116 * f[1] - 16, 500 * (f[0] - f[1]), 200 * (f[1] - f[2])])
+
+
 def _utility(datasets):
     rows = []
     for d in datasets:
@@ -79,6 +102,23 @@ def test_figure2_sidecar_records_are_those_the_figure_draws(tmp_path):
     # the table itself holds both (the utility figure, which draws every row, lists both)
     every = records_from_tables([pd.read_csv(path)])
     assert any(r.extra.get("calibration") == "exact" for r in every)
+
+
+def test_figure2_panel_sidecars_list_only_their_own_release(tmp_path):
+    """A single-panel file states the privacy of the release it draws, not the 14 of the
+    composite; neither lists lnte_grid_no_noise, which no panel draws."""
+    path = tmp_path / "km_curves.csv"
+    frame = _curves()
+    extra = frame[frame["mechanism"] == "original"].assign(mechanism="lnte_grid_no_noise",
+                                                            calibration="grid=20,rows=1")
+    pd.concat([frame, extra]).to_csv(path, index=False)
+    tables = plots_rrr.read_figure_tables({"curves": path})
+    composite = plots_rrr.shown_rows("figure2", tables, "d", stem="figure2_d")[0]
+    assert "lnte_grid_no_noise" not in set(composite["mechanism"])
+    panel = plots_rrr.shown_rows("figure2", tables, "d", stem="figure2_d_rrr_eps1")[0]
+    assert set(panel["mechanism"]) == {"rrr"} and set(panel["epsilon"]) == {1.0}
+    original = plots_rrr.shown_rows("figure2", tables, "d", stem="figure2_d_original")[0]
+    assert set(original["mechanism"]) == {"original"}
 
 
 def test_saved_png_is_the_tight_crop_matplotlib_would_write(tmp_path):

@@ -103,3 +103,25 @@ def test_git_commit_outside_a_checkout_is_none(tmp_path):
     git_commit.cache_clear()
     assert git_commit(str(tmp_path)) is None
     git_commit.cache_clear()
+
+
+def test_input_hashes_are_cached_per_file_version_not_per_path(tmp_path):
+    """A job writing many sidecars hashes each unchanged input once; a file rewritten in
+    between (other content, other size or time) is hashed anew, never served stale."""
+    import hashlib
+    import os
+
+    from dprepro import provenance
+
+    path = tmp_path / "input.csv"
+    path.write_text("a,b\n1,2\n")
+    first = provenance._input_sha256(path)
+    assert first == hashlib.sha256(b"a,b\n1,2\n").hexdigest()
+    hits = provenance._sha256_of_version.cache_info().hits
+    assert provenance._input_sha256(path) == first
+    assert provenance._sha256_of_version.cache_info().hits == hits + 1
+    # same size, same second: a forced new mtime still changes the key
+    path.write_text("a,b\n3,4\n")
+    stat = os.stat(path)
+    os.utime(path, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1))
+    assert provenance._input_sha256(path) == hashlib.sha256(b"a,b\n3,4\n").hexdigest()

@@ -267,42 +267,110 @@ def test_utility_is_scored_on_the_common_support_of_five_at_risk():
     assert out.loc[1, "distance"] == pytest.approx(0.05)
 
 
-def test_a_curve_that_stops_before_one_half_has_an_undefined_median():
-    """Median status: reached, not reached (curve stays above 0.5), undefined (curve stops)."""
+def test_a_curve_defined_on_less_than_half_the_support_scores_the_worst_distance():
+    """A release undefined from its first step (a grid LNTE draw whose fitted at-risk
+    is < 1 at the start) said nothing about the support: it scored 0 when the sup
+    was taken only where defined; now it scores 1. Undefined on exactly half of the
+    support it is still scored where defined."""
+    from dprepro.rrr_aggregate import sup_distances
+
+    original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],
+                             "survival": [1.0, 0.9, 0.8, 0.5, 0.0],
+                             "at_risk": [20, 20, 8, 5, 2]})
+    released = pd.DataFrame({"draw": [0] * 3 + [1] * 3 + [2] * 3, "group": "a",
+                             "t": [0.0, 0.5, 1.5] * 3,
+                             "survival": [1.0, np.nan, np.nan,    # undefined from 0.5
+                                          1.0, 0.95, np.nan,      # undefined on [1.5, 3]
+                                          1.0, 0.9, 0.6]})
+    out = sup_distances(released, original).set_index("draw")
+    assert out.loc[0, "undefined_share"] == pytest.approx(5 / 6)
+    assert out.loc[0, "distance"] == 1.0 and out.loc[0, "scored_worst"]
+    assert out.loc[1, "undefined_share"] == pytest.approx(0.5)
+    assert out.loc[1, "distance"] == pytest.approx(0.05) and not out.loc[1, "scored_worst"]
+    assert out.loc[2, "distance"] == pytest.approx(0.3) and not out.loc[2, "scored_worst"]
+
+
+def test_median_status_reached_not_reached_or_censored():
+    """Median status: reached, not reached (inf), censored at the curve's stop (NaN)."""
     frame = pd.DataFrame({"draw": [0, 0, 0, 1, 1, 1], "group": ["a", "b", "c"] * 2,
-                          "median": [2.0, np.inf, np.inf, 3.0, np.inf, 1.0],
+                          "median": [2.0, np.inf, np.nan, 3.0, np.nan, 1.0],
                           "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
                           "plateau": False, "ci_method": "x",
-                          "undefined": [False, False, True, False, True, False]})
+                          "censored_at": [np.nan, np.nan, 1.5, np.nan, 2.5, np.nan]})
     info = {"dataset": "d", "data_origin": "real", "labels": ["a", "b", "c"], "privacy": {}}
     table = median_table([(info, frame)]).set_index(["group", "statistic"])
     assert table.loc[("a", "single_draw"), "median_status"] == "reached"
     assert table.loc[("b", "single_draw"), "median_status"] == "not reached"
-    assert table.loc[("c", "single_draw"), "median_status"] == "undefined"
+    assert table.loc[("c", "single_draw"), "median_status"] == "censored >= 1.5"
+    assert table.loc[("c", "single_draw"), "censored_at"] == 1.5
     assert table.loc[("b", "over_draws"), "not_reached"] == 0.5
-    assert table.loc[("b", "over_draws"), "undefined"] == 0.5
+    assert table.loc[("b", "over_draws"), "censored"] == 0.5
     assert table.loc[("c", "over_draws"), "not_reached"] == 0.0
+    # a NaN median without its censoring time is refused
+    frame.loc[2, "censored_at"] = np.nan
+    with pytest.raises(ValueError, match="censored_at"):
+        median_table([(info, frame)])
 
 
-def test_quantiles_over_draws_leave_undefined_draws_out():
-    """An undefined draw (curve stopped first) is not "not reached": it never turns a
-    quantile over draws into inf; the quantiles are those of the defined draws."""
-    medians = [1.0, 2.0, 3.0, 4.0, np.inf, np.inf, np.inf, np.inf]
-    undefined = [False] * 4 + [True] * 4
+def test_quantiles_over_draws_count_censored_draws_as_at_least_their_stop():
+    """Censored draws are never dropped: a quantile that falls among them is censored
+    (NaN, its lower bound in censored_at), never the finite quantile of the rest.
+    Dropping them (the former rule) gave median 2.5 here."""
+    medians = [1.0, 2.0, 3.0, 4.0, np.nan, np.nan, np.nan, np.nan]
+    censored_at = [np.nan] * 4 + [3.5, 5.0, 6.0, 7.0]
     frame = pd.DataFrame({"draw": np.arange(8), "group": "a", "median": medians,
                           "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
-                          "plateau": False, "ci_method": "x", "undefined": undefined})
+                          "plateau": False, "ci_method": "x", "censored_at": censored_at})
     info = {"dataset": "d", "data_origin": "real", "labels": ["a"], "privacy": {}}
     row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
-    # coded as inf, half the draws would put the median and upper quantile at inf
-    assert row["median"] == 2.5 and row["ci_upper"] == pytest.approx(3.925)
-    assert row["ci_lower"] == pytest.approx(1.075)
-    assert row["undefined"] == 0.5 and row["not_reached"] == 0.0
-    assert "undefined draws left out" in row["ci_method"]
-    # every draw undefined: no quantile at all (not "not reached")
-    frame["undefined"] = True
+    # sorted lower bounds 1 2 3 3.5 4 5 6 7: the median lies between 3.5 and 4 (a censored
+    # draw at 3.5 is one of the two order statistics): censored, >= 3.75
+    assert np.isnan(row["median"]) and row["censored_at"] == pytest.approx(3.75)
+    assert row["median_status"] == "over draws: censored >= 3.75"
+    assert row["ci_lower"] == pytest.approx(1.175)   # lower bound, censored at their stops
+    assert row["ci_upper"] == np.inf                 # upper bound, censored as inf
+    assert row["censored"] == 0.5 and row["not_reached"] == 0.0
+    # few censored draws, all above the quantiles' order statistics: exact values
+    frame["median"] = [1.0, 2.0, 3.0, 4.0, 5.0, 6.0, 7.0, np.nan]
+    frame["censored_at"] = [np.nan] * 7 + [7.5]
     row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
-    assert np.isnan(row["median"]) and row["median_status"] == "undefined in every draw"
+    assert row["median"] == 4.5 and np.isnan(row["censored_at"])
+    assert row["median_status"] == "over draws: reached"
+    # every draw not reached: inf, not NaN
+    frame["median"] = np.inf
+    frame["censored_at"] = np.nan
+    row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
+    assert row["median"] == np.inf and row["median_status"] == "over draws: not reached"
+
+
+def test_censored_quantile_bounds():
+    from dprepro.rrr_study import censored_quantile
+
+    assert censored_quantile([1.0, 2.0, np.nan], [np.nan, np.nan, 5.0], 0.5) == (2.0, 2.0)
+    low, high = censored_quantile([1.0, np.nan, np.nan], [np.nan, 2.0, 3.0], 0.5)
+    assert (low, high) == (2.0, np.inf)
+    with pytest.raises(ValueError, match="censored_at"):
+        censored_quantile([1.0, np.nan], [np.nan, np.nan], 0.5)
+
+
+def test_single_draw_bootstrap_interval_needs_a_median_and_95_percent_of_resamples():
+    from dprepro.rrr_study import _bootstrap_interval
+
+    boot = np.r_[np.linspace(1, 10, 95), [np.nan] * 5]
+    at = np.r_[[np.nan] * 95, [20.0] * 5]
+    lower, upper, method = _bootstrap_interval(5.0, boot, at)
+    assert lower == pytest.approx(np.quantile(np.r_[np.linspace(1, 10, 95), [20.0] * 5],
+                                              0.025))
+    assert upper == np.inf and "5 censored" in method
+    # 94 % defined: no interval, and the method says why
+    boot[94] = np.nan
+    at[94] = 20.0
+    lower, upper, method = _bootstrap_interval(5.0, boot, at)
+    assert np.isnan(lower) and np.isnan(upper) and "only 94 of 100" in method
+    # the point median itself censored: no interval whatever the resamples
+    lower, upper, method = _bootstrap_interval(np.nan, np.linspace(1, 10, 100),
+                                               np.full(100, np.nan))
+    assert np.isnan(lower) and np.isnan(upper) and "censored" in method
 
 
 def test_bands_over_many_draws_are_not_a_release():
@@ -420,3 +488,50 @@ def test_band_quantiles_equal_pandas_groupby_quantile_bit_for_bit(regular):
         want = grouped.quantile(q).reindex(range(keys)).to_numpy()
         assert np.array_equal(column, want, equal_nan=True)
     assert (got[3] == grouped.count().reindex(range(keys)).to_numpy()).all()
+
+
+def test_debiased_claim_rows_at_every_calibration_leave_the_published_rows_unchanged(
+        tmp_path, kidney):
+    """debiased_beats_rrr has a row per configured calibration (exact: equal true ε);
+    adding the exact releases changes none of the paper calibration's rows (their
+    bootstrap draws come from the same stream as before)."""
+    from dprepro.rrr_claims import rrr_claims
+    from dprepro.rrr_study import run_release
+
+    labels = labels_of(kidney)
+
+    def claims_for(calibrations):
+        releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
+                     "calibration": "", "data_origin": "real"}]
+        releases += [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
+                      "data_origin": "real"}
+                     for c in calibrations for m in ("rrr", "rrr_debiased") for e in (1.0, 3.0)]
+        inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
+        for i, r in enumerate(releases):
+            results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
+                                        epsilon=r["epsilon"], calibration=r["calibration"],
+                                        labels=labels, grid_points=10, draws=30, seed=3)
+            folder = tmp_path / "-".join(calibrations) / str(i)
+            folder.mkdir(parents=True)
+            results["curves"].to_parquet(folder / "curves.parquet")
+            results["medians"].to_csv(folder / "medians.csv", index=False)
+            inputs["medians"].append(folder / "medians.csv")
+            inputs["curves"].append(folder / "curves.parquet")
+            if "logrank" in results:
+                results["logrank"].to_csv(folder / "logrank.csv", index=False)
+                inputs["logrank"].append(folder / "logrank.csv")
+            if r["mechanism"] == "original":
+                results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
+                inputs["permuted"].append(folder / "permuted.csv")
+        logrank_releases = [r for r in releases if r["mechanism"] in ("original", "rrr")]
+        return rrr_claims(inputs, releases=releases, logrank_releases=logrank_releases,
+                          significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
+
+    paper = claims_for(["paper"])
+    both = claims_for(["paper", "exact"])
+    for e in ("eps1", "eps3"):
+        assert f"rrr.debiased_beats_rrr_exact.kidney.{e}" in both.index
+        assert f"rrr.debiased_beats_rrr_exact.kidney.{e}" not in paper.index
+        assert "exact calibration" in both.loc[f"rrr.debiased_beats_rrr_exact.kidney.{e}",
+                                               "claim"]
+    pd.testing.assert_frame_equal(paper, both.loc[paper.index])

@@ -34,7 +34,16 @@ increments lowers every curve; the unbiasedness tests catch it). A threshold
 :math:`\hat N \ge 1` would cut the curve where no label was flipped: a true
 at-risk count of 1 inverts to slightly less than 1 whenever other groups hold
 persons at risk (e.g. true counts (1, 3, 4, 1), k = 4, ε = 3 under the paper's
-calibration, give :math:`\hat N_1 \approx 0.92`). Intervals: a bootstrap
+calibration, give :math:`\hat N_1 \approx 0.92`).
+
+Median: the first time with :math:`\hat S_i \le 0.5`. A curve that stays
+above 0.5 until it stops has a median right-censored at its stop time
+:math:`t_{stop}` (the first time it is undefined), as a Kaplan–Meier median
+is at the last follow-up: "not reached" (``inf``, KM's and lifelines'
+convention) when the curve stops at or after the last time of a row released
+in group :math:`i` (the released group's end of follow-up), otherwise the
+median is only known to be :math:`\ge t_{stop}` (``nan``, with
+:meth:`DebiasedCurves.median_censored_at` giving :math:`t_{stop}`). Intervals: a bootstrap
 over persons of the released data (:func:`bootstrap_medians`) includes both the sampling and the
 privatisation noise, because each person's released label is random.
 """
@@ -55,8 +64,12 @@ __all__ = ["DebiasedCurves", "DebiasedRRR", "debiased_curves", "bootstrap_median
 class DebiasedCurves:
     """Debiased group curves for many draws: ``survival`` (draws, groups, times)."""
 
-    def __init__(self, timeline, at_risk, events, survival, cumulative_hazard):
+    def __init__(self, timeline, at_risk, events, survival, cumulative_hazard,
+                 last_released=None):
         self.timeline = timeline
+        # (draws, groups): last time of a row released in each group (-inf: none); None:
+        # unknown, every stop above 0.5 is then censored
+        self.last_released = last_released
         self.at_risk = at_risk
         self.events = events
         self.survival = survival
@@ -69,19 +82,37 @@ class DebiasedCurves:
         out = self.survival[:, :, np.maximum(idx, 0)]
         return np.where(idx[None, None, :] < 0, 1.0, out)
 
-    def median_undefined(self) -> np.ndarray:
-        """Curves that stop (undefined) before reaching 0.5, shape (draws, groups).
+    def _stop(self) -> tuple[np.ndarray, np.ndarray]:
+        """Whether each curve stops, and the time it stops (first undefined time)."""
+        undefined = np.isnan(self.survival)
+        stops = undefined.any(axis=-1)
+        return stops, self.timeline[np.argmax(undefined, axis=-1)]
 
-        Their :meth:`median` is ``inf`` but means "undefined", not "not reached".
+    def median_censored_at(self) -> np.ndarray:
+        """:math:`t_{stop}` of the medians right-censored there, ``nan`` elsewhere (draws, groups).
+
+        A curve that stops above 0.5 before the last time of a row released in
+        its group: its median is only known to be :math:`\\ge t_{stop}`.
         """
-        below = self.survival <= 0.5
-        return ~below.any(axis=-1) & np.isnan(self.survival[..., -1])
+        reached = (self.survival <= 0.5).any(axis=-1)
+        stops, at = self._stop()
+        last = (np.full(stops.shape, np.inf) if self.last_released is None
+                else self.last_released)
+        censored = ~reached & stops & (at < last)
+        return np.where(censored, at, np.nan)
 
     def median(self) -> np.ndarray:
-        """First time with :math:`\\hat S \\le 0.5`, ``inf`` if never (draws, groups)."""
+        """First time with :math:`\\hat S \\le 0.5` (draws, groups).
+
+        ``inf`` if never ("not reached": the curve stays above 0.5 to the end,
+        or stops at or after its released group's last time); ``nan`` where
+        the median is right-censored at an earlier stop
+        (:meth:`median_censored_at`).
+        """
         below = self.survival <= 0.5
         first = np.argmax(below, axis=-1)
-        return np.where(below.any(axis=-1), self.timeline[first], np.inf)
+        median = np.where(below.any(axis=-1), self.timeline[first], np.inf)
+        return np.where(np.isnan(self.median_censored_at()), median, np.nan)
 
 
 def debiased_curves(durations, events, released_codes, *, p: float, k: int) -> DebiasedCurves:
@@ -107,6 +138,9 @@ def debiased_curves(durations, events, released_codes, *, p: float, k: int) -> D
     at_risk_rows = np.cumsum(onehot[:, ::-1, :], axis=1)[:, ::-1, :]    # Σ over t_i >= t
     n_y = at_risk_rows[:, first, :]                                       # (draws, m, k)
     d_y = np.add.reduceat(onehot * e[None, :, None], first, axis=1)
+    # last time of a row released in each group: a curve that stops after it is "not
+    # reached" there, as a KM curve ends at its group's last follow-up
+    last_released = np.where(onehot > 0, t[None, :, None], -np.inf).max(axis=1)
     n_hat = (n_y @ inverse).transpose(0, 2, 1)                            # (draws, k, m)
     d_hat = (d_y @ inverse).transpose(0, 2, 1)
     # defined while the inverted at-risk count is positive; once it is not, the
@@ -120,18 +154,23 @@ def debiased_curves(durations, events, released_codes, *, p: float, k: int) -> D
         hazard = np.where(defined, ratio, 0.0)
     survival = np.where(defined, np.cumprod(1.0 - hazard, axis=-1), np.nan)
     cumulative = np.where(defined, np.cumsum(hazard, axis=-1), np.nan)
-    return DebiasedCurves(timeline, n_hat, d_hat, survival, cumulative)
+    return DebiasedCurves(timeline, n_hat, d_hat, survival, cumulative, last_released)
 
 
 def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, k: int,
                       rng: np.random.Generator, resamples: int = 200) -> np.ndarray:
-    """Debiased medians of bootstrap resamples of persons, shape ``(resamples, k)``.
+    """Debiased medians of bootstrap resamples of persons and their censoring times.
 
     Resamples persons (``clusters``, with all their rows and their one
     released label) with replacement and recomputes the debiased medians
-    (``inf`` = not reached; ``nan`` = undefined, the resample's curve stops
-    before 0.5, :meth:`DebiasedCurves.median_undefined`); their quantiles
-    give an interval that includes the sampling and the privatisation noise.
+    (``inf`` = not reached; ``nan`` = right-censored at the stop time given
+    in the second array, :meth:`DebiasedCurves.median_censored_at`); their
+    quantiles give an interval that includes the sampling and the
+    privatisation noise.
+
+    Returns
+    -------
+    medians, censored_at : ndarray, shape ``(resamples, k)``
     """
     t = np.asarray(durations, dtype=float)
     e = np.asarray(events)
@@ -141,6 +180,7 @@ def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, 
     starts = np.searchsorted(person[order], np.arange(person.max() + 1))
     lengths = np.diff(np.r_[starts, len(person)])
     medians = np.empty((resamples, k))
+    censored_at = np.empty((resamples, k))
     for b in range(resamples):
         pick = rng.integers(0, len(starts), size=len(starts))
         # all rows of the picked persons, without a Python loop over persons
@@ -148,8 +188,9 @@ def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, 
         offset = np.arange(size.sum()) - np.repeat(np.cumsum(size) - size, size)
         rows = order[np.repeat(starts[pick], size) + offset]
         curves = debiased_curves(t[rows], e[rows], codes[None, rows], p=p, k=k)
-        medians[b] = np.where(curves.median_undefined()[0], np.nan, curves.median()[0])
-    return medians
+        medians[b] = curves.median()[0]
+        censored_at[b] = curves.median_censored_at()[0]
+    return medians, censored_at
 
 
 class DebiasedRRR:

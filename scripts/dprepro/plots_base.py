@@ -81,9 +81,12 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
             top = [a for a in part.show if a.axes is None or a in fig.axes]
             box = Bbox.union([a.get_tightbbox(renderer) for a in top]).transformed(
                 fig.dpi_scale_trans.inverted())
-        box = box.padded(PAD_INCHES)
         width, height = fig.get_size_inches()
+        # what is drawn lies on the canvas (the margin may not: a footer at the bottom edge
+        # puts the padded box below it, where there is only background, which the crop
+        # fills in; before, every figure with a footer was drawn again by savefig)
         inside = box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height
+        box = box.padded(PAD_INCHES)
         for path in paths:
             suffix = Path(path).suffix.lstrip(".")
             with atomic_path(path) as tmp:
@@ -105,13 +108,20 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
 
 def _png_crop(fig, path, box, dpi: int) -> None:
     """Write the part ``box`` (inches, origin bottom left) of the Agg drawing as a PNG."""
+    from matplotlib.colors import to_rgba
     from PIL import Image
 
     pixels = np.asarray(fig.canvas.buffer_rgba())
-    rows = pixels.shape[0]
+    rows, cols = pixels.shape[:2]
     left, right = int(round(box.x0 * dpi)), int(round(box.x1 * dpi))
     top, bottom = rows - int(round(box.y1 * dpi)), rows - int(round(box.y0 * dpi))
-    crop = pixels[max(top, 0):bottom, max(left, 0):right]
+    # the margin outside the canvas is background: the figure's face colour, as savefig
+    # draws it there
+    face = np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
+    crop = np.empty((bottom - top, right - left, 4), dtype=np.uint8)
+    crop[...] = face
+    y0, y1, x0, x1 = max(top, 0), min(bottom, rows), max(left, 0), min(right, cols)
+    crop[y0 - top:y1 - top, x0 - left:x1 - left] = pixels[y0:y1, x0:x1]
     Image.fromarray(crop).save(path, format="png", dpi=(dpi, dpi))
 
 

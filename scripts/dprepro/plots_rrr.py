@@ -74,6 +74,9 @@ def _unit_ylim(ax, values, pad: float = 0.02) -> None:
 #: least 3:1 in contrast against white (readable in print; plasma's and viridis'
 #: pale yellow and lime ends are not).
 _ORDERED_SPAN = 0.6
+#: Exponent of the palette positions: 0.5 puts the second of four groups at 0.35
+#: (purple-magenta) instead of 0.2 (indigo).
+_ORDERED_POWER = 0.5
 
 
 def _group_colors(groups, ordered: bool = True):
@@ -83,7 +86,10 @@ def _group_colors(groups, ordered: bool = True):
         cmap = plt.get_cmap("tab10")
         return {g: cmap(i % 10) for i, g in enumerate(groups)}
     cmap = plt.get_cmap("plasma")
-    return {g: cmap(_ORDERED_SPAN * i / max(1, len(groups) - 1)) for i, g in enumerate(groups)}
+    # positions spread by a power below 1: plasma's dark end changes little in lightness,
+    # so equal steps made the first two groups (navy, indigo) hard to tell apart
+    return {g: cmap(_ORDERED_SPAN * (i / max(1, len(groups) - 1)) ** _ORDERED_POWER)
+            for i, g in enumerate(groups)}
 
 
 def _censoring_ticks(ax, rows, groups, colors) -> None:
@@ -164,12 +170,15 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
         ax.set_xlabel(f"time ({time_unit})", fontsize=8)
         ax.set_ylabel(ylabel, fontsize=8)
-        if panels:
-            parts[_release_name(mechanism, epsilon)] = _panel_extras(
-                ax, f"{title or dataset}; data: {_origin_text(origin)}",
-                legend=mechanism != "original")
     _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
                    axes[0, 0], rows_per_person)
+    if panels:
+        for r, c, mechanism, epsilon in layout:
+            # the original's file shows its numbers-at-risk table too, its note under it
+            parts[_release_name(mechanism, epsilon)] = _panel_extras(
+                axes[r, c], f"{title or dataset}; data: {_origin_text(origin)}",
+                legend=mechanism != "original",
+                below=axes[1, 0] if mechanism == "original" else None)
     for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
@@ -187,17 +196,19 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     return (fig, parts) if panels else fig
 
 
-def _panel_extras(ax, text: str, *, legend: bool) -> list:
-    """A panel's own legend and footer (under its x label), hidden: shown only when the
-    panel is saved as a file of its own. Returns the artists that file shows."""
-    shown = [ax]
+def _panel_extras(ax, text: str, *, legend: bool, below=None) -> list:
+    """A panel's own legend and footer (under its x label, or under the axes ``below``,
+    which the file shows too), hidden: shown only when the panel is saved as a file of
+    its own. Returns the artists that file shows."""
+    shown = [ax] if below is None else [ax, below]
     if legend:
         own = ax.legend(fontsize=7)
         own.set_visible(False)
         shown.append(own)
     width = max(40, int((ax.get_position().width * ax.figure.get_figwidth() + 0.9) * 17))
+    anchor = (("axes fraction", ax.xaxis.label) if below is None else below.transAxes)
     note = ax.annotate(textwrap.fill(text, width), xy=(0, 0),
-                       xycoords=("axes fraction", ax.xaxis.label), xytext=(0, -4),
+                       xycoords=anchor, xytext=(0, -4),
                        textcoords="offset points", ha="left", va="top", fontsize=7,
                        color="0.35", annotation_clip=False)
     note.set_visible(False)
@@ -278,6 +289,9 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 finite = np.isfinite(part["true_epsilon"]).all()
                 x = "true_epsilon" if finite else "epsilon"
                 mean = part.groupby(x)["sup_distance_mean"].mean()
+                undefined = (part.groupby(x)["undefined_share_mean"].mean()
+                             if "undefined_share_mean" in part
+                             else pd.Series(np.nan, index=mean.index))
                 label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
                                                                           "finite true ε)")
                 if len(calibrations) > 1:
@@ -285,7 +299,18 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 style = dict(styles[mechanism])
                 if n:
                     style.update(mfc="white")
-                ax.plot(mean.index, mean.to_numpy(), label=label, **style)
+                line, = ax.plot(mean.index, mean.to_numpy(), label=label, **style)
+                # the share of the support where the release says nothing, beside its score
+                for xv, yv, u in zip(mean.index, mean.to_numpy(), undefined.to_numpy(),
+                                     strict=True):
+                    if np.isfinite(u) and u >= 0.005:
+                        ax.annotate(f"{u:.0%}", (xv, yv), textcoords="offset points",
+                                    xytext=(3, 3), fontsize=5, color=line.get_color())
+        floor = rows[rows["mechanism"] == "lnte_grid_no_noise"]
+        if len(floor):
+            # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
+            ax.axhline(float(floor["sup_distance_mean"].mean()), color="grey", lw=0.8,
+                       ls=(0, (1, 2)), label="grid LNTE without noise (binning floor)")
         ax.set_title(f"{titles.get(dataset, dataset)} "
                      f"({rows['data_origin'].iloc[0]})", fontsize=9)
         ax.set_xlabel("true ε (per patient)")
@@ -296,8 +321,10 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
-                 "defined, the score of utility.csv and claims.csv (undefined share: "
-                 "utility.csv). x: true ε — RRR with the "
+                 "defined (worst value 1 for a draw undefined on more than half of it), the "
+                 "score of utility.csv and claims.csv; small numbers: mean share of the "
+                 "support where the release is undefined (utility.csv). Dotted grey: grid "
+                 "LNTE on the exact counts, the binning floor. x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
     fig.tight_layout(rect=(0, 0.1 / nrows, 1, 1))
@@ -333,18 +360,28 @@ def read_figure_tables(inputs) -> dict[str, pd.DataFrame]:
     return tables
 
 
-def shown_rows(figure: str, tables, dataset: str | None) -> list[pd.DataFrame]:
+def shown_rows(figure: str, tables, dataset: str | None,
+               stem: str | None = None) -> list[pd.DataFrame]:
     """The rows of ``tables`` that ``figure`` of ``dataset`` draws (``None``: every dataset).
 
     The figure's sidecar states the privacy of these rows only: Figure 2 shows
-    the curves of one RRR calibration, the bands figure its bands over the
-    original curves, the utility figure every release.
+    the curves of one RRR calibration and the private mechanisms' draws
+    (not ``lnte_grid_no_noise``), each single-panel file (``stem``
+    ``figure2_<d>_<release>``) only its own release; the bands figure its
+    bands over the original curves; the utility figure every release.
     """
     def of(frame):
         return frame if dataset is None else frame[frame["dataset"] == dataset]
 
     if figure == "figure2":
-        return [of(tables["curves"])]
+        curves = of(tables["curves"])
+        curves = curves[curves["mechanism"].isin(["original", *_RRR_MECHANISMS])]
+        release = (stem or "").removeprefix(f"figure2_{dataset}").lstrip("_")
+        if not release:
+            return [curves]
+        names = np.array([_release_name(m, None if m == "original" else e)
+                          for m, e in zip(curves["mechanism"], curves["epsilon"], strict=True)])
+        return [curves[names == release]]
     if figure == "km_bands":
         curves = of(tables["curves"])
         return [of(tables["bands"]), curves[curves["mechanism"] == "original"]]

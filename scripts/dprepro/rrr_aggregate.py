@@ -9,10 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .rrr_study import DRAWS_CI_METHOD, PRIVACY_COLUMNS, quantile_inf
+from .rrr_study import DRAWS_CI_METHOD, PRIVACY_COLUMNS, censored_quantile
 
 __all__ = [
     "SUPPORT_MIN_AT_RISK",
+    "MAX_UNDEFINED_SHARE",
     "sup_distances",
     "median_table",
     "logrank_table",
@@ -36,63 +37,75 @@ def median_table(parts) -> pd.DataFrame:
     per-draw frame of an analysis.  Rows with ``statistic = "single_draw"``
     are draw 0, as the paper reports one draw, with the interval its method
     gives; rows with ``statistic = "over_draws"`` give the median over all
-    draws of the released median and its 2.5 %/97.5 % quantiles over the
-    draws whose median is defined (:func:`quantile_inf`: a median not reached
-    is ``inf``, and so is a quantile that falls among them, never NaN; draws
-    whose curve stops first are left out and counted in ``undefined``; NaN
-    only where every draw is undefined, ``median_status`` "undefined in every
-    draw"). ``ci_method`` names the rule
-    each row used; ``not_reached`` is the share of draws whose curve never
-    reaches 0.5 while defined; ``undefined`` the share whose curve stops
-    (debiased RRR: estimated at-risk < 1; grid LNTE: noisy at-risk < 1)
-    before reaching 0.5, where the median is undefined, not "not reached"
-    (``median_status`` of the single draw says which). ``plateau`` flags a
-    KM curve exactly 0.5 over an interval, where lifelines' median (its
-    start) and R's (``median_r``, its midpoint) differ.
+    draws of the released median and its 2.5 %/97.5 % quantiles
+    (:func:`quantile_inf`: a median not reached is ``inf``, and so is a
+    quantile that falls among them, never NaN).
+
+    A curve that stops above 0.5 (debiased RRR, grid LNTE) has its median
+    right-censored at its stop time: "not reached" (``inf``) when it stops
+    at or after its released group's last time, otherwise only known to be
+    ``>= censored_at`` (``median`` NaN, ``median_status`` "censored"). Over
+    draws no draw is dropped: a censored draw counts as ``>=`` its stop time
+    (:func:`censored_quantile`), so a quantile that depends on where above
+    it lies is itself censored (``median`` NaN, ``censored_at`` its lower
+    bound), ``ci_lower`` takes censored draws at their stop times and
+    ``ci_upper`` as ``inf`` (a conservative interval). ``ci_method`` names
+    the rule each row used; ``not_reached`` is the share of draws whose
+    median is not reached; ``censored`` the share whose median is censored.
+    ``plateau`` flags a KM curve exactly 0.5 over an interval, where
+    lifelines' median (its start) and R's (``median_r``, its midpoint)
+    differ.
     """
     rows = []
     for info, medians in parts:
         draws = int(medians["draw"].nunique())
         for label in info["labels"]:
             group = medians[medians["group"] == label]
-            undefined = (group["undefined"].astype(bool).to_numpy() if "undefined" in group
-                         else np.zeros(len(group), dtype=bool))
+            values = group["median"].to_numpy(float)
+            censored_at = (group["censored_at"].to_numpy(float) if "censored_at" in group
+                           else np.full(len(group), np.nan))
+            censored = np.isnan(values)
+            if np.isnan(censored_at[censored]).any():
+                raise ValueError(f"{info['dataset']} {label}: a NaN median without its "
+                                 "censoring time (column censored_at)")
             first_index = int(np.flatnonzero(group["draw"].to_numpy() == 0)[0])
             first = group.iloc[first_index]
             base = {"dataset": info["dataset"], "data_origin": info["data_origin"],
                     **info["privacy"], "group": label}
-            first_undefined = bool(undefined[first_index])
             rows.append({**base, "statistic": "single_draw", "median": first["median"],
                          "ci_lower": first["ci_lower"], "ci_upper": first["ci_upper"],
                          "ci_method": first["ci_method"], "draws": 1,
-                         "median_status": _median_status(first["median"], first_undefined),
-                         "not_reached": float(np.isinf(first["median"]) and not first_undefined),
-                         "undefined": float(first_undefined),
+                         "median_status": _median_status(values[first_index],
+                                                         censored_at[first_index]),
+                         "censored_at": censored_at[first_index],
+                         "not_reached": float(np.isinf(values[first_index])),
+                         "censored": float(censored[first_index]),
                          "plateau": bool(first["plateau"]), "median_r": first["median_r"]})
             if draws > 1:
-                values = group["median"].to_numpy(float)
-                # quantiles over the draws whose median exists: an undefined draw (curve
-                # stopped first) is no "not reached" (inf); its share is `undefined`
-                defined = values[~undefined]
-                quantiles = ([quantile_inf(defined, q) for q in (0.5, 0.025, 0.975)]
-                             if defined.size else [np.nan] * 3)
-                rows.append({**base, "statistic": "over_draws",
-                             "median": quantiles[0], "ci_lower": quantiles[1],
-                             "ci_upper": quantiles[2],
+                low, high = censored_quantile(values, censored_at, 0.5)
+                median, at = (low, np.nan) if low == high else (np.nan, low)
+                upper_text = (f", <= {high:.4g}" if np.isnan(median) and np.isfinite(high)
+                              else "")
+                rows.append({**base, "statistic": "over_draws", "median": median,
+                             "ci_lower": censored_quantile(values, censored_at, 0.025)[0],
+                             "ci_upper": censored_quantile(values, censored_at, 0.975)[1],
                              "ci_method": DRAWS_CI_METHOD, "draws": draws,
-                             "median_status": ("over draws" if defined.size
-                                               else "undefined in every draw"),
-                             "not_reached": float(np.mean(np.isinf(values) & ~undefined)),
-                             "undefined": float(np.mean(undefined)),
+                             "median_status": _median_status(median, at, over_draws=True)
+                             + upper_text,
+                             "censored_at": at,
+                             "not_reached": float(np.mean(np.isinf(values))),
+                             "censored": float(np.mean(censored)),
                              "plateau": False, "median_r": np.nan})
     return pd.DataFrame(rows)
 
 
-def _median_status(median: float, undefined: bool) -> str:
-    """``reached``, ``not reached`` (curve stays above 0.5) or ``undefined`` (curve stops first)."""
-    if undefined:
-        return "undefined"
-    return "not reached" if np.isinf(median) else "reached"
+def _median_status(median: float, censored_at: float, *, over_draws: bool = False) -> str:
+    """``reached``, ``not reached`` (inf) or ``censored >= t`` (NaN, censored at t)."""
+    if np.isnan(median):
+        status = f"censored >= {censored_at:.4g}"
+    else:
+        status = "not reached" if np.isinf(median) else "reached"
+    return f"over draws: {status}" if over_draws else status
 
 
 def logrank_table(parts) -> pd.DataFrame:
@@ -183,6 +196,9 @@ def _step_at(times, values, at) -> np.ndarray:
 #: The common support of the utility score: times where the original group still has at
 #: least this many persons' rows at risk (its KM curve there rests on five or more).
 SUPPORT_MIN_AT_RISK = 5
+#: A released curve undefined on more than this share of the common support scores the
+#: worst sup-distance, 1.
+MAX_UNDEFINED_SHARE = 0.5
 
 
 def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
@@ -201,13 +217,19 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
     last time) is not scored on it. Columns:
 
     ``distance``
-        the sup over the support where the released curve is defined (NaN
-        if nowhere);
+        the sup over the support where the released curve is defined; 1, the
+        worst possible value (the range of S), when the released curve is
+        undefined on more than half of the support (:data:`MAX_UNDEFINED_SHARE`):
+        a release that says nothing about most of the support must not score
+        well on the rest (a curve undefined from the first bin end scored 0
+        before);
     ``undefined_share``
         share of the support (by length of time) where the released curve is
         undefined (debiased RRR: inverted at-risk ≤ 0; grid LNTE: estimated
         at-risk < 1; LNTE and KM past a group's last time), reported beside
-        the distance, not folded into it;
+        the distance;
+    ``scored_worst``
+        whether the distance is that worst value 1;
     ``support_end``
         :math:`\tau_g`.
     """
@@ -238,7 +260,8 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
         draws = np.unique(draw_all[mine])
         if at.size == 0:
             rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": np.nan,
-                                      "undefined_share": np.nan, "support_end": np.nan}))
+                                      "undefined_share": np.nan, "scored_worst": False,
+                                      "support_end": np.nan}))
             continue
         o = _step_at(t_o, s_o, at)[0]
         r = _step_at(t_r, s_r, at)
@@ -252,8 +275,11 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
         missing = ~r_def & o_def[None, :]
         span = float(np.sum(width[o_def]))
         share = (missing * width).sum(axis=1) / span if span > 0 else missing.any(axis=1) * 1.0
-        rows.append(pd.DataFrame({"draw": draws, "group": label, "distance": distance,
-                                  "undefined_share": share, "support_end": end}))
+        worst = share > MAX_UNDEFINED_SHARE
+        rows.append(pd.DataFrame({"draw": draws, "group": label,
+                                  "distance": np.where(worst, 1.0, distance),
+                                  "undefined_share": share, "scored_worst": worst,
+                                  "support_end": end}))
     return pd.concat(rows, ignore_index=True)
 
 
@@ -267,7 +293,9 @@ def utility_table(parts) -> pd.DataFrame:
     times (:func:`sup_distances`); the claims and the utility figure use the
     same score. ``undefined_share_mean`` is the mean share of that support
     where the released curve is undefined, its own column (not folded into
-    the distance). ``median_abs_error`` is the median over draws of
+    the distance, except that a draw undefined on more than half of it
+    scores the worst distance 1, :func:`sup_distances`); ``scored_worst`` is
+    the share of draws scored so. ``median_abs_error`` is the median over draws of
     |median − original median| among draws where both are finite;
     ``not_reached`` the share of draws whose released curve never reaches 0.5.
     """
@@ -279,6 +307,7 @@ def utility_table(parts) -> pd.DataFrame:
             own = distance["group"] == label
             d = distance.loc[own, "distance"].to_numpy(float)
             share = distance.loc[own, "undefined_share"].to_numpy(float)
+            worst = distance.loc[own, "scored_worst"].to_numpy(bool)
             m = medians.loc[medians["group"] == label, "median"].to_numpy(float)
             target = float(reference.loc[label])
             finite = np.isfinite(m) & np.isfinite(target)
@@ -293,6 +322,7 @@ def utility_table(parts) -> pd.DataFrame:
                          "sup_distance_q90": float(np.nanquantile(d, 0.9)) if scored else np.nan,
                          "undefined_share_mean": float(np.nanmean(share))
                          if share.size and np.isfinite(share).any() else np.nan,
+                         "scored_worst": float(np.mean(worst)) if worst.size else np.nan,
                          "median_abs_error": float(np.median(errors)) if errors.size else np.nan,
                          "not_reached": float(np.mean(np.isinf(m))) if m.size else np.nan,
                          "original_median": target, "draws": int(len(m))})

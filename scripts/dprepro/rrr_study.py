@@ -51,6 +51,7 @@ __all__ = [
     "ORIGINAL",
     "PRIVACY_COLUMNS",
     "quantile_inf",
+    "censored_quantile",
     "person_units",
     "permuted_logrank",
     "release_labels",
@@ -273,12 +274,18 @@ def _curve_frame(survival: np.ndarray, labels, grid) -> pd.DataFrame:
 #: ``ci_method`` of the medians a lifelines-rule KM fit gives (original, RRR draw 0).
 KM_CI_METHOD = "lifelines: first time S <= 0.5; 95% log-log band's first crossings of 0.5"
 #: Columns of a per-draw medians file whose curves can stop before 0.5 (debiased RRR,
-#: grid LNTE): ``undefined`` marks a median that is neither reached nor "not reached".
+#: grid LNTE): ``censored_at`` is the stop time of a median right-censored there
+#: (``median`` NaN: only known to be >= it), NaN elsewhere.
 MEDIAN_COLUMNS = ["draw", "group", "median", "ci_lower", "ci_upper", "median_r", "plateau",
-                  "ci_method", "undefined"]
+                  "ci_method", "censored_at"]
 #: ``ci_method`` of the medians over draws.
-DRAWS_CI_METHOD = ("2.5%-97.5% quantiles over the draws with a defined median (inf = not "
-                   "reached; undefined draws left out, their share in `undefined`)")
+DRAWS_CI_METHOD = ("2.5%-97.5% quantiles over all draws (inf = not reached; a draw whose "
+                   "median is censored at its stop time counts as >= it: a quantile that "
+                   "depends on where above it lies is censored, `censored_at` its lower "
+                   "bound; ci_lower counts such draws at their stop time, ci_upper as inf)")
+#: Share of bootstrap resamples that must have a median (reached or not reached, not
+#: censored) for a single-draw interval.
+MIN_DEFINED_RESAMPLES = 0.95
 
 
 def _lifelines_medians(times, events, groups, labels) -> pd.DataFrame:
@@ -465,8 +472,9 @@ def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibr
     The labels are released exactly as :func:`analyse_rrr` does (same
     ``rng`` stream gives the same releases); the curves undo the public
     mixing (:mod:`dprepro.debiased_rrr`). Draw 0's median gets a 95 %
-    percentile interval from ``resamples`` bootstrap resamples of persons (those whose
-    curve stops before 0.5 have no median: left out, their number in ``ci_method``).
+    percentile interval from ``resamples`` bootstrap resamples of persons
+    (:func:`_bootstrap_interval`): none when its own median is censored or
+    fewer than :data:`MIN_DEFINED_RESAMPLES` of the resamples have a median.
     """
     times, events, groups = _check_cohort(cohort, labels)
     codes, _ = person_units(cohort)
@@ -477,21 +485,61 @@ def analyse_rrr_debiased(cohort: pd.DataFrame, *, labels, epsilon: float, calibr
     boot = bootstrap_medians(times, events, released[0], codes, p=mechanism.p, k=mechanism.k,
                              rng=bootstrap_rng, resamples=resamples)
     medians = _draw_medians(curves.median(), labels, ci_method="none (a further draw)")
-    medians["undefined"] = curves.median_undefined().ravel()
-    first = medians["draw"] == 0
-    # resamples whose curve stops before 0.5 (nan) have no median: left out, and counted,
-    # never taken for "not reached" (inf)
-    defined = [boot[~np.isnan(boot[:, g]), g] for g in range(len(labels))]
-    medians.loc[first, "ci_lower"] = [quantile_inf(v, 0.025) if v.size else np.nan
-                                      for v in defined]
-    medians.loc[first, "ci_upper"] = [quantile_inf(v, 0.975) if v.size else np.nan
-                                      for v in defined]
-    medians.loc[first, "ci_method"] = [
-        f"first time debiased S <= 0.5; 2.5%-97.5% of the {v.size} of {resamples} bootstrap "
-        "resamples of persons (sampling + privatisation noise) whose median is defined"
-        for v in defined]
+    medians["censored_at"] = curves.median_censored_at().ravel()
+    first = np.flatnonzero(medians["draw"].to_numpy() == 0)
+    boot_medians, boot_censored = boot
+    for g, row in enumerate(first):
+        lower, upper, method = _bootstrap_interval(
+            medians.at[row, "median"], boot_medians[:, g], boot_censored[:, g])
+        medians.loc[row, ["ci_lower", "ci_upper", "ci_method"]] = [lower, upper, method]
     return {"medians": medians[MEDIAN_COLUMNS],
             "curves": _curve_frame(curves.on_grid(grid), labels, grid)}
+
+
+def _bootstrap_interval(point: float, medians, censored_at) -> tuple[float, float, str]:
+    """Single-draw percentile interval from bootstrap medians, or none, and why.
+
+    No interval when the point median is censored (NaN) or when fewer than
+    :data:`MIN_DEFINED_RESAMPLES` of the resamples have a median (a
+    percentile interval of the few left would be conditional on them);
+    otherwise the 2.5 %/97.5 % quantiles with the censored resamples counted
+    as ``>=`` their stop time (:func:`censored_quantile`: the lower end takes
+    them at it, the upper as ``inf``).
+    """
+    medians = np.asarray(medians, dtype=float)
+    total = medians.size
+    defined = int(np.sum(~np.isnan(medians)))
+    rule = "first time debiased S <= 0.5"
+    if np.isnan(point):
+        return np.nan, np.nan, (f"{rule}; median censored at the curve's stop: no interval "
+                                f"({defined} of {total} bootstrap resamples have a median)")
+    if defined < MIN_DEFINED_RESAMPLES * total:
+        return np.nan, np.nan, (f"{rule}; no interval: only {defined} of {total} bootstrap "
+                                "resamples of persons have a median (the others are "
+                                f"censored; {MIN_DEFINED_RESAMPLES:.0%} needed)")
+    lower = censored_quantile(medians, censored_at, 0.025)[0]
+    upper = censored_quantile(medians, censored_at, 0.975)[1]
+    return lower, upper, (f"{rule}; 2.5%-97.5% of {total} bootstrap resamples of persons "
+                          f"(sampling + privatisation noise; {total - defined} censored, "
+                          "counted as >= their stop time)")
+
+
+def censored_quantile(values, censored_at, q: float) -> tuple[float, float]:
+    """Bounds of the ``q``-quantile of medians some of which are right-censored.
+
+    ``values`` holds the medians (``inf`` = not reached) and NaN where a
+    median is censored: only known to be ``>= censored_at``. The quantile
+    (:func:`quantile_inf`'s rule) lies between its value with the censored
+    draws at their stop times (lower bound) and with them at ``inf`` (upper
+    bound); where the two agree it is known exactly.
+    """
+    v = np.asarray(values, dtype=float)
+    censored = np.isnan(v)
+    at = np.asarray(censored_at, dtype=float)
+    if censored.any() and np.isnan(at[censored]).any():
+        raise ValueError("a censored median (NaN) needs its censoring time in censored_at")
+    return (quantile_inf(np.where(censored, at, v), q),
+            quantile_inf(np.where(censored, np.inf, v), q))
 
 
 def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
@@ -527,9 +575,11 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
     record covers only through the noisy bin counts. Read at any other time
     they are the right-continuous steps (:func:`sup_distances` reads them at
     the original's jump times, which are a reference). Medians: first bin
-    end with S ≤ 0.5; ``inf`` if never (``undefined`` when the curve stops,
-    at-risk < 1, before that); draw 0 gets no interval (the spread over
-    draws is in the over-draws rows).
+    end with S ≤ 0.5; ``inf`` ("not reached") if never, also when the curve
+    stops first (fitted at-risk < 1: the released group has emptied, where a
+    KM curve ends too); NaN, censored at the first bin end, when it is
+    undefined from there (nobody released at risk); draw 0 gets no interval
+    (the spread over draws is in the over-draws rows).
     :class:`~dprepro.lnte_dp.GridDiscretisation` gives the no-noise row.
     """
     times, events, groups = _check_cohort(cohort, labels)
@@ -546,9 +596,14 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
         below = survival <= 0.5
         reached = below.any(axis=1)
         median = np.where(reached, edges[np.argmax(below, axis=1)], np.inf)
+        # the curve stops where the fitted at-risk falls below 1: the released group has
+        # emptied, as a KM curve ends at its last follow-up, so a curve above 0.5 until
+        # then has its median "not reached"; one undefined from the first bin end (nobody
+        # released at risk) tells nothing: censored at that first bin end
+        empty = ~reached & np.isnan(survival[:, 0])
         medians.append(pd.DataFrame({"draw": np.arange(draws), "group": label,
-                                     "median": median,
-                                     "undefined": ~reached & np.isnan(survival[:, -1])}))
+                                     "median": np.where(empty, np.nan, median),
+                                     "censored_at": np.where(empty, edges[0], np.nan)}))
     medians = pd.concat(medians, ignore_index=True).assign(
         ci_lower=np.nan, ci_upper=np.nan, median_r=np.nan, plateau=False,
         ci_method="first bin end with S <= 0.5; no single-draw interval")

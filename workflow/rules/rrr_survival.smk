@@ -52,11 +52,16 @@ RRR_FIGURE_PARAMS = {
     "cohorts": {d: rrr_paths.cohort_params(s) for d, s in RRR_COHORTS.items()},
     "dpi": config["figures"]["dpi"],
 }
+# Figure 2 of one cohort: the composite as PDF and PNG, each single panel as PNG only (a
+# PDF of every panel cost about a quarter of the figure job's CPU)
+RRR_FIGURE2_FILES = [
+    f"{RRR_DIR}/figures/figure2_{{dataset}}.{ext}" for ext in ("pdf", "png")
+] + [
+    f"{RRR_DIR}/figures/figure2_{{dataset}}_{name}.png"
+    for name in ["original", *RRR_FIGURE_NAMES]
+]
 RRR_FIGURE2 = [
-    f"{RRR_DIR}/figures/figure2_{d}{suffix}.{ext}"
-    for d in RRR["datasets"]
-    for suffix in [""] + [f"_{name}" for name in ["original", *RRR_FIGURE_NAMES]]
-    for ext in ("pdf", "png")
+    path.format(dataset=d) for d in RRR["datasets"] for path in RRR_FIGURE2_FILES
 ]
 RRR_BANDS = [
     f"{RRR_DIR}/figures/km_bands_{d}.{ext}"
@@ -347,6 +352,8 @@ rule rrr_claims_table:
 
 # one job per figure for every cohort: a figure job costs about its start-up and table
 # reading, and the aggregated tables hold every cohort, so they rebuild together anyway
+# one job for every cohort: a job per cohort cost each its own start-up, imports and
+# read of the curves table (about 2 CPU-s each) for a shorter critical path only
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
