@@ -915,12 +915,20 @@ def _claims_table(n_units, seeds=4):
     return pd.DataFrame(rows)
 
 
+def _split_rows(table, splits=6):
+    """Per-split drug rows whose mean over splits is the table's value (offsets sum to 0)."""
+    offsets = 0.002 * (np.arange(splits) - (splits - 1) / 2)
+    return pd.concat([table.assign(split=k, spearman=table["spearman"] + offsets[k])
+                      for k in range(splits)], ignore_index=True)
+
+
 def test_claims_verdicts_follow_the_paired_differences():
     from dprepro import repr_claims
 
     table = _claims_table(6)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
-                                     pipelines=["as_published", "corrected"], base_seed=3)
+                                     pipelines=["as_published", "corrected"], base_seed=3,
+                                     drug_splits=_split_rows(table))
     verdict = claims.set_index("claim_id")["verdict"]
     assert verdict["repr.as_published.cancer.pca_beats_fixed_genes"] == "holds"
     assert verdict["repr.corrected.cancer.pca_beats_fixed_genes"] == "fails"
@@ -941,7 +949,7 @@ def test_claims_verdicts_follow_the_paired_differences():
     assert claims["claim_id"].str.startswith("repr.").all()
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
     assert claims.loc[bootstrapped, "note"].str.contains(
-        "cluster bootstrap over 6 cases|6 drugs").all()
+        "cluster bootstrap over 6 cases|crossed bootstrap over 6 drugs x 6 splits x 4").all()
     assert (claims["paper_value"].fillna("") == "").all()
     assert claims["note"].str.contains("figures only").all()
 
@@ -954,7 +962,8 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     drug = table.copy()
     drug.loc[drug["representation"] == "vae", "spearman"] += 0.06
     claims = repr_claims.repr_claims(table, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
-                                     pipelines=["as_published"], base_seed=3)
+                                     pipelines=["as_published"], base_seed=3,
+                                     drug_splits=_split_rows(drug))
     rows = claims.set_index("claim_id")
     assert rows.loc["repr.as_published.drug.vae_beats_pca", "verdict"] == "holds"
     assert rows.loc["repr.as_published.cancer.vae_beats_pca", "verdict"] == "fails"
@@ -962,7 +971,8 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     cancer = table.copy()
     cancer.loc[cancer["representation"] == "vae", "accuracy"] += 0.06
     both = repr_claims.repr_claims(cancer, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
-                                   pipelines=["as_published"], base_seed=3)
+                                   pipelines=["as_published"], base_seed=3,
+                                   drug_splits=_split_rows(drug))
     assert both.set_index("claim_id").loc[
         "repr.as_published.vae_vs_pca_depends_on_task", "verdict"] == "fails"
     # an inconclusive task leaves the dependence inconclusive
@@ -1010,7 +1020,10 @@ def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
     # 6 cases but only 4 independent lineages: below the minimum units
     assert (cancer["verdict"] == "inconclusive").all()
     assert cancer["note"].str.contains("4 lineages \\(the 6 cases rebuilt").all()
-    assert drug["note"].str.contains("descriptive: drugs share lines").all()
+    # no per-split rows: the drug verdicts are descriptive and capped at inconclusive
+    assert drug["note"].str.contains("descriptive, capped at inconclusive").all()
+    assert (drug["verdict"] == "inconclusive").all()
+    assert (drug["ci_lower"] > 0).any()  # the drugs-only interval alone would say "holds"
     assert not cancer["note"].str.contains("descriptive").any()
     with_lr = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
                                       pipelines=["as_published"], base_seed=3,
@@ -1034,6 +1047,60 @@ def test_claims_are_inconclusive_below_the_minimum_units():
     # the interval itself would have said "holds"
     row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
     assert row["ci_lower"] > 0
+
+
+def test_drug_claims_resample_the_splits_shared_by_all_drugs():
+    from dprepro import repr_claims
+
+    rng = np.random.default_rng(11)
+    drugs, splits, seeds = 12, 10, 3
+    # PCA - fixed genes: a split effect shared by every drug (sd 0.1, mean 0.03) plus tiny
+    # drug noise. Averaged over splits every drug shows ~ +0.03 with almost no spread, so
+    # resampling drugs as independent says "holds"; the 10 splits cannot exclude 0.
+    split_effect = rng.normal(0.0, 0.1, splits)
+    split_effect += 0.03 - split_effect.mean()
+    rows = []
+    for d in range(drugs):
+        for k in range(splits):
+            for seed in range(seeds):
+                for rep, base in (("pca", 0.3), ("fixed_genes", 0.3)):
+                    extra = split_effect[k] + rng.normal(0, 1e-3) if rep == "pca" else 0.0
+                    rows.append({"drug": f"d{d}", "split": k, "seed": seed, "epsilon": 1.0,
+                                 "representation": rep, "pipeline": "as_published",
+                                 "spearman": base + extra})
+    per_split = pd.DataFrame(rows)
+    table = (per_split.groupby(["drug", "seed", "epsilon", "representation", "pipeline"])
+             ["spearman"].mean().reset_index())
+    cancer = _claims_table(6)
+    cid = "repr.as_published.drug.pca_beats_fixed_genes"
+    naive = repr_claims.cluster_bootstrap(
+        table.pivot_table(index=["drug", "seed"], columns="representation", values="spearman")
+        .eval("pca - fixed_genes").unstack("seed").to_numpy(),
+        rng=np.random.default_rng(0), resamples=2000)
+    assert np.quantile(naive, 0.025) > 0  # drugs as independent: a firm "holds"
+    claims = repr_claims.repr_claims(cancer, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published"], base_seed=3,
+                                     drug_splits=per_split).set_index("claim_id")
+    row = claims.loc[cid]
+    assert row["verdict"] == "inconclusive"
+    assert row["ci_lower"] < 0 < row["ci_upper"]
+    assert abs(row["reproduced_value"] - 0.03) < 1e-3
+    assert "crossed bootstrap over 12 drugs x 10 splits x 3" in row["note"]
+    # the crossed bootstrap's spread: sd of the mean of 10 split effects (sd ~0.1) ~ 0.03
+    C = (per_split[per_split["representation"] == "pca"].set_index(["drug", "split", "seed"])
+         ["spearman"] - 0.3).unstack(["split", "seed"]).to_numpy().reshape(drugs, splits, seeds)
+    stats = repr_claims.crossed_bootstrap(C, rng=np.random.default_rng(2), resamples=4000)
+    expected = split_effect.std(ddof=0) / np.sqrt(splits)
+    assert 0.75 * expected < stats.std() < 1.3 * expected
+    # a stronger effect against the same split noise holds
+    strong = per_split.assign(spearman=per_split["spearman"]
+                              + 0.2 * (per_split["representation"] == "pca"))
+    strong_table = (strong.groupby(["drug", "seed", "epsilon", "representation", "pipeline"])
+                    ["spearman"].mean().reset_index())
+    firm = repr_claims.repr_claims(cancer, strong_table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                   pipelines=["as_published"], base_seed=3,
+                                   drug_splits=strong).set_index("claim_id")
+    assert firm.loc[cid, "verdict"] == "holds"
 
 
 def test_cluster_bootstrap_spreads_with_the_units_not_only_the_seeds():

@@ -282,6 +282,7 @@ rule repr_claims_table:
     input:
         cancer_type=REPR_TABLES["cancer_type_accuracy"],
         drug=REPR_TABLES["drug_sensitivity"],
+        drug_rows=repr_drug_paths(),
     output:
         table=REPR_TABLES["claims"],
         prov=prov(REPR_TABLES["claims"]),
