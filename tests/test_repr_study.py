@@ -345,16 +345,37 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     private = repr_study.centred_genes(public, genes, list(genes.columns))[1]
     splits = repr_study.drug_splits(response, splits=2, test_size=60,
                                     rng=np.random.default_rng(4))
-    repr_study.drug_experiment(
+    drug_rows = repr_study.drug_experiment(
         {0: private}, response, list(response.columns), epsilons=[1.0], splits=splits,
         ridge=1.0, base_seed=11, stream="drug/test", selection=spy,
         clipping_weights=lambda n, d, e: (1.0, 1.0))
     assert [nominal for _, nominal in spy.seen] == [len(train) for train, _ in splits] * 2
     assert all(given < nominal for given, nominal in spy.seen)  # responses were dropped
+    # the rows record the k each fit ran with: isqrt of the split's training lines (so the
+    # Laplace scale 4m/(k eps_sel) can be checked from the table), not of the responses
+    expected = {no: math.isqrt(len(train)) for no, (train, _) in enumerate(splits)}
+    assert (drug_rows["n_parts"] == drug_rows["split"].map(expected)).all()
+    assert (drug_rows["n_parts"] != drug_rows["n_train"].map(math.isqrt)).any()
+    table = repr_study.drug_table([drug_rows.assign(representation="dp_feature_selection")],
+                                  data_origin="synthetic")
+    assert set(table["n_parts"]) == {";".join(map(str, sorted(set(expected.values()))))}
+    plain = repr_study.drug_experiment(
+        {0: private}, response, list(response.columns)[:1], epsilons=[1.0], splits=splits[:1],
+        ridge=1.0, base_seed=11, stream="drug/test", clipping_weights=lambda n, d, e: (1.0, 1.0))
+    assert plain["n_parts"].isna().all()  # no feature selection, no k
     spy.seen.clear()
     lineage = separable["private_lineage"].reset_index(drop=True)
-    _cancer(private, lineage, epsilons=[1.0], seeds=(0,), selection=spy)
+    cancer_rows = _cancer(private, lineage, epsilons=[1.0], seeds=(0,), selection=spy)
     assert spy.seen and all(given == nominal for given, nominal in spy.seen)
+    # per fold, in fold order: isqrt of the fold's training lines (fold sizes do not depend
+    # on the shuffle's seed)
+    from sklearn.model_selection import StratifiedKFold
+
+    pair = lineage[lineage.isin(["lineage_01", "lineage_02"])]
+    y = (pair == "lineage_02").to_numpy(int)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
+    assert cancer_rows["n_parts"].tolist() == [
+        ";".join(str(math.isqrt(len(train))) for train, _ in folds)]
 
 
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
@@ -1210,3 +1231,24 @@ def test_startup_dims_are_stratum_midpoints_over_the_range():
     assert startup_dims(2, 20, 0) == []
     with pytest.raises(ValueError):
         startup_dims(5, 2, 3)
+
+
+def test_figure_footers_say_pca_seeds_carry_noise_only():
+    """PCA is fitted once (deterministic): its '± SE over seeds' is the DP noise's only, and
+    every repr figure's footer says so."""
+    import matplotlib.pyplot as plt
+
+    table = _claims_table(3).assign(
+        case=lambda t: t["case"].map({"c0": "A vs B", "c1": "A vs C", "c2": "B vs C"}),
+        mechanism="m", variant="cms11", true_epsilon=1.0, majority_accuracy=0.5,
+        pc_index=0.6)
+    summaries = {"cancer_type_summary": repr_study.cancer_summary(table),
+                 "drug_summary": repr_study.drug_summary(table)}
+    for name, spec in repr_study.FIGURES.items():
+        for pipeline in ("as_published", "corrected"):
+            fig = repr_study.draw_figure(name, summaries[spec["table"]],
+                                         settings={"epsilon": 1.0, "variant": "paper"},
+                                         data_origin="synthetic", pipeline=pipeline)
+            text = " ".join(t.get_text() for t in fig.findobj(plt.Text))
+            plt.close(fig)
+            assert "SE over" in text and "PCA is deterministic" in text, (name, text)

@@ -146,14 +146,14 @@ CANCER_COLUMNS = (
     "case", "representation", "epsilon", "seed", "accuracy", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "epsilon_if_bias_penalised", "privacy_note",
-    "dim", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
+    "dim", "n_parts", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
 )
 #: Columns of ``drug_sensitivity.csv`` in order (the shared contract first).
 DRUG_COLUMNS = (
     "representation", "epsilon", "seed", "drug", "spearman", "pc_index", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "privacy_note",
-    "dim", "splits", "n_train", "n_test", "data_origin",
+    "dim", "n_parts", "splits", "n_train", "n_test", "data_origin",
 )
 
 
@@ -651,16 +651,32 @@ def cancer_type_table(frames: Sequence[pd.DataFrame], *, data_origin: str,
     return table.loc[:, list(CANCER_COLUMNS)].reset_index(drop=True)
 
 
+def _distinct_parts(values: pd.Series) -> str | None:
+    """DP feature selection's k over a drug's splits: one value, or the distinct ones ``;``-joined.
+
+    The corrected pipeline's k comes from the split's nominal training size, the
+    same for every split; the authors' k = ⌊√n⌋ of the lines with a response can
+    differ between splits.
+    """
+    ks = sorted({int(v) for v in values.dropna()})  # text values (see drug_table)
+    return ";".join(map(str, ks)) if ks else None
+
+
 def drug_table(frames: Sequence[pd.DataFrame], *, data_origin: str) -> pd.DataFrame:
     """``drug_sensitivity.csv``: per (method, ε, seed, drug) the mean over splits."""
     rows = _with_pipeline(pd.concat(frames, ignore_index=True))
+    if "n_parts" not in rows.columns:  # rows from before the column existed
+        rows = rows.assign(n_parts=pd.NA)
+    # as text: a numeric column would make pandas cast the joined k's back to numbers
+    rows = rows.assign(n_parts=rows["n_parts"].astype("string"))
     keys = ["representation", "pipeline", "epsilon", "seed", "drug"]
     privacy = ["mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
                "privacy_note", "dim"]
     grouped = rows.groupby(keys, dropna=False, sort=False)
     table = grouped.agg(spearman=("spearman", "mean"), pc_index=("pc_index", "mean"),
                         splits=("split", "nunique"), n_train=("n_train", "mean"),
-                        n_test=("n_test", "mean")).reset_index()
+                        n_test=("n_test", "mean"),
+                        n_parts=("n_parts", _distinct_parts)).reset_index()
     first = grouped[privacy].first().reset_index()
     table = table.merge(first, on=keys, how="left").assign(data_origin=data_origin)
     table = table.assign(_m=_method_order(table["representation"]),
