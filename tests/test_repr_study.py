@@ -799,9 +799,55 @@ def test_pipeline_searches_share_fits_and_score_as_alone(monkeypatch):
                                       alone[variant])
     dims = {int(d) for table in alone.values()
             for d in table.loc[table["duplicate_of"].isna(), "dim"]}
-    # one fit per distinct candidate and pair fold, however many searches proposed it
-    assert sorted(fits) == sorted(2 * list(dims)) and len(cache) == len(fits)
-    assert len(fits) < 2 * 2 * 8  # the random start-up trials at least are shared
+    # PCA is nested: one exact SVD at r_max = 12 per pair fold serves every candidate of
+    # both searches (truncated); each candidate's mapping is cached once per pair fold
+    assert fits == [12, 12]
+    assert len(cache) == 2 + 2 * len(dims)
+
+
+def test_nested_pca_search_equals_one_fit_per_candidate(monkeypatch):
+    """Fitting r_max once per pair fold and truncating gives the same trials, scores and
+    selection, to the byte, as fitting every candidate's r (the search before nesting)."""
+    from dprepro import repr_search
+
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    nested = _search(data)
+    monkeypatch.setattr(repr_search, "NESTED", ())
+    per_r = _search(data)
+    pd.testing.assert_frame_equal(nested, per_r, check_exact=True)
+    assert nested["dim"].nunique() > 3 and (nested["status"] == "complete").all()
+
+
+def test_vae_trials_over_their_budget_are_failed_rows_never_selected():
+    from dprepro import repr_search
+
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    table = repr_search.search(
+        "vae", data["public_expression"], data["public_lineage"], trials=3,
+        space={"dim_range": [2, 6], "learning_rate_range": [1e-3, 1e-2], "hidden_layers": [1],
+               "width_multipliers": [2]},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
+                   "pair_folds": 2, "startup_trials": 2},
+        base_seed=5, vae_options={"max_epochs": 50, "patience": 3, "device": "cpu"},
+        trial_seconds=1e-9)
+    # every trial stopped in its first fit: a row with no score, never a job overrun
+    assert len(table) == 3 and (table["status"] == "over_budget").all()
+    assert table["score"].isna().all() and (table["epochs"] == 0).all()
+    with pytest.raises(ValueError, match="every trial .* failed"):
+        repr_study.select_hyperparameters(table)
+    # a failed trial is skipped by the selection even where its (absent) score would win
+    mixed = pd.DataFrame({"representation": ["vae"] * 3, "candidate": ["t0", "t1", "t2"],
+                          "dim": [2, 4, 6], "score": [np.nan, 0.7, 0.8],
+                          "score_se": [np.nan, 0.01, 0.01],
+                          "status": ["over_budget", "complete", "complete"]})
+    chosen = repr_study.select_hyperparameters(mixed)
+    assert chosen.loc[chosen["selected"], "dim"].tolist() == [6]
+    with pytest.raises(ValueError, match="completed candidate has no score"):
+        repr_study.select_hyperparameters(mixed.assign(status="complete"))
 
 
 def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():

@@ -559,7 +559,9 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     smallest ``dim`` among the candidates with ``score`` ≥ :math:`s^* - se^*`;
     ties go to the higher score, then to the first candidate in the given
     order. The scores of two r within one SE are not told apart by the
-    search, so the simpler representation is taken. Returns a copy sorted by pipeline
+    search, so the simpler representation is taken. Trials whose ``status``
+    is not ``complete`` (over their wall-clock budget) have no score and are
+    never selected; a search with no complete trial is an error. Returns a copy sorted by pipeline
     (study order; rows without a ``pipeline`` column are one search), then
     representation (study order) and candidate order, with a boolean
     ``selected`` column.
@@ -570,16 +572,23 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     unknown = set(candidates["representation"]) - set(REPRESENTATIONS)
     if unknown:
         raise ValueError(f"unknown representation(s) {sorted(unknown)}")
-    if candidates["score"].isna().any():
-        raise ValueError("a candidate has no score")
+    failed = (candidates["status"] != "complete") if "status" in candidates.columns else \
+        pd.Series(False, index=candidates.index)
+    if candidates.loc[~failed, "score"].isna().any():
+        raise ValueError("a completed candidate has no score")
     out = candidates.reset_index(drop=True).copy()
+    failed = failed.reset_index(drop=True)
     out["_order"] = np.arange(len(out))
     out["_rep"] = out["representation"].map(REPRESENTATIONS.index)
     out["_pipe"] = _pipeline_order(out["pipeline"]) if "pipeline" in out.columns else 0
     out["selected"] = False
     se = (out["score_se"].fillna(0.0) if "score_se" in out.columns
           else pd.Series(0.0, index=out.index))
-    for _, group in out.groupby(["_pipe", "_rep"], sort=True):
+    for key, group in out.groupby(["_pipe", "_rep"], sort=True):
+        group = group[~failed[group.index]]  # a trial over its budget has no score
+        if group.empty:
+            raise ValueError(f"every trial of search {key} failed (status over_budget): raise "
+                             "repr_transfer.selection.trial_minutes or narrow the VAE space")
         top = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
                                 kind="stable").index[0]
         near = group[group["score"] >= out.loc[top, "score"] - se[top]]
