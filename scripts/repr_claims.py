@@ -1,5 +1,7 @@
 """The repr_transfer claims table (both pipelines), intervals over representation seeds."""
 
+import pandas as pd
+
 from dprepro import repr_claims, repr_privacy, step
 from dprepro.io import read_table
 
@@ -7,10 +9,16 @@ log = step.start(snakemake, "repr_claims")
 p = snakemake.params
 cancer = read_table(snakemake.input.cancer_type)
 drug = read_table(snakemake.input.drug)
+# the per-split rows: the drug claims resample splits shared by all drugs
+columns = ["drug", "split", "seed", "epsilon", "representation", "pipeline", "spearman"]
+frames = [pd.read_parquet(path) for path in snakemake.input.drug_rows]
+frames = [f.loc[:, columns] for f in frames if len(f)]  # a chunk may hold no drug
+splits = pd.concat(frames, ignore_index=True) if frames else None
 table = repr_claims.repr_claims(cancer, drug, cancer_epsilon=p.epsilons["cancer_type"],
                                 drug_epsilon=p.epsilons["drug"], pipelines=p.pipelines,
                                 base_seed=p.seed,
-                                vae_learning_rates=p.vae_learning_rates)
+                                vae_learning_rates=p.vae_learning_rates,
+                                drug_splits=splits)
 for row in table.itertuples(index=False):
     log.info("%s: %s [%.3g, %.3g] %s -> %s", row.claim_id, row.statistic, row.ci_lower,
              row.ci_upper, row.criterion, row.verdict)

@@ -24,7 +24,7 @@ for pipeline in p.pipelines:
              p.trials, *public.shape, p.data_origin, objective)
     table = repr_search.search(rep, public, lineage, trials=p.trials, space=p.space,
                                objective=objective, base_seed=p.seed, vae_options=vae_options,
-                               log=log, fit_cache=fits)
+                               log=log, fit_cache=fits, trial_seconds=p.trial_seconds)
     table.insert(0, "pipeline", pipeline)
     table = table.assign(folds=objective["folds"], epsilon=float(objective["epsilon"]),
                          variant=objective["variant"], device=device,
@@ -36,4 +36,4 @@ for pipeline in p.pipelines:
                         seeds={**repr_search.SEEDS, "base_seed": p.seed},
                         privacy=repr_privacy.INTERMEDIATES["candidate"],
                         data_origin=p.data_origin, extra={"pipeline": pipeline})
-log.info("%d distinct fits for %d searches", len(fits), len(p.pipelines))
+log.info("%d fits and mappings cached for %d searches", len(fits), len(p.pipelines))

@@ -96,3 +96,44 @@ def test_declared_resources_parser():
     output = ("rule f:\n    wildcards: representation=pca, seed=1\n"
               "    resources: tmpdir=/tmp, runtime=7, mem_mb=10")
     assert declared_resources(output)["f"][0]["wildcards"] == {"representation=pca", "seed=1"}
+
+
+def _paper_config() -> dict:
+    import yaml
+
+    return yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["repr_transfer"]
+
+
+def _row(rule: str, wildcards: str) -> dict:
+    (row,) = [r for r in rows() if r["rule"] == rule and r["wildcards"] == wildcards]
+    return row
+
+
+def _job(paper_jobs, rule: str, representation: str) -> dict:
+    """The job of ``rule`` for ``representation`` with the smallest declared runtime."""
+    jobs = [j for j in paper_jobs[rule] if f"representation={representation}" in j["wildcards"]]
+    assert jobs, (rule, representation)
+    return min(jobs, key=lambda j: j["runtime"])
+
+
+def test_search_runtimes_cover_the_measured_fits(paper_jobs):
+    """repr_search at paper scale: PCA is nested (one exact SVD at r_max per pair fold, the
+    measured fit's CPU time x TIME_MARGIN each); each VAE trial stops at its wall-clock
+    budget (selection.trial_minutes), so the job declares at least searches x trials x it;
+    repr_fit's VAE may run vae.max_epochs epochs of the measured epoch time per seed."""
+    spec = _paper_config()
+    selection, searches = spec["selection"], len(spec["pipelines"])
+    pca = _job(paper_jobs, "repr_search", "pca")
+    svd = _row("repr_fit", "representation=pca")
+    assert pca["mem_mb"] >= MEM_MARGIN * float(svd["peak_rss_mb"]), pca
+    svd_minutes = TIME_MARGIN * float(svd["cpu_s"]) / 60
+    assert pca["runtime"] >= selection["pair_folds"] * svd_minutes, pca
+    # nested: far below one SVD per trial and pair fold (the search before nesting)
+    assert pca["runtime"] < selection["trials"] * svd_minutes
+    vae = _job(paper_jobs, "repr_search", "vae")
+    assert selection["trial_minutes"] > 0
+    assert vae["runtime"] >= searches * selection["vae_trials"] * selection["trial_minutes"]
+    epoch_s = float(_row("repr_fit", "representation=vae")["per_fit_s"])
+    fit = _job(paper_jobs, "repr_fit", "vae")
+    need = TIME_MARGIN * spec["vae"]["max_epochs"] * epoch_s / 60
+    assert fit["runtime"] >= spec["seeds"] * need, (fit, need)

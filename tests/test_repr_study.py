@@ -345,16 +345,37 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     private = repr_study.centred_genes(public, genes, list(genes.columns))[1]
     splits = repr_study.drug_splits(response, splits=2, test_size=60,
                                     rng=np.random.default_rng(4))
-    repr_study.drug_experiment(
+    drug_rows = repr_study.drug_experiment(
         {0: private}, response, list(response.columns), epsilons=[1.0], splits=splits,
         ridge=1.0, base_seed=11, stream="drug/test", selection=spy,
         clipping_weights=lambda n, d, e: (1.0, 1.0))
     assert [nominal for _, nominal in spy.seen] == [len(train) for train, _ in splits] * 2
     assert all(given < nominal for given, nominal in spy.seen)  # responses were dropped
+    # the rows record the k each fit ran with: isqrt of the split's training lines (so the
+    # Laplace scale 4m/(k eps_sel) can be checked from the table), not of the responses
+    expected = {no: math.isqrt(len(train)) for no, (train, _) in enumerate(splits)}
+    assert (drug_rows["n_parts"] == drug_rows["split"].map(expected)).all()
+    assert (drug_rows["n_parts"] != drug_rows["n_train"].map(math.isqrt)).any()
+    table = repr_study.drug_table([drug_rows.assign(representation="dp_feature_selection")],
+                                  data_origin="synthetic")
+    assert set(table["n_parts"]) == {";".join(map(str, sorted(set(expected.values()))))}
+    plain = repr_study.drug_experiment(
+        {0: private}, response, list(response.columns)[:1], epsilons=[1.0], splits=splits[:1],
+        ridge=1.0, base_seed=11, stream="drug/test", clipping_weights=lambda n, d, e: (1.0, 1.0))
+    assert plain["n_parts"].isna().all()  # no feature selection, no k
     spy.seen.clear()
     lineage = separable["private_lineage"].reset_index(drop=True)
-    _cancer(private, lineage, epsilons=[1.0], seeds=(0,), selection=spy)
+    cancer_rows = _cancer(private, lineage, epsilons=[1.0], seeds=(0,), selection=spy)
     assert spy.seen and all(given == nominal for given, nominal in spy.seen)
+    # per fold, in fold order: isqrt of the fold's training lines (fold sizes do not depend
+    # on the shuffle's seed)
+    from sklearn.model_selection import StratifiedKFold
+
+    pair = lineage[lineage.isin(["lineage_01", "lineage_02"])]
+    y = (pair == "lineage_02").to_numpy(int)
+    folds = StratifiedKFold(5, shuffle=True, random_state=0).split(np.zeros(len(y)), y)
+    assert cancer_rows["n_parts"].tolist() == [
+        ";".join(str(math.isqrt(len(train))) for train, _ in folds)]
 
 
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
@@ -778,9 +799,55 @@ def test_pipeline_searches_share_fits_and_score_as_alone(monkeypatch):
                                       alone[variant])
     dims = {int(d) for table in alone.values()
             for d in table.loc[table["duplicate_of"].isna(), "dim"]}
-    # one fit per distinct candidate and pair fold, however many searches proposed it
-    assert sorted(fits) == sorted(2 * list(dims)) and len(cache) == len(fits)
-    assert len(fits) < 2 * 2 * 8  # the random start-up trials at least are shared
+    # PCA is nested: one exact SVD at r_max = 12 per pair fold serves every candidate of
+    # both searches (truncated); each candidate's mapping is cached once per pair fold
+    assert fits == [12, 12]
+    assert len(cache) == 2 + 2 * len(dims)
+
+
+def test_nested_pca_search_equals_one_fit_per_candidate(monkeypatch):
+    """Fitting r_max once per pair fold and truncating gives the same trials, scores and
+    selection, to the byte, as fitting every candidate's r (the search before nesting)."""
+    from dprepro import repr_search
+
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    nested = _search(data)
+    monkeypatch.setattr(repr_search, "NESTED", ())
+    per_r = _search(data)
+    pd.testing.assert_frame_equal(nested, per_r, check_exact=True)
+    assert nested["dim"].nunique() > 3 and (nested["status"] == "complete").all()
+
+
+def test_vae_trials_over_their_budget_are_failed_rows_never_selected():
+    from dprepro import repr_search
+
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    table = repr_search.search(
+        "vae", data["public_expression"], data["public_lineage"], trials=3,
+        space={"dim_range": [2, 6], "learning_rate_range": [1e-3, 1e-2], "hidden_layers": [1],
+               "width_multipliers": [2]},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
+                   "pair_folds": 2, "startup_trials": 2},
+        base_seed=5, vae_options={"max_epochs": 50, "patience": 3, "device": "cpu"},
+        trial_seconds=1e-9)
+    # every trial stopped in its first fit: a row with no score, never a job overrun
+    assert len(table) == 3 and (table["status"] == "over_budget").all()
+    assert table["score"].isna().all() and (table["epochs"] == 0).all()
+    with pytest.raises(ValueError, match="every trial .* failed"):
+        repr_study.select_hyperparameters(table)
+    # a failed trial is skipped by the selection even where its (absent) score would win
+    mixed = pd.DataFrame({"representation": ["vae"] * 3, "candidate": ["t0", "t1", "t2"],
+                          "dim": [2, 4, 6], "score": [np.nan, 0.7, 0.8],
+                          "score_se": [np.nan, 0.01, 0.01],
+                          "status": ["over_budget", "complete", "complete"]})
+    chosen = repr_study.select_hyperparameters(mixed)
+    assert chosen.loc[chosen["selected"], "dim"].tolist() == [6]
+    with pytest.raises(ValueError, match="completed candidate has no score"):
+        repr_study.select_hyperparameters(mixed.assign(status="complete"))
 
 
 def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():
@@ -915,12 +982,20 @@ def _claims_table(n_units, seeds=4):
     return pd.DataFrame(rows)
 
 
+def _split_rows(table, splits=6):
+    """Per-split drug rows whose mean over splits is the table's value (offsets sum to 0)."""
+    offsets = 0.002 * (np.arange(splits) - (splits - 1) / 2)
+    return pd.concat([table.assign(split=k, spearman=table["spearman"] + offsets[k])
+                      for k in range(splits)], ignore_index=True)
+
+
 def test_claims_verdicts_follow_the_paired_differences():
     from dprepro import repr_claims
 
     table = _claims_table(6)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
-                                     pipelines=["as_published", "corrected"], base_seed=3)
+                                     pipelines=["as_published", "corrected"], base_seed=3,
+                                     drug_splits=_split_rows(table))
     verdict = claims.set_index("claim_id")["verdict"]
     assert verdict["repr.as_published.cancer.pca_beats_fixed_genes"] == "holds"
     assert verdict["repr.corrected.cancer.pca_beats_fixed_genes"] == "fails"
@@ -941,7 +1016,7 @@ def test_claims_verdicts_follow_the_paired_differences():
     assert claims["claim_id"].str.startswith("repr.").all()
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
     assert claims.loc[bootstrapped, "note"].str.contains(
-        "cluster bootstrap over 6 cases|6 drugs").all()
+        "cluster bootstrap over 6 cases|crossed bootstrap over 6 drugs x 6 splits x 4").all()
     assert (claims["paper_value"].fillna("") == "").all()
     assert claims["note"].str.contains("figures only").all()
 
@@ -954,7 +1029,8 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     drug = table.copy()
     drug.loc[drug["representation"] == "vae", "spearman"] += 0.06
     claims = repr_claims.repr_claims(table, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
-                                     pipelines=["as_published"], base_seed=3)
+                                     pipelines=["as_published"], base_seed=3,
+                                     drug_splits=_split_rows(drug))
     rows = claims.set_index("claim_id")
     assert rows.loc["repr.as_published.drug.vae_beats_pca", "verdict"] == "holds"
     assert rows.loc["repr.as_published.cancer.vae_beats_pca", "verdict"] == "fails"
@@ -962,7 +1038,8 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     cancer = table.copy()
     cancer.loc[cancer["representation"] == "vae", "accuracy"] += 0.06
     both = repr_claims.repr_claims(cancer, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
-                                   pipelines=["as_published"], base_seed=3)
+                                   pipelines=["as_published"], base_seed=3,
+                                   drug_splits=_split_rows(drug))
     assert both.set_index("claim_id").loc[
         "repr.as_published.vae_vs_pca_depends_on_task", "verdict"] == "fails"
     # an inconclusive task leaves the dependence inconclusive
@@ -1010,7 +1087,10 @@ def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
     # 6 cases but only 4 independent lineages: below the minimum units
     assert (cancer["verdict"] == "inconclusive").all()
     assert cancer["note"].str.contains("4 lineages \\(the 6 cases rebuilt").all()
-    assert drug["note"].str.contains("descriptive: drugs share lines").all()
+    # no per-split rows: the drug verdicts are descriptive and capped at inconclusive
+    assert drug["note"].str.contains("descriptive, capped at inconclusive").all()
+    assert (drug["verdict"] == "inconclusive").all()
+    assert (drug["ci_lower"] > 0).any()  # the drugs-only interval alone would say "holds"
     assert not cancer["note"].str.contains("descriptive").any()
     with_lr = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
                                       pipelines=["as_published"], base_seed=3,
@@ -1034,6 +1114,60 @@ def test_claims_are_inconclusive_below_the_minimum_units():
     # the interval itself would have said "holds"
     row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
     assert row["ci_lower"] > 0
+
+
+def test_drug_claims_resample_the_splits_shared_by_all_drugs():
+    from dprepro import repr_claims
+
+    rng = np.random.default_rng(11)
+    drugs, splits, seeds = 12, 10, 3
+    # PCA - fixed genes: a split effect shared by every drug (sd 0.1, mean 0.03) plus tiny
+    # drug noise. Averaged over splits every drug shows ~ +0.03 with almost no spread, so
+    # resampling drugs as independent says "holds"; the 10 splits cannot exclude 0.
+    split_effect = rng.normal(0.0, 0.1, splits)
+    split_effect += 0.03 - split_effect.mean()
+    rows = []
+    for d in range(drugs):
+        for k in range(splits):
+            for seed in range(seeds):
+                for rep, base in (("pca", 0.3), ("fixed_genes", 0.3)):
+                    extra = split_effect[k] + rng.normal(0, 1e-3) if rep == "pca" else 0.0
+                    rows.append({"drug": f"d{d}", "split": k, "seed": seed, "epsilon": 1.0,
+                                 "representation": rep, "pipeline": "as_published",
+                                 "spearman": base + extra})
+    per_split = pd.DataFrame(rows)
+    table = (per_split.groupby(["drug", "seed", "epsilon", "representation", "pipeline"])
+             ["spearman"].mean().reset_index())
+    cancer = _claims_table(6)
+    cid = "repr.as_published.drug.pca_beats_fixed_genes"
+    naive = repr_claims.cluster_bootstrap(
+        table.pivot_table(index=["drug", "seed"], columns="representation", values="spearman")
+        .eval("pca - fixed_genes").unstack("seed").to_numpy(),
+        rng=np.random.default_rng(0), resamples=2000)
+    assert np.quantile(naive, 0.025) > 0  # drugs as independent: a firm "holds"
+    claims = repr_claims.repr_claims(cancer, table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published"], base_seed=3,
+                                     drug_splits=per_split).set_index("claim_id")
+    row = claims.loc[cid]
+    assert row["verdict"] == "inconclusive"
+    assert row["ci_lower"] < 0 < row["ci_upper"]
+    assert abs(row["reproduced_value"] - 0.03) < 1e-3
+    assert "crossed bootstrap over 12 drugs x 10 splits x 3" in row["note"]
+    # the crossed bootstrap's spread: sd of the mean of 10 split effects (sd ~0.1) ~ 0.03
+    C = (per_split[per_split["representation"] == "pca"].set_index(["drug", "split", "seed"])
+         ["spearman"] - 0.3).unstack(["split", "seed"]).to_numpy().reshape(drugs, splits, seeds)
+    stats = repr_claims.crossed_bootstrap(C, rng=np.random.default_rng(2), resamples=4000)
+    expected = split_effect.std(ddof=0) / np.sqrt(splits)
+    assert 0.75 * expected < stats.std() < 1.3 * expected
+    # a stronger effect against the same split noise holds
+    strong = per_split.assign(spearman=per_split["spearman"]
+                              + 0.2 * (per_split["representation"] == "pca"))
+    strong_table = (strong.groupby(["drug", "seed", "epsilon", "representation", "pipeline"])
+                    ["spearman"].mean().reset_index())
+    firm = repr_claims.repr_claims(cancer, strong_table, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                   pipelines=["as_published"], base_seed=3,
+                                   drug_splits=strong).set_index("claim_id")
+    assert firm.loc[cid, "verdict"] == "holds"
 
 
 def test_cluster_bootstrap_spreads_with_the_units_not_only_the_seeds():
@@ -1143,3 +1277,24 @@ def test_startup_dims_are_stratum_midpoints_over_the_range():
     assert startup_dims(2, 20, 0) == []
     with pytest.raises(ValueError):
         startup_dims(5, 2, 3)
+
+
+def test_figure_footers_say_pca_seeds_carry_noise_only():
+    """PCA is fitted once (deterministic): its '± SE over seeds' is the DP noise's only, and
+    every repr figure's footer says so."""
+    import matplotlib.pyplot as plt
+
+    table = _claims_table(3).assign(
+        case=lambda t: t["case"].map({"c0": "A vs B", "c1": "A vs C", "c2": "B vs C"}),
+        mechanism="m", variant="cms11", true_epsilon=1.0, majority_accuracy=0.5,
+        pc_index=0.6)
+    summaries = {"cancer_type_summary": repr_study.cancer_summary(table),
+                 "drug_summary": repr_study.drug_summary(table)}
+    for name, spec in repr_study.FIGURES.items():
+        for pipeline in ("as_published", "corrected"):
+            fig = repr_study.draw_figure(name, summaries[spec["table"]],
+                                         settings={"epsilon": 1.0, "variant": "paper"},
+                                         data_origin="synthetic", pipeline=pipeline)
+            text = " ".join(t.get_text() for t in fig.findobj(plt.Text))
+            plt.close(fig)
+            assert "SE over" in text and "PCA is deterministic" in text, (name, text)

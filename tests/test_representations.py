@@ -10,11 +10,13 @@ from sklearn.decomposition import PCA
 
 from dprepro.representations import (
     VAE,
+    FitBudgetExceeded,
     QuantileScaler,
     RandomProjection,
     VAERepresentation,
     fit_pca,
     quantile_map,
+    truncate_pca,
 )
 from dprepro.synthetic_expression import synthetic_public_private
 
@@ -45,6 +47,41 @@ def test_fit_pca_equals_sklearn(lowrank):
     np.testing.assert_allclose(pca.transform(test), ref.transform(test.to_numpy()), atol=1e-8)
     with pytest.raises(ValueError, match="dim"):
         fit_pca(train, 0, random_state=0)
+
+
+def test_truncated_pca_is_the_fit_at_that_r_to_the_bit(lowrank):
+    """Exact PCA is nested: the first r components of a fit at r_max are the fit at r,
+    signs included, so the search can fit r_max once and truncate."""
+    train, held = lowrank
+    big = fit_pca(train, 12)
+    for r in (1, 2, 3, 5, 12):
+        cut, alone = truncate_pca(big, r), fit_pca(train, r)
+        np.testing.assert_array_equal(cut.components_, alone.components_)
+        # the sign convention: each component's largest-magnitude entry is positive
+        top = np.abs(alone.components_).argmax(axis=1)
+        assert (alone.components_[np.arange(r), top] > 0).all()
+        for name in ("mean_", "explained_variance_", "explained_variance_ratio_",
+                     "singular_values_"):
+            np.testing.assert_array_equal(getattr(cut, name), getattr(alone, name))
+        np.testing.assert_array_equal(cut.transform(held), alone.transform(held))
+        np.testing.assert_array_equal(cut.transform(train), alone.transform(train))
+        assert cut.n_components_ == r
+        assert cut.components_.strides == alone.components_.strides  # same BLAS path
+        assert cut.noise_variance_ == pytest.approx(alone.noise_variance_, rel=1e-10)
+    assert big.n_components_ == 12  # the fit at r_max is left as it was
+    with pytest.raises(ValueError, match="dim"):
+        truncate_pca(big, 13)
+    with pytest.raises(ValueError, match="exact SVD"):
+        truncate_pca(fit_pca(train, 4, svd_solver="randomized", random_state=0), 2)
+
+
+def test_vae_fit_stops_at_its_wall_clock_budget(lowrank):
+    train, _ = lowrank
+    with pytest.raises(FitBudgetExceeded, match="budget") as stop:
+        VAERepresentation(2, random_state=0, max_seconds=1e-9, **VAE_KW).fit(train)
+    assert stop.value.epochs == 0
+    with pytest.raises(TypeError, match="max_seconds"):
+        VAERepresentation(2, max_seconds="1")
 
 
 def test_random_projection_is_orthonormal_and_centred(lowrank):

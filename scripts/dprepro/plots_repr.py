@@ -128,7 +128,8 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     ax.legend(fontsize=7)
     n = int(rows["n_seeds"].max())
     _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
-                 f"{_variant_text(variant, pipeline)}; mean ± SE over {n} seeds.")
+                 f"{_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
+                 f"({_PCA_SEEDS}).")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
@@ -174,6 +175,6 @@ def repr_drug_vs_epsilon(summary: pd.DataFrame, *, data_origin: str):
     axes[0].legend(fontsize=7)
     n = int(summary["n_seeds"].max())
     _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞); "
-                 f"mean ± SE over {n} seeds.")
+                 f"mean ± SE over {n} seeds ({_PCA_SEEDS}).")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig

@@ -110,7 +110,9 @@ def cancer_type_experiment(
     DataFrame, one row per (case, seed, ε): ``case``, ``seed``, ``epsilon``,
     ``accuracy`` (pooled over folds), ``correct``, ``n_lines``,
     ``majority_accuracy`` (share of the larger lineage), ``folds``,
-    ``dim`` and the privacy columns of :func:`cancer_privacy`.
+    ``dim``, ``n_parts`` (DP feature selection: the k of each fold in fold
+    order, ``;``-separated; empty for other methods) and the privacy columns
+    of :func:`cancer_privacy`.
     """
     from sklearn.model_selection import StratifiedKFold
 
@@ -131,11 +133,13 @@ def cancer_type_experiment(
         rngs = {(s, e): stream_rng(base_seed, f"{stream}/{case}/eps{eps_text(e)}", s)
                 for s in seeds for e in epsilons}
         correct = {(s, e): 0 for s in seeds for e in epsilons}
+        parts = []  # k of each fold's feature selection (its Laplace scale is 4m/(k ε_sel))
         for train, test in splits:
             tr, te = idx[train], idx[test]
             if selection is not None:
                 votes, k = selection.votes(private[seeds[0]][tr], y[train], line_ids[tr],
                                            nominal=len(tr))
+                parts.append(str(int(k)))
             for s in seeds:
                 X = private[s]
                 for e in epsilons:
@@ -163,6 +167,7 @@ def cancer_type_experiment(
                              "accuracy": correct[(s, e)] / len(idx), "correct": correct[(s, e)],
                              "n_lines": len(idx), "majority_accuracy": majority,
                              "folds": folds, "dim": dim,
+                             "n_parts": ";".join(parts) if parts else None,
                              **records[(s, e)].columns(CANCER_PRIVACY_COLUMNS)})
     return pd.DataFrame(rows).drop(columns="epsilon_value")
 

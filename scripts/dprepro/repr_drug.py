@@ -178,7 +178,9 @@ def drug_experiment(
     -------
     DataFrame, one row per (drug, seed, ε, split): ``drug``, ``seed``,
     ``epsilon``, ``split``, ``spearman``, ``pc_index``, ``n_train``,
-    ``n_test``, ``dim`` and the privacy columns of :func:`drug_privacy`.
+    ``n_test``, ``dim``, ``n_parts`` (DP feature selection's k, from which its
+    Laplace scale 4m/(k ε_sel) follows; missing for other methods) and the
+    privacy columns of :func:`drug_privacy`.
     """
     from .metrics import probabilistic_c_index, spearman
 
@@ -247,11 +249,14 @@ def drug_experiment(
                                  "split": split_no, "spearman": spearman(yte, pred),
                                  "pc_index": probabilistic_c_index(yte, pred, noise_sd=noise_sd),
                                  "n_train": len(tr), "n_test": len(te), "dim": dim,
+                                 "n_parts": k if fs else None,
                                  **drug_privacy(split, model, mapping=mapping,
                                                   selection=selection).columns(
                                      DRUG_PRIVACY_COLUMNS)})
     frame = pd.DataFrame(rows)
-    return frame.drop(columns="epsilon_value") if len(frame) else frame
+    if not len(frame):
+        return frame
+    return frame.assign(n_parts=frame["n_parts"].astype("Int64")).drop(columns="epsilon_value")
 
 
 

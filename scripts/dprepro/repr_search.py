@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import itertools
 import math
+import time
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -169,9 +170,14 @@ def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs,
             "n_pairs": len(accs), "accuracies": [float(a) for a in accs]}
 
 
+#: Representations whose fit is nested in r (exact-SVD PCA): fitted once at r_max per pair fold.
+NESTED = ("pca",)
+
+
 def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, trials: int,
            space: Mapping, objective: Mapping, base_seed: int, vae_options: Mapping | None = None,
-           log=None, fit_cache: dict | None = None) -> pd.DataFrame:
+           log=None, fit_cache: dict | None = None,
+           trial_seconds: float | None = None) -> pd.DataFrame:
     """Run the seeded optuna search of one representation; one row per trial.
 
     ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2`` and
@@ -190,17 +196,28 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     of every pipeline propose the same candidates; a candidate's fitted
     representation of each pair fold is kept there and reused, not refitted
     (same values: the fit is a deterministic function of the spec, the fit
-    rows and the stream).
+    rows and the stream). PCA (:data:`NESTED`) is fitted once per pair fold at
+    the largest r the fold allows and truncated to each candidate's r
+    (:func:`dprepro.representations.truncate_pca`: the same components, to
+    the bit), so the cache key of that fit has no ``dim``.
+    ``trial_seconds``: a wall-clock budget of a trial's VAE fits together
+    (None: none). A trial whose fits overrun it is recorded with ``status =
+    over_budget`` and no score, and is pruned in the optuna study (TPE treats
+    its region as poor); the other trials are ``complete``. Which trials
+    overrun depends on the machine, so only a search without a budget (the
+    default) is reproducible to the byte.
     Columns: ``representation``, ``candidate`` (``t<trial>``), ``trial``,
     ``dim``, ``learning_rate``, ``hidden_layers``, ``width_multiplier``,
     ``hidden_width``, ``score`` (the objective), ``score_se`` (over pairs),
     ``n_pairs``, ``n_fit`` (smallest fit set over pair folds), ``epochs``,
     ``best_epoch`` (first pair fold), ``validation_pairs``, ``pair_folds``,
-    ``sampler`` (``stratified_startup`` or ``tpe``), ``duplicate_of``.
+    ``sampler`` (``stratified_startup`` or ``tpe``), ``duplicate_of``,
+    ``status`` (``complete`` or ``over_budget``).
     """
     import optuna
 
     from .repr_study import fit_representation
+    from .representations import FitBudgetExceeded, truncate_pca
 
     if isinstance(trials, bool) or int(trials) < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")
@@ -234,23 +251,52 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     rows, seen = [], {}
     cache = {} if fit_cache is None else fit_cache
 
+    def fitted(g, group, fit_rows, spec, spent):
+        """The candidate's fit on pair fold g (a nested PCA: truncated from the r_max fit)."""
+        # common random numbers: every trial gets the same fit and noise streams, so
+        # the same candidate scores the same and candidates differ only by parameters
+        rng = stream_rng(base_seed, f"search/{representation}/fit")
+        if representation in NESTED:
+            r_max = min(high, fit_rows.shape[1], len(fit_rows))
+            base = (representation, g, tuple(map(tuple, group)), "r_max", r_max)
+            if base not in cache:
+                cache[base] = fit_representation(representation, {**spec, "dim": r_max},
+                                                 fit_rows, rng=rng, vae_options=vae_options)
+            return truncate_pca(cache[base], spec["dim"])
+        options = dict(vae_options or {})
+        if trial_seconds is not None and representation == "vae":
+            options["max_seconds"] = max(float(trial_seconds) - spent, 1e-3)
+        return fit_representation(representation, spec, fit_rows, rng=rng,
+                                  vae_options=options or vae_options)
+
     def evaluate(spec):
         accs, n_fit, epochs, best_epoch = [], [], np.nan, np.nan
+        spent = 0.0  # seconds of this trial's fits (the budget covers fits, not scoring)
         for g, (group, fit_rows, val_rows, val_labels) in enumerate(folds):
             spec = {**spec, "dim": min(spec["dim"], fit_rows.shape[1], len(fit_rows))}
             key = (representation, g, tuple(map(tuple, group)), tuple(sorted(spec.items())))
             if key not in cache:
-                # common random numbers: every trial gets the same fit and noise streams, so
-                # the same candidate scores the same and candidates differ only by parameters
-                rng = stream_rng(base_seed, f"search/{representation}/fit")
-                model = fit_representation(representation, spec, fit_rows, rng=rng,
-                                           vae_options=vae_options)
-                cache[key] = (model.transform(fit_rows), model.transform(val_rows),
-                              getattr(model, "n_epochs_", np.nan),
-                              getattr(model, "best_epoch_", np.nan))
+                start = time.perf_counter()
+                try:
+                    model = fitted(g, group, fit_rows, spec, spent)
+                except FitBudgetExceeded as stop:
+                    # kept, so the other pipeline's identical candidate fails the same way
+                    cache[key] = stop
+                else:
+                    cache[key] = (model.transform(fit_rows), model.transform(val_rows),
+                                  getattr(model, "n_epochs_", np.nan),
+                                  getattr(model, "best_epoch_", np.nan))
+                spent += time.perf_counter() - start
             elif log is not None:
                 log.info("%s pair fold %d: %s fitted by an earlier search, reused",
                          representation, g, spec)
+            if isinstance(cache[key], FitBudgetExceeded):
+                if log is not None:
+                    log.warning("%s pair fold %d: %s over the trial budget of %s s: %s",
+                                representation, g, spec, trial_seconds, cache[key])
+                return {"score": np.nan, "score_se": np.nan, "n_pairs": 0,
+                        "n_fit": len(fit_rows), "epochs": cache[key].epochs,
+                        "best_epoch": np.nan, "status": "over_budget"}
             z_fit, z_val, n_epochs, first_best = cache[key]
             score = dp_pair_score(z_fit, z_val,
                                   val_labels, group, epsilon=float(objective["epsilon"]),
@@ -267,7 +313,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                 "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs)))
                 if len(accs) > 1 else 0.0,
                 "n_pairs": len(accs), "n_fit": min(n_fit), "epochs": epochs,
-                "best_epoch": best_epoch}
+                "best_epoch": best_epoch, "status": "complete"}
 
     def objective_fn(trial):
         spec = trial_spec(trial, representation, space)
@@ -277,6 +323,8 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
         if not duplicate:
             seen[key] = (trial.number, evaluate(spec))
         first, result = seen[key]
+        result = dict(result)
+        status = result.pop("status")
         rows.append({"representation": representation, "candidate": f"t{trial.number}",
                      "trial": trial.number, "dim": spec["dim"],
                      "learning_rate": spec.get("learning_rate", np.nan),
@@ -288,11 +336,13 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                      "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs),
                      "pair_folds": len(folds),
                      "sampler": "stratified_startup" if trial.number < startup else "tpe",
-                     "duplicate_of": first if duplicate else np.nan})
+                     "duplicate_of": first if duplicate else np.nan, "status": status})
         if log is not None:
             log.info("%s trial %d (%s): %s -> DP accuracy %.4f%s", representation, trial.number,
                      rows[-1]["sampler"], spec, result["score"],
                      f" (same as trial {first}, not refitted)" if duplicate else "")
+        if status != "complete":
+            raise optuna.TrialPruned(f"{status}: {spec}")
         return result["score"]
 
     # duplicates do not count: propose until `trials` distinct candidates (or the cap)

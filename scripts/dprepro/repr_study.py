@@ -146,14 +146,14 @@ CANCER_COLUMNS = (
     "case", "representation", "epsilon", "seed", "accuracy", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "epsilon_if_bias_penalised", "privacy_note",
-    "dim", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
+    "dim", "n_parts", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
 )
 #: Columns of ``drug_sensitivity.csv`` in order (the shared contract first).
 DRUG_COLUMNS = (
     "representation", "epsilon", "seed", "drug", "spearman", "pc_index", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
     "privacy_note",
-    "dim", "splits", "n_train", "n_test", "data_origin",
+    "dim", "n_parts", "splits", "n_train", "n_test", "data_origin",
 )
 
 
@@ -559,7 +559,9 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     smallest ``dim`` among the candidates with ``score`` ≥ :math:`s^* - se^*`;
     ties go to the higher score, then to the first candidate in the given
     order. The scores of two r within one SE are not told apart by the
-    search, so the simpler representation is taken. Returns a copy sorted by pipeline
+    search, so the simpler representation is taken. Trials whose ``status``
+    is not ``complete`` (over their wall-clock budget) have no score and are
+    never selected; a search with no complete trial is an error. Returns a copy sorted by pipeline
     (study order; rows without a ``pipeline`` column are one search), then
     representation (study order) and candidate order, with a boolean
     ``selected`` column.
@@ -570,16 +572,23 @@ def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
     unknown = set(candidates["representation"]) - set(REPRESENTATIONS)
     if unknown:
         raise ValueError(f"unknown representation(s) {sorted(unknown)}")
-    if candidates["score"].isna().any():
-        raise ValueError("a candidate has no score")
+    failed = (candidates["status"] != "complete") if "status" in candidates.columns else \
+        pd.Series(False, index=candidates.index)
+    if candidates.loc[~failed, "score"].isna().any():
+        raise ValueError("a completed candidate has no score")
     out = candidates.reset_index(drop=True).copy()
+    failed = failed.reset_index(drop=True)
     out["_order"] = np.arange(len(out))
     out["_rep"] = out["representation"].map(REPRESENTATIONS.index)
     out["_pipe"] = _pipeline_order(out["pipeline"]) if "pipeline" in out.columns else 0
     out["selected"] = False
     se = (out["score_se"].fillna(0.0) if "score_se" in out.columns
           else pd.Series(0.0, index=out.index))
-    for _, group in out.groupby(["_pipe", "_rep"], sort=True):
+    for key, group in out.groupby(["_pipe", "_rep"], sort=True):
+        group = group[~failed[group.index]]  # a trial over its budget has no score
+        if group.empty:
+            raise ValueError(f"every trial of search {key} failed (status over_budget): raise "
+                             "repr_transfer.selection.trial_minutes or narrow the VAE space")
         top = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
                                 kind="stable").index[0]
         near = group[group["score"] >= out.loc[top, "score"] - se[top]]
@@ -651,16 +660,32 @@ def cancer_type_table(frames: Sequence[pd.DataFrame], *, data_origin: str,
     return table.loc[:, list(CANCER_COLUMNS)].reset_index(drop=True)
 
 
+def _distinct_parts(values: pd.Series) -> str | None:
+    """DP feature selection's k over a drug's splits: one value, or the distinct ones ``;``-joined.
+
+    The corrected pipeline's k comes from the split's nominal training size, the
+    same for every split; the authors' k = ⌊√n⌋ of the lines with a response can
+    differ between splits.
+    """
+    ks = sorted({int(v) for v in values.dropna()})  # text values (see drug_table)
+    return ";".join(map(str, ks)) if ks else None
+
+
 def drug_table(frames: Sequence[pd.DataFrame], *, data_origin: str) -> pd.DataFrame:
     """``drug_sensitivity.csv``: per (method, ε, seed, drug) the mean over splits."""
     rows = _with_pipeline(pd.concat(frames, ignore_index=True))
+    if "n_parts" not in rows.columns:  # rows from before the column existed
+        rows = rows.assign(n_parts=pd.NA)
+    # as text: a numeric column would make pandas cast the joined k's back to numbers
+    rows = rows.assign(n_parts=rows["n_parts"].astype("string"))
     keys = ["representation", "pipeline", "epsilon", "seed", "drug"]
     privacy = ["mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
                "privacy_note", "dim"]
     grouped = rows.groupby(keys, dropna=False, sort=False)
     table = grouped.agg(spearman=("spearman", "mean"), pc_index=("pc_index", "mean"),
                         splits=("split", "nunique"), n_train=("n_train", "mean"),
-                        n_test=("n_test", "mean")).reset_index()
+                        n_test=("n_test", "mean"),
+                        n_parts=("n_parts", _distinct_parts)).reset_index()
     first = grouped[privacy].first().reset_index()
     table = table.merge(first, on=keys, how="left").assign(data_origin=data_origin)
     table = table.assign(_m=_method_order(table["representation"]),

@@ -29,7 +29,14 @@ import torch.nn.functional as F
 from sklearn.base import BaseEstimator, TransformerMixin
 from torch import nn
 
-from .representations import FeatureNamesMixin, QuantileScaler, as_generator, check_float, check_int
+from .representations import (
+    FeatureNamesMixin,
+    FitBudgetExceeded,
+    QuantileScaler,
+    as_generator,
+    check_float,
+    check_int,
+)
 
 __all__ = ["VAE", "VAERepresentation"]
 
@@ -233,6 +240,9 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         initialisation and the reparametrisation noise.
     log_every : int, default 10
         Epoch progress is logged at INFO every ``log_every`` epochs (DEBUG otherwise).
+    max_seconds : float, optional
+        Wall-clock budget of ``fit`` (checked before every batch): past it,
+        :class:`dprepro.representations.FitBudgetExceeded` is raised. None (default): no budget.
 
     Attributes
     ----------
@@ -268,6 +278,7 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         device: str = "auto",
         random_state=None,
         log_every: int = 10,
+        max_seconds: float | None = None,
     ):
         self.latent_dim = latent_dim
         self.n_hidden_layers = n_hidden_layers
@@ -282,6 +293,7 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         self.device = device
         self.random_state = random_state
         self.log_every = log_every
+        self.max_seconds = max_seconds
         self._validate_params()
 
     def _validate_params(self) -> None:
@@ -304,6 +316,8 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         if not isinstance(self.device, str):
             raise TypeError(f"device must be a string, got {self.device!r}")
         check_int("log_every", self.log_every, 1)
+        if self.max_seconds is not None:
+            check_float("max_seconds", self.max_seconds)
         as_generator(self.random_state)  # type check only
 
     # -- training ---------------------------------------------------------- #
@@ -382,6 +396,16 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
             order = torch.from_numpy(rng.permutation(n_train)).to(device)
             total = 0.0
             for i in range(0, n_train, bs):
+                # the budget is checked per batch: an epoch at paper scale takes minutes
+                if self.max_seconds is not None and time.perf_counter() - start > float(
+                    self.max_seconds
+                ):
+                    raise FitBudgetExceeded(
+                        f"VAE fit stopped at its budget of {float(self.max_seconds):.0f} s "
+                        f"in epoch {epoch} (r={self.latent_dim}, "
+                        f"learning rate {self.learning_rate:g})",
+                        epochs=epoch - 1,
+                    )
                 batch = u_train[order[i : i + bs]]
                 optimizer.zero_grad(set_to_none=True)
                 loss = model.loss(batch, gen_noise)

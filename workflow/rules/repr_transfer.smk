@@ -84,7 +84,8 @@ rule repr_search:
         "../../envs/learning.yaml"
     threads: 1
     resources:
-        mem_mb=REPR_MEM_MB["learn"],
+        # the PCA search holds one exact SVD at a time: at paper scale repr_fit's memory
+        mem_mb=repr_fit_mem_mb,
         runtime=lambda wc: repr_search_runtime(wc.representation),
     params:
         pipelines=REPR_PIPELINES,
@@ -92,6 +93,7 @@ rule repr_search:
         space=lambda wc: repr_search_space(wc.representation),
         objectives={p: repr_search_objective(p) for p in REPR_PIPELINES},
         vae=lambda wc: repr_vae_options(wc.representation),
+        trial_seconds=lambda wc: repr_trial_seconds(wc.representation),
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
@@ -282,6 +284,7 @@ rule repr_claims_table:
     input:
         cancer_type=REPR_TABLES["cancer_type_accuracy"],
         drug=REPR_TABLES["drug_sensitivity"],
+        drug_rows=repr_drug_paths(),
     output:
         table=REPR_TABLES["claims"],
         prov=prov(REPR_TABLES["claims"]),

@@ -178,13 +178,46 @@ def repr_search_objective(pipeline):
 
 
 def repr_search_runtime(representation):
-    """Minutes of every pipeline's search: a VAE fit per trial (bounded by max_epochs),
-    seconds for the others."""
+    """Minutes of every pipeline's search of one representation (the SLURM limit).
+
+    Paper scale is sized from benchmarks/paper_scale.csv (CPU, one thread): PCA is nested,
+    so one exact-SVD fit at r_max per pair fold (REPR_FIT_PCA_PAPER, 2x margin); the VAE
+    either stops each trial at selection.trial_minutes (an overrun is a failed trial) or,
+    without a budget, every trial may run vae.max_epochs epochs of the measured epoch time
+    (2x margin) per pair fold. Scoring (DP logistic regression over the pairs) is about a
+    minute a trial at paper scale: 2 minutes each. The synthetic sizes take seconds.
+    """
+    selection = config["repr_transfer"]["selection"]
     searches = len(config["repr_transfer"]["pipelines"])
-    if representation != "vae":
-        return 10 + searches * repr_trials(representation)
-    epochs = config["repr_transfer"]["vae"]["max_epochs"]
-    return 10 + searches * repr_trials(representation) * max(2, epochs // 20)
+    trials = repr_trials(representation)
+    paper = REPR_ORIGIN != "synthetic"
+    scoring = searches * trials * (2 if paper else 1)
+    if representation == "vae":
+        budget = selection.get("trial_minutes")
+        if budget is not None:
+            return int(10 + scoring + searches * trials * budget + 1)
+        epochs = config["repr_transfer"]["vae"]["max_epochs"]
+        if not paper:
+            return 10 + searches * trials * max(2, epochs // 20)
+        fit_minutes = 2 * epochs * REPR_VAE_PAPER["epoch_seconds"] / 60
+        return int(
+            10 + scoring + searches * trials * selection["pair_folds"] * fit_minutes + 1
+        )
+    if paper and representation == "pca":
+        return (
+            10
+            + scoring
+            + selection["pair_folds"] * REPR_FIT_PCA_PAPER["minutes_per_seed"]
+        )
+    return 10 + scoring
+
+
+def repr_trial_seconds(representation):
+    """The VAE search's budget per trial in seconds (selection.trial_minutes); None: none."""
+    minutes = config["repr_transfer"]["selection"].get("trial_minutes")
+    if representation != "vae" or minutes is None:
+        return None
+    return 60.0 * float(minutes)
 
 
 def repr_search_paths():
@@ -354,6 +387,10 @@ REPR_MEM_MB = (
 # extrapolated from 500-2,000 samples as m^2 n); declared with the margins of
 # tests/test_paper_scale.py: 1.5x the peak, 2x the time, once per seed.
 REPR_FIT_PCA_PAPER = {"mem_mb": 11000, "minutes_per_seed": 86}
+# one VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
+# 1,280, one CPU thread, measured at load ~15): ~307 s; a fit runs up to vae.max_epochs
+# epochs, so the limits below are epochs x this (2x margin); a GPU is far faster
+REPR_VAE_PAPER = {"epoch_seconds": 307}
 
 
 def repr_fit_mem_mb(wildcards):
@@ -365,6 +402,10 @@ def repr_fit_mem_mb(wildcards):
 def repr_fit_runtime(wildcards):
     """Minutes for all seeds of one representation."""
     if wildcards.representation == "vae":
+        if REPR_ORIGIN != "synthetic":
+            epochs = REPR["vae"]["max_epochs"]
+            per_seed = 2 * epochs * REPR_VAE_PAPER["epoch_seconds"] / 60
+            return int(per_seed * REPR["seeds"] + 1)
         return 60 * REPR["seeds"]
     if REPR_ORIGIN != "synthetic" and wildcards.representation == "pca":
         return REPR_FIT_PCA_PAPER["minutes_per_seed"] * REPR["seeds"]
