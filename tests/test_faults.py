@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.smallruns import SMALL
+
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 TARGETS = ["ldp_mse_table", "rrr_logrank_table"]
 pytestmark = pytest.mark.workflow
 
@@ -70,7 +71,7 @@ def test_failing_job_leaves_no_partial_output(tmp_path):
     bad = tmp_path / "cohort.csv"
     bad.write_text("id,group,time,event\n1,Low,3.5,1\n2,High,-1,0\n")
     config = yaml.safe_load(SMALL.read_text())
-    config["datasets"] = {"ipssr": {"source": "file", "path": str(bad)}}
+    config["datasets"]["ipssr"] = {"source": "file", "path": str(bad)}
     configfile = tmp_path / "bad.yaml"
     configfile.write_text(yaml.safe_dump(config))
     target = "results/data/cohorts/ipssr.parquet"

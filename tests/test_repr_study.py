@@ -629,7 +629,7 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
     with serve(routes) as srv:
         expr_sha = hashlib.sha256(routes["/gdsc1000/Cell_line_RMA_proc_basalExp.txt.zip"])
         config["repr_transfer"]["min_shared_genes"] = 5
-        config["datasets"] = {
+        config["datasets"] |= {
             "gdsc": {"source": "download",
                      "expression_url": srv.url("/gdsc1000/Cell_line_RMA_proc_basalExp.txt.zip"),
                      "expression_sha256": expr_sha.hexdigest(),

@@ -1,8 +1,8 @@
 """rrr_survival by configuration: a new cohort from a CSV, and privacy columns from mechanisms.
 
-One small workflow run adds a cohort that the code has never heard of (a CSV
-with ``id,time,status,group``) by configuration alone, then every released
-table's privacy columns are recomputed from the mechanism objects.
+The session's run of the small configuration (conftest.small_run) has a cohort that the
+code has never heard of (a CSV with ``id,time,status,group``), added by configuration
+alone; every released table's privacy columns are recomputed from the mechanism objects.
 """
 
 import json
@@ -13,7 +13,6 @@ import sys
 from dataclasses import replace
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import pytest
 import yaml
@@ -23,47 +22,20 @@ from dprepro.debiased_rrr import DebiasedRRR
 from dprepro.lnte_dp import GridDiscretisation, GridLNTE
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
+from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 PRIVACY = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_unit",
            "privacy_note"]
 pytestmark = pytest.mark.workflow
 
 
-def toy_csv(path: Path) -> Path:
-    """Three arms with different hazards; groups spelled as a user might."""
-    rng = np.random.default_rng(5)
-    rows = []
-    for g, (arm, rate) in enumerate((("arm A", 0.05), ("arm B", 0.1), ("arm C", 0.2))):
-        for i in range(25):
-            t = rng.exponential(1 / rate)
-            c = rng.uniform(5, 40)
-            rows.append({"id": f"p{g}{i:02d}", "time": round(min(t, c), 2),
-                         "status": "dead" if t <= c else "alive", "group": arm})
-    pd.DataFrame(rows).to_csv(path, index=False)
-    return path
-
-
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    work = tmp_path_factory.mktemp("rrr_config_cohort")
-    config = yaml.safe_load(SMALL.read_text())
-    config["studies"] = ["rrr_survival"]
-    config["rrr_survival"] = {"datasets": ["toy", "kidney"], "epsilons": [1, 3], "draws": 3,
-                              "grid_points": 20}
-    config["datasets"] = {"toy": {
-        "source": "file", "path": str(toy_csv(work / "toy.csv")),
-        "columns": {"id": "id", "time": "time", "status": "status", "group": "group"},
-        "event_values": ["dead"], "censored_values": ["alive"],
-        "time_unit": "weeks", "title": "Toy trial"}}
-    configfile = work / "config.yaml"
-    configfile.write_text(yaml.safe_dump(config))
-    cmd = [sys.executable, "-m", "snakemake", "rrr_survival", "--cores", "2", "--snakefile",
-           str(ROOT / "Snakefile"), "--directory", str(work), "--configfile", str(configfile)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=900, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-4000:]
-    return work / "results" / "rrr_survival"
+def run(small_run):
+    """The session's run of the small configuration, whose rrr_survival datasets include
+    ``toy``: tests/data/toy_cohort.csv (``id,time,status,group``, three arms with different
+    hazards, groups and status spelled as a user might), added by configuration alone."""
+    return small_run / "results" / "rrr_survival"
 
 
 def test_a_csv_cohort_is_a_config_change_only(run):
@@ -278,7 +250,7 @@ def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
         if configured:
             spec["cbioportal"] = {"attributes": {"group": "RISK", "time": "OS_TIME"},
                                   "types": {"group": "PATIENT", "time": "SAMPLE"}}
-        config["datasets"] = {"ipssr": spec}
+        config["datasets"]["ipssr"] = spec
         configfile = tmp_path / "paper.yaml"
         configfile.write_text(yaml.safe_dump(config))
         proc = subprocess.run(

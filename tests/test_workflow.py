@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from helpers import smallruns
+from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
-SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 pytestmark = pytest.mark.workflow
 
 
@@ -216,7 +216,7 @@ def test_unchanged_configuration_reruns_nothing(runs):
          {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
           "claims_figure": 1}),
         ({"rrr_survival": {"draws": 6}},
-         {"rrr_private_releases": 2, "rrr_original": 1, "rrr_median_table": 1,
+         {"rrr_private_releases": 3, "rrr_original": 1, "rrr_median_table": 1,
           "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
           "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
@@ -285,7 +285,7 @@ def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):
     }
     with serve(routes) as server:
         config = yaml.safe_load(SMALL.read_text())
-        config["datasets"] = {"ipssr": {"source": "cbioportal",
+        config["datasets"] |= {"ipssr": {"source": "cbioportal",
                                         "cbioportal_url": server.base_url}}
         configfile = tmp_path / "paper_small.yaml"
         configfile.write_text(yaml.safe_dump(config))
@@ -303,7 +303,7 @@ def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):
 
 def test_paper_mode_offline_fails_with_a_hint(tmp_path):
     config = yaml.safe_load(SMALL.read_text())
-    config["datasets"] = {"ipssr": {"source": "cbioportal",
+    config["datasets"] |= {"ipssr": {"source": "cbioportal",
                                     "cbioportal_url": "http://127.0.0.1:9"}}
     config["downloads"] = {"retries": 1, "backoff_seconds": 0.05}
     configfile = tmp_path / "offline.yaml"
@@ -425,7 +425,7 @@ def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
     with serve(routes) as server:
         url = server.base_url.rstrip("/")
         config = yaml.safe_load(SMALL.read_text())
-        config["datasets"] = {
+        config["datasets"] |= {
             "gdsc": {"source": "download",
                      "expression_url": f"{url}/Cell_line_RMA_proc_basalExp.txt.zip",
                      "dose_response_url": f"{url}/GDSC2_fitted_dose_response.csv",
@@ -481,7 +481,7 @@ def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
         url = server.base_url.rstrip("/")
         config = yaml.safe_load(SMALL.read_text())
         config["studies"] = ["repr_transfer"]
-        config["datasets"] = {
+        config["datasets"] |= {
             "gdsc": {"source": "download", "expression_url": f"{url}/expression.zip",
                      "dose_response_url": f"{url}/dose_response.csv",
                      "cell_lines_url": f"{url}/cell_lines.csv"},

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import yaml
 
+from .smallruns import SMALL
+
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = ROOT / "tests" / "data" / "small_config.yaml"
 FAIL_SNAKEFILE = ROOT / "tests" / "data" / "slurm_fail" / "Snakefile"
 PROFILE = ROOT / "workflow" / "profiles" / "slurm"
 TOOL_DIRS = [ROOT.parent / "shared" / "tools", Path("/work/shared/tools")]

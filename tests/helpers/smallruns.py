@@ -9,12 +9,38 @@ cores idles through most of a ``--cores 2`` run (few jobs are ready at a time), 
 
 from __future__ import annotations
 
+import atexit
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
+import yaml
+
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = ROOT / "tests" / "data" / "small_config.yaml"
+SMALL_SOURCE = ROOT / "tests" / "data" / "small_config.yaml"
+
+
+def _small_config() -> Path:
+    """tests/data/small_config.yaml with its `file` cohorts' paths made absolute.
+
+    Every run of the small configuration (local, killed and resumed, SLURM) and every test
+    that derives a configuration from it uses this one file, so their tables compare byte
+    for byte; a `file` path is relative to the run's --directory, which is elsewhere.
+    """
+    config = yaml.safe_load(SMALL_SOURCE.read_text())
+    for spec in config.get("datasets", {}).values():
+        if spec.get("source") == "file":
+            spec["path"] = str(ROOT / spec["path"])
+    folder = Path(tempfile.mkdtemp(prefix="dprepro-small-config-"))
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    path = folder / "small_config.yaml"
+    path.write_text(yaml.safe_dump(config, sort_keys=False))
+    return path
+
+
+SMALL = _small_config()
 TIMEOUT = 1500  # s
 _STARTED: dict[str, tuple[subprocess.Popen, Path, Path]] = {}
 
