@@ -82,4 +82,6 @@ def small_run(request, tmp_path_factory) -> Path:
     Started in the background after collection (with test_workflow's ``--cores 1`` run when
     its determinism test is selected); started here only when no collected test asked.
     """
-    return smallruns.wait("2", tmp_path_factory.mktemp("small_cores2"))
+    if not smallruns.started("2"):
+        smallruns.start("2", tmp_path_factory.mktemp("small_cores2"))
+    return smallruns.wait("2")

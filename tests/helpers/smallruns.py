@@ -61,6 +61,10 @@ def start(cores: str, work: Path) -> None:
     _STARTED[cores] = (proc, work, log)
 
 
+def started(cores: str) -> bool:
+    return cores in _STARTED
+
+
 def wait(cores: str, work: Path | None = None) -> Path:
     """The finished run with ``--cores cores``; started here (into ``work``) if it was not."""
     if cores not in _STARTED:
