@@ -66,7 +66,8 @@ def test_every_cluster_rule_declares_threads_mem_and_runtime():
 def slurm_runs(tmp_path_factory):
     """The two runs through SLURM (started in the background); SLURM down afterwards."""
     try:
-        result = slurmruns.wait(tmp_path_factory.mktemp("slurm"))
+        base = None if slurmruns.started() else tmp_path_factory.mktemp("slurm")
+        result = slurmruns.wait(base)
         if isinstance(result, str):
             pytest.skip(result)
         print(f"\n{result['timing']}")

@@ -281,6 +281,10 @@ def start(base: Path) -> None:
         _SESSION = _Session(base)
 
 
+def started() -> bool:
+    return _SESSION is not None
+
+
 def wait(base: Path | None = None, timeout: float = LOCK_WAIT + 600 + RUN_TIMEOUT + 60):
     """The runs' result: a dict, or a str saying why SLURM could not run here."""
     if _SESSION is None:
