@@ -29,6 +29,19 @@ def prov(path):
     return f"{path}.prov.json"
 
 
+def canonical(value):
+    """``value`` with every mapping's keys sorted, recursively.
+
+    For params copied from the configuration: Snakemake compares params as they
+    are written, so the same keys listed in another order would rerun the job.
+    """
+    if isinstance(value, dict):
+        return {key: canonical(value[key]) for key in sorted(value)}
+    if isinstance(value, list):
+        return [canonical(item) for item in value]
+    return value
+
+
 def fmt_number(value):
     """Canonical text of a number in file names (0.2 -> '0.2', 2.0 -> '2')."""
     return f"{float(value):g}"

@@ -20,7 +20,7 @@ rule cbioportal_download:
     params:
         base=lambda wc: rrr_paths.cbioportal_base(config, wc.study),
         datasets=lambda wc: rrr_paths.cbioportal_studies(config)[wc.study],
-        downloads=config["downloads"],
+        downloads=canonical(config["downloads"]),
     script:
         "../../scripts/cbioportal_download.py"
 
@@ -41,7 +41,7 @@ rule cohort_download:
     params:
         url=lambda wc: config["datasets"][wc.dataset]["url"],
         sha256=lambda wc: config["datasets"][wc.dataset]["sha256"],
-        downloads=config["downloads"],
+        downloads=canonical(config["downloads"]),
     script:
         "../../scripts/rrr_cohort_download.py"
 
@@ -61,7 +61,7 @@ rule rrr_cohort:
         mem_mb=1000,
         runtime=5,
     params:
-        spec=lambda wc: config["datasets"][wc.dataset],
+        spec=lambda wc: canonical(config["datasets"][wc.dataset]),
         seed=config["seed"],
     script:
         "../../scripts/rrr_cohort.py"
@@ -89,7 +89,7 @@ rule gdsc_download:
         runtime=60,
     params:
         spec=lambda wc: repr_raw_spec("gdsc", wc.rawfile),
-        downloads=config["downloads"],
+        downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
 
@@ -111,7 +111,7 @@ rule depmap_download:
         runtime=60,
     params:
         spec=lambda wc: repr_raw_spec("depmap", wc.rawfile),
-        downloads=config["downloads"],
+        downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
 
@@ -134,7 +134,7 @@ rule tcga_download:
         runtime=240,
     params:
         spec=lambda wc: repr_raw_spec("tcga", wc.rawfile),
-        downloads=config["downloads"],
+        downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
 
