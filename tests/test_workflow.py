@@ -207,6 +207,24 @@ def test_unchanged_configuration_reruns_nothing(runs):
     assert "Nothing to be done" in unchanged.stdout + unchanged.stderr
 
 
+def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
+    """Params copied from the configuration are compared in canonical key order: a cohort
+    spec written in another order is the same configuration."""
+    def reversed_keys(value):
+        if isinstance(value, dict):
+            return {key: reversed_keys(value[key]) for key in reversed(list(value))}
+        return value
+
+    config = yaml.safe_load(SMALL.read_text())
+    config["datasets"] = reversed_keys(config["datasets"])
+    reordered = tmp_path / "reordered.yaml"
+    reordered.write_text(yaml.safe_dump(config, sort_keys=False))
+    assert list(config["datasets"]["toy"])[0] != list(
+        yaml.safe_load(SMALL.read_text())["datasets"]["toy"])[0]
+    proc = snakemake("-n", "--configfile", str(reordered), cwd=runs["2"])
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
