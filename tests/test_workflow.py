@@ -288,7 +288,7 @@ def test_report_builds_with_captions(runs):
     assert "simulation, no real data" in html
     assert "synthetic stand-in" in html and "figure2_ipssr" in html
     assert "drug_prediction_corrected.pdf" in html
-    assert "cancer_type_accuracy_as_published.pdf" in html and "Pipeline corrected" in html
+    assert "cancer_type_accuracy_as_published.pdf" in html and "pipeline: corrected" in html
 
 
 def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):

@@ -11,6 +11,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .plots import _footer  # noqa: E402
+from .repr_privacy import cancer_variant_text, drug_privacy_text  # noqa: E402
 
 _REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "VAE",
                 "fixed_genes": "fixed genes", "dp_feature_selection": "DP feature selection"}
@@ -42,26 +43,8 @@ def _se(values) -> np.ndarray:
     return np.nan_to_num(np.asarray(values, dtype=float))
 
 
-def _variant_text(variant: str, pipeline: str) -> str:
-    if pipeline == "as_published":
-        # the global quantile mapping voids any finite ε, whatever the learner
-        return (f"{variant} variant; no finite ε for this pipeline (global quantile mapping), "
-                "see true_epsilon")
-    return ("paper variant: no proven finite ε, see true_epsilon" if variant == "paper"
-            else "CMS11 variant: pure ε-DP per released model given its training lines")
-
-
 #: PCA is exact and fitted once: its seeds differ only in the DP learner's noise.
 _PCA_SEEDS = "PCA is deterministic: its SE is the DP noise's only"
-
-
-def _drug_privacy_text(pipeline: str) -> str:
-    if pipeline == "as_published":
-        return ("no finite ε: the Wishart noise on X'X has a data-dependent support, and the "
-                "centring, clipping and quantile mapping use the private lines "
-                "(see true_epsilon)")
-    return ("ε per released model given its training lines covers the whole fit (DP feature "
-            "selection's share included; centring and clipping from public data)")
 
 
 def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: str,
@@ -98,8 +81,8 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
     ax.set_title(f"Cancer-type pairs: filled ε = {float(epsilon):g}, open non-private",
                  fontsize=9)
     _footer(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
-                 f"(objective perturbation, {_variant_text(variant, pipeline)}); mean ± SE over "
-                 f"{n} representation seeds ({_PCA_SEEDS}).")
+                 f"(objective perturbation, {cancer_variant_text(variant, pipeline)}); "
+                 f"mean ± SE over {n} representation seeds ({_PCA_SEEDS}).")
     fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
@@ -128,7 +111,7 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     ax.legend(fontsize=7)
     n = int(rows["n_seeds"].max())
     _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
-                 f"{_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
+                 f"{cancer_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
                  f"({_PCA_SEEDS}).")
     fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
@@ -160,7 +143,7 @@ def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: 
     n = int(summary["n_seeds"].max())
     _footer(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
                  f"mean over splits and drugs, ± SE over {n} seeds ({_PCA_SEEDS}); "
-                 f"{_drug_privacy_text(pipeline)}.")
+                 f"{drug_privacy_text(pipeline)}.")
     fig.tight_layout(rect=(0, 0.05, 1, 0.95))
     return fig
 

@@ -169,6 +169,53 @@ def pipeline(name: str) -> Pipeline:
         raise ValueError(f"unknown pipeline {name!r}; expected one of {list(PIPELINES)}") from None
 
 
+# --------------------------------------------------------------------------- #
+# what a figure and its report caption say about privacy (one text for both)
+# --------------------------------------------------------------------------- #
+def pipeline_header(name: str) -> str:
+    """The one-line privacy statement heading every figure of pipeline ``name``."""
+    if pipeline(name).name == "as_published":
+        return "pipeline: as published (no finite ε: global quantile mapping; see true_epsilon)"
+    return ("pipeline: corrected (finite ε per released model, given its training lines; "
+            "replacement neighbours; nothing composes across models)")
+
+
+def cancer_variant_text(variant: str, pipeline_name: str) -> str:
+    """What ε the cancer-type task's objective perturbation delivers in a pipeline."""
+    if pipeline(pipeline_name).name == "as_published":
+        # the global quantile mapping voids any finite ε, whatever the learner
+        return (f"{variant} variant; no finite ε for this pipeline (global quantile mapping), "
+                "see true_epsilon")
+    return ("paper variant: no proven finite ε, see true_epsilon" if variant == "paper"
+            else "CMS11 variant: pure ε-DP per released model given its training lines")
+
+
+def drug_privacy_text(pipeline_name: str) -> str:
+    """What ε the drug task's SSP regression delivers in a pipeline."""
+    if pipeline(pipeline_name).name == "as_published":
+        return ("no finite ε: the Wishart noise on X'X has a data-dependent support, and the "
+                "centring, clipping and quantile mapping use the private lines "
+                "(see true_epsilon)")
+    return ("ε per released model given its training lines covers the whole fit (DP feature "
+            "selection's share included; centring and clipping from public data)")
+
+
+def figure_privacy_text(kind: str, pipeline_name: str, *, variant: str) -> str:
+    """The privacy sentence of a ``kind`` ("cancer_type" or "drug") figure's caption.
+
+    ``variant`` is the configured objective-perturbation variant; a pipeline that
+    fixes its own (corrected: CMS11) uses that one, as the experiments do.
+    """
+    spec = pipeline(pipeline_name)
+    header = pipeline_header(spec.name)
+    if kind == "cancer_type":
+        learner = cancer_variant_text(spec.cancer_variant or variant, spec.name)
+        return f"{header}; DP logistic regression by objective perturbation ({learner})"
+    if kind == "drug":
+        return f"{header}; SSP linear regression: {drug_privacy_text(spec.name)}"
+    raise ValueError(f"unknown figure kind {kind!r}; expected 'cancer_type' or 'drug'")
+
+
 #: Records of the study's non-release outputs, by what they hold.
 INTERMEDIATES = {
     "public_data": non_private("public data: no privacy needed", mechanism="none"),

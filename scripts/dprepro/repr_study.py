@@ -795,6 +795,7 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     """
     from . import plots_repr as plots
     from .repr_privacy import pipeline as pipeline_spec
+    from .repr_privacy import pipeline_header
 
     spec = pipeline_spec(pipeline)
     summary = _with_pipeline(summary)
@@ -818,9 +819,6 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     if name not in draw:
         raise ValueError(f"unknown repr_transfer figure {name!r}; expected one of {list(draw)}")
     fig = draw[name]()
-    label = ("pipeline: as published (no finite ε: global quantile mapping; see true_epsilon)"
-             if spec.name == "as_published"
-             else "pipeline: corrected (finite ε per released model, given its training lines; "
-                  "replacement neighbours; nothing composes across models)")
-    fig.text(0.01, 0.995, label, ha="left", va="top", fontsize=7, color="0.3")
+    fig.text(0.01, 0.995, pipeline_header(spec.name), ha="left", va="top", fontsize=7,
+             color="0.3")
     return fig

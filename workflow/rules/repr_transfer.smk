@@ -334,6 +334,8 @@ rule repr_figure:
         settings=lambda wc: repr_figure_settings(wc.figure),
         dpi=config["figures"]["dpi"],
         data_origin=REPR_ORIGIN,
+        # read by the report caption (workflow/report/repr_figure.rst)
+        privacy=lambda wc: repr_caption_privacy(wc.figure, wc.pipeline),
     script:
         "../../scripts/repr_plot.py"
 

@@ -1,7 +1,7 @@
 # ---- repr_transfer: configuration, paths and helpers of the study ----
 # Also the raw-file paths of the GDSC/DepMap/TCGA download rules in data.smk.
 
-from dprepro.repr_privacy import epsilon_grid  # noqa: E402
+from dprepro.repr_privacy import epsilon_grid, figure_privacy_text  # noqa: E402
 
 REPR_RAW_ITEMS = {
     "gdsc": {"expression": ".zip", "dose_response": ".xlsx", "cell_lines": ".xlsx"},
@@ -344,6 +344,17 @@ REPR_FIGURE_KIND = {
     "drug_vs_epsilon": "drug",
 }
 REPR_SUMMARY = {"cancer_type": "cancer_type_summary", "drug": "drug_summary"}
+
+
+def repr_caption_privacy(figure, pipeline):
+    """The privacy sentence of a figure's report caption, in the figure's own words."""
+    return figure_privacy_text(
+        REPR_FIGURE_KIND[figure],
+        pipeline,
+        variant=config["repr_transfer"]["cancer_type"]["variant"],
+    )
+
+
 REPR_PIPELINES = list(REPR["pipelines"])
 REPR_FIGURES = {
     (name, pipeline): [
