@@ -340,9 +340,9 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                 # their own child stream, so adding them changes no other row
                 with np.errstate(divide="ignore", invalid="ignore"):
                     value, lo, hi = bootstrap_interval(
-                        lambda a, b: np.mean(a) / np.mean(b),
+                        lambda a, b: np.mean(a, axis=-1) / np.mean(b, axis=-1),
                         [better.loc[common].to_numpy(), plain.loc[common].to_numpy()],
-                        rng=rng if calibration == published else extra_rng)
+                        rng=rng if calibration == published else extra_rng, batched=True)
                 suffix = "" if calibration == published else f"_{calibration}"
                 at = "" if calibration == published else f", {calibration} calibration"
                 rows.append(claim_row(
