@@ -4,9 +4,15 @@ from dprepro import rrr_outputs, step
 
 log = step.start(snakemake, "rrr_tables")
 p = snakemake.params
-table, records = rrr_outputs.TABLES[p.table](snakemake.input, **p.options)
+table, records, *more = rrr_outputs.TABLES[p.table](snakemake.input, **p.options)
 step.write_csv(table, snakemake.output.table)
 log.info("wrote %s (%d rows)", snakemake.output.table, len(table))
-step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
+# what the builder computed for other rules too (the utility table's sup-distances)
+extra = more[0] if more else {}
+for name, frame in extra.items():
+    step.write_parquet(frame, snakemake.output[name])
+step.write_sidecars(snakemake, __file__,
+                    [snakemake.output.table, *(snakemake.output[name] for name in extra)],
+                    config=dict(p.items()),
                     privacy=rrr_outputs.sidecar_privacy(p.table, records, **p.options),
                     data_origin=",".join(sorted({r["data_origin"] for r in p.options["releases"]})))

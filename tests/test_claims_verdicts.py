@@ -94,6 +94,26 @@ def test_bootstrap_is_reproducible_from_the_generator():
     assert first[0] == pytest.approx(x.mean())
 
 
+def test_batched_bootstrap_gives_the_numbers_of_one_call_per_resample():
+    """batched=True calls the statistic once on all resamples: the interval must be exactly
+    (bit for bit) that of one call per resample with the same generator."""
+    draws = np.random.default_rng(8)
+    a, b = draws.exponential(size=(2, 137))  # odd length: pairwise sums with a remainder
+    b[5] = np.nan  # a NaN propagates the same way in both
+
+    def ratio(x, y):
+        return np.mean(x, axis=-1) / np.mean(y, axis=-1)
+
+    for samples in ([a, b], [a, a[::-1].copy()]):
+        one_by_one = bootstrap_interval(ratio, samples, rng=np.random.default_rng(9))
+        batched = bootstrap_interval(ratio, samples, rng=np.random.default_rng(9),
+                                     batched=True)
+        np.testing.assert_array_equal(batched, one_by_one)
+    with pytest.raises(ValueError, match="one per resample"):
+        bootstrap_interval(lambda x: np.mean(x), [a], rng=np.random.default_rng(9),
+                           batched=True)
+
+
 def test_bootstrap_interval_of_a_mean_has_its_normal_width_and_coverage():
     rng = np.random.default_rng(20240915)
     # width: the 95 % interval of a mean of n = 400 N(0, 1) draws is about 2·1.96/√400

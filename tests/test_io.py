@@ -76,6 +76,22 @@ def test_write_csv_writes_known_bytes_twice_the_same(tmp_path):
     assert (tmp_path / "two.csv").read_bytes() == one
 
 
+def test_write_csv_floats_are_the_bytes_of_pandas_own_float_format(tmp_path):
+    """write_csv formats each distinct float once; the bytes must be those of pandas'
+    per-value path, signed zeros, NaN, infinities, float32 and repeats included."""
+    rng = np.random.default_rng(3)
+    values = np.r_[0.0, -0.0, np.nan, np.inf, -np.inf, 1e-300, 2.5e20, 1 / 3, 5.0,
+                   rng.normal(size=200), rng.integers(0, 4, 200) / 7]
+    frame = pd.DataFrame({"x": values, "y": values[::-1].astype(np.float32),
+                          "label": [f"g,{i % 3}" for i in range(len(values))],
+                          "n": np.arange(len(values))})
+    expected = frame.to_csv(index=False, float_format="%.12g", lineterminator="\n")
+    write_csv(frame, tmp_path / "t.csv")
+    assert (tmp_path / "t.csv").read_text() == expected
+    assert "\n-0," in expected and "\n0," in expected  # both zeros kept apart
+    assert frame["x"].dtype == np.float64  # the caller's frame is left as it was
+
+
 def test_write_json_is_sorted_with_trailing_newline(tmp_path):
     write_json({"b": 1, "a": {"d": 2, "c": 3}}, tmp_path / "x.json")
     text = (tmp_path / "x.json").read_text()

@@ -432,6 +432,57 @@ def _claims_of(tmp_path, cohort, labels, rrr_logrank):
     return claims.set_index("claim_id").loc["rrr.no_conclusion_change.toy.eps1"]
 
 
+def test_claims_from_the_utility_jobs_distances_equal_claims_from_the_curves(tmp_path, kidney):
+    """The claims job reads the sup-distances the utility table's job wrote instead of
+    every curve file: the claims must be exactly those computed from the curves."""
+    from dprepro.io import write_parquet
+    from dprepro.rrr_claims import rrr_claims
+    from dprepro.rrr_outputs import utility
+    from dprepro.rrr_study import run_release
+
+    labels = labels_of(kidney)
+    releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
+                 "calibration": "", "data_origin": "real"}]
+    releases += [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
+                  "data_origin": "real"}
+                 for m, c in (("rrr", "paper"), ("rrr_debiased", "paper"), ("lnte", ""),
+                              ("lnte_grid", "grid=10,rows=2")) for e in (1.0, 3.0)]
+    # no ε: its key reads back from the distance table as None
+    releases.append({"dataset": "kidney", "mechanism": "lnte_grid_no_noise", "epsilon": None,
+                     "calibration": "grid=10,rows=2", "data_origin": "real"})
+    inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
+    for i, r in enumerate(releases):
+        results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
+                                    epsilon=r["epsilon"], calibration=r["calibration"],
+                                    labels=labels, grid_points=10, draws=20, seed=4)
+        folder = tmp_path / str(i)
+        folder.mkdir()
+        results["curves"].to_parquet(folder / "curves.parquet")
+        results["medians"].to_csv(folder / "medians.csv", index=False)
+        inputs["medians"].append(folder / "medians.csv")
+        inputs["curves"].append(folder / "curves.parquet")
+        if "logrank" in results:
+            results["logrank"].to_csv(folder / "logrank.csv", index=False)
+            inputs["logrank"].append(folder / "logrank.csv")
+        if r["mechanism"] == "original":
+            results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
+            inputs["permuted"].append(folder / "permuted.csv")
+    logrank_releases = [r for r in releases if r["mechanism"] in ("original", "rrr")]
+    _, _, extra = utility(inputs, releases=releases)
+    write_parquet(extra["distances"], tmp_path / "distances.parquet")
+    from_file = {**inputs, "distances": tmp_path / "distances.parquet"}
+    del from_file["curves"]
+
+    def claims(files):
+        return rrr_claims(files, releases=releases, logrank_releases=logrank_releases,
+                          significance=0.05, rng=np.random.default_rng(0))
+
+    expected = claims(inputs)
+    assert {"rrr.debiased_beats_rrr.kidney.eps1", "rrr.approaches_original.kidney.eps1-3"} & set(
+        expected["claim_id"])
+    pd.testing.assert_frame_equal(claims(from_file), expected)
+
+
 def test_no_conclusion_change_cannot_hold_for_labels_independent_of_the_outcome(tmp_path):
     """Groups with the same survival: the original rejects nothing, and a 'release'
     whose labels are independent of the outcome (labels permuted, another seed) agrees

@@ -300,8 +300,11 @@ def utility_table(parts) -> pd.DataFrame:
     ``not_reached`` the share of draws whose released curve never reaches 0.5.
     """
     rows = []
-    for info, curves, medians, original_curves, original_medians in parts:
-        distance = sup_distances(curves, original_curves, min_at_risk=SUPPORT_MIN_AT_RISK)
+    for info, curves, medians, original_curves, original_medians, *scored in parts:
+        # a sixth item: the release's sup_distances, computed once for this table and the
+        # claims (it is what sup_distances gives for curves and original_curves)
+        distance = scored[0] if scored else sup_distances(curves, original_curves,
+                                                          min_at_risk=SUPPORT_MIN_AT_RISK)
         reference = original_medians.set_index("group")["median"]
         for label in info["labels"]:
             own = distance["group"] == label

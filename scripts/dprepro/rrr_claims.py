@@ -60,7 +60,7 @@ from scipy import special
 from .claims import bootstrap_interval, claim_row, claims_frame
 from .io import read_table
 from .rrr_aggregate import SUPPORT_MIN_AT_RISK, sup_distances
-from .rrr_outputs import GROUP_COLUMNS
+from .rrr_outputs import GROUP_COLUMNS, distances_by_release
 from .rrr_study import release_record
 
 __all__ = ["PAPER", "rrr_claims", "share_interval"]
@@ -123,28 +123,27 @@ def _relative_median_error(released: pd.DataFrame, original: pd.DataFrame) -> np
     return pd.Series(err, index=merged.index).groupby(merged["draw"]).mean().to_numpy()
 
 
-#: Scores of (curves, original) frame pairs during one :func:`rrr_claims` call: several
-#: claims score the same release (an entry keeps its frames, so their ids stay theirs).
-_SCORES: dict = {}
-
-
-def _scores(curves: pd.DataFrame, original: pd.DataFrame) -> pd.DataFrame:
-    """Per draw and group: sup-distance and undefined share on the common support."""
-    key = (id(curves), id(original))
-    if key not in _SCORES:
-        _SCORES[key] = (curves, original,
-                        sup_distances(curves, original, min_at_risk=SUPPORT_MIN_AT_RISK))
-    return _SCORES[key][2]
-
-
-def _mean_distance(curves: pd.DataFrame, original: pd.DataFrame) -> pd.Series:
+def _mean_distance(scores: pd.DataFrame) -> pd.Series:
     """Per draw: mean over groups of the sup-distance on the common support."""
-    return _scores(curves, original).groupby("draw")["distance"].mean()
+    return scores.groupby("draw")["distance"].mean()
 
 
-def _undefined(curves: pd.DataFrame, original: pd.DataFrame) -> float:
+def _undefined(scores: pd.DataFrame) -> float:
     """Mean over draws and groups of the undefined share of the common support."""
-    return float(_scores(curves, original)["undefined_share"].mean())
+    return float(scores["undefined_share"].mean())
+
+
+def _scores(inputs, releases) -> dict:
+    """Per private release: :func:`~dprepro.rrr_aggregate.sup_distances` of its curves to
+    the original's (per draw and group), read from the table the utility job wrote with
+    them (``inputs["distances"]``), else computed from ``inputs["curves"]``."""
+    # by name (Snakemake's input list tests ``in`` against its paths, not its names)
+    if "distances" in dict(inputs.items()):
+        return distances_by_release(inputs["distances"])
+    curves = _by_release(releases, inputs["curves"])
+    return {k: sup_distances(c, curves[(k[0], "original", None, "")],
+                             min_at_risk=SUPPORT_MIN_AT_RISK)
+            for k, c in curves.items() if k[1] != "original"}
 
 
 def _source(dataset: str, where: str) -> str:
@@ -198,24 +197,21 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
                rng: np.random.Generator, clustered=()) -> pd.DataFrame:
     """The claims table of the study from the release files (see the module notes).
 
-    ``inputs`` holds ``medians``, ``curves`` (one per release of ``releases``),
-    ``logrank`` (one per release of ``logrank_releases``) and ``permuted``
-    (the permuted-label log-rank reference of each original release, in the
-    order of ``releases``); ``clustered``
-    names the cohorts with several rows per person, whose conclusions use the
+    ``inputs`` holds ``medians`` (one per release of ``releases``), ``distances``
+    (the sup-distance table written with the utility table) or instead ``curves`` (one
+    per release; the distances are then computed here), ``logrank`` (one per release
+    of ``logrank_releases``) and ``permuted`` (the permuted-label log-rank reference
+    of each original release, in the order of ``releases``); ``clustered`` names the
+    cohorts with several rows per person, whose conclusions use the
     cluster-robust log-rank test.
     """
-    _SCORES.clear()
-    try:
-        return _claims(inputs, releases=releases, logrank_releases=logrank_releases,
-                       significance=significance, rng=rng, clustered=clustered)
-    finally:
-        _SCORES.clear()
+    return _claims(inputs, releases=releases, logrank_releases=logrank_releases,
+                   significance=significance, rng=rng, clustered=clustered)
 
 
 def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered):
     medians = _by_release(releases, inputs["medians"])
-    curves = _by_release(releases, inputs["curves"])
+    scores = _scores(inputs, releases)
     logrank = _by_release(logrank_releases, inputs["logrank"])
     originals = [r for r in releases if r["mechanism"] == "original"]
     permuted = {r["dataset"]: read_table(path, text_columns=GROUP_COLUMNS)
@@ -233,7 +229,6 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
     for d in datasets:
         origin = info[d]["data_origin"]
         original_m = medians[(d, "original", None, "")]
-        original_c = curves[(d, "original", None, "")]
         original_lr = logrank[(d, "original", None, "")]
         labels = list(original_m["group"])
         rows += _original_rows(d, original_m, original_lr, origin)
@@ -304,8 +299,8 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                     f"ε = {e:g})", source=_source(d, "Figure 2"),
                     statistic="share of draws with an LNTE median not reached in a group whose "
                     "original median is reached", note=note("lnte", e, calibration="")))
-            if rrr in curves:
-                distance[e] = _mean_distance(curves[rrr], original_c)
+            if rrr in scores:
+                distance[e] = _mean_distance(scores[rrr])
             comparisons = (
                 ("more_accurate_than_lnte", rrr, (d, "lnte", e, ""),
                  "at equal stated ε (RRR and LNTE as published)"),
@@ -314,10 +309,10 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                  "at equal true ε (RRR exact calibration vs grid LNTE, both ε-DP)"),
             )
             for name, ours, theirs, how in comparisons:
-                if ours not in curves or theirs not in curves:
+                if ours not in scores or theirs not in scores:
                     continue
-                a = _mean_distance(curves[ours], original_c)
-                b = _mean_distance(curves[theirs], original_c)
+                a = _mean_distance(scores[ours])
+                b = _mean_distance(scores[theirs])
                 common = a.index.intersection(b.index)
                 rows.append(_share_row(
                     a.loc[common].to_numpy() < b.loc[common].to_numpy(),
@@ -331,23 +326,23 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                     note=note("rrr", e, calibration=ours[3],
                               extra=f"; against {theirs[1]} (true ε "
                               f"{true_eps(theirs[1], e, theirs[3]):.3f}); mean undefined share "
-                              f"of the support: RRR {_undefined(curves[ours], original_c):.2f}, "
-                              f"{theirs[1]} {_undefined(curves[theirs], original_c):.2f}")))
+                              f"of the support: RRR {_undefined(scores[ours]):.2f}, "
+                              f"{theirs[1]} {_undefined(scores[theirs]):.2f}")))
             for calibration in calibrations:
                 debiased = (d, "rrr_debiased", e, calibration)
                 plain_key = (d, "rrr", e, calibration)
-                if debiased not in curves or plain_key not in curves:
+                if debiased not in scores or plain_key not in scores:
                     continue
-                plain = _mean_distance(curves[plain_key], original_c)
-                better = _mean_distance(curves[debiased], original_c)
+                plain = _mean_distance(scores[plain_key])
+                better = _mean_distance(scores[debiased])
                 common = plain.index.intersection(better.index)
                 # the published calibration's rows draw from rng as before; the others from
                 # their own child stream, so adding them changes no other row
                 with np.errstate(divide="ignore", invalid="ignore"):
                     value, lo, hi = bootstrap_interval(
-                        lambda a, b: np.mean(a) / np.mean(b),
+                        lambda a, b: np.mean(a, axis=-1) / np.mean(b, axis=-1),
                         [better.loc[common].to_numpy(), plain.loc[common].to_numpy()],
-                        rng=rng if calibration == published else extra_rng)
+                        rng=rng if calibration == published else extra_rng, batched=True)
                 suffix = "" if calibration == published else f"_{calibration}"
                 at = "" if calibration == published else f", {calibration} calibration"
                 rows.append(claim_row(
@@ -360,8 +355,8 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                     reproduced_value=value, ci_lower=lo, ci_upper=hi, criterion="< 1",
                     note=note("rrr_debiased", e, calibration=calibration, extra=(
                         "; paired percentile bootstrap over draws; mean undefined share of the "
-                        f"support: debiased {_undefined(curves[debiased], original_c):.2f}, "
-                        f"plain {_undefined(curves[plain_key], original_c):.2f}"))))
+                        f"support: debiased {_undefined(scores[debiased]):.2f}, "
+                        f"plain {_undefined(scores[plain_key]):.2f}"))))
         if len(distance) >= 2:
             low, high = min(distance), max(distance)
             common = distance[low].index.intersection(distance[high].index)

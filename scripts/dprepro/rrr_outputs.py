@@ -2,23 +2,28 @@
 
 Each function takes the rule's inputs (release files) and options and returns
 ``(table, records)``: the table and the privacy records of its releases, each
-rebuilt from the mechanism object (:func:`dprepro.rrr_study.release_record`).
+rebuilt from the mechanism object (:func:`dprepro.rrr_study.release_record`);
+one that computes something other rules read as well returns a third item,
+``{output name: frame}``, written as Parquet to the rule's output of that name.
 The step script ``scripts/rrr_tables.py`` only looks the function up in
 :data:`TABLES` by the table's name.
 """
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 from .io import read_table
 from .privacy import PrivacyRecord
 from .rrr_aggregate import (
+    SUPPORT_MIN_AT_RISK,
     band_table,
     curve_table,
     logrank_table,
     median_table,
     rejection_table,
+    sup_distances,
     utility_table,
 )
 from .rrr_study import PRIVACY_COLUMNS, release_record, table_privacy
@@ -26,9 +31,9 @@ from .rrr_study import PRIVACY_COLUMNS, release_record, table_privacy
 #: Group label columns, read as text from CSV (a group called 0 stays "0").
 GROUP_COLUMNS = ("group", "group_a", "group_b")
 
-__all__ = ["GROUP_COLUMNS", "TABLES", "km_bands", "km_curves", "logrank_rejection_rate",
-           "median_survival", "pairwise_logrank_table", "records_of_releases", "sidecar_privacy",
-           "utility"]
+__all__ = ["DISTANCE_KEYS", "GROUP_COLUMNS", "TABLES", "distances_by_release", "km_bands",
+           "km_curves", "logrank_rejection_rate", "median_survival", "pairwise_logrank_table",
+           "records_of_releases", "sidecar_privacy", "utility"]
 
 
 def _key(release) -> tuple:
@@ -112,14 +117,47 @@ def _private_keys(curves: dict) -> list:
     return [k for k in curves if k[1] != "original"]
 
 
+#: Key columns of the sup-distance table (:func:`utility`), one row per release, draw, group.
+DISTANCE_KEYS = ("dataset", "mechanism", "epsilon", "calibration")
+
+
 def utility(inputs, *, releases, **_):
-    """``utility.csv`` (:func:`utility_table`)."""
+    """``utility.csv`` (:func:`utility_table`), and the per-draw sup-distances behind it.
+
+    Returns ``(table, records, {"distances": frame})``: the frame holds
+    :func:`~dprepro.rrr_aggregate.sup_distances` of every private release
+    (key columns :data:`DISTANCE_KEYS`), so the claims read the scores
+    instead of reading every curve file and computing them again
+    (:func:`distances_by_release`).
+    """
     medians = _load(inputs["medians"], releases)
     infos = _infos(releases, medians)
     curves = _load(inputs["curves"], releases)
+    scores = {k: sup_distances(curves[k], _original(curves, k[0]),
+                               min_at_risk=SUPPORT_MIN_AT_RISK) for k in _private_keys(curves)}
     table = utility_table((infos[k], curves[k], medians[k], _original(curves, k[0]),
-                           _original(medians, k[0])) for k in _private_keys(curves))
-    return table, [i["record"] for i in infos.values()]
+                           _original(medians, k[0]), scores[k]) for k in scores)
+    # no ε (the noise-free grid reference): NaN, read back as None
+    distances = pd.concat([frame.assign(dataset=k[0], mechanism=k[1],
+                                        epsilon=np.nan if k[2] is None else float(k[2]),
+                                        calibration=k[3])
+                           for k, frame in scores.items()], ignore_index=True)
+    distances = distances[[*DISTANCE_KEYS, *(c for c in distances if c not in DISTANCE_KEYS)]]
+    return table, [i["record"] for i in infos.values()], {"distances": distances}
+
+
+def distances_by_release(path) -> dict:
+    """The sup-distance table written with ``utility.csv`` (:func:`utility`), split by
+    release key ``(dataset, mechanism, epsilon, calibration)`` as :func:`sup_distances`
+    returned it (same rows, order and values)."""
+    table = read_table(path)
+    frames = {}
+    for key, frame in table.groupby(list(DISTANCE_KEYS), sort=False, dropna=False):
+        dataset, mechanism, epsilon, calibration = key
+        epsilon = None if pd.isna(epsilon) else float(epsilon)
+        frames[(dataset, mechanism, epsilon, calibration)] = (
+            frame.drop(columns=list(DISTANCE_KEYS)).reset_index(drop=True))
+    return frames
 
 
 def km_bands(inputs, *, releases, band_level, **_):
@@ -156,7 +194,8 @@ def sidecar_privacy(name: str, records, *, draws: int | None = None, **_) -> dic
 
 
 #: Table file stem -> the function that builds it from the rule's inputs.
-#: Each returns ``(table, records)``: the table and the privacy records of its releases.
+#: Each returns ``(table, records)``: the table and the privacy records of its releases
+#: (and, :func:`utility`, ``{output name: frame}`` of further outputs).
 TABLES = {
     "median_survival": median_survival,
     "pairwise_logrank": pairwise_logrank_table,

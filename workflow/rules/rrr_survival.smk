@@ -81,6 +81,8 @@ RRR_TABLES = {
     )
 }
 RRR_CLAIMS = f"{RRR_DIR}/tables/claims.csv"
+# per release, draw and group: the sup-distances behind utility.csv, which the claims read
+RRR_DISTANCES = f"{RRR_DIR}/scores/sup_distances.parquet"
 STUDY_CLAIMS["rrr_survival"] = [RRR_CLAIMS]
 STUDY_TARGETS["rrr_survival"] = [
     *RRR_TABLES.values(),
@@ -247,7 +249,8 @@ rule rrr_utility_table:
         curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
     output:
         table=RRR_TABLES["utility"],
-        prov=prov(RRR_TABLES["utility"]),
+        distances=RRR_DISTANCES,
+        prov=[prov(RRR_TABLES["utility"]), prov(RRR_DISTANCES)],
     log:
         "results/logs/rrr_utility_table/rrr_utility_table.log",
     conda:
@@ -323,7 +326,8 @@ rule rrr_curves_table:
 rule rrr_claims_table:
     input:
         medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
-        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
+        # the curves' sup-distances, computed once by the utility table's job
+        distances=RRR_DISTANCES,
         logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
         permuted=rrr_paths.release_files(
             [r for r in RRR_ALL if r["mechanism"] == "original"],
