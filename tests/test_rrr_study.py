@@ -586,3 +586,41 @@ def test_debiased_claim_rows_at_every_calibration_leave_the_published_rows_uncha
         assert "exact calibration" in both.loc[f"rrr.debiased_beats_rrr_exact.kidney.{e}",
                                                "claim"]
     pd.testing.assert_frame_equal(paper, both.loc[paper.index])
+
+
+def test_a_curve_outside_the_unit_interval_is_scored_clipped_so_no_distance_exceeds_one():
+    """Debiased RRR's curve can leave [0, 1] (inverted counts): scored as is, a wild but
+    defined draw scored up to 13 and a mostly undefined one (worst value 1) better than
+    it (referee 4). Scored clipped to [0, 1], every distance is at most 1."""
+    from dprepro.rrr_aggregate import sup_distances
+
+    original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0],
+                             "survival": [1.0, 0.8, 0.6, 0.3], "at_risk": [20, 15, 10, 6]})
+    released = pd.DataFrame({"draw": [0] * 3 + [1] * 3, "group": "a",
+                             "t": [0.0, 1.0, 2.5] * 2,
+                             "survival": [1.0, 9.5, 0.7,      # above 1: clipped to 1
+                                          1.0, 0.7, -2.0]})   # below 0: clipped to 0
+    out = sup_distances(released, original).set_index("draw")
+    # draw 0: clipped curve 1 on [1, 2.5): |1 − 0.6| at t = 2, then |0.7 − 0.3| = 0.4
+    assert out.loc[0, "distance"] == pytest.approx(0.4)
+    # draw 1: clipped to 0 from 2.5 against the original 0.6 at 2.5 → 0.6
+    assert out.loc[1, "distance"] == pytest.approx(0.6)
+    assert (out["distance"] <= 1.0).all()
+
+
+def test_utility_counts_censored_medians_apart_from_reached_and_not_reached():
+    """A censored draw (NaN median: the curve stopped above 0.5 before the group's last
+    time) is left out of the median error and counted in its own column (referee 4)."""
+    original_curves = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0],
+                                    "survival": [1.0, 0.8, 0.4, 0.2],
+                                    "at_risk": [20, 15, 10, 6]})
+    original_medians = pd.DataFrame({"group": ["a"], "median": [2.0]})
+    curves = pd.DataFrame({"draw": [0, 0, 1, 1, 2, 2, 3, 3], "group": "a",
+                           "t": [0.0, 2.0] * 4, "survival": [1.0, 0.4] * 4})
+    medians = pd.DataFrame({"draw": [0, 1, 2, 3], "group": "a",
+                            "median": [2.5, np.nan, np.inf, np.nan]})
+    info = {"dataset": "toy", "data_origin": "synthetic", "labels": ["a"],
+            "privacy": privacy_columns("rrr", 1.0, 2, "paper")}
+    row = utility_table([(info, curves, medians, original_curves, original_medians)]).iloc[0]
+    assert row["censored"] == 0.5 and row["not_reached"] == 0.25
+    assert row["median_abs_error"] == 0.5  # the one reached median, |2.5 − 2|

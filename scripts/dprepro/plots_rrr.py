@@ -280,6 +280,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         rows = utility[utility["dataset"] == dataset]
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
                   "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
+        series = 0
         for mechanism in _private_mechanisms(rows):
             mine = rows[rows["mechanism"] == mechanism]
             calibrations = list(dict.fromkeys(mine["calibration"].fillna("")))
@@ -304,8 +305,11 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 for xv, yv, u in zip(mean.index, mean.to_numpy(), undefined.to_numpy(),
                                      strict=True):
                     if np.isfinite(u) and u >= 0.005:
+                        # stacked by series, so two series' labels at one ε do not collide
                         ax.annotate(f"{u:.0%}", (xv, yv), textcoords="offset points",
-                                    xytext=(3, 3), fontsize=5, color=line.get_color())
+                                    xytext=(3, 3 + 6 * (series % 4)), fontsize=5,
+                                    color=line.get_color())
+                series += 1
         floor = rows[rows["mechanism"] == "lnte_grid_no_noise"]
         if len(floor):
             # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
@@ -321,7 +325,8 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
-                 "defined (worst value 1 for a draw undefined on more than half of it), the "
+                 "defined, of the released curve clipped to [0, 1] (worst value 1, also for a "
+                 "draw undefined on more than half of it), the "
                  "score of utility.csv and claims.csv; small numbers: mean share of the "
                  "support where the release is undefined (utility.csv). Dotted grey: grid "
                  "LNTE on the exact counts, the binning floor. x: true ε — RRR with the "

@@ -217,8 +217,10 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
     last time) is not scored on it. Columns:
 
     ``distance``
-        the sup over the support where the released curve is defined; 1, the
-        worst possible value (the range of S), when the released curve is
+        the sup over the support where the released curve is defined, of the
+        released curve clipped to [0, 1] (debiased RRR's curve can leave it:
+        post-processing, medians unchanged); 1, the worst possible value (the
+        range of S), when the released curve is
         undefined on more than half of the support (:data:`MAX_UNDEFINED_SHARE`):
         a release that says nothing about most of the support must not score
         well on the rest (a curve undefined from the first bin end scored 0
@@ -264,7 +266,10 @@ def sup_distances(curves: pd.DataFrame, original: pd.DataFrame, *,
                                       "support_end": np.nan}))
             continue
         o = _step_at(t_o, s_o, at)[0]
-        r = _step_at(t_r, s_r, at)
+        # a debiased curve can leave [0, 1] (inverted counts); scored as the survival
+        # function a reader would take from it, clipped to its range: the worst
+        # distance is then 1, the value a mostly undefined release scores
+        r = np.clip(_step_at(t_r, s_r, at), 0.0, 1.0)
         width = np.diff(np.r_[at, end])
         o_def = np.isfinite(o)
         r_def = np.isfinite(r)
@@ -297,7 +302,9 @@ def utility_table(parts) -> pd.DataFrame:
     scores the worst distance 1, :func:`sup_distances`); ``scored_worst`` is
     the share of draws scored so. ``median_abs_error`` is the median over draws of
     |median − original median| among draws where both are finite;
-    ``not_reached`` the share of draws whose released curve never reaches 0.5.
+    ``not_reached`` the share of draws whose released curve never reaches 0.5;
+    ``censored`` the share whose curve stops above 0.5 before the group's last time
+    (a median known only to exceed the stop time, left out of ``median_abs_error``).
     """
     rows = []
     for info, curves, medians, original_curves, original_medians, *scored in parts:
@@ -328,6 +335,9 @@ def utility_table(parts) -> pd.DataFrame:
                          "scored_worst": float(np.mean(worst)) if worst.size else np.nan,
                          "median_abs_error": float(np.median(errors)) if errors.size else np.nan,
                          "not_reached": float(np.mean(np.isinf(m))) if m.size else np.nan,
+                         # a curve that stops above 0.5 before its group's last time: the
+                         # median is only bounded below, so it is not in median_abs_error
+                         "censored": float(np.mean(np.isnan(m))) if m.size else np.nan,
                          "original_median": target, "draws": int(len(m))})
     return pd.DataFrame(rows)
 
