@@ -438,7 +438,6 @@ def test_claims_from_the_utility_jobs_distances_equal_claims_from_the_curves(tmp
     from dprepro.io import write_parquet
     from dprepro.rrr_claims import rrr_claims
     from dprepro.rrr_outputs import utility
-    from dprepro.rrr_study import run_release
 
     labels = labels_of(kidney)
     releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
@@ -450,23 +449,7 @@ def test_claims_from_the_utility_jobs_distances_equal_claims_from_the_curves(tmp
     # no ε: its key reads back from the distance table as None
     releases.append({"dataset": "kidney", "mechanism": "lnte_grid_no_noise", "epsilon": None,
                      "calibration": "grid=10,rows=2", "data_origin": "real"})
-    inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
-    for i, r in enumerate(releases):
-        results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
-                                    epsilon=r["epsilon"], calibration=r["calibration"],
-                                    labels=labels, grid_points=10, draws=20, seed=4)
-        folder = tmp_path / str(i)
-        folder.mkdir()
-        results["curves"].to_parquet(folder / "curves.parquet")
-        results["medians"].to_csv(folder / "medians.csv", index=False)
-        inputs["medians"].append(folder / "medians.csv")
-        inputs["curves"].append(folder / "curves.parquet")
-        if "logrank" in results:
-            results["logrank"].to_csv(folder / "logrank.csv", index=False)
-            inputs["logrank"].append(folder / "logrank.csv")
-        if r["mechanism"] == "original":
-            results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
-            inputs["permuted"].append(folder / "permuted.csv")
+    inputs = write_releases(kidney, releases, labels, tmp_path, draws=20, seed=4)
     logrank_releases = [r for r in releases if r["mechanism"] in ("original", "rrr")]
     _, _, extra = utility(inputs, releases=releases)
     write_parquet(extra["distances"], tmp_path / "distances.parquet")
@@ -547,7 +530,6 @@ def test_debiased_claim_rows_at_every_calibration_leave_the_published_rows_uncha
     adding the exact releases changes none of the paper calibration's rows (their
     bootstrap draws come from the same stream as before)."""
     from dprepro.rrr_claims import rrr_claims
-    from dprepro.rrr_study import run_release
 
     labels = labels_of(kidney)
 
@@ -557,23 +539,8 @@ def test_debiased_claim_rows_at_every_calibration_leave_the_published_rows_uncha
         releases += [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
                       "data_origin": "real"}
                      for c in calibrations for m in ("rrr", "rrr_debiased") for e in (1.0, 3.0)]
-        inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
-        for i, r in enumerate(releases):
-            results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
-                                        epsilon=r["epsilon"], calibration=r["calibration"],
-                                        labels=labels, grid_points=10, draws=30, seed=3)
-            folder = tmp_path / "-".join(calibrations) / str(i)
-            folder.mkdir(parents=True)
-            results["curves"].to_parquet(folder / "curves.parquet")
-            results["medians"].to_csv(folder / "medians.csv", index=False)
-            inputs["medians"].append(folder / "medians.csv")
-            inputs["curves"].append(folder / "curves.parquet")
-            if "logrank" in results:
-                results["logrank"].to_csv(folder / "logrank.csv", index=False)
-                inputs["logrank"].append(folder / "logrank.csv")
-            if r["mechanism"] == "original":
-                results["logrank_permuted"].to_csv(folder / "permuted.csv", index=False)
-                inputs["permuted"].append(folder / "permuted.csv")
+        inputs = write_releases(kidney, releases, labels, tmp_path / "-".join(calibrations),
+                                draws=30, seed=3)
         logrank_releases = [r for r in releases if r["mechanism"] in ("original", "rrr")]
         return rrr_claims(inputs, releases=releases, logrank_releases=logrank_releases,
                           significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
@@ -624,3 +591,28 @@ def test_utility_counts_censored_medians_apart_from_reached_and_not_reached():
     row = utility_table([(info, curves, medians, original_curves, original_medians)]).iloc[0]
     assert row["censored"] == 0.5 and row["not_reached"] == 0.25
     assert row["median_abs_error"] == 0.5  # the one reached median, |2.5 − 2|
+
+
+def write_releases(kidney, releases, labels, folder, *, draws, seed) -> dict[str, list]:
+    """Run each release on kidney and write its files as the workflow does; the input
+    lists of the table builders (medians, curves, logrank, permuted)."""
+    from dprepro.rrr_study import run_release
+
+    inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
+    for i, r in enumerate(releases):
+        results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
+                                    epsilon=r["epsilon"], calibration=r["calibration"],
+                                    labels=labels, grid_points=10, draws=draws, seed=seed)
+        out = folder / str(i)
+        out.mkdir(parents=True)
+        results["curves"].to_parquet(out / "curves.parquet")
+        results["medians"].to_csv(out / "medians.csv", index=False)
+        inputs["medians"].append(out / "medians.csv")
+        inputs["curves"].append(out / "curves.parquet")
+        if "logrank" in results:
+            results["logrank"].to_csv(out / "logrank.csv", index=False)
+            inputs["logrank"].append(out / "logrank.csv")
+        if r["mechanism"] == "original":
+            results["logrank_permuted"].to_csv(out / "permuted.csv", index=False)
+            inputs["permuted"].append(out / "permuted.csv")
+    return inputs
