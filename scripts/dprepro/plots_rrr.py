@@ -11,6 +11,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
+from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
 from .plots_base import Part  # noqa: E402
 from .plots_base import wrapped_footer as _wrapped_footer  # noqa: E402
@@ -103,34 +104,38 @@ def _censoring_ticks(ax, rows, groups, colors) -> None:
 
 
 def _at_risk_table(ax, rows, groups, colors, reference, rows_per_person: int = 1) -> None:
-    """Numbers at risk of the original data per group at the reference panel's x ticks.
+    """Numbers at risk of the original data per group under the reference panel's x ticks.
 
-    The counts are rows; with several rows per patient (kidney: two) the
-    title says so, so they are not read as patients.
+    Each count sits at its tick's x position of the reference panel (a transform
+    blended from that panel's data x and this axes' y), under a header row of the
+    times, so the columns line up with the curves above whatever the layout. The
+    counts are rows; with several rows per patient (kidney: two) the title says
+    so, so they are not read as patients.
     """
     ax.axis("off")
     if "at_risk" not in rows:
         return
     ticks = [t for t in reference.get_xticks()
              if reference.get_xlim()[0] <= t <= reference.get_xlim()[1]]
+    at_tick = blended_transform_factory(reference.transData, ax.transAxes)
+    left = blended_transform_factory(reference.transAxes, ax.transAxes)
     ax.set_title("numbers at risk (original)" if rows_per_person == 1 else
                  f"rows at risk (original; {rows_per_person} per patient)", fontsize=8)
+    ax.text(-0.02, 0.92, "time", fontsize=6, color="0.3", transform=left, ha="right")
+    for tick in ticks:
+        ax.text(tick, 0.92, f"{tick:g}", fontsize=6, color="0.3", transform=at_tick,
+                ha="center")
     for i, group in enumerate(groups):
         part = rows[rows["group"] == group].sort_values("t")
         t = part["t"].to_numpy(float)
         n = pd.to_numeric(part["at_risk"], errors="coerce").to_numpy(float)
-        counts = []
+        y = 0.78 - i * 0.72 / max(1, len(groups))
+        ax.text(-0.02, y, str(group), color=colors[group], fontsize=7, transform=left,
+                ha="right")
         for tick in ticks:
             idx = np.searchsorted(t, tick, side="left")
-            counts.append(str(int(n[idx])) if idx < len(t) else "0")
-        y = 0.9 - i * 0.8 / max(1, len(groups))
-        ax.text(0.0, y, str(group), color=colors[group], fontsize=7, transform=ax.transAxes,
-                ha="left")
-        for j, count in enumerate(counts):
-            ax.text(0.25 + 0.75 * j / max(1, len(ticks) - 1), y, count, fontsize=7,
-                    transform=ax.transAxes, ha="center")
-    ax.text(0.0, 0.02, "time: " + "  ".join(f"{t:g}" for t in ticks), fontsize=6,
-            transform=ax.transAxes)
+            count = str(int(n[idx])) if idx < len(t) else "0"
+            ax.text(tick, y, count, fontsize=7, transform=at_tick, ha="center")
 
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
