@@ -3,6 +3,8 @@ the aggregated tables; each carries a footer naming its data origin and pipeline
 
 from __future__ import annotations
 
+import textwrap
+
 import matplotlib
 
 matplotlib.use("Agg")
@@ -43,6 +45,26 @@ def _se(values) -> np.ndarray:
     return np.nan_to_num(np.asarray(values, dtype=float))
 
 
+def _finish(fig, note: str, *, suptitle: str | None = None) -> None:
+    """Footer ``note`` wrapped to the figure's width, and the layout around it.
+
+    The room at the bottom is the wrapped footer's height (a one-line footer as
+    long as the caption widened the saved PNG to 2,500 px); the top keeps a
+    strip for the pipeline header that :func:`dprepro.repr_study.draw_figure`
+    writes at the top left, above the figure title ``suptitle``, if any.
+    """
+    width = max(60, int(fig.get_figwidth() * 17))
+    text = textwrap.fill(note, width)
+    _footer(fig, text)
+    lines = text.count("\n") + 1
+    bottom = (lines * 7 * 1.3 + 6) / (fig.get_figheight() * 72)
+    top = 1 - 14 / (fig.get_figheight() * 72)
+    if suptitle:
+        fig.suptitle(suptitle, fontsize=9, y=top)
+        top -= 16 / (fig.get_figheight() * 72)
+    fig.tight_layout(rect=(0, bottom, 1, top))
+
+
 #: PCA is exact and fitted once: its seeds differ only in the DP learner's noise.
 _PCA_SEEDS = "PCA is deterministic: its SE is the DP noise's only"
 
@@ -80,10 +102,9 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
     n = int(rows["n_seeds"].max())
     ax.set_title(f"Cancer-type pairs: filled ε = {float(epsilon):g}, open non-private",
                  fontsize=9)
-    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
+    _finish(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
                  f"(objective perturbation, {cancer_variant_text(variant, pipeline)}); "
                  f"mean ± SE over {n} representation seeds ({_PCA_SEEDS}).")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
     return fig
 
 
@@ -110,10 +131,9 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     ax.set_ylabel("CV accuracy, mean over cases")
     ax.legend(fontsize=7)
     n = int(rows["n_seeds"].max())
-    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
+    _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
                  f"{cancer_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
                  f"({_PCA_SEEDS}).")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
 
 
@@ -138,13 +158,11 @@ def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: 
                       fontsize=8)
         ax.set_ylabel(f"{label}, mean over drugs")
         ax.grid(alpha=0.3, axis="y")
-    fig.suptitle(f"Drug sensitivity: filled ε = {float(epsilon):g}, open non-private",
-                 fontsize=9)
     n = int(summary["n_seeds"].max())
-    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
+    _finish(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
                  f"mean over splits and drugs, ± SE over {n} seeds ({_PCA_SEEDS}); "
-                 f"{drug_privacy_text(pipeline)}.")
-    fig.tight_layout(rect=(0, 0.05, 1, 0.95))
+                 f"{drug_privacy_text(pipeline)}.",
+            suptitle=f"Drug sensitivity: filled ε = {float(epsilon):g}, open non-private")
     return fig
 
 
@@ -157,7 +175,6 @@ def repr_drug_vs_epsilon(summary: pd.DataFrame, *, data_origin: str):
         ax.set_ylabel(f"{label}, mean over drugs")
     axes[0].legend(fontsize=7)
     n = int(summary["n_seeds"].max())
-    _footer(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞); "
+    _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞); "
                  f"mean ± SE over {n} seeds ({_PCA_SEEDS}).")
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
     return fig
