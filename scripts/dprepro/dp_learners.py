@@ -139,15 +139,7 @@ def objective_perturbation_noise(dim: int, *, epsilon: float, rng: np.random.Gen
     -------
     ndarray of shape (dim,)
     """
-    if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
-        raise ValueError(f"dim must be a positive integer, got {dim!r}")
-    epsilon = _check_epsilon(epsilon)
-    if not math.isfinite(epsilon):
-        raise ValueError("epsilon must be finite to draw noise")
-    _check_rng(rng, epsilon)
-    norm = rng.gamma(shape=int(dim), scale=2.0 / epsilon)
-    direction = rng.standard_normal(int(dim))
-    return norm * direction / np.linalg.norm(direction)
+    return objective_perturbation_noise_draws(dim, 1, epsilon=epsilon, rng=rng)[0]
 
 
 def objective_perturbation_noise_draws(dim: int, draws: int, *, epsilon: float,
@@ -155,8 +147,8 @@ def objective_perturbation_noise_draws(dim: int, draws: int, *, epsilon: float,
     """``draws`` noise vectors of :func:`objective_perturbation_noise`, validated once.
 
     Row ``i`` equals the ``i``-th of ``draws`` successive calls of
-    :func:`objective_perturbation_noise` on the same generator, bit for bit (the
-    same stream and arithmetic), for the privacy audit's 10⁵ draws.
+    :func:`objective_perturbation_noise` on the same generator (which is this
+    function with one draw), for the privacy audit's 10⁵ draws.
 
     Returns
     -------
@@ -177,7 +169,7 @@ def objective_perturbation_noise_draws(dim: int, draws: int, *, epsilon: float,
     for i in range(draws):
         norm = gamma(shape=dim, scale=scale)
         direction = normal(dim)
-        # np.linalg.norm of a vector is sqrt(x.dot(x)): the same rounding, less overhead
+        # np.linalg.norm of a vector is sqrt(x.dot(x)), without its per-call overhead
         out[i] = norm * direction / math.sqrt(direction.dot(direction))
     return out
 
@@ -238,13 +230,9 @@ def ssp_noise(
     W : ndarray of shape (dim, dim)
     L : ndarray of shape (dim,)
     """
-    epsilon, clip_x, clip_y, xx_share = _check_noise_args(epsilon, clip_x, clip_y, xx_share,
-                                                           rng)
-    eps_xx = xx_share * epsilon
-    eps_xy = (1.0 - xx_share) * epsilon
-    W = wishart_noise(dim, int(dim) + 1, dim * clip_x**2 / eps_xx, rng=rng)
-    L = rng.laplace(0.0, 2.0 * dim * clip_x * clip_y / eps_xy, size=int(dim))
-    return W, L
+    W, L = ssp_noise_draws(dim, 1, epsilon=epsilon, clip_x=clip_x, clip_y=clip_y, rng=rng,
+                           xx_share=xx_share)
+    return W[0], L[0]
 
 
 def ssp_noise_draws(
@@ -260,8 +248,8 @@ def ssp_noise_draws(
     """``draws`` noise pairs of :func:`ssp_noise`, validated once.
 
     Entry ``i`` of ``W`` and ``L`` equals the ``i``-th of ``draws`` successive
-    calls of :func:`ssp_noise` on the same generator, bit for bit (for the
-    privacy audit's 10⁵ draws).
+    calls of :func:`ssp_noise` on the same generator (which is this function
+    with one draw), for the privacy audit's 10⁵ draws.
 
     Returns
     -------
@@ -279,8 +267,8 @@ def ssp_noise_draws(
     laplace_scale = 2.0 * dim * clip_x * clip_y / eps_xy
     normal, laplace = rng.standard_normal, rng.laplace
     W, L = np.empty((draws, dim, dim)), np.empty((draws, dim))
-    # one Python step per pair: each call's order (Wishart normals, then Laplace) is what
-    # keeps the stream, and g.T @ g per pair keeps wishart_noise's rounding
+    # one Python step per pair: each pair's order (Wishart normals, then Laplace) is what
+    # keeps the stream (wishart_noise's arithmetic, g.T @ g per pair)
     for i in range(draws):
         g = normal((dim + 1, dim)) * root_scale
         W[i] = g.T @ g

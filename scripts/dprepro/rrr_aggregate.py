@@ -307,11 +307,11 @@ def utility_table(parts) -> pd.DataFrame:
     (a median known only to exceed the stop time, left out of ``median_abs_error``).
     """
     rows = []
-    for info, curves, medians, original_curves, original_medians, *scored in parts:
+    for info, curves, medians, original_curves, original_medians, *precomputed in parts:
         # a sixth item: the release's sup_distances, computed once for this table and the
         # claims (it is what sup_distances gives for curves and original_curves)
-        distance = scored[0] if scored else sup_distances(curves, original_curves,
-                                                          min_at_risk=SUPPORT_MIN_AT_RISK)
+        distance = precomputed[0] if precomputed else sup_distances(
+            curves, original_curves, min_at_risk=SUPPORT_MIN_AT_RISK)
         reference = original_medians.set_index("group")["median"]
         for label in info["labels"]:
             own = distance["group"] == label
