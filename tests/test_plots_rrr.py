@@ -146,7 +146,9 @@ def test_saved_png_is_the_tight_crop_matplotlib_would_write(tmp_path):
     assert (tmp_path / "fast.pdf").read_bytes()[:5] == b"%PDF-"
 
 
-def test_a_panel_part_draws_that_panel_alone_and_restores_the_composite(tmp_path):
+def test_a_panel_part_is_the_crop_of_the_composite_drawing_over_its_strip(tmp_path):
+    """A panel file holds the very pixels of its panel in the composite's file (one drawing
+    for all), its strip stacked under it; the composite is drawn once, not once per panel."""
     import matplotlib.pyplot as plt
     from PIL import Image
 
@@ -156,17 +158,31 @@ def test_a_panel_part_draws_that_panel_alone_and_restores_the_composite(tmp_path
     for i, ax in enumerate(axes.ravel()):
         ax.plot([0, 1], [i, i + 1])
         ax.set_title(f"panel {i}")
-    footer = fig.text(0.01, 0.005, "composite footer")
-    own = axes[1, 1].annotate("own footer", xy=(0, -0.3), xycoords="axes fraction")
-    own.set_visible(False)
+    fig.tight_layout()
+    strip = plt.figure(figsize=(3, 0.4))
+    strip.text(0.01, 0.1, "the panel's own note", fontsize=9)
+    draws = []
+    fig.canvas.mpl_connect("draw_event", lambda event: draws.append(event))
     save_figure(Part(fig), [tmp_path / "all.png"], dpi=50)
-    save_figure(Part(fig, [axes[1, 1], own]), [tmp_path / "one.png", tmp_path / "one.pdf"],
-                dpi=50)
-    # the composite is as it was: every axes and its footer visible, the panel's own hidden
-    assert all(ax.get_visible() for ax in axes.ravel()) and footer.get_visible()
-    assert not own.get_visible() and plt.fignum_exists(fig.number)
-    whole = Image.open(tmp_path / "all.png").size
-    one = Image.open(tmp_path / "one.png").size
-    assert one[0] < 0.6 * whole[0] and one[1] < 0.7 * whole[1]
+    save_figure(Part(fig, [axes[1, 1]], strip=strip), [tmp_path / "one.png"], dpi=50)
+    save_figure(Part(fig, [axes[1, 1]]), [tmp_path / "bare.png"], dpi=50)
+    assert len(draws) == 1 and plt.fignum_exists(fig.number)
+    save_figure(strip, [tmp_path / "strip.png"], dpi=50)
+    whole, one, bare, alone = (np.asarray(Image.open(tmp_path / f"{name}.png"))
+                               for name in ("all", "one", "bare", "strip"))
+    assert bare.shape[1] < 0.6 * whole.shape[1] and bare.shape[0] < 0.75 * whole.shape[0]
+    # the panel's pixels appear in the composite's file exactly (the crop of one drawing),
+    # in its lower right quarter
+    corner = bare[:40, :40]
+    hits = [(y, x) for y in range(whole.shape[0] - 39) for x in range(whole.shape[1] - 39)
+            if np.array_equal(whole[y:y + 40, x:x + 40], corner)]
+    assert hits and hits[0][0] > whole.shape[0] / 3 and hits[0][1] > whole.shape[1] / 3
+    # the file is the panel with the strip (drawn alone, tightly cropped) stacked under it
+    assert one.shape[0] == bare.shape[0] + alone.shape[0]
+    assert np.array_equal(one[:bare.shape[0], :bare.shape[1]], bare)
+    assert np.array_equal(one[bare.shape[0]:, :alone.shape[1]], alone)
+    with pytest.raises(ValueError, match="PNG only"):
+        save_figure(Part(fig, [axes[0, 1]]), [tmp_path / "one.pdf"], dpi=50)
     save_figure(Part(fig, [axes[0, 0]], close=True), [tmp_path / "last.png"], dpi=50)
     assert not plt.fignum_exists(fig.number)
+    plt.close(strip)

@@ -29,19 +29,23 @@ PAD_INCHES = 0.1
 
 @dataclass
 class Part:
-    """Part of a figure saved as a file of its own, drawn by the same figure.
+    """A panel of a composite figure, saved as a PNG of its own from the composite's drawing.
 
-    Only ``show`` (axes, texts; made visible for the save, hidden again after)
-    is drawn, every other axes and figure text is hidden, and the file is
-    cropped to what is shown. ``show=None`` saves the figure as it stands.
-    ``close`` closes the figure after the save (the last part). Saving the
-    panels of a composite this way draws one panel per file instead of
-    building, laying out and drawing a new figure for each.
+    The file is the crop of the figure's own Agg drawing around ``axes`` (the
+    union of their tight boxes, ``pad`` inches around it), with ``strip`` (a
+    small figure: the panel's legend and note) stacked under it, left-aligned.
+    The composite is drawn once however many panels it has; each strip once
+    however many panels share it. ``axes=None`` saves the whole figure
+    (PDF and PNG). ``close`` closes the figure after the save (the last part).
     """
 
     figure: Figure
-    show: list | None = None
+    axes: list | None = None
+    strip: Figure | None = None
     close: bool = False
+    #: around the panel's tight box, inches: less than half of tight_layout's space
+    #: between panels (1.08 font sizes), so no neighbour's tick label reaches the crop
+    pad: float = 0.05
 
 
 def save_figure(fig, paths, *, dpi: int = 150) -> None:
@@ -53,34 +57,21 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
     measure, once to write). Here the figure is drawn once with Agg at ``dpi``,
     the tight box is measured on that drawing, a PNG is the crop of the very
     pixels drawn, and a PDF is drawn once more into the same box: two draws for
-    a PDF and a PNG instead of four, for the same picture.
+    a PDF and a PNG instead of four, for the same picture. The panels of a
+    composite (:class:`Part`) are crops of that same drawing.
     """
     part = fig if isinstance(fig, Part) else Part(fig, close=True)
     fig = part.figure
-    hidden = []
-    if part.show is not None:
-        keep = {id(a) for a in part.show}
-        for artist in [*fig.axes, *fig.texts]:
-            if id(artist) not in keep and artist.get_visible():
-                artist.set_visible(False)
-                hidden.append(artist)
-        shown = [a for a in part.show if not a.get_visible()]
-        for artist in shown:
-            artist.set_visible(True)
-    if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
-        # what tight_layout() leaves behind: it lays nothing out, but makes every savefig
-        # walk the whole figure once more before drawing it (the layout is already done)
-        fig.set_layout_engine(None)
     try:
-        fig.set_dpi(dpi)
-        fig.canvas.draw()
-        renderer = fig.canvas.get_renderer()
-        if part.show is None:
-            box = fig.get_tightbbox(renderer)
-        else:
-            top = [a for a in part.show if a.axes is None or a in fig.axes]
-            box = Bbox.union([a.get_tightbbox(renderer) for a in top]).transformed(
-                fig.dpi_scale_trans.inverted())
+        if part.axes is not None:
+            _save_part(part, paths, dpi)
+            return
+        if isinstance(fig.get_layout_engine(), PlaceHolderLayoutEngine):
+            # what tight_layout() leaves behind: it lays nothing out, but makes every
+            # savefig walk the whole figure once more before drawing it (the layout is done)
+            fig.set_layout_engine(None)
+        pixels, renderer = _drawing(fig, dpi, fresh=True)
+        box = fig.get_tightbbox(renderer)
         width, height = fig.get_size_inches()
         # what is drawn lies on the canvas (the margin may not: a footer at the bottom edge
         # puts the padded box below it, where there is only background, which the crop
@@ -91,38 +82,98 @@ def save_figure(fig, paths, *, dpi: int = 150) -> None:
             suffix = Path(path).suffix.lstrip(".")
             with atomic_path(path) as tmp:
                 if suffix == "png" and inside:
-                    _png_crop(fig, tmp, box, dpi)
+                    _write_png(_crop_pixels(fig, pixels, box, dpi), tmp, dpi)
                 else:
                     metadata = {"CreationDate": None} if suffix == "pdf" else {"Software": None}
                     fig.savefig(tmp, format=suffix, dpi=dpi, metadata=metadata,
                                 bbox_inches=box)
     finally:
-        if part.show is not None:
-            for artist in hidden:
-                artist.set_visible(True)
-            for artist in shown:
-                artist.set_visible(False)
         if part.close:
             plt.close(fig)
 
 
-def _png_crop(fig, path, box, dpi: int) -> None:
-    """Write the part ``box`` (inches, origin bottom left) of the Agg drawing as a PNG."""
-    from matplotlib.colors import to_rgba
-    from PIL import Image
+def _drawing(fig, dpi: int, *, fresh: bool = False):
+    """The figure's Agg drawing at ``dpi`` (RGBA pixels) and its renderer.
 
-    pixels = np.asarray(fig.canvas.buffer_rgba())
+    Drawn once per dpi and kept on the figure: the parts of a composite are
+    crops of the drawing its whole file was made from, so nothing may change
+    the figure between saving it and saving its parts. (``stale`` cannot tell:
+    measuring a tight box, or saving a PDF, marks a figure stale unchanged.)
+    ``fresh`` draws it anew (saving a whole figure always does).
+    """
+    kept = getattr(fig, "_dprepro_drawing", None)
+    if fresh or kept is None or kept[0] != dpi:
+        fig.set_dpi(dpi)
+        fig.canvas.draw()
+        kept = (dpi, np.array(fig.canvas.buffer_rgba()))
+        fig._dprepro_drawing = kept
+    return kept[1], fig.canvas.get_renderer()
+
+
+def _face(fig) -> np.ndarray:
+    from matplotlib.colors import to_rgba
+
+    return np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
+
+
+def _crop_pixels(fig, pixels, box, dpi: int) -> np.ndarray:
+    """The part ``box`` (inches, origin bottom left) of the drawing ``pixels``; the
+    margin outside the canvas is the figure's face colour, as savefig draws it there."""
     rows, cols = pixels.shape[:2]
     left, right = int(round(box.x0 * dpi)), int(round(box.x1 * dpi))
     top, bottom = rows - int(round(box.y1 * dpi)), rows - int(round(box.y0 * dpi))
-    # the margin outside the canvas is background: the figure's face colour, as savefig
-    # draws it there
-    face = np.round(np.asarray(to_rgba(fig.get_facecolor())) * 255).astype(np.uint8)
     crop = np.empty((bottom - top, right - left, 4), dtype=np.uint8)
-    crop[...] = face
+    crop[...] = _face(fig)
     y0, y1, x0, x1 = max(top, 0), min(bottom, rows), max(left, 0), min(right, cols)
     crop[y0 - top:y1 - top, x0 - left:x1 - left] = pixels[y0:y1, x0:x1]
-    Image.fromarray(crop).save(path, format="png", dpi=(dpi, dpi))
+    return crop
+
+
+def _write_png(pixels, path, dpi: int) -> None:
+    from PIL import Image
+
+    Image.fromarray(pixels).save(path, format="png", dpi=(dpi, dpi))
+
+
+def _tight_pixels(fig, dpi: int) -> np.ndarray:
+    """The whole figure's drawing cropped to its padded tight box (kept per dpi)."""
+    kept = getattr(fig, "_dprepro_tight", None)
+    if kept is None or kept[0] != dpi:
+        pixels, renderer = _drawing(fig, dpi)
+        kept = (dpi, _crop_pixels(fig, pixels, fig.get_tightbbox(renderer).padded(PAD_INCHES),
+                                  dpi))
+        fig._dprepro_tight = kept
+    return kept[1]
+
+
+def _stack_left(images, face) -> np.ndarray:
+    """Images one under the other, left-aligned, the narrower padded with ``face``."""
+    out = np.empty((sum(image.shape[0] for image in images),
+                    max(image.shape[1] for image in images), 4), dtype=np.uint8)
+    out[...] = face
+    row = 0
+    for image in images:
+        out[row:row + image.shape[0], :image.shape[1]] = image
+        row += image.shape[0]
+    return out
+
+
+def _save_part(part: Part, paths, dpi: int) -> None:
+    """One panel of a composite: its crop of the composite's drawing over its strip."""
+    wrong = [str(p) for p in paths if Path(p).suffix != ".png"]
+    if wrong:
+        raise ValueError(f"a panel of a figure is saved as PNG only, not {wrong}")
+    fig = part.figure
+    pixels, renderer = _drawing(fig, dpi)
+    box = Bbox.union([ax.get_tightbbox(renderer) for ax in part.axes]).transformed(
+        fig.dpi_scale_trans.inverted()).padded(part.pad)
+    images = [_crop_pixels(fig, pixels, box, dpi)]
+    if part.strip is not None:
+        images.append(_tight_pixels(part.strip, dpi))
+    image = _stack_left(images, _face(fig))
+    for path in paths:
+        with atomic_path(path) as tmp:
+            _write_png(image, tmp, dpi)
 
 
 def footer(fig, text: str) -> None:

@@ -146,9 +146,11 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     Panel letters run down the layout: (a) original, then RRR at each ε in
     the configured order, then LNTE at each ε; the single-panel files are
     named by release instead of letter. With ``panels=True`` returns
-    ``(figure, {release name: artists})``: each panel also gets its own
-    legend and footer, hidden in the composite, so a :class:`Part` of the
-    same figure saves it as a file of its own.
+    ``(figure, {release name: Part})``: each panel is the crop of the
+    composite's drawing around its axes (the original's with its
+    numbers-at-risk table), over a strip with its legend and data note (the
+    original panel has its legend inside). The caller closes the strips,
+    ``figure._dprepro_strips``, after saving.
     """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
@@ -177,13 +179,6 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         ax.set_ylabel(ylabel, fontsize=8)
     _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
                    axes[0, 0], rows_per_person)
-    if panels:
-        for r, c, mechanism, epsilon in layout:
-            # the original's file shows its numbers-at-risk table too, its note under it
-            parts[_release_name(mechanism, epsilon)] = _panel_extras(
-                axes[r, c], f"{title or dataset}; data: {_origin_text(origin)}",
-                legend=mechanism != "original",
-                below=axes[1, 0] if mechanism == "original" else None)
     for r in range(2, nrows):
         axes[r, 0].axis("off")
     handles, names = axes[0, 0].get_legend_handles_labels()
@@ -198,26 +193,39 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
                  "censoring counts (ε-DP). Each panel has its own y range, widened to show "
                  "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
     fig.tight_layout(rect=(0, 0.03, 1, 0.97))
-    return (fig, parts) if panels else fig
+    if not panels:
+        return fig
+    note = f"{title or dataset}; data: {_origin_text(origin)}"
+    strips = {legend: _panel_strip(note, handles if legend else [], names if legend else [])
+              for legend in (True, False)}
+    fig._dprepro_strips = list(strips.values())
+    for r, c, mechanism, epsilon in layout:
+        original = mechanism == "original"
+        # the original's file shows its numbers-at-risk table too, and its own legend
+        parts[_release_name(mechanism, epsilon)] = Part(
+            fig, [axes[r, c], axes[1, 0]] if original else [axes[r, c]],
+            strip=strips[not original])
+    return fig, parts
 
 
-def _panel_extras(ax, text: str, *, legend: bool, below=None) -> list:
-    """A panel's own legend and footer (under its x label, or under the axes ``below``,
-    which the file shows too), hidden: shown only when the panel is saved as a file of
-    its own. Returns the artists that file shows."""
-    shown = [ax] if below is None else [ax, below]
-    if legend:
-        own = ax.legend(fontsize=7)
-        own.set_visible(False)
-        shown.append(own)
-    width = max(40, int((ax.get_position().width * ax.figure.get_figwidth() + 0.9) * 17))
-    anchor = (("axes fraction", ax.xaxis.label) if below is None else below.transAxes)
-    note = ax.annotate(textwrap.fill(text, width), xy=(0, 0),
-                       xycoords=anchor, xytext=(0, -4),
-                       textcoords="offset points", ha="left", va="top", fontsize=7,
-                       color="0.35", annotation_clip=False)
-    note.set_visible(False)
-    return [*shown, note]
+#: Width of a single-panel file's strip, inches: about one panel of the composite.
+_STRIP_WIDTH = 3.3
+
+
+def _panel_strip(note: str, handles, names):
+    """A single-panel file's strip: the groups' legend (if any) over the panel's data
+    note, drawn once as a figure of its own and stacked under each panel's crop."""
+    lines = textwrap.fill(note, int(_STRIP_WIDTH * 17)).count("\n") + 1
+    ncol = min(3, max(1, len(names)))
+    legend_rows = -(-len(names) // ncol) if names else 0
+    strip = plt.figure(figsize=(_STRIP_WIDTH, 0.05 + 0.19 * legend_rows + 0.12 * lines))
+    if names:
+        strip.legend(handles, names, loc="upper left", ncol=ncol, fontsize=7,
+                     frameon=False, bbox_to_anchor=(0, 1), borderaxespad=0.1,
+                     handlelength=1.5, columnspacing=1.0)
+    strip.text(0.01, 0.02, textwrap.fill(note, int(_STRIP_WIDTH * 17)), fontsize=7,
+               color="0.35", ha="left", va="bottom")
+    return strip
 
 
 def _release_name(mechanism: str, epsilon) -> str:
@@ -389,9 +397,14 @@ def shown_rows(figure: str, tables, dataset: str | None,
         release = (stem or "").removeprefix(f"figure2_{dataset}").lstrip("_")
         if not release:
             return [curves]
-        names = np.array([_release_name(m, None if m == "original" else e)
-                          for m, e in zip(curves["mechanism"], curves["epsilon"], strict=True)])
-        return [curves[names == release]]
+        # a release name per distinct (mechanism, ε), not per row (a million rows)
+        keys = curves[["mechanism", "epsilon"]].drop_duplicates()
+        shown = np.zeros(len(curves), dtype=bool)
+        for mechanism, epsilon in keys.itertuples(index=False):
+            if _release_name(mechanism, None if mechanism == "original" else epsilon) == release:
+                same = curves["epsilon"].isna() if pd.isna(epsilon) else curves["epsilon"] == epsilon
+                shown |= ((curves["mechanism"] == mechanism) & same).to_numpy()
+        return [curves[shown]]
     if figure == "km_bands":
         curves = of(tables["curves"])
         return [of(tables["bands"]), curves[curves["mechanism"] == "original"]]
@@ -411,11 +424,13 @@ def rrr_figure2_figures(tables, *, datasets, epsilons, cohorts, **_):
             curves, dataset=dataset, epsilons=epsilons,
             rows_per_person=cohorts[dataset].get("rows_per_person", 1), panels=True,
             **cohort)
-        # the composite, then each panel drawn alone by the same figure (no new figures)
+        # the composite, then each panel cropped from its drawing (no new figures)
         yield dataset, f"figure2_{dataset}", Part(fig)
-        for i, (name, shown) in enumerate(panels.items()):
-            yield dataset, f"figure2_{dataset}_{name}", Part(fig, shown,
-                                                             close=i == len(panels) - 1)
+        for name, part in panels.items():
+            yield dataset, f"figure2_{dataset}_{name}", part
+        for strip in fig._dprepro_strips:
+            plt.close(strip)
+        plt.close(fig)
 
 
 def rrr_band_figures(tables, *, datasets, epsilons, cohorts, **_):
