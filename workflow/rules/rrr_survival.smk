@@ -151,6 +151,9 @@ rule rrr_private_releases:
         "results/logs/rrr_private_releases/{dataset}.log",
     benchmark:
         "results/benchmarks/rrr_private_releases/{dataset}.tsv"
+    # every table waits on all releases: start each as soon as its cohort exists (the
+    # largest cohort's takes longest), before the other cohorts' loading
+    priority: 60
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -253,6 +256,8 @@ rule rrr_utility_table:
         prov=[prov(RRR_TABLES["utility"]), prov(RRR_DISTANCES)],
     log:
         "results/logs/rrr_utility_table/rrr_utility_table.log",
+    # feeds the claims and the utility figure: beside Figure 2, not after the figures
+    priority: 45
     conda:
         "../../envs/survival.yaml"
     threads: 1
