@@ -402,7 +402,8 @@ def shown_rows(figure: str, tables, dataset: str | None,
         shown = np.zeros(len(curves), dtype=bool)
         for mechanism, epsilon in keys.itertuples(index=False):
             if _release_name(mechanism, None if mechanism == "original" else epsilon) == release:
-                same = curves["epsilon"].isna() if pd.isna(epsilon) else curves["epsilon"] == epsilon
+                eps = curves["epsilon"]
+                same = eps.isna() if pd.isna(epsilon) else eps == epsilon
                 shown |= ((curves["mechanism"] == mechanism) & same).to_numpy()
         return [curves[shown]]
     if figure == "km_bands":
