@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .io import read_table
+from .io import categories_as_text, read_table
 from .privacy import PrivacyRecord
 from .rrr_aggregate import (
     SUPPORT_MIN_AT_RISK,
@@ -52,7 +52,8 @@ def _load_draw0(paths, releases) -> dict:
     frames = {}
     for r, path in zip(releases, paths, strict=True):
         try:
-            frames[_key(r)] = pd.read_parquet(path, filters=[("draw", "==", 0)])
+            frames[_key(r)] = categories_as_text(
+                pd.read_parquet(path, filters=[("draw", "==", 0)]))
         except (OSError, ValueError) as exc:
             raise ValueError(f"cannot read table {path}: {exc}") from exc
     return frames

@@ -263,9 +263,13 @@ def _check_cohort(cohort: pd.DataFrame, labels) -> tuple[np.ndarray, np.ndarray,
 def _curve_frame(survival: np.ndarray, labels, grid) -> pd.DataFrame:
     """Long frame draw, group, t, survival from an array (draws, groups, grid)."""
     draws, groups, points = survival.shape
+    # categorical: Parquet stores the labels once (dictionary), and a reader decodes
+    # integer codes instead of a million strings (io.read_table returns them as text)
+    codes = np.tile(np.repeat(np.arange(groups), points), draws)
     return pd.DataFrame({
         "draw": np.repeat(np.arange(draws), groups * points),
-        "group": np.tile(np.repeat(np.asarray(labels, dtype=object), points), draws),
+        "group": pd.Categorical.from_codes(codes, categories=pd.Index(list(labels),
+                                                                      dtype=object)),
         "t": np.tile(grid, draws * groups),
         "survival": survival.ravel(),
     })

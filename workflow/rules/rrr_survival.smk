@@ -120,6 +120,8 @@ rule rrr_original:
         "results/logs/rrr_original/rrr_original.log",
     benchmark:
         "results/benchmarks/rrr_original/rrr_original.tsv"
+    # the curves table (then Figure 2, the longest job) waits on it, as on the releases
+    priority: 60
     conda:
         "../../envs/survival.yaml"
     threads: 1
