@@ -763,6 +763,34 @@ def test_corrected_rows_state_a_finite_true_epsilon():
     assert "zero density" in paper[0].note
 
 
+@pytest.mark.parametrize("name", sorted(repr_privacy.PIPELINES))
+@pytest.mark.parametrize("method", ["pca", "dp_feature_selection"])
+@pytest.mark.parametrize("epsilon", [0.5, 2.0, math.inf])
+def test_learner_terms_are_what_the_learners_that_run_hold(name, method, epsilon):
+    """table_records reads a learner's privacy parameters from its terms (no scikit-learn
+    import); they must equal the attributes of the learner the experiment builds, and give
+    the same record."""
+    spec = repr_privacy.pipeline(name)
+    split = repr_privacy.method_split(method, epsilon)
+    rng = np.random.default_rng(0)
+    variant = spec.cancer_variant or "paper"
+    cancer = repr_privacy.cancer_learner(split, variant=variant, l2=0.3, rng=rng)
+    terms = repr_privacy.cancer_learner_terms(split, variant=variant, l2=0.3)
+    assert (terms.epsilon, terms.variant, terms.l2) == (float(cancer.epsilon), cancer.variant,
+                                                        float(cancer.l2))
+    centres = {"x_center": 0.0, "y_center": 0.0} if spec.public_centring else {}
+    drug = repr_privacy.drug_learner(split, ridge=1.0, clip_x=1.0, clip_y=1.0, rng=rng,
+                                     xx_noise=spec.xx_noise, **centres)
+    dterms = repr_privacy.drug_learner_terms(split, xx_noise=spec.xx_noise,
+                                             public_centres=spec.public_centring)
+    assert (dterms.epsilon, dterms.xx_noise, dterms.public_centring) == (
+        float(drug.epsilon), drug.xx_noise, drug.public_centring)
+    for privacy, learner, learner_terms in [(repr_privacy.cancer_privacy, cancer, terms),
+                                            (repr_privacy.drug_privacy, drug, dterms)]:
+        assert (privacy(split, learner, mapping=spec.mapping).provenance()
+                == privacy(split, learner_terms, mapping=spec.mapping).provenance())
+
+
 # --------------------------------------------------------------------------- #
 # hyperparameter search on the paper's objective
 # --------------------------------------------------------------------------- #

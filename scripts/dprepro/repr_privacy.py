@@ -8,8 +8,12 @@ feature selection takes half, :func:`dprepro.privacy.budget_split`) and the DP
 learner (:class:`dprepro.dp_learners.DPLogisticRegression` with its variant and
 penalty, :class:`dprepro.dp_learners.SSPLinearRegression`). The learners are
 built by :func:`cancer_learner` / :func:`drug_learner`, the one place that
-turns a split into a learner, so the experiments and :func:`table_records`
-(which recomputes the records of a finished table) cannot disagree.
+turns a split into a learner. :func:`table_records` (which recomputes the
+records of a finished table, in every table and figure job) reads the same
+parameters from :func:`cancer_learner_terms` / :func:`drug_learner_terms`
+instead, without building scikit-learn estimators (importing scikit-learn
+costs a job about a second); a test checks that the terms equal the learners'
+attributes for every pipeline, so the two cannot disagree.
 
 ``true_epsilon`` is the level the computation as run guarantees per cell line
 under replacement (bounded) neighbours: one training line's record, id
@@ -42,16 +46,19 @@ __all__ = [
     "MAPPINGS",
     "INTERMEDIATES",
     "LOGISTIC_LOSS_C",
+    "LearnerTerms",
     "PIPELINES",
     "PRIVACY_UNIT",
     "SCOPE_NOTE",
     "SELECTION_PARTS_NOTE",
     "Pipeline",
     "cancer_learner",
+    "cancer_learner_terms",
     "cancer_privacy",
     "columns_frame",
     "distinct",
     "drug_learner",
+    "drug_learner_terms",
     "drug_privacy",
     "epsilon_grid",
     "experiment_epsilons",
@@ -311,6 +318,37 @@ def drug_learner(split: BudgetSplit, *, ridge: float, clip_x: float = math.inf,
                                xx_noise=xx_noise, **fixed)
 
 
+@dataclasses.dataclass(frozen=True)
+class LearnerTerms:
+    """The parameters of a DP learner that its privacy record reads, without the learner.
+
+    What :func:`cancer_privacy` reads of a :class:`~dprepro.dp_learners.DPLogisticRegression`
+    (``epsilon``, ``variant``, ``l2``) and :func:`drug_privacy` of a
+    :class:`~dprepro.dp_learners.SSPLinearRegression` (``epsilon``, ``xx_noise``,
+    ``public_centring``), under the same names.
+    """
+
+    epsilon: float
+    variant: str = ""
+    l2: float = math.nan
+    xx_noise: str = ""
+    public_centring: bool = False
+
+
+def cancer_learner_terms(split: BudgetSplit, *, variant: str, l2: float) -> LearnerTerms:
+    """The privacy-relevant parameters of ``cancer_learner(split, variant=..., l2=...)``."""
+    return LearnerTerms(epsilon=split.learner if math.isfinite(split.total) else math.inf,
+                        variant=variant, l2=float(l2))
+
+
+def drug_learner_terms(split: BudgetSplit, *, xx_noise: str,
+                       public_centres: bool) -> LearnerTerms:
+    """The privacy-relevant parameters of ``drug_learner(split, xx_noise=..., x_center=...,
+    y_center=...)``, both centres given (public) or neither."""
+    return LearnerTerms(epsilon=split.learner if math.isfinite(split.total) else math.inf,
+                        xx_noise=xx_noise, public_centring=bool(public_centres))
+
+
 def _check_learner(split: BudgetSplit, learner, kind: str) -> None:
     if math.isfinite(split.total) and float(learner.epsilon) != split.learner:
         raise ValueError(f"{kind} learner spends epsilon {learner.epsilon}, but the budget split "
@@ -443,12 +481,6 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
         extra={"variant": "", **_split_columns(split)})
 
 
-def _unused_rng() -> np.random.Generator:
-    # a learner with finite ε must hold a generator; these are never fitted, so
-    # the generator is never drawn from
-    return np.random.default_rng(0)
-
-
 @dataclasses.dataclass(frozen=True)
 class _PartsOf:
     """What a record needs of a pipeline's feature selection: whether its parts are public."""
@@ -488,15 +520,14 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
         if key not in cache:
             split, spec = method_split(method, epsilon), pipeline(name)
             if kind == "cancer_type":
-                learner = cancer_learner(split, variant=spec.cancer_variant or settings["variant"],
-                                         l2=float(settings["l2"]), rng=_unused_rng())
+                learner = cancer_learner_terms(
+                    split, variant=spec.cancer_variant or settings["variant"],
+                    l2=float(settings["l2"]))
                 cache[key] = cancer_privacy(split, learner, mapping=spec.mapping,
                                             selection=parts[name])
             else:
-                centre = {"x_center": 0.0, "y_center": 0.0} if spec.public_centring else {}
-                learner = drug_learner(split, ridge=float(settings.get("ridge", 1.0)),
-                                       clip_x=1.0, clip_y=1.0, rng=_unused_rng(),
-                                       xx_noise=spec.xx_noise, **centre)
+                learner = drug_learner_terms(split, xx_noise=spec.xx_noise,
+                                             public_centres=spec.public_centring)
                 cache[key] = drug_privacy(split, learner, mapping=spec.mapping,
                                           selection=parts[name])
         out.append(cache[key])
