@@ -10,10 +10,17 @@ import tempfile
 from pathlib import Path
 
 import pytest
+from threadpoolctl import threadpool_limits
 
 from dprepro.ldp_mechanisms import IndicatorMechanism, register, unregister
 from dprepro.mechanisms import laplace_indicators
 from helpers import slurmruns, smallruns
+
+# One BLAS thread in the test process, for the whole session: its unit tests share the
+# two cores with the background runs, and OpenBLAS's second thread then mostly spins
+# (two objective-perturbation audits beside two busy processes: 17.1 -> 11.5 CPU-s).
+# The runs' jobs set their own limit from their rule's threads (dprepro.step.start).
+_ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 # the test that compares the --cores 1 run with the --cores 2 one (test_workflow.py)
 CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
