@@ -13,8 +13,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 from matplotlib.transforms import blended_transform_factory  # noqa: E402
 
-from .plots_base import Part  # noqa: E402
-from .plots_base import wrapped_footer as _wrapped_footer  # noqa: E402
+from .plots_base import Part, layout_with_footer  # noqa: E402
 
 
 def _ylabel(endpoint: str) -> str:
@@ -185,14 +184,13 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     axes[0, 0].legend(handles, names, fontsize=7, title="group", title_fontsize=7)
     fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
                  fontsize=10)
-    _wrapped_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
+    layout_with_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
                  "RRR privatises "
                  "the group label (paper's ε↔p); debiased RRR inverts the public transition "
                  "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
                  "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
                  "censoring counts (ε-DP). Each panel has its own y range, widened to show "
                  "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.97))
     if not panels:
         return fig
     note = f"{title or dataset}; data: {_origin_text(origin)}"
@@ -266,13 +264,12 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
     level = rows["level"].iloc[0]
     fig.suptitle(f"{title or dataset} — {level:.0%} pointwise bands over "
                  "draws (solid: median, dashed: original)", fontsize=10)
-    _wrapped_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
+    layout_with_footer(fig, f"Data: {_origin_text(rows['data_origin'].iloc[0])}. Each panel has "
                  "its own "
                  "y range, widened to show band values outside [0, 1]. Bands are quantiles "
                  "over many independent draws of each mechanism: a summary for the reader, not "
                  "a release (publishing them would compose the budget over the draws; the ε "
                  "in the titles is one draw's).")
-    fig.tight_layout(rect=(0, 0.03, 1, 0.96))
     return fig
 
 
@@ -335,7 +332,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.set_ylim(bottom=0)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
-    _wrapped_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
+    layout_with_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
                  "defined, of the released curve clipped to [0, 1] (worst value 1, also for a "
@@ -345,7 +342,6 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                  "LNTE on the exact counts, the binning floor. x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
-    fig.tight_layout(rect=(0, 0.1 / nrows, 1, 1))
     return fig
 
 
