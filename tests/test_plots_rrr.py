@@ -186,3 +186,37 @@ def test_a_panel_part_is_the_crop_of_the_composite_drawing_over_its_strip(tmp_pa
     save_figure(Part(fig, [axes[0, 0]], close=True), [tmp_path / "last.png"], dpi=50)
     assert not plt.fignum_exists(fig.number)
     plt.close(strip)
+
+
+def test_share_labels_sit_beside_their_points_apart_and_inside_the_axes():
+    """Two series with nearly equal scores at one ε, and one at the axes' top: every label is
+    right of its own point, no two overlap, and none leaves the axes (referee 5, must-fix 1)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(4, 3))
+    ax.plot([1, 2], [0.300, 0.2], marker="o")
+    ax.plot([1, 2], [0.302, 0.1], marker="^")
+    ax.plot([1, 2], [0.5, 0.05], marker="s")
+    ax.set_ylim(0, 0.5)
+    ax.margins(x=0.08)
+    shares = [(1, 0.300, "15%", "C0"), (1, 0.302, "1%", "C1"), (1, 0.5, "31%", "C2"),
+              (2, 0.2, "4%", "C0")]
+    plots_rrr._share_labels(ax, shares)
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    labels = [t for t in ax.texts if t.get_text().endswith("%")]
+    assert len(labels) == 4
+    boxes = {t.get_text(): t.get_window_extent(renderer) for t in labels}
+    inside = ax.get_window_extent(renderer)
+    for text, box in boxes.items():
+        assert inside.y0 <= box.y0 and box.y1 <= inside.y1, text
+    at_one = [boxes[t] for t in ("15%", "1%", "31%")]
+    for i, a in enumerate(at_one):
+        for b in at_one[i + 1:]:
+            assert not a.overlaps(b)
+    # each label starts right of its own point, at most a few points away horizontally
+    to_pixels = ax.transData
+    for x, y, text, _ in shares:
+        px = to_pixels.transform((x, y))[0]
+        assert 0 < boxes[text].x0 - px < 10
+    plt.close(fig)

@@ -194,16 +194,32 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     if not panels:
         return fig
     note = f"{title or dataset}; data: {_origin_text(origin)}"
-    strips = {legend: _panel_strip(note, handles if legend else [], names if legend else [])
-              for legend in (True, False)}
+    # one strip per mechanism: its legend (the original's is in its panel), the data note
+    # and what the composite's footer says of that mechanism
+    strips = {mechanism: _panel_strip(
+                  " ".join(filter(None, [_PANEL_NOTES.get(mechanism, ""), note])),
+                  [] if mechanism == "original" else handles,
+                  [] if mechanism == "original" else names)
+              for mechanism in ["original", *mechanisms]}
     fig._dprepro_strips = list(strips.values())
     for r, c, mechanism, epsilon in layout:
-        original = mechanism == "original"
-        # the original's file shows its numbers-at-risk table too, and its own legend
+        # the original's file shows its numbers-at-risk table too
         parts[_release_name(mechanism, epsilon)] = Part(
-            fig, [axes[r, c], axes[1, 0]] if original else [axes[r, c]],
-            strip=strips[not original])
+            fig, [axes[r, c], axes[1, 0]] if mechanism == "original" else [axes[r, c]],
+            strip=strips[mechanism])
     return fig, parts
+
+
+#: What a single-panel file of each mechanism says under it (the composite's footer, in part).
+_PANEL_NOTES = {
+    "rrr": "RRR: the group label privatised (the paper's ε↔p); one draw (draw 0).",
+    "rrr_debiased": "Debiased RRR: the public transition matrix inverted on the same release; "
+                    "not clipped to [0, 1] (own y range); one draw (draw 0).",
+    "lnte": "LNTE as the paper's authors coded it: Laplace(1/ε) on the KM counts, no finite "
+            "ε; one draw (draw 0).",
+    "lnte_grid": "Grid LNTE: Laplace noise on binned event and censoring counts (ε-DP); one "
+                 "draw (draw 0).",
+}
 
 
 #: Width of a single-panel file's strip, inches: about one panel of the composite.
@@ -286,11 +302,12 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.5 * nrows), squeeze=False)
     for ax in axes.ravel()[len(datasets):]:
         ax.axis("off")
+    labelled = []
     for ax, dataset in zip(axes.ravel(), datasets, strict=False):
         rows = utility[utility["dataset"] == dataset]
         styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
                   "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
-        series = 0
+        shares = []  # (x, y, text, colour): the share of the support a release leaves undefined
         for mechanism in _private_mechanisms(rows):
             mine = rows[rows["mechanism"] == mechanism]
             calibrations = list(dict.fromkeys(mine["calibration"].fillna("")))
@@ -311,15 +328,10 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 if n:
                     style.update(mfc="white")
                 line, = ax.plot(mean.index, mean.to_numpy(), label=label, **style)
-                # the share of the support where the release says nothing, beside its score
-                for xv, yv, u in zip(mean.index, mean.to_numpy(), undefined.to_numpy(),
-                                     strict=True):
-                    if np.isfinite(u) and u >= 0.005:
-                        # stacked by series, so two series' labels at one ε do not collide
-                        ax.annotate(f"{u:.0%}", (xv, yv), textcoords="offset points",
-                                    xytext=(3, 3 + 6 * (series % 4)), fontsize=5,
-                                    color=line.get_color())
-                series += 1
+                shares += [(xv, yv, f"{u:.0%}", line.get_color())
+                           for xv, yv, u in zip(mean.index, mean.to_numpy(),
+                                                undefined.to_numpy(), strict=True)
+                           if np.isfinite(u) and u >= 0.005]
         floor = rows[rows["mechanism"] == "lnte_grid_no_noise"]
         if len(floor):
             # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
@@ -330,8 +342,10 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.set_xlabel("true ε (per patient)")
         ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
         ax.set_ylim(bottom=0)
+        ax.margins(x=0.08)
         ax.grid(alpha=0.3)
         ax.legend(fontsize=6)
+        labelled.append((ax, shares))
     layout_with_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
@@ -342,7 +356,40 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                  "LNTE on the exact counts, the binning floor. x: true ε — RRR with the "
                  "paper's calibration is ε + ln(k−1), with the exact one ε (open markers); "
                  "LNTE as published has none and is drawn at its stated ε.")
+    # after the layout: the labels' offsets are in points of the laid-out axes
+    for ax, shares in labelled:
+        _share_labels(ax, shares)
     return fig
+
+
+#: Least vertical distance between two share labels at one ε, points (font size 5).
+_SHARE_GAP = 6.0
+
+
+def _share_labels(ax, shares) -> None:
+    """Each share label right of its own point, inside the axes; labels at one ε that
+    would overlap are moved apart vertically (in order of their points' heights), each
+    keeping its series' colour, so every label reads beside the point it belongs to."""
+    if not shares:
+        return
+    to_points = ax.transData + ax.figure.dpi_scale_trans.inverted()
+    by_x: dict = {}
+    for x, y, text, colour in shares:
+        by_x.setdefault(x, []).append((y, text, colour))
+    low, high = ax.get_ylim()
+    for x, labels in by_x.items():
+        labels.sort(key=lambda label: label[0])
+        placed = []
+        for y, text, colour in labels:
+            at = to_points.transform((x, y))[1] * 72  # the point's height, points
+            at = max(at, placed[-1] + _SHARE_GAP) if placed else at
+            placed.append(at)
+            top = to_points.transform((x, high))[1] * 72 - _SHARE_GAP / 2
+            bottom = to_points.transform((x, low))[1] * 72 + _SHARE_GAP / 2
+            offset = min(max(at, bottom), top) - to_points.transform((x, y))[1] * 72
+            ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, offset),
+                        fontsize=5, color=colour, va="center", ha="left",
+                        annotation_clip=False)
 
 
 def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
