@@ -122,3 +122,22 @@ def test_km_medians_of_the_real_ipssr_table_match_its_readme():
     for group, part in table.groupby("IPSSR"):
         median = km_median(kaplan_meier(part.OS_MONTHS, part.OS_STATUS)).median
         assert median == pytest.approx(readme[group], abs=0.01), group
+
+
+def test_generated_and_downloaded_cohorts_are_loaded_first():
+    """The default configuration's IPSS-R stand-in (synthetic; cBioPortal in paper mode) gets
+    the higher scheduling priority, the bundled and package tables the lower."""
+    import yaml
+
+    from dprepro import rrr_paths
+
+    root = Path(__file__).resolve().parents[1]
+    for name, first in (("config.yaml", {"ipssr"}), ("paper.yaml", {"ipssr"})):
+        config = yaml.safe_load((root / "config" / name).read_text())
+        if "datasets" not in config:
+            continue
+        datasets = {d: spec for d, spec in config["datasets"].items() if "source" in spec}
+        high = {d for d in datasets if rrr_paths.cohort_priority({"datasets": datasets}, d)}
+        assert first <= high and high <= {d for d, s in datasets.items()
+                                          if s["source"] in ("synthetic", "cbioportal", "url")}
+        assert "kidney" not in high

@@ -23,6 +23,7 @@ __all__ = [
     "cbioportal_raw",
     "cbioportal_studies",
     "cohort_inputs",
+    "cohort_priority",
     "cohort_params",
     "cohort_specs",
     "release_files",
@@ -127,6 +128,14 @@ def cbioportal_base(config: Mapping, study: str) -> str:
         raise ValueError(f"cohorts of cBioPortal study {study} name different cbioportal_url "
                          f"values {sorted(bases)}; use one")
     return bases.pop()
+
+
+def cohort_priority(config: Mapping, dataset: str) -> int:
+    """Scheduling priority of a cohort's loading job: 1 for a generated or downloaded
+    cohort (the paper's IPSS-R, ~3,000 patients in either mode, whose release job is the
+    study's longest), 0 for bundled, local-file and package tables. Only the order of the
+    jobs depends on it, never a result."""
+    return int(config["datasets"][dataset]["source"] in ("synthetic", "cbioportal", "url"))
 
 
 def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path) -> dict[str, str]:

@@ -54,6 +54,8 @@ rule rrr_cohort:
         prov=prov("results/data/cohorts/{dataset}.parquet"),
     log:
         "results/logs/rrr_cohort/{dataset}.log",
+    # the largest cohort first: its release job is the longest (rrr_paths.cohort_priority)
+    priority: lambda wildcards: rrr_paths.cohort_priority(config, wildcards.dataset)
     conda:
         "../../envs/data.yaml"
     threads: 1
