@@ -18,8 +18,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-__all__ = ["atomic_path", "write_csv", "write_json", "write_parquet", "read_table",
-           "categories_as_text", "sha256_of"]
+__all__ = ["atomic_path", "write_csv", "write_json", "write_parquet", "read_table", "sha256_of"]
 
 CSV_FLOAT_FORMAT = "%.12g"
 
@@ -93,24 +92,28 @@ def write_json(obj, dest: str | os.PathLike) -> None:
         tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
 
 
-def read_table(path: str | os.PathLike, *, text_columns=()) -> pd.DataFrame:
+def read_table(path: str | os.PathLike, *, text_columns=(), filters=None) -> pd.DataFrame:
     """Read a CSV or Parquet table by its suffix, naming the file on failure.
 
     ``text_columns`` present in a CSV are read as text (labels such as ``0``,
-    ``01`` stay what they were, as Parquet keeps them).
+    ``01`` stay what they were, as Parquet keeps them). ``filters`` (Parquet
+    only, pyarrow's row filters) skips the rows that fail them while reading.
+    Categorical Parquet columns come back as their labels.
     """
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"table {path} does not exist")
     try:
         if path.suffix == ".parquet":
-            return categories_as_text(pd.read_parquet(path))
+            return _categories_as_text(pd.read_parquet(path, filters=filters))
+        if filters is not None:
+            raise ValueError("row filters apply to Parquet tables only")
         return pd.read_csv(path, dtype={c: str for c in text_columns} or None)
     except ValueError as exc:  # pandas' and pyarrow's parse errors do not say which file
         raise ValueError(f"cannot read table {path}: {exc}") from exc
 
 
-def categories_as_text(frame: pd.DataFrame) -> pd.DataFrame:
+def _categories_as_text(frame: pd.DataFrame) -> pd.DataFrame:
     """Categorical columns (written so, for size and speed) as the plain labels they hold."""
     for name in frame.columns[[isinstance(t, pd.CategoricalDtype) for t in frame.dtypes]]:
         frame[name] = frame[name].astype(object)

@@ -147,9 +147,9 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     named by release instead of letter. With ``panels=True`` returns
     ``(figure, {release name: Part})``: each panel is the crop of the
     composite's drawing around its axes (the original's with its
-    numbers-at-risk table), over a strip with its legend and data note (the
-    original panel has its legend inside). The caller closes the strips,
-    ``figure._dprepro_strips``, after saving.
+    numbers-at-risk table), over its mechanism's strip: the legend (the
+    original panel has its legend inside), the mechanism's caveats and the
+    data note. The caller closes the strips (``part.strip``) after saving.
     """
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
@@ -201,7 +201,6 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
                   [] if mechanism == "original" else handles,
                   [] if mechanism == "original" else names)
               for mechanism in ["original", *mechanisms]}
-    fig._dprepro_strips = list(strips.values())
     for r, c, mechanism, epsilon in layout:
         # the original's file shows its numbers-at-risk table too
         parts[_release_name(mechanism, epsilon)] = Part(
@@ -229,7 +228,8 @@ _STRIP_WIDTH = 3.3
 def _panel_strip(note: str, handles, names):
     """A single-panel file's strip: the groups' legend (if any) over the panel's data
     note, drawn once as a figure of its own and stacked under each panel's crop."""
-    lines = textwrap.fill(note, int(_STRIP_WIDTH * 17)).count("\n") + 1
+    note = textwrap.fill(note, int(_STRIP_WIDTH * 17))
+    lines = note.count("\n") + 1
     ncol = min(3, max(1, len(names)))
     legend_rows = -(-len(names) // ncol) if names else 0
     strip = plt.figure(figsize=(_STRIP_WIDTH, 0.05 + 0.19 * legend_rows + 0.12 * lines))
@@ -237,8 +237,7 @@ def _panel_strip(note: str, handles, names):
         strip.legend(handles, names, loc="upper left", ncol=ncol, fontsize=7,
                      frameon=False, bbox_to_anchor=(0, 1), borderaxespad=0.1,
                      handlelength=1.5, columnspacing=1.0)
-    strip.text(0.01, 0.02, textwrap.fill(note, int(_STRIP_WIDTH * 17)), fontsize=7,
-               color="0.35", ha="left", va="bottom")
+    strip.text(0.01, 0.02, note, fontsize=7, color="0.35", ha="left", va="bottom")
     return strip
 
 
@@ -376,20 +375,21 @@ def _share_labels(ax, shares) -> None:
     by_x: dict = {}
     for x, y, text, colour in shares:
         by_x.setdefault(x, []).append((y, text, colour))
+    def height(x, y):  # of a data point above the figure's bottom, points
+        return to_points.transform((x, y))[1] * 72
+
     low, high = ax.get_ylim()
     for x, labels in by_x.items():
+        bottom, top = height(x, low) + _SHARE_GAP / 2, height(x, high) - _SHARE_GAP / 2
         labels.sort(key=lambda label: label[0])
-        placed = []
+        previous = None
         for y, text, colour in labels:
-            at = to_points.transform((x, y))[1] * 72  # the point's height, points
-            at = max(at, placed[-1] + _SHARE_GAP) if placed else at
-            placed.append(at)
-            top = to_points.transform((x, high))[1] * 72 - _SHARE_GAP / 2
-            bottom = to_points.transform((x, low))[1] * 72 + _SHARE_GAP / 2
-            offset = min(max(at, bottom), top) - to_points.transform((x, y))[1] * 72
-            ax.annotate(text, (x, y), textcoords="offset points", xytext=(4, offset),
-                        fontsize=5, color=colour, va="center", ha="left",
-                        annotation_clip=False)
+            point = height(x, y)
+            at = point if previous is None else max(point, previous + _SHARE_GAP)
+            previous = at
+            ax.annotate(text, (x, y), textcoords="offset points",
+                        xytext=(4, min(max(at, bottom), top) - point), fontsize=5,
+                        color=colour, va="center", ha="left", annotation_clip=False)
 
 
 def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
@@ -472,7 +472,7 @@ def rrr_figure2_figures(tables, *, datasets, epsilons, cohorts, **_):
         yield dataset, f"figure2_{dataset}", Part(fig)
         for name, part in panels.items():
             yield dataset, f"figure2_{dataset}_{name}", part
-        for strip in fig._dprepro_strips:
+        for strip in {id(part.strip): part.strip for part in panels.values()}.values():
             plt.close(strip)
         plt.close(fig)
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .io import categories_as_text, read_table
+from .io import read_table
 from .privacy import PrivacyRecord
 from .rrr_aggregate import (
     SUPPORT_MIN_AT_RISK,
@@ -49,14 +49,8 @@ def _load(paths, releases) -> dict:
 def _load_draw0(paths, releases) -> dict:
     """Draw 0 of every release's curves: Parquet's row filter skips the other draws' rows
     (most of each file), the rows kept and their order are those of the whole file."""
-    frames = {}
-    for r, path in zip(releases, paths, strict=True):
-        try:
-            frames[_key(r)] = categories_as_text(
-                pd.read_parquet(path, filters=[("draw", "==", 0)]))
-        except (OSError, ValueError) as exc:
-            raise ValueError(f"cannot read table {path}: {exc}") from exc
-    return frames
+    return {_key(r): read_table(path, filters=[("draw", "==", 0)])
+            for r, path in zip(releases, paths, strict=True)}
 
 
 def _infos(releases, medians: dict) -> dict:

@@ -54,7 +54,7 @@ rule rrr_cohort:
         prov=prov("results/data/cohorts/{dataset}.parquet"),
     log:
         "results/logs/rrr_cohort/{dataset}.log",
-    # the largest cohort first: its release job is the longest (rrr_paths.cohort_priority)
+    # generated or downloaded cohorts (IPSS-R) first: their release jobs are the longest
     priority: lambda wildcards: rrr_paths.cohort_priority(config, wildcards.dataset)
     conda:
         "../../envs/data.yaml"
