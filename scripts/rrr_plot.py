@@ -19,10 +19,15 @@ files = {path for paths in written.values() for path in paths}
 missing = sorted(declared - files - {f"{w}.prov.json" for w in files})
 if missing:
     raise RuntimeError(f"declared outputs not written: {missing}")
-# each file lists the records of the rows it draws (dataset None: every cohort)
+# each file lists the records of the rows it draws (dataset None: every cohort); a
+# cohort's rows are selected once for its files (Figure 2: 14 files a cohort)
+cohort_tables = {}
 for (dataset, stem), paths in written.items():
-    records = rrr_study.records_from_tables(
-        plots_rrr.shown_rows(p.figure, tables, dataset, stem=stem))
+    if dataset is not None and dataset not in cohort_tables:
+        cohort_tables[dataset] = {name: frame[frame["dataset"] == dataset]
+                                  for name, frame in tables.items()}
+    records = rrr_study.records_from_tables(plots_rrr.shown_rows(
+        p.figure, tables if dataset is None else cohort_tables[dataset], dataset, stem=stem))
     origin = p.data_origin if dataset is None else p.cohorts[dataset]["data_origin"]
     step.write_sidecars(snakemake, __file__, paths, config=dict(p.items()),
                         privacy=rrr_study.table_privacy(records, compares_with_original=True,

@@ -336,8 +336,9 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
             # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
             ax.axhline(float(floor["sup_distance_mean"].mean()), color="grey", lw=0.8,
                        ls=(0, (1, 2)), label="grid LNTE without noise (binning floor)")
-        ax.set_title(f"{titles.get(dataset, dataset)} "
-                     f"({rows['data_origin'].iloc[0]})", fontsize=9)
+        # wrapped to the panel's width: a long cohort title (GBSG2's) ran past the canvas
+        ax.set_title(textwrap.fill(f"{titles.get(dataset, dataset)} "
+                                   f"({rows['data_origin'].iloc[0]})", 60), fontsize=9)
         ax.set_xlabel("true ε (per patient)")
         ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
         ax.set_ylim(bottom=0)
