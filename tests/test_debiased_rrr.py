@@ -217,6 +217,30 @@ def test_a_bootstrap_resample_whose_curve_stops_early_has_a_censored_median():
     assert (np.isnan(boot) == np.isfinite(at)).all()
 
 
+@pytest.mark.parametrize("seed", range(40))
+def test_bootstrap_medians_equal_the_curves_of_each_resamples_own_rows(seed):
+    """Random cohorts with tied times, several rows per person and small groups: every
+    resample's medians and stop times equal :func:`debiased_curves` of the rows of the
+    persons drawn (each as often as drawn), the direct computation the batched one replaces."""
+    r = np.random.default_rng(seed)
+    n, k = int(r.integers(5, 80)), int(r.integers(2, 6))
+    t = np.round(r.exponential(5.0, n), int(r.integers(0, 2)))
+    e = r.random(n) < 0.7
+    codes = r.integers(0, k, n)
+    persons = r.integers(0, max(1, n // 2), n)
+    p = float(r.uniform(0.05, 0.95))
+    boot, at = bootstrap_medians(t, e, codes, persons, p=p, k=k,
+                                 rng=np.random.default_rng(seed + 1), resamples=25)
+    ids, person = np.unique(persons.astype(str), return_inverse=True)
+    rng = np.random.default_rng(seed + 1)
+    for b in range(25):
+        pick = rng.integers(0, ids.size, size=ids.size)
+        rows = np.concatenate([np.flatnonzero(person == q) for q in pick])
+        again = debiased_curves(t[rows], e[rows], codes[None, rows], p=p, k=k)
+        np.testing.assert_array_equal(boot[b], again.median()[0])
+        np.testing.assert_array_equal(at[b], again.median_censored_at()[0])
+
+
 def _stopping_curves(last_released):
     """Hand-built debiased curves of one group on times 1..5: 0.9, 0.8, 0.7, then undefined."""
     survival = np.array([[[0.9, 0.8, 0.7, np.nan, np.nan]]])
