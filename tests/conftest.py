@@ -6,6 +6,7 @@ them), and the tests marked ``workflow`` run last: the unit tests run meanwhile,
 core that a run leaves idle or while SLURM waits.
 """
 
+import sys
 import tempfile
 from pathlib import Path
 
@@ -21,6 +22,18 @@ from helpers import slurmruns, smallruns
 # (two objective-perturbation audits beside two busy processes: 17.1 -> 11.5 CPU-s).
 # The runs' jobs set their own limit from their rule's threads (dprepro.step.start).
 _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """One torch thread in the test process too (torch keeps its own pool, one thread
+    per core). Beside the two busy background runs its second thread spins: the VAE
+    fit of test_representations took 33.6 CPU-s with two threads, 2.7 with one (and
+    4.6 against 2.6 on an idle machine). The workflow's jobs pin their own
+    (``repr_study.configure_torch``, the rule's threads)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)
 
 # the test that compares the --cores 1 run with the --cores 2 one (test_workflow.py)
 CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
