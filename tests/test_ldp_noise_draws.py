@@ -271,3 +271,28 @@ def test_heavy_tail_summary_is_robust_to_one_sample_that_dominates_the_mean():
     summary = heavy_tail_summary(heavy, reference)
     assert summary["top_share"] > 0.9 and heavy.mean() / reference.mean() > 10
     assert summary["median_ise_ratio"] == pytest.approx(1.2, rel=0.02)  # the median barely moves
+
+
+def test_replicate_moments_of_rows_in_any_order_are_the_pivot_of_the_rows():
+    """Rows as written (replicate by replicate, times ascending) are read by a reshape;
+    shuffled rows, a missing row or a repeated time go through pandas' pivot. All give
+    the pivot's (replicate × t) arrays, which every table and claim reads."""
+    seeds = draw_seeds(0.4, 3)
+    frame = simulate({0.4: seeds}).result(0.4).to_frame()
+    rows = frame[frame["estimator"] == "private_beran"].reset_index(drop=True)
+
+    def pivoted(frame):
+        mean = frame.pivot(index="replicate", columns="t", values="estimate")
+        within = frame.pivot(index="replicate", columns="t", values="draw_variance")
+        return mean.columns.to_numpy(float), mean.to_numpy(), within.to_numpy()
+
+    for variant in (rows, rows.sample(frac=1.0, random_state=1), rows.drop(index=5),
+                    rows.iloc[::-1]):
+        got, want = replicate_moments(variant), pivoted(variant)
+        for a, b in zip(got, want, strict=True):
+            np.testing.assert_array_equal(a, b)
+    # a time repeated within a replicate is no grid: pandas refuses it as before
+    repeated = rows.copy()
+    repeated.loc[1, "t"] = repeated.loc[0, "t"]
+    with pytest.raises(ValueError):
+        replicate_moments(repeated)

@@ -313,13 +313,42 @@ def replicate_moments(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.n
     ``mean`` is the draw mean :math:`\bar E` and ``within`` the draw variance
     :math:`V` (zeros for files without the column: one draw per replicate).
     """
+    grid = _sorted_grid(group)
+    if grid is not None:
+        # rows already replicate by replicate, times ascending (as written): the pivot is
+        # a reshape (the same numbers; pandas' pivot was most of a claims job's CPU)
+        t, shape = grid
+        mean = group["estimate"].to_numpy(dtype=float).reshape(shape)
+        within = (group["draw_variance"].to_numpy(dtype=float).reshape(shape)
+                  if "draw_variance" in group else np.zeros(shape))
+        return t, mean, within
     mean = group.pivot(index="replicate", columns="t", values="estimate")
     t = mean.columns.to_numpy(dtype=float)
     if "draw_variance" in group:
         within = group.pivot(index="replicate", columns="t", values="draw_variance").to_numpy()
     else:
         within = np.zeros(mean.shape)
-    return t, mean.to_numpy(), within
+    return t, mean.to_numpy(dtype=float), within
+
+
+def _sorted_grid(group: pd.DataFrame):
+    """``(t, (R, T))`` when the rows are the full replicate × t grid with replicates
+    ascending and, within each, the same strictly ascending times; else ``None``."""
+    replicate = group["replicate"].to_numpy()
+    t = group["t"].to_numpy(dtype=float)
+    if replicate.size == 0:
+        return None
+    first = np.flatnonzero(replicate == replicate[0])
+    width = int(first.size)
+    if replicate.size % width or not np.array_equal(first, np.arange(width)):
+        return None
+    shape = (replicate.size // width, width)
+    by_row = replicate.reshape(shape)
+    times = t.reshape(shape)
+    if not ((by_row == by_row[:, :1]).all() and np.all(np.diff(by_row[:, 0]) > 0)
+            and (times == times[:1]).all() and np.all(np.diff(times[0]) > 0)):
+        return None
+    return times[0].copy(), shape
 
 
 @dataclass
