@@ -141,7 +141,15 @@ def debiased_curves(durations, events, released_codes, *, p: float, k: int) -> D
     # last time of a row released in each group: a curve that stops after it is "not
     # reached" there, as a KM curve ends at its group's last follow-up
     last_released = np.where(onehot > 0, t[None, :, None], -np.inf).max(axis=1)
-    n_hat = (n_y @ inverse).transpose(0, 2, 1)                            # (draws, k, m)
+    n_hat, d_hat, defined, hazard, survival = _inverted_curves(n_y, d_y, inverse)
+    cumulative = np.where(defined, np.cumsum(hazard, axis=-1), np.nan)
+    return DebiasedCurves(timeline, n_hat, d_hat, survival, cumulative, last_released)
+
+
+def _inverted_curves(n_y, d_y, inverse):
+    """Counts (draws, times, k) of the released labels -> ``(n_hat, d_hat, defined,
+    hazard, survival)``, each (draws, k, times): the public matrix inverted, the curves."""
+    n_hat = (n_y @ inverse).transpose(0, 2, 1)
     d_hat = (d_y @ inverse).transpose(0, 2, 1)
     # defined while the inverted at-risk count is positive; once it is not, the
     # group has (estimated) nobody left and the rest of its curve is undefined
@@ -153,8 +161,7 @@ def debiased_curves(durations, events, released_codes, *, p: float, k: int) -> D
         ratio = np.where(n_hat >= 1.0, ratio, np.clip(ratio, 0.0, 1.0))
         hazard = np.where(defined, ratio, 0.0)
     survival = np.where(defined, np.cumprod(1.0 - hazard, axis=-1), np.nan)
-    cumulative = np.where(defined, np.cumsum(hazard, axis=-1), np.nan)
-    return DebiasedCurves(timeline, n_hat, d_hat, survival, cumulative, last_released)
+    return n_hat, d_hat, defined, hazard, survival
 
 
 def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, k: int,
@@ -209,14 +216,8 @@ def bootstrap_medians(durations, events, released_codes, clusters, *, p: float, 
         n_y = np.cumsum(per_time[:, ::-1, :], axis=1)[:, ::-1, :]        # Σ over t_i >= t
         present = np.add.reduceat(weight, first, axis=1) > 0             # (b, m)
         last_released = np.where(rows > 0, t[None, :, None], -np.inf).max(axis=1)
-        n_hat = (n_y @ inverse).transpose(0, 2, 1)                        # (b, k, m)
-        d_hat = (d_y @ inverse).transpose(0, 2, 1)
-        defined = np.minimum.accumulate(n_hat > 0.0, axis=-1)
-        with np.errstate(divide="ignore", invalid="ignore"):
-            ratio = d_hat / n_hat
-            ratio = np.where(n_hat >= 1.0, ratio, np.clip(ratio, 0.0, 1.0))
-            hazard = np.where(defined & present[:, None, :], ratio, 0.0)
-        survival = np.where(defined, np.cumprod(1.0 - hazard, axis=-1), np.nan)
+        # a time with no person of the resample has no event: its factor is exactly 1
+        _, _, defined, _, survival = _inverted_curves(n_y, d_y, inverse)
         below = survival <= 0.5
         reached = below.any(axis=-1)
         median = np.where(reached, timeline[np.argmax(below, axis=-1)], np.inf)
