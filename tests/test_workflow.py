@@ -604,3 +604,41 @@ def test_repr_figures_state_each_pipelines_privacy_as_delivered(runs):
                 assert "no finite ε" in text and "pure ε-DP" not in text, (name, text)
             checked += 1
     assert checked == 8
+
+
+_TIMER_PROBE = """
+import runpy, sys, threading
+from pathlib import Path
+sys.argv = ["snakemake", *sys.argv[1:]]
+try:
+    runpy.run_module("snakemake", run_name="__main__")
+except SystemExit as stop:
+    code = stop.code
+pending = [t for t in threading.enumerate() if isinstance(t, threading.Timer)
+           and t.is_alive() and not t.finished.is_set()
+           and Path(t.function.__code__.co_filename).name == "job_scheduler.py"]
+print("PENDING", len(pending), "EXIT", code, flush=True)
+"""
+
+
+def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
+    """profiles/default's long job-rate timespan never holds a finished run open.
+
+    Snakemake re-schedules from a timer of one timespan after each pass that leaves jobs
+    waiting; with --cores 1 and four simulations ready, passes leave jobs waiting, so
+    without the workflow's onsuccess handler timers of 10 s would still be pending when
+    Snakemake returns (and the process would wait for them).
+    """
+    (tmp_path / "tiny.yaml").write_text(
+        "ldp_indicators:\n  replicates: 3\n  n: 60\n  noise_draws: 1\n"
+        "  t_grid: {start: 0.05, stop: 1.2, num: 5}\n")
+    profile = yaml.safe_load((ROOT / "profiles" / "default" / "config.yaml").read_text())
+    count, span = profile["max-jobs-per-timespan"].split("/")
+    assert int(count) >= 1000 and span == "10s"
+    proc = subprocess.run(
+        [sys.executable, "-c", _TIMER_PROBE, "ldp_mse_table", "--cores", "1",
+         "--snakefile", str(ROOT / "Snakefile"), "--configfile", str(tmp_path / "tiny.yaml"),
+         "--directory", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT)
+    assert "PENDING 0 EXIT 0" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-3000:]
+    assert (tmp_path / "results" / "ldp_indicators" / "tables" / "mse.csv").exists()

@@ -19,6 +19,34 @@ check_config(config, SCHEMA_SPEC)
 fill_defaults(config, SCHEMA_SPEC)
 
 
+def cancel_rate_limiter_timers():
+    """Stop the job-rate limiter's pending re-scheduling timers once the run is over.
+
+    Snakemake's scheduler starts a timer of one rate-limiter timespan after every
+    scheduling pass that leaves jobs waiting, and each timer's pass starts another
+    (snakemake/snakemake PR #3744), so passes multiply with finished jobs; each pass
+    stats every input of every waiting job (the rrr tables wait on 120-240 files).
+    profiles/default therefore sets a long timespan, and its last timers, which are
+    not daemon threads, would keep the finished process alive that long: they are
+    cancelled here. Only timers started by Snakemake's job scheduler are touched.
+    """
+    import threading
+
+    for thread in threading.enumerate():
+        code = getattr(getattr(thread, "function", None), "__code__", None)
+        if isinstance(thread, threading.Timer) and code is not None:
+            if Path(code.co_filename).name == "job_scheduler.py":
+                thread.cancel()
+
+
+onsuccess:
+    cancel_rate_limiter_timers()
+
+
+onerror:
+    cancel_rate_limiter_timers()
+
+
 def bundled(path):
     """A file shipped with the workflow, wherever the working directory is."""
     return str(Path(workflow.basedir) / path)
