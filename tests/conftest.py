@@ -15,7 +15,7 @@ from threadpoolctl import threadpool_limits
 
 from dprepro.ldp_mechanisms import IndicatorMechanism, register, unregister
 from dprepro.mechanisms import laplace_indicators
-from helpers import slurmruns, smallruns
+from helpers import background, slurmruns, smallruns
 
 # One BLAS thread in the test process, for the whole session: its unit tests share the
 # two cores with the background runs, and OpenBLAS's second thread then mostly spins
@@ -24,8 +24,7 @@ from helpers import slurmruns, smallruns
 _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_setup(item):
+def _one_torch_thread():
     """One torch thread in the test process too (torch keeps its own pool, one thread
     per core). Beside the two busy background runs its second thread spins: the VAE
     fit of test_representations took 33.6 CPU-s with two threads, 2.7 with one (and
@@ -35,6 +34,7 @@ def pytest_runtest_setup(item):
     if torch is not None and torch.get_num_threads() != 1:
         torch.set_num_threads(1)
 
+
 # the test that compares the --cores 1 run with the --cores 2 one (test_workflow.py)
 CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
 
@@ -42,6 +42,29 @@ CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
 def _toy_wide_laplace(delta, *, alpha, rng):
     """Toy registered mechanism: Laplace with twice the scale, so (α/2)-LDP."""
     return laplace_indicators(delta, alpha=alpha / 2, rng=rng)
+
+
+def _background_runs(items) -> list[str]:
+    """Names of the background runs (``@pytest.mark.background(name)``) of ``items``."""
+    names = []
+    for item in items:
+        for mark in item.iter_markers("background"):
+            if mark.args[0] not in names:
+                names.append(mark.args[0])
+    return names
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    """At the first workflow test: start the selected tests' background runs
+    (tests/helpers/background.py), which then share the cores with the serial tests."""
+    if "workflow" in item.keywords and not getattr(item.session, "_background_started", False):
+        item.session._background_started = True
+        names = _background_runs(item.session.items)
+        if names:
+            factory = item.session.config._tmp_path_factory
+            background.start(names, lambda name: factory.mktemp(f"background-{name}"))
+    _one_torch_thread()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -77,6 +100,7 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session):
+    background.shutdown()
     smallruns.stop_unfinished()
     slurmruns.stop()
 

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers import background
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -33,10 +34,10 @@ def tables(work):
     return {p.relative_to(work): p.read_bytes() for p in (work / "results").rglob("*.csv")}
 
 
-def test_sigkill_mid_job_then_rerun_gives_identical_tables(small_run, tmp_path):
-    """A run of TARGETS killed mid-job resumes to the tables of an uninterrupted run (the
-    session's run of the whole small configuration, conftest.small_run: same bytes at the
-    same paths)."""
+@background.register("sigkill_resume")
+def _killed_and_resumed(tmp_path: Path) -> tuple[int, dict, dict, Path]:
+    """A run of TARGETS SIGKILLed once a job has started, then unlocked and resumed: the
+    killed run's return code, its tables before and after the resume, and its folder."""
     killed = tmp_path / "killed"
     proc = subprocess.Popen(command(killed, *TARGETS, "--cores", "2"), stdout=subprocess.DEVNULL,
                             stderr=subprocess.DEVNULL, start_new_session=True)
@@ -51,12 +52,21 @@ def test_sigkill_mid_job_then_rerun_gives_identical_tables(small_run, tmp_path):
         os.killpg(proc.pid, signal.SIGKILL)
     finally:
         proc.wait(timeout=60)
-    assert proc.returncode == -signal.SIGKILL
     interrupted = tables(killed)
     # what a user does after a crash: release the stale lock, then resume
     run(killed, "--unlock")
     run(killed, *TARGETS, "--cores", "2", "--rerun-incomplete")
-    resumed, clean = tables(killed), tables(small_run)
+    return proc.returncode, interrupted, tables(killed), killed
+
+
+@pytest.mark.background("sigkill_resume")
+def test_sigkill_mid_job_then_rerun_gives_identical_tables(small_run, tmp_path):
+    """A run of TARGETS killed mid-job resumes to the tables of an uninterrupted run (the
+    session's run of the whole small configuration, conftest.small_run: same bytes at the
+    same paths)."""
+    returncode, interrupted, resumed, killed = background.result("sigkill_resume", tmp_path)
+    assert returncode == -signal.SIGKILL
+    clean = tables(small_run)
     assert len(interrupted) < len(resumed), "the kill came too late to interrupt anything"
     # the resume succeeded (run() checks), so TARGETS' tables are there: one of each study
     assert {p.parts[1] for p in resumed if p.parent.name == "tables"} >= {

@@ -17,6 +17,7 @@ from dprepro import repr_privacy, repr_study
 from dprepro.dp_learners import SSPLinearRegression, dp_select_features
 from dprepro.representations import fit_pca
 from dprepro.synthetic_expression import synthetic_public_private
+from helpers import background
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "expression"
@@ -611,8 +612,10 @@ def test_drug_table_contract_and_summary(separable):
 # --------------------------------------------------------------------------- #
 # paper mode: download and preprocessing rules through a local HTTP server
 # --------------------------------------------------------------------------- #
-@pytest.mark.workflow
-def test_paper_mode_data_rules_from_a_local_server(tmp_path):
+@background.register("gdsc_depmap_data")
+def _paper_mode_data_rules_run(tmp_path: Path) -> tuple[subprocess.CompletedProcess, str]:
+    """The run of test_paper_mode_data_rules_from_a_local_server: the Snakemake process and
+    the served expression file's sha256."""
     from helpers.httpserver import serve
 
     files = {
@@ -648,10 +651,18 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
              "results/data/repr_transfer/private_expression.parquet",
              "results/data/repr_transfer/public_expression.parquet"],
             capture_output=True, text=True, timeout=600)
+    return proc, expr_sha.hexdigest()
+
+
+@pytest.mark.workflow
+@pytest.mark.background("gdsc_depmap_data")
+def test_paper_mode_data_rules_from_a_local_server(tmp_path):
+    proc, expr_sha = background.result("gdsc_depmap_data", tmp_path)
     assert proc.returncode == 0, proc.stderr[-4000:]
+    tmp_path = Path(proc.args[proc.args.index("--directory") + 1])
     raw = tmp_path / "results" / "data" / "raw"
     record = json.loads((raw / "gdsc" / "expression.txt.zip.download.json").read_text())
-    assert record["sha256"] == expr_sha.hexdigest() == record["expected_sha256"]
+    assert record["sha256"] == expr_sha == record["expected_sha256"]
     assert (raw / "gdsc" / "dose_response.xlsx").exists()
     assert (raw / "depmap" / "expression.csv").exists()  # figshare URL without a suffix
     data = tmp_path / "results" / "data" / "repr_transfer"

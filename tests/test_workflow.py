@@ -14,7 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
-from helpers import smallruns
+from helpers import background, smallruns
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -421,8 +421,10 @@ def test_repr_privacy_columns_are_rebuilt_from_the_mechanism_objects(runs):
         assert sidecar["privacy"] == provenance_of(repr_privacy.distinct(records))
 
 
-def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
-    """repr_transfer.public_source = tcga: GDSC and Xena files served over loopback HTTP."""
+@background.register("xena_public_data")
+def _xena_public_data_run(tmp_path: Path) -> tuple[Path, list[str], str]:
+    """The run of test_paper_mode_public_data_from_tcga_on_a_xena_server: its data folder,
+    the GDSC symbols and the served expression file's sha256."""
     from helpers.httpserver import serve
     from helpers.xena import write_xena
 
@@ -461,9 +463,15 @@ def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
         configfile.write_text(yaml.safe_dump(config))
         snakemake("results/data/repr_transfer/public_expression.parquet", "--cores", "1",
                   "--configfile", str(configfile), cwd=tmp_path)
-    data = tmp_path / "results" / "data"
+    return tmp_path / "results" / "data", symbols, sha256(xena["expression"])
+
+
+@pytest.mark.background("xena_public_data")
+def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
+    """repr_transfer.public_source = tcga: GDSC and Xena files served over loopback HTTP."""
+    data, symbols, served_sha256 = background.result("xena_public_data", tmp_path)
     record = json.loads((data / "raw" / "tcga" / "expression.gz.download.json").read_text())
-    assert record["sha256"] == sha256(xena["expression"]) == record["expected_sha256"]
+    assert record["sha256"] == served_sha256 == record["expected_sha256"]
     public = pd.read_parquet(data / "repr_transfer" / "public_expression.parquet")
     lineage = pd.read_parquet(data / "repr_transfer" / "public_lineage.parquet")["lineage"]
     # BRCA and COREAD's TCGA studies (COAD, READ) are held out; LUAD and SKCM stay
@@ -474,15 +482,17 @@ def test_paper_mode_public_data_from_tcga_on_a_xena_server(tmp_path):
     assert len(cache) == 20 and set(cache.columns) == upper
 
 
-def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
-    """Paper mode on generated TCGA-like and GDSC-like files (loopback server): the search on
-    the listed public pairs after the cases' types are held out, the experiments and the
-    tables of both pipelines."""
+TCGA_PER_TYPE = 12
+
+
+@background.register("tcga_tables")
+def _paper_mode_with_tcga_run(tmp_path: Path) -> Path:
+    """The run of test_paper_mode_with_tcga_runs_to_the_tables: its tables folder."""
     from helpers.gdsc import fixtures, write_gdsc
     from helpers.httpserver import serve
     from helpers.xena import write_xena
 
-    per_type = 12
+    per_type = TCGA_PER_TYPE
     symbols = [g for g, _ in fixtures.GENES]
     diseases = {"BRCA": "breast invasive carcinoma", "LUAD": "lung adenocarcinoma",
                 "SKCM": "skin cutaneous melanoma", "COAD": "colon adenocarcinoma",
@@ -520,7 +530,16 @@ def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
                   "claims"]
         snakemake(*[f"results/repr_transfer/tables/{t}.csv" for t in tables], "--cores", "2",
                   "--configfile", str(configfile), cwd=tmp_path)
-    out = tmp_path / "results" / "repr_transfer" / "tables"
+    return tmp_path / "results" / "repr_transfer" / "tables"
+
+
+@pytest.mark.background("tcga_tables")
+def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
+    """Paper mode on generated TCGA-like and GDSC-like files (loopback server): the search on
+    the listed public pairs after the cases' types are held out, the experiments and the
+    tables of both pipelines."""
+    per_type = TCGA_PER_TYPE
+    out = background.result("tcga_tables", tmp_path)
     hyper = pd.read_csv(out / "hyperparameters.csv")
     # the listed pairs, none of them with a held-out type, each scored in its own pair fold
     assert set(hyper["validation_pairs"]) == {"BRCA vs PRAD; COAD vs PAAD"}

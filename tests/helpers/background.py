@@ -1,0 +1,60 @@
+"""Workflow runs that a test checks later, started when the workflow tests begin.
+
+The workflow tests run one after another, each waiting for its own Snakemake run, so
+one of the two cores mostly idles through them. The longest self-contained runs
+(their own inputs, servers and folders, no shared state) are registered here by name;
+conftest starts the registered runs whose tests are selected as soon as the first
+workflow test begins, one at a time in a worker thread, and each test then only waits
+for its run and checks it. A test run on its own (nothing started) runs its job inline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+_JOBS: dict[str, Callable[[Path], Any]] = {}
+_FUTURES: dict[str, Future] = {}
+_POOL: ThreadPoolExecutor | None = None
+
+
+def register(name: str):
+    """Decorator: ``fn(folder) -> result`` is the run named ``name``."""
+
+    def add(fn: Callable[[Path], Any]) -> Callable[[Path], Any]:
+        if name in _JOBS and _JOBS[name] is not fn:
+            raise ValueError(f"background run {name!r} registered twice")
+        _JOBS[name] = fn
+        return fn
+
+    return add
+
+
+def start(names, mktemp: Callable[[str], Path]) -> None:
+    """Start the runs ``names`` (in this order, one at a time) in a worker thread."""
+    global _POOL
+    for name in names:
+        if name in _FUTURES:
+            continue
+        if _POOL is None:
+            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="background-run")
+        _FUTURES[name] = _POOL.submit(_JOBS[name], mktemp(name))
+
+
+def result(name: str, folder: Path):
+    """The run's result: waited for when started, else run here into ``folder``.
+
+    An exception of the run is raised here, in the test that checks it.
+    """
+    future = _FUTURES.get(name)
+    if future is None:
+        return _JOBS[name](folder)
+    return future.result()
+
+
+def shutdown() -> None:
+    """Wait for the runs still going (a session that ends early)."""
+    if _POOL is not None:
+        _POOL.shutdown(wait=True, cancel_futures=True)
