@@ -6,6 +6,7 @@ them), and the tests marked ``workflow`` run last: the unit tests run meanwhile,
 core that a run leaves idle or while SLURM waits.
 """
 
+import re
 import sys
 import tempfile
 from pathlib import Path
@@ -63,7 +64,8 @@ def pytest_runtest_setup(item):
         names = _background_runs(item.session.items)
         if names:
             factory = item.session.config._tmp_path_factory
-            background.start(names, lambda name: factory.mktemp(f"background-{name}"))
+            background.start(names, lambda name: factory.mktemp(
+                "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
     _one_torch_thread()
 
 

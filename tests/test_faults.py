@@ -77,7 +77,10 @@ def test_sigkill_mid_job_then_rerun_gives_identical_tables(small_run, tmp_path):
     assert not list((killed / "results").rglob("*.part")), "a half-written file was left behind"
 
 
-def test_failing_job_leaves_no_partial_output(tmp_path):
+@background.register("failing_job")
+def _failing_job_run(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
+    """The run of test_failing_job_leaves_no_partial_output: a cohort file with a negative
+    time; the process and the bad file."""
     bad = tmp_path / "cohort.csv"
     bad.write_text("id,group,time,event\n1,Low,3.5,1\n2,High,-1,0\n")
     config = yaml.safe_load(SMALL.read_text())
@@ -89,6 +92,13 @@ def test_failing_job_leaves_no_partial_output(tmp_path):
         [sys.executable, "-m", "snakemake", target, "--cores", "1", "--snakefile",
          str(ROOT / "Snakefile"), "--directory", str(tmp_path), "--configfile", str(configfile)],
         capture_output=True, text=True, timeout=300)
+    return proc, bad
+
+
+@pytest.mark.background("failing_job")
+def test_failing_job_leaves_no_partial_output(tmp_path):
+    proc, bad = background.result("failing_job", tmp_path)
+    tmp_path = bad.parent
     assert proc.returncode != 0
     log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
     assert str(bad) in log and "column 'time' must be finite and >= 0" in log

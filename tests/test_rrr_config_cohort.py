@@ -22,6 +22,7 @@ from dprepro.debiased_rrr import DebiasedRRR
 from dprepro.lnte_dp import GridDiscretisation, GridLNTE
 from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
 from dprepro.rrr_study import ORIGINAL
+from helpers import background
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -236,8 +237,8 @@ def _moved_fixtures():
     return json.dumps(new_patients).encode(), json.dumps(new_samples).encode()
 
 
-@pytest.mark.parametrize("configured", [True, False])
-def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
+def _cbioportal_cohort_run(tmp_path: Path, configured: bool) -> subprocess.CompletedProcess:
+    """The run of test_cbioportal_attributes_and_types_by_config (loopback cBioPortal)."""
     from helpers.httpserver import serve
 
     patients, samples = _moved_fixtures()
@@ -258,6 +259,19 @@ def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
              "1", "--snakefile", str(ROOT / "Snakefile"), "--directory", str(tmp_path),
              "--configfile", str(configfile)], capture_output=True, text=True, timeout=300,
             cwd=ROOT)
+    return proc
+
+
+for _configured in (True, False):
+    background.register(f"cbioportal_cohort:{_configured}")(
+        lambda folder, configured=_configured: _cbioportal_cohort_run(folder, configured))
+
+
+@pytest.mark.parametrize("configured", [
+    pytest.param(c, marks=pytest.mark.background(f"cbioportal_cohort:{c}")) for c in (True, False)])
+def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
+    proc = background.result(f"cbioportal_cohort:{configured}", tmp_path)
+    tmp_path = Path(proc.args[proc.args.index("--directory") + 1])
     log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
     if configured:
         assert proc.returncode == 0, proc.stderr[-3000:]

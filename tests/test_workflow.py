@@ -45,15 +45,27 @@ def job_counts(output: str) -> dict[str, int]:
     return counts
 
 
-@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
-def test_lint_passes(configfile):
-    proc = snakemake("--lint", "--configfile", configfile)
+SHIPPED_CONFIGS = ["config/config.yaml", "config/paper.yaml"]
+for _configfile in SHIPPED_CONFIGS:
+    background.register(f"lint:{_configfile}")(
+        lambda folder, configfile=_configfile: snakemake("--lint", "--configfile", configfile))
+    background.register(f"dry-run:{_configfile}")(
+        lambda folder, configfile=_configfile: snakemake(
+            "-n", "--configfile", str(ROOT / configfile), cwd=folder))
+
+
+@pytest.mark.parametrize("configfile", [
+    pytest.param(name, marks=pytest.mark.background(f"lint:{name}")) for name in SHIPPED_CONFIGS])
+def test_lint_passes(configfile, tmp_path):
+    proc = background.result(f"lint:{configfile}", tmp_path)
     assert "Congratulations" in proc.stdout + proc.stderr
 
 
-@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
+@pytest.mark.parametrize("configfile", [
+    pytest.param(name, marks=pytest.mark.background(f"dry-run:{name}"))
+    for name in SHIPPED_CONFIGS])
 def test_full_dag_dry_run(configfile, tmp_path):
-    proc = snakemake("-n", "--configfile", str(ROOT / configfile), cwd=tmp_path)
+    proc = background.result(f"dry-run:{configfile}", tmp_path)
     counts = job_counts(proc.stdout + proc.stderr)
     assert counts.get("all") == 1
     config = yaml.safe_load((ROOT / configfile).read_text())
@@ -640,6 +652,20 @@ print("PENDING", len(pending), "EXIT", code, flush=True)
 """
 
 
+@background.register("rate_limiter_timers")
+def _timer_probe_run(tmp_path: Path) -> subprocess.CompletedProcess:
+    """The run of test_run_leaves_no_rate_limiter_timer_behind."""
+    (tmp_path / "tiny.yaml").write_text(
+        "ldp_indicators:\n  replicates: 3\n  n: 60\n  noise_draws: 1\n"
+        "  t_grid: {start: 0.05, stop: 1.2, num: 5}\n")
+    return subprocess.run(
+        [sys.executable, "-c", _TIMER_PROBE, "ldp_mse_table", "--cores", "1",
+         "--snakefile", str(ROOT / "Snakefile"), "--configfile", str(tmp_path / "tiny.yaml"),
+         "--directory", str(tmp_path)],
+        capture_output=True, text=True, timeout=600, cwd=ROOT)
+
+
+@pytest.mark.background("rate_limiter_timers")
 def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
     """profiles/default's long job-rate timespan never holds a finished run open.
 
@@ -648,16 +674,10 @@ def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
     without the workflow's onsuccess handler timers of 10 s would still be pending when
     Snakemake returns (and the process would wait for them).
     """
-    (tmp_path / "tiny.yaml").write_text(
-        "ldp_indicators:\n  replicates: 3\n  n: 60\n  noise_draws: 1\n"
-        "  t_grid: {start: 0.05, stop: 1.2, num: 5}\n")
     profile = yaml.safe_load((ROOT / "profiles" / "default" / "config.yaml").read_text())
     count, span = profile["max-jobs-per-timespan"].split("/")
     assert int(count) >= 1000 and span == "10s"
-    proc = subprocess.run(
-        [sys.executable, "-c", _TIMER_PROBE, "ldp_mse_table", "--cores", "1",
-         "--snakefile", str(ROOT / "Snakefile"), "--configfile", str(tmp_path / "tiny.yaml"),
-         "--directory", str(tmp_path)],
-        capture_output=True, text=True, timeout=600, cwd=ROOT)
+    proc = background.result("rate_limiter_timers", tmp_path)
     assert "PENDING 0 EXIT 0" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-3000:]
-    assert (tmp_path / "results" / "ldp_indicators" / "tables" / "mse.csv").exists()
+    work = Path(proc.args[proc.args.index("--directory") + 1])
+    assert (work / "results" / "ldp_indicators" / "tables" / "mse.csv").exists()

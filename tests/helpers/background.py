@@ -4,8 +4,9 @@ The workflow tests run one after another, each waiting for its own Snakemake run
 one of the two cores mostly idles through them. The longest self-contained runs
 (their own inputs, servers and folders, no shared state) are registered here by name;
 conftest starts the registered runs whose tests are selected as soon as the first
-workflow test begins, one at a time in a worker thread, and each test then only waits
-for its run and checks it. A test run on its own (nothing started) runs its job inline.
+workflow test begins, two at a time in worker threads (in the tests' order; a test that
+waits for its run uses no core itself), and each test then only waits for its run and
+checks it. A test run on its own (nothing started) runs its job inline.
 """
 
 from __future__ import annotations
@@ -33,13 +34,13 @@ def register(name: str):
 
 
 def start(names, mktemp: Callable[[str], Path]) -> None:
-    """Start the runs ``names`` (in this order, one at a time) in a worker thread."""
+    """Start the runs ``names`` (in this order, two at a time) in worker threads."""
     global _POOL
     for name in names:
         if name in _FUTURES:
             continue
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=1, thread_name_prefix="background-run")
+            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="background-run")
         _FUTURES[name] = _POOL.submit(_JOBS[name], mktemp(name))
 
 
