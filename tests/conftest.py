@@ -46,13 +46,13 @@ def _toy_wide_laplace(delta, *, alpha, rng):
 
 
 def _background_runs(items) -> list[str]:
-    """Names of the background runs (``@pytest.mark.background(name)``) of ``items``."""
-    names = []
+    """Names of the background runs (``@pytest.mark.background(name)``) of ``items``, in
+    the tests' order, the long ones (``early=True``) first."""
+    names = {}
     for item in items:
         for mark in item.iter_markers("background"):
-            if mark.args[0] not in names:
-                names.append(mark.args[0])
-    return names
+            names.setdefault(mark.args[0], not mark.kwargs.get("early", False))
+    return sorted(names, key=names.get)
 
 
 @pytest.hookimpl(tryfirst=True)
@@ -71,8 +71,10 @@ def pytest_runtest_setup(item):
 
 def pytest_collection_modifyitems(config, items):
     """Unit tests first, then the workflow tests (stable order otherwise): those wait for
-    the background runs."""
-    items.sort(key=lambda item: "workflow" in item.keywords)
+    the background runs. Among the workflow tests, those that do not check the small
+    configuration's run come first: they fill the time until that run ends."""
+    items.sort(key=lambda item: ("workflow" in item.keywords,
+                                 "small_run" in getattr(item, "fixturenames", ())))
 
 
 def _run_dir(config, name: str) -> Path:

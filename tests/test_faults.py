@@ -59,7 +59,7 @@ def _killed_and_resumed(tmp_path: Path) -> tuple[int, dict, dict, Path]:
     return proc.returncode, interrupted, tables(killed), killed
 
 
-@pytest.mark.background("sigkill_resume")
+@pytest.mark.background("sigkill_resume", early=True)
 def test_sigkill_mid_job_then_rerun_gives_identical_tables(small_run, tmp_path):
     """A run of TARGETS killed mid-job resumes to the tables of an uninterrupted run (the
     session's run of the whole small configuration, conftest.small_run: same bytes at the

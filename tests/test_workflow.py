@@ -545,7 +545,7 @@ def _paper_mode_with_tcga_run(tmp_path: Path) -> Path:
     return tmp_path / "results" / "repr_transfer" / "tables"
 
 
-@pytest.mark.background("tcga_tables")
+@pytest.mark.background("tcga_tables", early=True)
 def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
     """Paper mode on generated TCGA-like and GDSC-like files (loopback server): the search on
     the listed public pairs after the cases' types are held out, the experiments and the
