@@ -71,10 +71,12 @@ def pytest_runtest_setup(item):
 
 def pytest_collection_modifyitems(config, items):
     """Unit tests first, then the workflow tests (stable order otherwise): those wait for
-    the background runs. Among the workflow tests, those that do not check the small
-    configuration's run come first: they fill the time until that run ends."""
+    the background runs. Among the workflow tests, those that neither check the small
+    configuration's run nor wait for a background run of their own come first (they fill
+    the time until those end), then those that wait for a background run."""
     items.sort(key=lambda item: ("workflow" in item.keywords,
-                                 "small_run" in getattr(item, "fixturenames", ())))
+                                 "small_run" in getattr(item, "fixturenames", ()),
+                                 item.get_closest_marker("background") is not None))
 
 
 def _run_dir(config, name: str) -> Path:
