@@ -57,6 +57,15 @@ def _background_runs(items) -> list[str]:
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    """At the first workflow test: start the selected tests' background runs
+    (tests/helpers/background.py), which then share the cores with the serial tests."""
+    if "workflow" in item.keywords and not getattr(item.session, "_background_started", False):
+        item.session._background_started = True
+        names = _background_runs(item.session.items)
+        if names:
+            factory = item.session.config._tmp_path_factory
+            background.start(names, lambda name: factory.mktemp(
+                "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
     _one_torch_thread()
 
 
@@ -83,8 +92,8 @@ def _needed(items, fixture: str) -> bool:
 
 
 def pytest_collection_finish(session):
-    """Start the runs that the selected tests will need: the small configuration's,
-    SLURM's (tests/test_slurm.py) and the tests' own background runs."""
+    """Start the runs that the selected tests will need: the small configuration's, and
+    SLURM's (tests/test_slurm.py)."""
     items = session.items
     if session.config.option.collectonly:
         return
@@ -94,12 +103,6 @@ def pytest_collection_finish(session):
         smallruns.start("2", _run_dir(session.config, "small_cores2"))
         if any(item.name == CORES1_TEST for item in items):
             smallruns.start("1", _run_dir(session.config, "small_cores1"))
-    # the selected tests' own self-contained runs (tests/helpers/background.py): they fill
-    # the cores that the unit tests and the runs above leave idle
-    names = _background_runs(items)
-    if names:
-        background.start(names, lambda name: _run_dir(
-            session.config, "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
 
 
 def pytest_sessionfinish(session):
