@@ -109,3 +109,65 @@ def test_start_logs_to_the_rule_log_pins_threads_and_logs_uncaught_errors(tmp_pa
     text = Path(smk.log[0]).read_text()
     assert "hello from the job" in text
     assert "rrr_release failed: KeyError" in text and "no column 'time'" in text
+
+
+_FAKE_STEP = '''
+import atexit, sys, tempfile, weakref
+from types import SimpleNamespace
+from pathlib import Path
+from dprepro import step
+
+work = Path(sys.argv[1])
+log = step.start(SimpleNamespace(log=[str(work / "job.log")], threads=1), "fake_step")
+# an exit function registered after start() and one before it (weakref's finaliser hook)
+temporary = tempfile.TemporaryDirectory(dir=work)
+(Path(temporary.name) / "scratch").write_text("x")
+atexit.register(lambda: (work / "exit_function_ran").write_text("yes"))
+
+
+class Teardown:
+    def __del__(self):
+        (work / "teardown_ran").write_text("yes")
+
+
+keep = Teardown()
+log.info("last line of the step")
+if sys.argv[2] == "fail":
+    raise RuntimeError("the step failed")
+'''
+
+
+@pytest.mark.parametrize("outcome", ["succeed", "fail"])
+def test_a_step_job_exits_without_teardown_only_after_success(tmp_path, outcome):
+    """A Snakemake script job (run as .snakemake/scripts/tmpXXXX.<name>.py) that succeeds
+    runs every exit function, flushes its log and leaves with status 0 without freeing its
+    objects; one that fails keeps the normal teardown and status 1."""
+    import subprocess
+
+    copy = tmp_path / ".snakemake" / "scripts" / "tmpa1b2c3d4.fake_step.py"
+    copy.parent.mkdir(parents=True)
+    copy.write_text(_FAKE_STEP)
+    proc = subprocess.run([sys.executable, str(copy), str(tmp_path), outcome],
+                          capture_output=True, text=True, timeout=120,
+                          env={"PYTHONPATH": str(ROOT / "scripts"), "PATH": "/usr/bin:/bin"})
+    text = (tmp_path / "job.log").read_text()
+    assert "last line of the step" in text
+    assert (tmp_path / "exit_function_ran").read_text() == "yes"
+    # the temporary directory's finaliser (weakref's exit hook) removed it
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith("tmp")] == []
+    if outcome == "succeed":
+        assert proc.returncode == 0, proc.stderr
+        assert not (tmp_path / "teardown_ran").exists()  # objects were not freed one by one
+    else:
+        assert proc.returncode == 1
+        assert "RuntimeError: the step failed" in text
+        assert (tmp_path / "teardown_ran").exists()
+
+
+def test_start_in_another_process_registers_no_early_exit(tmp_path):
+    """A test (or any caller that is not Snakemake's script copy) keeps its own exit path."""
+    import atexit
+
+    before = atexit._ncallbacks()
+    step.start(SimpleNamespace(log=[str(tmp_path / "job.log")], threads=1), "not_a_job")
+    assert atexit._ncallbacks() == before

@@ -7,7 +7,9 @@ provenance sidecars.
 
 from __future__ import annotations
 
+import atexit
 import logging
+import os
 import sys
 from pathlib import Path
 
@@ -51,13 +53,47 @@ def start(smk, name: str) -> logging.Logger:
     threadpool_limits(int(getattr(smk, "threads", 1) or 1))
     logger = logging.getLogger(name)
 
+    failed: list = []
+
     def log_uncaught(kind, value, traceback):
+        failed.append(kind)
         # the job's log must say why it failed, not only Snakemake's console
         logger.error("%s failed: %s: %s", name, kind.__name__, value,
                      exc_info=(kind, value, traceback))
 
     sys.excepthook = log_uncaught
+    if _is_snakemake_script_job():
+        atexit.register(_exit_without_teardown, failed)
     return logger
+
+
+def _is_snakemake_script_job() -> bool:
+    """Whether this process runs a step as Snakemake's copy of it
+    (``.snakemake/scripts/tmpXXXX.<name>.py``), not e.g. a test that calls :func:`start`."""
+    main = Path(sys.argv[0]) if sys.argv and sys.argv[0] else None
+    return (main is not None and main.name.startswith("tmp")
+            and main.parent.name == "scripts" and main.parent.parent.name == ".snakemake")
+
+
+def _exit_without_teardown(failed: list) -> None:
+    """End a step that succeeded without the interpreter's teardown.
+
+    Freeing every module and object of a job that imported pandas, matplotlib
+    or torch took 0.2-0.4 CPU-s after the script's last line, about a tenth
+    of a small job. When the script ended without an exception, this runs
+    every other exit function (logging's shutdown flushes and closes the log
+    file; temporary-file finalisers), flushes stdout and stderr and leaves
+    with status 0: what is skipped is only memory being freed. Every output
+    was already written and closed (``atomic_path``). After an uncaught
+    exception it does nothing, and the job ends as usual with status 1.
+    """
+    if failed:
+        return
+    atexit.unregister(_exit_without_teardown)
+    atexit._run_exitfuncs()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def write_sidecars(smk, file: str, outputs, **record) -> None:
