@@ -63,9 +63,8 @@ def pytest_runtest_setup(item):
         item.session._background_started = True
         names = _background_runs(item.session.items)
         if names:
-            factory = item.session.config._tmp_path_factory
-            background.start(names, lambda name: factory.mktemp(
-                "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
+            background.start(names, lambda name: _run_dir(
+                item.session.config, "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
     _one_torch_thread()
 
 
