@@ -98,7 +98,7 @@ def _failing_job_run(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]
 @pytest.mark.background("failing_job")
 def test_failing_job_leaves_no_partial_output(tmp_path):
     proc, bad = background.result("failing_job", tmp_path)
-    tmp_path = bad.parent
+    tmp_path = background.folder("failing_job")
     assert proc.returncode != 0
     log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
     assert str(bad) in log and "column 'time' must be finite and >= 0" in log

@@ -659,7 +659,7 @@ def _paper_mode_data_rules_run(tmp_path: Path) -> tuple[subprocess.CompletedProc
 def test_paper_mode_data_rules_from_a_local_server(tmp_path):
     proc, expr_sha = background.result("gdsc_depmap_data", tmp_path)
     assert proc.returncode == 0, proc.stderr[-4000:]
-    tmp_path = Path(proc.args[proc.args.index("--directory") + 1])
+    tmp_path = background.folder("gdsc_depmap_data")
     raw = tmp_path / "results" / "data" / "raw"
     record = json.loads((raw / "gdsc" / "expression.txt.zip.download.json").read_text())
     assert record["sha256"] == expr_sha == record["expected_sha256"]

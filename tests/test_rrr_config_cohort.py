@@ -271,7 +271,7 @@ for _configured in (True, False):
     pytest.param(c, marks=pytest.mark.background(f"cbioportal_cohort:{c}")) for c in (True, False)])
 def test_cbioportal_attributes_and_types_by_config(tmp_path, configured):
     proc = background.result(f"cbioportal_cohort:{configured}", tmp_path)
-    tmp_path = Path(proc.args[proc.args.index("--directory") + 1])
+    tmp_path = background.folder(f"cbioportal_cohort:{configured}")
     log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
     if configured:
         assert proc.returncode == 0, proc.stderr[-3000:]

@@ -679,5 +679,5 @@ def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
     assert int(count) >= 1000 and span == "10s"
     proc = background.result("rate_limiter_timers", tmp_path)
     assert "PENDING 0 EXIT 0" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-3000:]
-    work = Path(proc.args[proc.args.index("--directory") + 1])
+    work = background.folder("rate_limiter_timers")
     assert (work / "results" / "ldp_indicators" / "tables" / "mse.csv").exists()

@@ -19,6 +19,7 @@ from typing import Any
 
 _JOBS: dict[str, Callable[[Path], Any]] = {}
 _FUTURES: dict[str, Future] = {}
+_FOLDERS: dict[str, Path] = {}
 _POOL: ThreadPoolExecutor | None = None
 
 
@@ -42,7 +43,8 @@ def start(names, mktemp: Callable[[str], Path]) -> None:
             continue
         if _POOL is None:
             _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="background-run")
-        _FUTURES[name] = _POOL.submit(_JOBS[name], mktemp(name))
+        _FOLDERS[name] = mktemp(name)
+        _FUTURES[name] = _POOL.submit(_JOBS[name], _FOLDERS[name])
 
 
 def result(name: str, folder: Path):
@@ -52,8 +54,14 @@ def result(name: str, folder: Path):
     """
     future = _FUTURES.get(name)
     if future is None:
+        _FOLDERS[name] = folder
         return _JOBS[name](folder)
     return future.result()
+
+
+def folder(name: str) -> Path:
+    """The folder the run ``name`` worked in (after :func:`result`)."""
+    return _FOLDERS[name]
 
 
 def shutdown() -> None:
