@@ -483,24 +483,61 @@ def test_laplace_ssp_with_public_centres_fits_and_validates():
 
 
 @pytest.mark.parametrize("dim", [1, 2, 5, 21])
-def test_objective_perturbation_noise_draws_equal_successive_single_draws(dim):
-    """The audit's batch is the library's single draw repeated: same stream, same bits."""
-    batch = objective_perturbation_noise_draws(dim, 50, epsilon=0.7,
+def test_one_batched_draw_takes_the_single_draws_values(dim):
+    """draws=1 reads the generator as one library draw does (the batch's order differs)."""
+    batch = objective_perturbation_noise_draws(dim, 1, epsilon=0.7,
                                                rng=np.random.default_rng(dim))
-    rng = np.random.default_rng(dim)
-    singles = np.array([objective_perturbation_noise(dim, epsilon=0.7, rng=rng)
-                        for _ in range(50)])
-    np.testing.assert_array_equal(batch, singles)
-
-
-@pytest.mark.parametrize("dim", [1, 2, 4])
-def test_ssp_noise_draws_equal_successive_single_draws(dim):
+    single = objective_perturbation_noise(dim, epsilon=0.7, rng=np.random.default_rng(dim))
+    np.testing.assert_allclose(batch[0], single, rtol=1e-13, atol=0)
     kwargs = {"epsilon": 1.3, "clip_x": 0.8, "clip_y": 2.0, "xx_share": 0.3}
-    W, L = ssp_noise_draws(dim, 40, rng=np.random.default_rng(dim), **kwargs)
-    rng = np.random.default_rng(dim)
-    singles = [ssp_noise(dim, rng=rng, **kwargs) for _ in range(40)]
-    np.testing.assert_array_equal(W, np.array([w for w, _ in singles]))
-    np.testing.assert_array_equal(L, np.array([v for _, v in singles]))
+    W, L = ssp_noise_draws(dim, 1, rng=np.random.default_rng(dim), **kwargs)
+    w, v = ssp_noise(dim, rng=np.random.default_rng(dim), **kwargs)
+    np.testing.assert_allclose(W[0], w, rtol=1e-13, atol=1e-13 * np.abs(w).max())
+    np.testing.assert_array_equal(L[0], v)
+
+
+def test_batched_objective_perturbation_noise_has_the_single_draws_law():
+    """Norms Gamma(d, 2/ε), directions uniform and independent of them; mis-scaled rejected."""
+    dim, eps, n = 5, 0.7, 200_000
+    B = objective_perturbation_noise_draws(dim, n, epsilon=eps, rng=np.random.default_rng(21))
+    norms = np.linalg.norm(B, axis=1)
+    assert stats.kstest(norms, stats.gamma(a=dim, scale=2 / eps).cdf).pvalue > LEVEL
+    assert stats.kstest(norms, stats.gamma(a=dim, scale=1.05 * 2 / eps).cdf).pvalue < LEVEL
+    assert stats.kstest(norms, stats.gamma(a=dim - 1, scale=2 / eps).cdf).pvalue < LEVEL
+    U = B / norms[:, None]
+    # a coordinate of a uniform unit vector: (u + 1) / 2 ~ Beta((d - 1) / 2, (d - 1) / 2)
+    half = (dim - 1) / 2
+    for k in range(dim):
+        assert stats.kstest((U[:, k] + 1) / 2, stats.beta(half, half).cdf).pvalue > LEVEL
+    assert stats.kstest((np.abs(U[:, 0]) + 1) / 2, stats.beta(half, half).cdf).pvalue < LEVEL
+    # the direction does not depend on the norm: the first coordinate's law is the same
+    # above and below the median norm
+    big = norms > np.median(norms)
+    assert stats.ks_2samp(U[big, 0], U[~big, 0]).pvalue > LEVEL
+    # rows are independent draws: successive norms are uncorrelated
+    r = np.corrcoef(norms[:-1], norms[1:])[0, 1]
+    assert abs(r) * math.sqrt(n) < 6.1  # |N(0, 1)| beyond 6.1 has probability ~1e-9
+
+
+def test_batched_ssp_noise_has_the_single_draws_law():
+    """Wishart_d(d + 1, d B_x²/ε₁ I) and Laplace(2 d B_x B_y / ε₂) entries; mis-scaled rejected."""
+    dim, eps, bx, by, share, n = 3, 1.3, 0.8, 2.0, 0.3, 100_000
+    W, L = ssp_noise_draws(dim, n, epsilon=eps, clip_x=bx, clip_y=by, xx_share=share,
+                           rng=np.random.default_rng(22))
+    scale = dim * bx**2 / (share * eps)
+    laplace_scale = 2 * dim * bx * by / ((1 - share) * eps)
+    # a diagonal entry over the scale is a sum of d + 1 squared standard normals
+    for k in range(dim):
+        assert stats.kstest(W[:, k, k] / scale, stats.chi2(dim + 1).cdf).pvalue > LEVEL
+    assert stats.kstest(W[:, 0, 0] / (1.05 * scale), stats.chi2(dim + 1).cdf).pvalue < LEVEL
+    # an off-diagonal entry: mean 0, variance (d + 1) scale²
+    se = scale * math.sqrt(dim + 1) / math.sqrt(n)
+    assert abs(W[:, 0, 1].mean()) < 6.1 * se
+    assert W[:, 0, 1].std() == pytest.approx(scale * math.sqrt(dim + 1), rel=0.02)
+    np.testing.assert_array_equal(W, np.transpose(W, (0, 2, 1)))
+    for k in range(dim):
+        assert stats.kstest(L[:, k], stats.laplace(scale=laplace_scale).cdf).pvalue > LEVEL
+    assert stats.kstest(L[:, 0], stats.laplace(scale=1.1 * laplace_scale).cdf).pvalue < LEVEL
 
 
 @pytest.mark.parametrize("draws", [0, -1, 2.5, True])

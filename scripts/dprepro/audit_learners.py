@@ -31,21 +31,36 @@ from .dp_learners import (
 # --------------------------------------------------------------------------- objective perturbation
 
 
-def _op_objective(W, A, s, alpha, mask, B):
+def _distinct_terms(A, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The distinct pairs (row of ``A``, sign) and how often each occurs.
+
+    The loss is a sum over rows, so equal rows with equal signs add up to one
+    term times its count. The audit's data sets repeat two background rows
+    ``n_background`` times each: 3 terms instead of ``2 n_background + 1`` in
+    every objective, gradient and Hessian evaluated per draw.
+    """
+    pairs, counts = np.unique(np.column_stack([A, s]), axis=0, return_counts=True)
+    return pairs[:, :-1], pairs[:, -1], counts.astype(float)
+
+
+def _op_objective(W, A, s, counts, alpha, mask, B):
     margins = (W @ A.T) * s
     return (
-        np.logaddexp(0.0, -margins).sum(axis=1)
+        np.logaddexp(0.0, -margins) @ counts
         + 0.5 * alpha * np.sum(mask * W * W, axis=1)
         + np.sum(B * W, axis=1)
     )
 
 
-def _op_gradient_hessian(W, A, s, alpha, mask):
-    """Gradient (without the noise term) and Hessian of the sum-form objective, per row of W."""
+def _op_gradient_hessian(W, A, s, counts, alpha, mask):
+    """Gradient (without the noise term) and Hessian of the sum-form objective, per row of W.
+
+    ``A``, ``s``, ``counts``: the distinct terms of the loss (:func:`_distinct_terms`).
+    """
     margins = (W @ A.T) * s
     sig = expit(-margins)
-    grad = -(sig * s) @ A + alpha * mask * W
-    curv = sig * (1.0 - sig)
+    grad = -(sig * (s * counts)) @ A + alpha * mask * W
+    curv = sig * (1.0 - sig) * counts
     hess = np.einsum("mn,np,nq->mpq", curv, A, A) + np.diag(alpha * mask)
     return grad, hess
 
@@ -59,14 +74,15 @@ def _op_fit_batch(A, s, alpha, mask, B, *, max_iter: int = 100) -> tuple[np.ndar
     The same objective as :meth:`DPLogisticRegression.fit` (which uses
     L-BFGS); returns ``(W, converged)``.
     """
+    A, s, counts = _distinct_terms(A, s)
     m, p = B.shape
     W = np.zeros((m, p))
     converged = np.zeros(m, dtype=bool)
     active = np.arange(m)
-    gscale = 1.0 + np.linalg.norm(B, axis=1) + A.shape[0]
+    gscale = 1.0 + np.linalg.norm(B, axis=1) + counts.sum()  # + the number of rows
     eye = np.eye(p)
     for _ in range(max_iter):
-        grad, hess = _op_gradient_hessian(W[active], A, s, alpha, mask)
+        grad, hess = _op_gradient_hessian(W[active], A, s, counts, alpha, mask)
         grad = grad + B[active]
         done = np.linalg.norm(grad, axis=1) <= 1e-10 * gscale[active]
         converged[active[done]] = True
@@ -80,7 +96,7 @@ def _op_fit_batch(A, s, alpha, mask, B, *, max_iter: int = 100) -> tuple[np.ndar
         if active.size == 0:
             break
         w0, b0 = W[active], B[active]
-        j0 = _op_objective(w0, A, s, alpha, mask, b0)
+        j0 = _op_objective(w0, A, s, counts, alpha, mask, b0)
         slope = np.sum(grad * step, axis=1)
         # near the optimum the decrease is below the rounding of J: take the full Newton step
         exact = slope <= 1e-12 * (1.0 + np.abs(j0))
@@ -90,7 +106,8 @@ def _op_fit_batch(A, s, alpha, mask, B, *, max_iter: int = 100) -> tuple[np.ndar
             idx = np.flatnonzero(bad)
             if idx.size == 0:
                 break
-            j1 = _op_objective(w0[idx] - t[idx, None] * step[idx], A, s, alpha, mask, b0[idx])
+            j1 = _op_objective(w0[idx] - t[idx, None] * step[idx], A, s, counts, alpha, mask,
+                              b0[idx])
             bad[idx] = j1 > j0[idx] - 1e-4 * t[idx] * slope[idx]
             t[bad] *= 0.5
         W[active] = w0 - t[:, None] * step
@@ -105,7 +122,7 @@ def _op_log_density(W, A, s, alpha, mask, eps_noise):
     :math:`\nu(b) \propto e^{-\varepsilon' \|b\|/2}`, so
     :math:`\log p(w) = -\tfrac{\varepsilon'}{2}\|\nabla L(w)\| + \log\det H(w) + C`.
     """
-    grad, hess = _op_gradient_hessian(W, A, s, alpha, mask)
+    grad, hess = _op_gradient_hessian(W, *_distinct_terms(A, s), alpha, mask)
     sign, logdet = np.linalg.slogdet(hess)
     logdet = np.where(sign > 0, logdet, -np.inf)
     return -0.5 * eps_noise * np.linalg.norm(grad, axis=1) + logdet
