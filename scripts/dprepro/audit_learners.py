@@ -61,7 +61,9 @@ def _op_gradient_hessian(W, A, s, counts, alpha, mask):
     sig = expit(-margins)
     grad = -(sig * (s * counts)) @ A + alpha * mask * W
     curv = sig * (1.0 - sig) * counts
-    hess = np.einsum("mn,np,nq->mpq", curv, A, A) + np.diag(alpha * mask)
+    # Σ_n curv_mn a_n a_nᵀ as one matrix product with the terms' outer products
+    outer = (A[:, :, None] * A[:, None, :]).reshape(A.shape[0], -1)
+    hess = (curv @ outer).reshape(-1, A.shape[1], A.shape[1]) + np.diag(alpha * mask)
     return grad, hess
 
 
