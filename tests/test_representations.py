@@ -222,6 +222,27 @@ def test_vae_same_seed_gives_identical_weights_and_outputs(lowrank, caplog):
     assert not np.array_equal(a.transform(test), c.transform(test))
 
 
+def test_vae_adam_updates_all_parameters_at_once_to_the_same_bits(lowrank, monkeypatch):
+    """The fit's Adam runs with foreach=True (one update over all parameters): the weights are
+    those of torch's per-parameter loop, bit for bit."""
+    train, _ = lowrank
+    kw = dict(VAE_KW, max_epochs=4)
+    seen = []
+    adam = torch.optim.Adam
+
+    def per_parameter(params, **options):
+        seen.append(options.get("foreach"))
+        return adam(params, **dict(options, foreach=False))
+
+    a = VAERepresentation(3, random_state=5, device="cpu", **kw).fit(train)
+    monkeypatch.setattr(torch.optim, "Adam", per_parameter)
+    b = VAERepresentation(3, random_state=5, device="cpu", **kw).fit(train)
+    assert seen == [True]
+    sa, sb = a.model_.state_dict(), b.model_.state_dict()
+    assert all(torch.equal(sa[k], sb[k]) for k in sa)
+    assert a.history_ == b.history_
+
+
 def test_vae_module_shapes_and_variance_floor():
     g = torch.Generator().manual_seed(0)
     m = VAE(10, 2, [8, 6], log_var_floor=-3.0, init_log_var=-1.0, generator=g)

@@ -360,7 +360,12 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
             init_log_var=init_log_var,
             generator=gen_init,
         ).to(device)
-        optimizer = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate))
+        # foreach: each update step's arithmetic on all parameters at once instead of a
+        # Python loop over them (torch's CPU default); the same values bit for bit (tested),
+        # ~1/3 of a CPU search's time was the per-parameter loop. (fused=True is faster still
+        # but rounds differently.)
+        optimizer = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate),
+                                     foreach=True)
 
         def mean_loss(data) -> float:
             model.eval()
