@@ -76,6 +76,42 @@ def test_utility_figure_is_a_grid_not_one_row():
     plt.close(fig)
 
 
+def test_utility_figure_has_one_legend_below_the_panels_and_one_colour_per_series():
+    """Referee 6: a legend in each panel covered points. One legend under the grid now; a
+    series keeps its colour in every panel, also in a panel that lacks an earlier series
+    or names its grid differently (grid LNTE's calibration is each cohort's own grid)."""
+    import matplotlib.pyplot as plt
+
+    table = _utility([f"d{i}" for i in range(4)])
+    table.loc[(table["dataset"] == "d1") & (table["mechanism"] == "rrr"), "mechanism"] = "drop"
+    table = table[table["mechanism"] != "drop"]
+    grid = table["mechanism"] == "lnte_grid"
+    table.loc[grid, "calibration"] = "grid=" + table.loc[grid, "dataset"]
+    table["undefined_share_mean"] = 0.25
+    fig = plots_rrr.rrr_utility(table)
+    fig.canvas.draw()
+    panels = [ax for ax in fig.axes if ax.axison]
+    assert len(panels) == 4 and all(ax.get_legend() is None for ax in panels)
+    legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
+    assert len(legends) == 1
+    texts = [t.get_text() for t in legends[0].get_texts()]
+    assert len(texts) == len(set(texts)) == 2  # RRR and grid LNTE, once each
+    renderer = fig.canvas.get_renderer()
+    top = legends[0].get_window_extent(renderer).y1
+    assert all(top < ax.get_window_extent(renderer).y0 for ax in panels)
+    colour = {}
+    for ax in panels:
+        for line in ax.get_lines():
+            colour.setdefault(line.get_label(), set()).add(line.get_color())
+    assert all(len(c) == 1 for c in colour.values()) and len(colour) == 2
+    # the share labels: readable size, on a white box, in their series' colour
+    shares = [t for ax in panels for t in ax.texts if t.get_text() == "25%"]
+    assert len(shares) == 3 * 2 * 2 + 2  # two series at two ε a panel; d1 has one
+    assert all(t.get_fontsize() >= 6 and t.get_bbox_patch().get_facecolor()[:3] == (1, 1, 1)
+               for t in shares)
+    plt.close(fig)
+
+
 def _curves():
     rows = []
     for mechanism, eps, calibration in [("original", np.nan, ""), ("rrr", 1.0, "paper"),

@@ -291,21 +291,30 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
 def rrr_utility(utility: pd.DataFrame, *, titles=None):
     """Mean sup-distance to the original KM curve against ε, per dataset and mechanism.
 
-    ``titles`` maps a dataset to its display title (default: its name).
+    ``titles`` maps a dataset to its display title (default: its name). One legend for
+    the whole grid sits under the panels (a legend inside each panel covered points),
+    so every series keeps one colour in every panel: the colours follow the order in
+    which the series first appear over all datasets, not each panel's own.
     """
     titles = dict(titles or {})
     datasets = list(dict.fromkeys(utility["dataset"]))
     # a grid of at most three panels a row: one row of six is unreadable in print
     ncols = min(3, len(datasets))
     nrows = -(-len(datasets) // ncols)
-    fig, axes = plt.subplots(nrows, ncols, figsize=(4.4 * ncols, 3.5 * nrows), squeeze=False)
+    fig = plt.figure(figsize=(4.4 * ncols, 3.5 * nrows))
+    grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[3.5] * nrows + [0.5])
+    axes = np.array([[fig.add_subplot(grid[r, c]) for c in range(ncols)] for r in range(nrows)])
     for ax in axes.ravel()[len(datasets):]:
         ax.axis("off")
+    styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
+              "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
+    # (mechanism, rank of the calibration) -> colour, in order of first appearance: grid
+    # LNTE's calibration names each cohort's own grid, yet it is one series
+    colours: dict = {}
+    key: dict = {}  # legend label -> handle, in order of first appearance
     labelled = []
     for ax, dataset in zip(axes.ravel(), datasets, strict=False):
         rows = utility[utility["dataset"] == dataset]
-        styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
-                  "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
         shares = []  # (x, y, text, colour): the share of the support a release leaves undefined
         for mechanism in _private_mechanisms(rows):
             mine = rows[rows["mechanism"] == mechanism]
@@ -326,16 +335,20 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 style = dict(styles[mechanism])
                 if n:
                     style.update(mfc="white")
-                line, = ax.plot(mean.index, mean.to_numpy(), label=label, **style)
-                shares += [(xv, yv, f"{u:.0%}", line.get_color())
+                colour = colours.setdefault((mechanism, n), f"C{len(colours) % 10}")
+                line, = ax.plot(mean.index, mean.to_numpy(), label=label, color=colour, **style)
+                key.setdefault(label, line)
+                shares += [(xv, yv, f"{u:.0%}", colour)
                            for xv, yv, u in zip(mean.index, mean.to_numpy(),
                                                 undefined.to_numpy(), strict=True)
                            if np.isfinite(u) and u >= 0.005]
         floor = rows[rows["mechanism"] == "lnte_grid_no_noise"]
         if len(floor):
             # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
-            ax.axhline(float(floor["sup_distance_mean"].mean()), color="grey", lw=0.8,
-                       ls=(0, (1, 2)), label="grid LNTE without noise (binning floor)")
+            label = "grid LNTE without noise (binning floor)"
+            line = ax.axhline(float(floor["sup_distance_mean"].mean()), color="grey", lw=0.8,
+                              ls=(0, (1, 2)), label=label)
+            key.setdefault(label, line)
         # wrapped to the panel's width: a long cohort title (GBSG2's) ran past the canvas
         ax.set_title(textwrap.fill(f"{titles.get(dataset, dataset)} "
                                    f"({rows['data_origin'].iloc[0]})", 60), fontsize=9)
@@ -344,8 +357,17 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.set_ylim(bottom=0)
         ax.margins(x=0.08)
         ax.grid(alpha=0.3)
-        ax.legend(fontsize=6)
         labelled.append((ax, shares))
+    # the legend's row: as tall as its entries need, three to a line
+    legend_lines = -(-len(key) // min(3, max(1, len(key))))
+    legend_height = 0.05 + 0.16 * legend_lines
+    grid.set_height_ratios([3.5] * nrows + [legend_height])
+    fig.set_size_inches(4.4 * ncols, 3.5 * nrows + legend_height)
+    below = fig.add_subplot(grid[nrows, :])
+    below.axis("off")
+    if key:
+        below.legend(list(key.values()), list(key), loc="upper center", ncol=min(3, len(key)),
+                     fontsize=7, frameon=False)
     layout_with_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
@@ -362,8 +384,10 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     return fig
 
 
-#: Least vertical distance between two share labels at one ε, points (font size 5).
-_SHARE_GAP = 6.0
+#: Font size of the share labels, points, and the least vertical distance between two
+#: labels at one ε (each on a white box, so a line passing under a label does not cross it).
+_SHARE_SIZE = 6.5
+_SHARE_GAP = 9.0
 
 
 def _share_labels(ax, shares) -> None:
@@ -389,8 +413,10 @@ def _share_labels(ax, shares) -> None:
             at = point if previous is None else max(point, previous + _SHARE_GAP)
             previous = at
             ax.annotate(text, (x, y), textcoords="offset points",
-                        xytext=(4, min(max(at, bottom), top) - point), fontsize=5,
-                        color=colour, va="center", ha="left", annotation_clip=False)
+                        xytext=(4, min(max(at, bottom), top) - point), fontsize=_SHARE_SIZE,
+                        color=colour, va="center", ha="left", annotation_clip=False,
+                        bbox={"boxstyle": "round,pad=0.12", "fc": "white", "ec": "none",
+                              "alpha": 0.85})
 
 
 def _published_calibration(table: pd.DataFrame) -> pd.DataFrame:
