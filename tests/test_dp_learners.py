@@ -498,11 +498,11 @@ def test_one_batched_draw_takes_the_single_draws_values(dim):
 
 def test_batched_objective_perturbation_noise_has_the_single_draws_law():
     """Norms Gamma(d, 2/ε), directions uniform and independent of them; mis-scaled rejected."""
-    dim, eps, n = 5, 0.7, 200_000
+    dim, eps, n = 5, 0.7, 80_000
     B = objective_perturbation_noise_draws(dim, n, epsilon=eps, rng=np.random.default_rng(21))
     norms = np.linalg.norm(B, axis=1)
     assert stats.kstest(norms, stats.gamma(a=dim, scale=2 / eps).cdf).pvalue > LEVEL
-    assert stats.kstest(norms, stats.gamma(a=dim, scale=1.05 * 2 / eps).cdf).pvalue < LEVEL
+    assert stats.kstest(norms, stats.gamma(a=dim, scale=1.1 * 2 / eps).cdf).pvalue < LEVEL
     assert stats.kstest(norms, stats.gamma(a=dim - 1, scale=2 / eps).cdf).pvalue < LEVEL
     U = B / norms[:, None]
     # a coordinate of a uniform unit vector: (u + 1) / 2 ~ Beta((d - 1) / 2, (d - 1) / 2)
@@ -521,7 +521,7 @@ def test_batched_objective_perturbation_noise_has_the_single_draws_law():
 
 def test_batched_ssp_noise_has_the_single_draws_law():
     """Wishart_d(d + 1, d B_x²/ε₁ I) and Laplace(2 d B_x B_y / ε₂) entries; mis-scaled rejected."""
-    dim, eps, bx, by, share, n = 3, 1.3, 0.8, 2.0, 0.3, 100_000
+    dim, eps, bx, by, share, n = 3, 1.3, 0.8, 2.0, 0.3, 40_000
     W, L = ssp_noise_draws(dim, n, epsilon=eps, clip_x=bx, clip_y=by, xx_share=share,
                            rng=np.random.default_rng(22))
     scale = dim * bx**2 / (share * eps)
@@ -529,15 +529,15 @@ def test_batched_ssp_noise_has_the_single_draws_law():
     # a diagonal entry over the scale is a sum of d + 1 squared standard normals
     for k in range(dim):
         assert stats.kstest(W[:, k, k] / scale, stats.chi2(dim + 1).cdf).pvalue > LEVEL
-    assert stats.kstest(W[:, 0, 0] / (1.05 * scale), stats.chi2(dim + 1).cdf).pvalue < LEVEL
+    assert stats.kstest(W[:, 0, 0] / (1.1 * scale), stats.chi2(dim + 1).cdf).pvalue < LEVEL
     # an off-diagonal entry: mean 0, variance (d + 1) scale²
     se = scale * math.sqrt(dim + 1) / math.sqrt(n)
     assert abs(W[:, 0, 1].mean()) < 6.1 * se
-    assert W[:, 0, 1].std() == pytest.approx(scale * math.sqrt(dim + 1), rel=0.02)
+    assert W[:, 0, 1].std() == pytest.approx(scale * math.sqrt(dim + 1), rel=0.03)
     np.testing.assert_array_equal(W, np.transpose(W, (0, 2, 1)))
     for k in range(dim):
         assert stats.kstest(L[:, k], stats.laplace(scale=laplace_scale).cdf).pvalue > LEVEL
-    assert stats.kstest(L[:, 0], stats.laplace(scale=1.1 * laplace_scale).cdf).pvalue < LEVEL
+    assert stats.kstest(L[:, 0], stats.laplace(scale=1.2 * laplace_scale).cdf).pvalue < LEVEL
 
 
 @pytest.mark.parametrize("draws", [0, -1, 2.5, True])
