@@ -37,8 +37,24 @@ def test_ordered_palettes_first_two_colours_are_distinct(k):
     first, second = (_lab(c) for c in colors[:2])
     import matplotlib.pyplot as plt
 
-    old = np.linalg.norm(first - _lab(plt.get_cmap("plasma")(0.6 / (k - 1))))
+    plasma = plt.get_cmap("plasma")
+    old = np.linalg.norm(_lab(plasma(0.0)) - _lab(plasma(0.6 / (k - 1))))
     assert np.linalg.norm(first - second) > max(30, 1.5 * old)
+
+
+@pytest.mark.parametrize("k", [2, 3, 4, 5, 6, 8])
+def test_ordered_palette_neighbours_are_equally_and_far_apart(k):
+    """Referee 5: IPSS-R's High and Very High were the closest pair (ΔE 21 against 31-32).
+    Neighbours now differ by as much as the palette allows, all about equally: at least
+    30 for up to five groups (IPSS-R's), within 10 % of each other."""
+    colors = list(plots_rrr._group_colors([f"g{i}" for i in range(k)], ordered=True).values())
+    gaps = [np.linalg.norm(_lab(a) - _lab(b)) for a, b in zip(colors, colors[1:], strict=False)]
+    assert max(gaps) <= 1.1 * min(gaps)
+    if k <= 5:
+        assert min(gaps) >= 30
+    # the library's L*a*b* is the test's (the standard formulas, written twice)
+    np.testing.assert_allclose(plots_rrr._cielab(np.array([c[:3] for c in colors])),
+                               np.array([_lab(c) for c in colors]), atol=1e-9)
 
 
 def _lab(rgba) -> np.ndarray:
