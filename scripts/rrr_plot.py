@@ -29,8 +29,13 @@ for (dataset, stem), paths in written.items():
     records = rrr_study.records_from_tables(plots_rrr.shown_rows(
         p.figure, tables if dataset is None else cohort_tables[dataset], dataset, stem=stem))
     origin = p.data_origin if dataset is None else p.cohorts[dataset]["data_origin"]
+    # the utility figure scores every release against the original; Figure 2's panels
+    # of one private release neither draw nor score it, but their job reads it
+    compares = p.figure == "utility" or any(r.mechanism == "original" for r in records)
     step.write_sidecars(snakemake, __file__, paths, config=dict(p.items()),
-                        privacy=rrr_study.table_privacy(records, compares_with_original=True,
+                        privacy=rrr_study.table_privacy(records,
+                                                        compares_with_original=compares,
+                                                        job_reads_original=True,
                                                         draws=p.get("draws")),
                         data_origin=origin)
 log.info("wrote %d figure files", len(files))

@@ -173,6 +173,29 @@ def test_figure2_panel_sidecars_list_only_their_own_release(tmp_path):
     assert set(original["mechanism"]) == {"original"}
 
 
+def test_panel_sidecar_note_says_why_a_private_panel_is_not_a_release():
+    """Referee 5: a Figure 2 panel of one private release said it "holds or compares with
+    the original data". It is still no release (its job reads the original curves), and
+    now says so; a file that draws the original keeps the original's note."""
+    from dprepro.rrr_study import table_privacy
+
+    frame = _curves()
+    private = records_from_tables([frame[frame["mechanism"] == "rrr"]])
+    with_original = records_from_tables([frame[frame["mechanism"].isin(["original", "rrr"])]])
+    panel = table_privacy(private, compares_with_original=False, job_reads_original=True)
+    assert panel["release"] is False
+    assert panel["note"].startswith("not flagged as a release: drawn by a job that also "
+                                    "reads the original data")
+    assert "holds or compares" not in panel["note"]
+    assert {r["mechanism"] for r in panel["records"]} == {"rrr"}
+    composite = table_privacy(with_original, compares_with_original=True,
+                              job_reads_original=True)
+    assert composite["release"] is False and "holds or compares" in composite["note"]
+    assert table_privacy(private)["release"] is True
+    bands = table_privacy(private, job_reads_original=True, draws=100)
+    assert bands["release"] is False and "compose to 100·ε" in bands["note"]
+
+
 def test_saved_png_is_the_tight_crop_matplotlib_would_write(tmp_path):
     """One Agg drawing, cropped, gives the picture ``savefig(bbox_inches="tight")`` gives."""
     import matplotlib.pyplot as plt

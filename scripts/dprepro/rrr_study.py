@@ -191,7 +191,7 @@ def records_from_tables(tables) -> list[PrivacyRecord]:
 
 
 def table_privacy(records, *, compares_with_original: bool = False,
-                  draws: int | None = None) -> dict:
+                  job_reads_original: bool = False, draws: int | None = None) -> dict:
     """Sidecar ``privacy`` entry of a table or figure mixing releases.
 
     It is a release only if every row is privatised, nothing is compared
@@ -203,17 +203,25 @@ def table_privacy(records, *, compares_with_original: bool = False,
     spends the mechanism's ε on the same persons, so publishing N of them
     composes to N·ε (and a majority vote over N RRR draws recovers each
     label); the rows' ``true_epsilon`` stays the single-draw value, which the
-    note says.
+    note says. ``job_reads_original``: the file was made by a job that also reads
+    the original data (a reference rule of the privacy boundary, such as a figure
+    rule whose composite draws the original): not a release either, and the note
+    says why, without claiming that this file shows the original.
     """
     records = list(records)
     entry = provenance_of(records)
     over_draws = draws is not None and draws > 1
-    release = all(r.release for r in records) and not compares_with_original and not over_draws
+    release = (all(r.release for r in records) and not compares_with_original
+               and not over_draws and not job_reads_original)
     if release:
         note = "built from privatised releases only"
     elif compares_with_original:
         note = ("non-private reference: holds or compares with the original data "
                 "(mechanism = original)")
+    elif job_reads_original and all(r.release for r in records):
+        note = ("not flagged as a release: drawn by a job that also reads the original data "
+                "(a reference rule of the privacy boundary); the file draws the privatised "
+                "release(s) in records")
     else:
         note = "non-private reference"
     if over_draws:
