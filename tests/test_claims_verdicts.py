@@ -159,7 +159,8 @@ def test_bootstrap_refuses_unpaired_samples():
 def row(claim_id, study="ldp_indicators", **changes):
     fields = {"study": study, "claim_id": claim_id, "claim": "F̌ below F", "source": "Fig. 1",
               "statistic": "IMSE ratio", "reproduced_value": 0.8, "ci_lower": 0.7,
-              "ci_upper": 0.9, "criterion": "< 1"}
+              "ci_upper": 0.9, "ci_method": "percentile bootstrap over the simulated samples",
+              "criterion": "< 1"}
     return claim_row(**{**fields, **changes})
 
 
@@ -169,6 +170,9 @@ def test_claim_row_computes_its_verdict_and_checks_the_id_prefix():
     assert row("ldp.x", ci_lower=1.0, ci_upper=1.1)["verdict"] == "fails"
     with pytest.raises(ValueError, match="prefix 'ldp'"):
         row("rrr.median_preserved")
+    for method in ("", "  ", None):
+        with pytest.raises(ValueError, match="ci_method of claim 'ldp.x' must name how"):
+            row("ldp.x", ci_method=method)
 
 
 def test_claims_frame_has_the_contract_columns_and_unique_ids():

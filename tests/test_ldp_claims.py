@@ -119,7 +119,8 @@ def test_bootstrap_counts_reproduce_bootstrap_interval():
 def _study_claims(study, prefix, n):
     return pd.DataFrame([claim_row(study=study, claim_id=f"{prefix}.c{i}", claim="x",
                                    source="s", statistic="ratio", reproduced_value=0.5,
-                                   ci_lower=0.4, ci_upper=0.6 + i, criterion="< 1")
+                                   ci_lower=0.4, ci_upper=0.6 + i,
+                                   ci_method="percentile bootstrap", criterion="< 1")
                          for i in range(n)])
 
 

@@ -171,6 +171,22 @@ def test_tables_are_byte_identical_across_runs_and_cores(runs):
         assert left.read_bytes() == right.read_bytes(), left.name
 
 
+def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs):
+    """results/claims.csv: the contract's columns, every study's rows, and for each row an
+    interval (ci_lower <= ci_upper) and its method (referee 5: it was in the notes only)."""
+    from dprepro.claims import CLAIM_COLUMNS
+
+    claims = pd.read_csv(runs["2"] / "results" / "claims.csv", keep_default_na=False)
+    assert list(claims.columns) == CLAIM_COLUMNS
+    assert {c.split(".")[0] for c in claims["claim_id"]} == {"ldp", "rrr", "repr"}
+    assert (claims["ci_lower"].astype(float) <= claims["ci_upper"].astype(float)).all()
+    methods = claims["ci_method"].str.strip()
+    assert (methods != "").all()
+    assert {"bootstrap", "Clopper-Pearson"} <= {word for method in methods
+                                                for word in method.split()
+                                                if word in ("bootstrap", "Clopper-Pearson")}
+
+
 def sha256(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

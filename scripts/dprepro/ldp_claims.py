@@ -252,6 +252,7 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
         rows.append(claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                               statistic=statistic_text, reproduced_value=value, ci_lower=lower,
                               ci_upper=upper, criterion=criterion, level=level,
+                              ci_method="percentile bootstrap over the simulated samples",
                               paper_value=paper_value, note=note))
 
     key = errors.key

@@ -268,20 +268,25 @@ def _claim(D, *, claim_id: str, claim: str, statistic: str, criterion: str,
         resampled = (lineage_bootstrap(D, labels, rng=rng) if units >= 2
                      else cluster_bootstrap(D, rng=rng) if D.shape[1] >= 2 else None)
         what = f"{units} lineages (the {D.shape[0]} cases rebuilt from them)"
+        over = ("lineages (cases rebuilt from them)" if units >= 2
+                else "cases (one lineage)")
     else:
         resampled = (cluster_bootstrap(D, rng=rng, other=other)
                      if units >= 2 or D.shape[1] >= 2 else None)
         what = (f"{D.shape[0]} {unit}s" + (f" and {other.shape[0]} drugs"
                                            if other is not None else ""))
+        over = f"{unit}s" + (" and drugs" if other is not None else "")
     if resampled is not None:
         _, lower, upper = percentile_interval(estimate, resampled)
     else:
         lower = upper = estimate
     detail = (f"{note}; cluster bootstrap over {what} x {D.shape[1]} representation seeds; "
               + (f"{_DRUG_NOTE}; " if unit == "drug" else "") + _EMPTY_PAPER_VALUE)
+    method = (f"cluster percentile bootstrap over {over} and representation seeds"
+              if resampled is not None else "none: a single unit, the interval is the point")
     row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
-                    ci_upper=upper, criterion=criterion, note=detail)
+                    ci_upper=upper, ci_method=method, criterion=criterion, note=detail)
     if unit == "drug":
         # no per-split rows: the interval ignores the shared splits, so no firm verdict
         row["verdict"] = "inconclusive"
@@ -299,9 +304,11 @@ def _drug_claim(C: np.ndarray, *, claim_id: str, claim: str, statistic: str, cri
         lower = upper = estimate
     detail = (f"{note}; crossed bootstrap over {drugs} drugs x {splits} splits x {seeds} "
               f"representation seeds; {_SPLIT_NOTE}; {_EMPTY_PAPER_VALUE}")
+    method = ("crossed percentile bootstrap over drugs, splits and representation seeds"
+              if max(C.shape) > 1 else "none: a single unit, the interval is the point")
     row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
-                    ci_upper=upper, criterion=criterion, note=detail)
+                    ci_upper=upper, ci_method=method, criterion=criterion, note=detail)
     return _minimum_units(row, min(drugs, splits))
 
 
@@ -432,6 +439,8 @@ def task_dependence_row(cancer: dict, drug: dict, *, pipeline: str) -> dict:
                      source=_SOURCE, statistic="tasks where vae_beats_pca holds (interval: "
                      "up to the tasks where it does not fail)",
                      reproduced_value=holds, ci_lower=holds, ci_upper=possible,
+                     ci_method="none: from the two tasks' verdicts (up to the tasks where "
+                               "it does not fail)",
                      criterion="within [0.5, 1.5]",
                      note=f"pipeline {pipeline}; from the per-task verdicts ({text}): holds iff "
                           f"one task holds and the other fails; {_EMPTY_PAPER_VALUE}")

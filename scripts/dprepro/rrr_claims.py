@@ -101,6 +101,7 @@ def _share_row(flags, **kwargs) -> dict:
     note = kwargs.pop("note", "")
     criterion = kwargs.pop("criterion", MAJORITY)
     return claim_row(study=STUDY, reproduced_value=value, ci_lower=lo, ci_upper=hi,
+                     ci_method="Clopper-Pearson (exact binomial) over draws",
                      criterion=criterion, note=f"Clopper-Pearson 95% over {flags.size} draws; "
                      f"draw 0 (the paper's single draw): {bool(flags[0])}; {note}", **kwargs)
 
@@ -177,6 +178,8 @@ def _original_rows(d, medians, logrank, origin) -> list[dict]:
             claim=f"Non-private median of {label} ({d}) as printed in Table 2",
             source=f"{SOURCE}, Table 2", statistic="KM median (lifelines rule), months",
             paper_value=value, reproduced_value=median, ci_lower=start, ci_upper=end,
+            ci_method=("none: non-private; the KM plateau at 0.5, every time on it a median"
+                       if end > start else "none: non-private, the interval is the point"),
             criterion=f"within [{value - 0.01:.2f}, {value + 0.01:.2f}]",
             note=f"{_origin_text(origin)}; non-private (no ε); {plateau}"))
     if "logrank_p_above" in paper:
@@ -187,7 +190,8 @@ def _original_rows(d, medians, logrank, origin) -> list[dict]:
             claim=f"No pair of groups differs at {level:g} on the original data ({d}), as in "
             "Table 1", source=f"{SOURCE}, Table 1",
             statistic="smallest plain pairwise log-rank p-value", paper_value=f"> {level:g}",
-            reproduced_value=p, ci_lower=p, ci_upper=p, criterion=f"> {level:g}",
+            reproduced_value=p, ci_lower=p, ci_upper=p,
+            ci_method="none: a p-value of the original data", criterion=f"> {level:g}",
             note=f"{_origin_text(origin)}; non-private; smallest cluster-robust p: "
                  f"{float(logrank['robust_p_value'].min()):.3g}"))
     return rows
@@ -352,7 +356,8 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                     statistic="mean sup-distance ratio, debiased / plain RRR (on the common "
                     f"support, original at-risk >= {SUPPORT_MIN_AT_RISK}, where defined; a "
                     "draw defined on less than half of it scores 1)",
-                    reproduced_value=value, ci_lower=lo, ci_upper=hi, criterion="< 1",
+                    reproduced_value=value, ci_lower=lo, ci_upper=hi,
+                    ci_method="paired percentile bootstrap over draws", criterion="< 1",
                     note=note("rrr_debiased", e, calibration=calibration, extra=(
                         "; paired percentile bootstrap over draws; mean undefined share of the "
                         f"support: debiased {_undefined(scores[debiased]):.2f}, "
