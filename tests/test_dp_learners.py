@@ -482,6 +482,24 @@ def test_laplace_ssp_with_public_centres_fits_and_validates():
     assert all(0 < w <= 2.0 for w in weights)
 
 
+def test_single_noise_draws_read_the_generator_in_their_documented_order():
+    """The learners' draws (their tables' bits depend on it): objective perturbation takes
+    the norm's Gamma, then dim normals; SSP the (d + 1) x d Wishart normals, then d Laplace."""
+    dim, eps = 4, 0.8
+    rng = np.random.default_rng(31)
+    norm, direction = rng.gamma(shape=dim, scale=2 / eps), rng.standard_normal(dim)
+    expected = norm * direction / math.sqrt(direction.dot(direction))
+    np.testing.assert_array_equal(
+        objective_perturbation_noise(dim, epsilon=eps, rng=np.random.default_rng(31)), expected)
+    kwargs = {"epsilon": 1.3, "clip_x": 0.8, "clip_y": 2.0, "xx_share": 0.3}
+    rng = np.random.default_rng(32)
+    g = rng.standard_normal((dim + 1, dim)) * math.sqrt(dim * 0.8**2 / (0.3 * 1.3))
+    laplace = rng.laplace(0.0, 2 * dim * 0.8 * 2.0 / (0.7 * 1.3), size=dim)
+    W, L = ssp_noise(dim, rng=np.random.default_rng(32), **kwargs)
+    np.testing.assert_array_equal(W, g.T @ g)
+    np.testing.assert_allclose(L, laplace, rtol=1e-15)
+
+
 @pytest.mark.parametrize("dim", [1, 2, 5, 21])
 def test_one_batched_draw_takes_the_single_draws_values(dim):
     """draws=1 reads the generator as one library draw does (the batch's order differs)."""

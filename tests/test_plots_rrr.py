@@ -57,6 +57,11 @@ def test_ordered_palette_neighbours_are_equally_and_far_apart(k):
                                np.array([_lab(c) for c in colors]), atol=1e-9)
 
 
+def test_no_group_gets_no_colour():
+    assert plots_rrr._group_colors([], ordered=True) == {}
+    assert plots_rrr._group_colors([], ordered=False) == {}
+
+
 def _lab(rgba) -> np.ndarray:
     """CIE L*a*b* (D65) of an sRGB colour (the standard formulas)."""
     c = np.asarray(rgba[:3], dtype=float)
@@ -101,6 +106,12 @@ def test_utility_figure_has_one_legend_below_the_panels_and_one_colour_per_serie
     table = _utility([f"d{i}" for i in range(4)])
     table.loc[(table["dataset"] == "d1") & (table["mechanism"] == "rrr"), "mechanism"] = "drop"
     table = table[table["mechanism"] != "drop"]
+    # two RRR calibrations, listed in opposite orders in d2 and d3: each keeps its colour
+    exact = table[(table["mechanism"] == "rrr") & table["dataset"].isin(["d2", "d3"])]
+    exact = exact.assign(calibration="exact", true_epsilon=exact["epsilon"])
+    d3 = table["dataset"] == "d3"
+    table = pd.concat([table[~d3], exact[exact["dataset"] == "d3"], table[d3],
+                       exact[exact["dataset"] == "d2"]], ignore_index=True)
     grid = table["mechanism"] == "lnte_grid"
     table.loc[grid, "calibration"] = "grid=" + table.loc[grid, "dataset"]
     table["undefined_share_mean"] = 0.25
@@ -111,7 +122,7 @@ def test_utility_figure_has_one_legend_below_the_panels_and_one_colour_per_serie
     legends = [ax.get_legend() for ax in fig.axes if ax.get_legend() is not None]
     assert len(legends) == 1
     texts = [t.get_text() for t in legends[0].get_texts()]
-    assert len(texts) == len(set(texts)) == 2  # RRR and grid LNTE, once each
+    assert len(texts) == len(set(texts)) == 3  # two RRR calibrations, grid LNTE: once each
     renderer = fig.canvas.get_renderer()
     top = legends[0].get_window_extent(renderer).y1
     assert all(top < ax.get_window_extent(renderer).y0 for ax in panels)
@@ -119,10 +130,12 @@ def test_utility_figure_has_one_legend_below_the_panels_and_one_colour_per_serie
     for ax in panels:
         for line in ax.get_lines():
             colour.setdefault(line.get_label(), set()).add(line.get_color())
-    assert all(len(c) == 1 for c in colour.values()) and len(colour) == 2
+    assert all(len(c) == 1 for c in colour.values()) and len(colour) == 3
+    assert len({c for cs in colour.values() for c in cs}) == 3
     # the share labels: readable size, on a white box, in their series' colour
     shares = [t for ax in panels for t in ax.texts if t.get_text() == "25%"]
-    assert len(shares) == 3 * 2 * 2 + 2  # two series at two ε a panel; d1 has one
+    # two series at two ε a panel (d1 one, d2 and d3 three)
+    assert len(shares) == (2 + 1 + 3 + 3) * 2
     assert all(t.get_fontsize() >= 6 and t.get_bbox_patch().get_facecolor()[:3] == (1, 1, 1)
                for t in shares)
     plt.close(fig)

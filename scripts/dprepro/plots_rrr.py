@@ -84,6 +84,9 @@ def _group_colors(groups, ordered: bool = True):
     if not ordered:
         cmap = plt.get_cmap("tab10")
         return {g: cmap(i % 10) for i, g in enumerate(groups)}
+    groups = list(groups)
+    if not groups:
+        return {}
     cmap = plt.get_cmap(_ORDERED_CMAP)
     return {g: cmap(float(x)) for g, x in zip(groups, _ordered_positions(len(groups)),
                                                 strict=True)}
@@ -355,10 +358,13 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.axis("off")
     styles = {"rrr": {"marker": "o"}, "rrr_debiased": {"marker": "^", "ls": "-."},
               "lnte": {"marker": "s", "ls": "--"}, "lnte_grid": {"marker": "D", "ls": ":"}}
-    # (mechanism, rank of the calibration) -> colour, in order of first appearance: grid
-    # LNTE's calibration names each cohort's own grid, yet it is one series
+    # (mechanism, calibration) -> colour, in order of first appearance; grid LNTE's
+    # calibration names each cohort's own grid, yet it is one series
     colours: dict = {}
     key: dict = {}  # legend label -> handle, in order of first appearance
+    calibration_order = {
+        mechanism: list(dict.fromkeys(part["calibration"].fillna("")))
+        for mechanism, part in utility.groupby("mechanism", sort=False)}
     labelled = []
     for ax, dataset in zip(axes.ravel(), datasets, strict=False):
         rows = utility[utility["dataset"] == dataset]
@@ -366,7 +372,12 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         for mechanism in _private_mechanisms(rows):
             mine = rows[rows["mechanism"] == mechanism]
             calibrations = list(dict.fromkeys(mine["calibration"].fillna("")))
-            for n, calibration in enumerate(calibrations):
+            # a mechanism's calibrations ranked over all cohorts, so a series has one label and
+            # one marker style in every panel (grid LNTE's "calibration" is each cohort's grid)
+            ranked = ([] if mechanism == "lnte_grid" else
+                      calibration_order.get(mechanism, calibrations))
+            for calibration in calibrations:
+                n = ranked.index(calibration) if calibration in ranked else 0
                 part = mine[mine["calibration"].fillna("") == calibration]
                 # equal privacy on the x axis: the true ε where one holds, else the stated one
                 finite = np.isfinite(part["true_epsilon"]).all()
@@ -377,12 +388,13 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                              else pd.Series(np.nan, index=mean.index))
                 label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
                                                                           "finite true ε)")
-                if len(calibrations) > 1:
+                if len(ranked) > 1:
                     label += f" [calibration {calibration}]"
                 style = dict(styles[mechanism])
                 if n:
                     style.update(mfc="white")
-                colour = colours.setdefault((mechanism, n), f"C{len(colours) % 10}")
+                series = (mechanism, "" if mechanism == "lnte_grid" else calibration)
+                colour = colours.setdefault(series, f"C{len(colours) % 10}")
                 line, = ax.plot(mean.index, mean.to_numpy(), label=label, color=colour, **style)
                 key.setdefault(label, line)
                 shares += [(xv, yv, f"{u:.0%}", colour)
