@@ -205,9 +205,10 @@ def audit_objective_perturbation(
     differing row changes :math:`\det H` as much as the penalty allows —
     the Jacobian term of CMS11's proof, which does not shrink with ε.
 
-    The noise vectors are drawn by the library's
-    :func:`objective_perturbation_noise` (all at once, by
-    :func:`~dprepro.dp_learners.objective_perturbation_noise_draws`) with the ε' and penalty of
+    The noise vectors have the law of the library's :func:`objective_perturbation_noise`
+    and are drawn all at once by
+    :func:`~dprepro.dp_learners.objective_perturbation_noise_draws` (tested against that
+    law at 1e-9; a different stream from successive single draws) with the ε' and penalty of
     :meth:`DPLogisticRegression.privacy_parameters`, and all minimisers are
     computed at once by a vectorised Newton method on the same objective as
     :meth:`DPLogisticRegression.fit` (the tests check they agree).
@@ -360,8 +361,8 @@ def audit_ssp(
     epsilon : float
         Total claimed ε (the row reports the share of the audited component).
     draws : int
-        Runs per neighbouring input (each one draw of ``ssp_noise``, drawn by
-        :func:`dprepro.dp_learners.ssp_noise_draws`).
+        Runs per neighbouring input (each with the law of one draw of ``ssp_noise``,
+        all drawn at once by :func:`dprepro.dp_learners.ssp_noise_draws`).
     rng : numpy.random.Generator
     component : {"xy", "xx"}
     dim : int, default 2
