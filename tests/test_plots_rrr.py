@@ -132,6 +132,12 @@ def test_utility_figure_has_one_legend_below_the_panels_and_one_colour_per_serie
             colour.setdefault(line.get_label(), set()).add(line.get_color())
     assert all(len(c) == 1 for c in colour.values()) and len(colour) == 3
     assert len({c for cs in colour.values() for c in cs}) == 3
+    import matplotlib.colors as mcolors
+
+    # every series colour (and so its share labels) reads on white paper (3:1)
+    assert min(_contrast_with_white(mcolors.to_rgba(c)) for c in plots_rrr._SERIES_COLOURS) >= 3
+    drawn = {c for name, cs in colour.items() if "grid LNTE" not in name for c in cs}
+    assert drawn <= set(plots_rrr._SERIES_COLOURS)
     # the share labels: readable size, on a white box, in their series' colour
     shares = [t for ax in panels for t in ax.texts if t.get_text() == "25%"]
     # two series at two ε a panel (d1 one, d2 and d3 three)

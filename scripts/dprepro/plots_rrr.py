@@ -338,6 +338,13 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
     return fig
 
 
+#: Series colours of the utility figure: matplotlib's tab10 with its four pale entries
+#: (orange, pink, olive, cyan: 2.0-2.7:1 against white) darkened to at least 3:1, since
+#: the small share labels are printed in their series' colour.
+_SERIES_COLOURS = ("#1f77b4", "#d95f02", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                   "#e7298a", "#5f5f5f", "#7f7f00", "#0e7c8a")
+
+
 def rrr_utility(utility: pd.DataFrame, *, titles=None):
     """Mean sup-distance to the original KM curve against ε, per dataset and mechanism.
 
@@ -394,7 +401,8 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 if n:
                     style.update(mfc="white")
                 series = (mechanism, "" if mechanism == "lnte_grid" else calibration)
-                colour = colours.setdefault(series, f"C{len(colours) % 10}")
+                colour = colours.setdefault(series,
+                                            _SERIES_COLOURS[len(colours) % len(_SERIES_COLOURS)])
                 line, = ax.plot(mean.index, mean.to_numpy(), label=label, color=colour, **style)
                 key.setdefault(label, line)
                 shares += [(xv, yv, f"{u:.0%}", colour)
