@@ -140,6 +140,8 @@ def objective_perturbation_noise(dim: int, *, epsilon: float, rng: np.random.Gen
     ndarray of shape (dim,)
     """
     dim, scale = _check_op_noise_args(dim, epsilon, rng)
+    # not objective_perturbation_noise_draws(..., 1)[0]: the same generator calls, but its
+    # vectorised arithmetic rounds differently, and the learners' tables depend on these bits
     norm = rng.gamma(shape=dim, scale=scale)
     direction = rng.standard_normal(dim)
     # np.linalg.norm of a vector is sqrt(x.dot(x)), without its per-call overhead
@@ -236,6 +238,8 @@ def ssp_noise(
     L : ndarray of shape (dim,)
     """
     root_scale, laplace_scale = _ssp_noise_scales(dim, epsilon, clip_x, clip_y, xx_share, rng)
+    # not ssp_noise_draws(..., 1): a batched matmul may round g.T @ g differently (see
+    # objective_perturbation_noise)
     g = rng.standard_normal((dim + 1, dim)) * root_scale
     return g.T @ g, rng.laplace(0.0, laplace_scale, size=dim)
 
