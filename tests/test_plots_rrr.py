@@ -24,6 +24,12 @@ def test_ordered_palette_has_no_pale_colour(k):
     colors = plots_rrr._group_colors([f"g{i}" for i in range(k)], ordered=True)
     assert len(set(colors.values())) == k
     assert min(_contrast_with_white(c) for c in colors.values()) >= 3.0
+    import matplotlib.colors as mcolors
+
+    # unordered groups (kidney, veteran) too: tab10's orange, pink, olive and cyan were not
+    unordered = plots_rrr._group_colors([f"g{i}" for i in range(k)], ordered=False)
+    assert len(set(unordered.values())) == k
+    assert min(_contrast_with_white(mcolors.to_rgba(c)) for c in unordered.values()) >= 3.0
     import matplotlib.pyplot as plt
     assert _contrast_with_white(plt.get_cmap("viridis")(0.85)) < 3.0
 
@@ -135,9 +141,10 @@ def test_utility_figure_has_one_legend_below_the_panels_and_one_colour_per_serie
     import matplotlib.colors as mcolors
 
     # every series colour (and so its share labels) reads on white paper (3:1)
-    assert min(_contrast_with_white(mcolors.to_rgba(c)) for c in plots_rrr._SERIES_COLOURS) >= 3
+    palette = plots_rrr._QUALITATIVE_COLOURS
+    assert min(_contrast_with_white(mcolors.to_rgba(c)) for c in palette) >= 3
     drawn = {c for name, cs in colour.items() if "grid LNTE" not in name for c in cs}
-    assert drawn <= set(plots_rrr._SERIES_COLOURS)
+    assert drawn <= set(plots_rrr._QUALITATIVE_COLOURS)
     # the share labels: readable size, on a white box, in their series' colour
     shares = [t for ax in panels for t in ax.texts if t.get_text() == "25%"]
     # two series at two ε a panel (d1 one, d2 and d3 three)

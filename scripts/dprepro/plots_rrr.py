@@ -76,14 +76,19 @@ def _unit_ylim(ax, values, pad: float = 0.02) -> None:
 #: plasma's and viridis' pale yellow and lime ends do not).
 _ORDERED_CMAP = "plasma"
 _ORDERED_SPAN = 0.64
+#: The qualitative palette (unordered groups, the utility figure's series): matplotlib's
+#: tab10 with its four pale entries (orange, pink, olive, cyan: 2.0-2.7:1 against white)
+#: darkened to at least 3:1, as curves and the small labels printed in them must read.
+_QUALITATIVE_COLOURS = ("#1f77b4", "#d95f02", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
+                        "#e7298a", "#5f5f5f", "#7f7f00", "#0e7c8a")
 
 
 def _group_colors(groups, ordered: bool = True):
     """Ordered groups: :func:`_ordered_positions` of plasma (navy to orange, no pale
-    end); unordered: a qualitative palette."""
+    end); unordered: :data:`_QUALITATIVE_COLOURS`."""
     if not ordered:
-        cmap = plt.get_cmap("tab10")
-        return {g: cmap(i % 10) for i, g in enumerate(groups)}
+        return {g: _QUALITATIVE_COLOURS[i % len(_QUALITATIVE_COLOURS)]
+                for i, g in enumerate(groups)}
     groups = list(groups)
     if not groups:
         return {}
@@ -338,13 +343,6 @@ def rrr_bands(bands: pd.DataFrame, curves: pd.DataFrame, *, dataset: str, epsilo
     return fig
 
 
-#: Series colours of the utility figure: matplotlib's tab10 with its four pale entries
-#: (orange, pink, olive, cyan: 2.0-2.7:1 against white) darkened to at least 3:1, since
-#: the small share labels are printed in their series' colour.
-_SERIES_COLOURS = ("#1f77b4", "#d95f02", "#2ca02c", "#d62728", "#9467bd", "#8c564b",
-                   "#e7298a", "#5f5f5f", "#7f7f00", "#0e7c8a")
-
-
 def rrr_utility(utility: pd.DataFrame, *, titles=None):
     """Mean sup-distance to the original KM curve against ε, per dataset and mechanism.
 
@@ -381,8 +379,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
             calibrations = list(dict.fromkeys(mine["calibration"].fillna("")))
             # a mechanism's calibrations ranked over all cohorts, so a series has one label and
             # one marker style in every panel (grid LNTE's "calibration" is each cohort's grid)
-            ranked = ([] if mechanism == "lnte_grid" else
-                      calibration_order.get(mechanism, calibrations))
+            ranked = [] if mechanism == "lnte_grid" else calibration_order[mechanism]
             for calibration in calibrations:
                 n = ranked.index(calibration) if calibration in ranked else 0
                 part = mine[mine["calibration"].fillna("") == calibration]
@@ -401,8 +398,8 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 if n:
                     style.update(mfc="white")
                 series = (mechanism, "" if mechanism == "lnte_grid" else calibration)
-                colour = colours.setdefault(series,
-                                            _SERIES_COLOURS[len(colours) % len(_SERIES_COLOURS)])
+                colour = colours.setdefault(
+                    series, _QUALITATIVE_COLOURS[len(colours) % len(_QUALITATIVE_COLOURS)])
                 line, = ax.plot(mean.index, mean.to_numpy(), label=label, color=colour, **style)
                 key.setdefault(label, line)
                 shares += [(xv, yv, f"{u:.0%}", colour)
