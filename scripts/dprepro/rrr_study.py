@@ -216,8 +216,9 @@ def table_privacy(records, *, compares_with_original: bool = False,
     if release:
         note = "built from privatised releases only"
     elif compares_with_original:
-        note = ("non-private reference: holds or compares with the original data "
-                "(mechanism = original)")
+        note = "non-private reference: holds or compares with the original data"
+        if any(r.mechanism == "original" for r in records):
+            note += " (mechanism = original)"
     elif job_reads_original and all(r.release for r in records):
         note = ("not flagged as a release: drawn by a job that also reads the original data "
                 "(a reference rule of the privacy boundary); the file draws the privatised "
