@@ -36,7 +36,9 @@ for method in p.methods:
     rows = repr_study.cancer_type_experiment(
         features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],
         l2=settings["l2"], variant=spec.cancer_variant or settings["variant"], base_seed=p.seed,
-        stream=f"cancer_type/{method}", scales=features.scales, selection=features.selection,
+        # a control shares its model's noise streams: at equal r it is that model, row for row
+        stream=f"cancer_type/{repr_study.fitted_as(method)}", scales=features.scales,
+        selection=features.selection,
         mapping=spec.mapping)
     rows.insert(0, "representation", method)
     rows.insert(1, "pipeline", spec.name)

@@ -45,7 +45,8 @@ for method in p.methods:
     rows = repr_study.drug_experiment(
         features.private, response, chunk, epsilons=epsilons, splits=splits,
         ridge=settings["ridge"], base_seed=p.seed,
-        stream=f"drug/{method}",
+        # a control shares its model's noise streams: at equal r it is that model, row for row
+        stream=f"drug/{repr_study.fitted_as(method)}",
         clipping_weights=clipping, selection=features.selection, xx_noise=spec.xx_noise,
         mapping=spec.mapping,
         **repr_study.public_centring(spec, features, settings))

@@ -19,8 +19,10 @@ if w.representation == "vae":
     device = repr_study.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
 log.info("%s (%s search): %s", w.representation, w.pipeline, spec)
+# an equal-dimension control is its model's fit at another search's r (pca_vae_dim: PCA)
 frame = repr_study.seed_representations(
-    w.representation, spec, public, {"private": private, "private_line_local": line_local},
+    repr_study.fitted_as(w.representation), spec, public,
+    {"private": private, "private_line_local": line_local},
     seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
 path = snakemake.output.representation
 step.write_parquet(frame, path)

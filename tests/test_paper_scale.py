@@ -128,6 +128,10 @@ def test_search_runtimes_cover_the_measured_fits(paper_jobs):
     assert pca["mem_mb"] >= MEM_MARGIN * float(svd["peak_rss_mb"]), pca
     svd_minutes = TIME_MARGIN * float(svd["cpu_s"]) / 60
     assert pca["runtime"] >= selection["pair_folds"] * svd_minutes, pca
+    # the equal-dimension control (PCA at the VAE's r) is an exact-SVD fit too
+    control = _job(paper_jobs, "repr_fit", "pca_vae_dim")
+    assert control["mem_mb"] >= MEM_MARGIN * float(svd["peak_rss_mb"]), control
+    assert control["runtime"] >= svd_minutes, control
     # nested: far below one SVD per trial and pair fold (the search before nesting)
     assert pca["runtime"] < selection["trials"] * svd_minutes
     vae = _job(paper_jobs, "repr_search", "vae")

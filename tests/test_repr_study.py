@@ -991,6 +991,33 @@ def test_hyperparameters_are_selected_per_pipeline_search():
                                  pipeline="corrected") == 4
 
 
+def test_equal_dim_control_is_pca_at_the_vaes_selected_r(separable):
+    candidates = pd.DataFrame({
+        "pipeline": ["corrected"] * 4, "representation": ["pca", "pca", "vae", "vae"],
+        "candidate": ["t0", "t1", "t0", "t1"], "dim": [6, 3, 2, 5],
+        "score": [0.9, 0.5, 0.4, 0.8]})
+    table = repr_study.select_hyperparameters(candidates)
+    # PCA selects r = 6, the VAE r = 5: the control takes the VAE's r, fitted as PCA
+    assert repr_study.selected_spec(table, "pca_vae_dim", "corrected") == {"dim": 5}
+    assert repr_study.method_dim("pca_vae_dim", hyperparameters=table, baselines={},
+                                 pipeline="corrected") == 5
+    assert repr_study.fitted_as("pca_vae_dim") == "pca"
+    assert repr_study.fitted_as("vae") == "vae"
+    public = separable["public_expression"]
+    private = separable["private_expression"]
+    frames = {rep: repr_study.seed_representations(
+        repr_study.fitted_as(rep), repr_study.selected_spec(table, rep, "corrected"), public,
+        {"private": private}, seeds=2, base_seed=1, stream=f"fit/{rep}")
+        for rep in ("pca", "pca_vae_dim")}
+    control = frames["pca_vae_dim"]
+    five = [f"z{j:02d}" for j in range(1, 6)]
+    assert [c for c in control.columns if c.startswith("z")] == five
+    # exact PCA is nested: the control's features are PCA's first five components
+    full = frames["pca"]
+    np.testing.assert_allclose(control[five].to_numpy(), full[five].to_numpy(), atol=1e-8)
+    assert not np.allclose(full["z06"], 0)
+
+
 def test_dp_pair_score_separates_informative_from_useless_features():
     from dprepro import repr_search
 
@@ -1058,6 +1085,41 @@ def test_claims_verdicts_follow_the_paired_differences():
         "cluster bootstrap over 6 cases|crossed bootstrap over 6 drugs x 6 splits x 4").all()
     assert (claims["paper_value"].fillna("") == "").all()
     assert claims["note"].str.contains("figures only").all()
+
+
+def test_equal_dim_claim_uses_its_own_stream_and_tests_vae_against_the_control():
+    from dprepro import repr_claims
+
+    table = _claims_table(6)
+    kwargs = {"cancer_epsilon": 1.0, "drug_epsilon": 1.0, "pipelines": ["as_published"],
+              "base_seed": 3}
+    without = repr_claims.repr_claims(table, table, drug_splits=_split_rows(table), **kwargs)
+    # the control: 0.03 above the VAE on the cancer task, 0.03 below on the drug task
+    control = table[table["representation"] == "vae"].assign(representation="pca_vae_dim")
+    cancer = pd.concat([table, control.assign(accuracy=control["accuracy"] + 0.03)])
+    drug = pd.concat([table, control.assign(spearman=control["spearman"] - 0.03)])
+    claims = repr_claims.repr_claims(cancer, drug, drug_splits=_split_rows(drug), **kwargs)
+    rows = claims.set_index("claim_id")
+    cancer_row = rows.loc["repr.as_published.cancer.vae_beats_pca_at_equal_dim"]
+    drug_row = rows.loc["repr.as_published.drug.vae_beats_pca_at_equal_dim"]
+    assert cancer_row["verdict"] == "fails" and drug_row["verdict"] == "holds"
+    assert cancer_row["reproduced_value"] == pytest.approx(-0.03)
+    assert drug_row["reproduced_value"] == pytest.approx(0.03)
+    assert cancer_row["source"].startswith("ours") and "VAE's" in cancer_row["note"]
+    # every other row is what the table without the control gave, to the bit
+    others = claims[~claims["claim_id"].str.endswith("at_equal_dim")].reset_index(drop=True)
+    pd.testing.assert_frame_equal(others, without)
+    assert "control is PCA itself" not in cancer_row["note"]
+    # at equal r the control is PCA row for row, and the note says so
+    same = pd.concat([table, table[table["representation"] == "pca"].assign(
+        representation="pca_vae_dim")])
+    rows = repr_claims.repr_claims(same, same, drug_splits=_split_rows(same),
+                                   **kwargs).set_index("claim_id")
+    for task in ("cancer", "drug"):
+        row = rows.loc[f"repr.as_published.{task}.vae_beats_pca_at_equal_dim"]
+        assert "control is PCA itself" in row["note"]
+        assert row["reproduced_value"] == pytest.approx(
+            rows.loc[f"repr.as_published.{task}.vae_beats_pca", "reproduced_value"])
 
 
 def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():

@@ -98,7 +98,10 @@ def test_full_dag_dry_run(configfile, tmp_path):
     # one search job per representation runs every pipeline's search
     assert counts["repr_search"] == len(rt["representations"])
     pipelines = len(rt.get("pipelines", ["as_published", "corrected"]))
-    assert counts["repr_fit"] == pipelines * len(rt["representations"])
+    # PCA at the VAE's r: one more fit per pipeline where both are configured
+    control = (rt.get("equal_dim_control", True)
+               and {"pca", "vae"} <= set(rt["representations"]))
+    assert counts["repr_fit"] == pipelines * (len(rt["representations"]) + control)
     assert counts["repr_drug"] == rt["drug"]["chunks"] * pipelines
     assert counts["repr_cancer_type"] == pipelines
     # one clipping-weight job per pipeline, for every drug-task ε

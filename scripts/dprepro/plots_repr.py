@@ -16,9 +16,13 @@ from .plots import _footer  # noqa: E402
 from .repr_privacy import cancer_variant_text, drug_privacy_text  # noqa: E402
 
 _REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "VAE",
-                "fixed_genes": "fixed genes", "dp_feature_selection": "DP feature selection"}
+                "pca_vae_dim": "PCA at the VAE's r", "fixed_genes": "fixed genes",
+                "dp_feature_selection": "DP feature selection"}
 _REPR_COLORS = {"pca": "#1f77b4", "random_projection": "#ff7f0e", "vae": "#2ca02c",
-                "fixed_genes": "#7f7f7f", "dp_feature_selection": "#9467bd"}
+                "pca_vae_dim": "#117a8b", "fixed_genes": "#7f7f7f",
+                "dp_feature_selection": "#9467bd"}
+#: The equal-dimension control is drawn with squares, so it is not read as PCA itself.
+_REPR_MARKERS = {"pca_vae_dim": "s"}
 
 
 def _repr_origin_text(origin: str) -> str:
@@ -65,8 +69,11 @@ def _finish(fig, note: str, *, suptitle: str | None = None) -> None:
     fig.tight_layout(rect=(0, bottom, 1, top))
 
 
-#: PCA is exact and fitted once: its seeds differ only in the DP learner's noise.
-_PCA_SEEDS = "PCA is deterministic: its SE is the DP noise's only"
+def _pca_seeds(summary: pd.DataFrame) -> str:
+    """PCA is exact and fitted once: its seeds differ only in the DP learner's noise."""
+    which = ("PCA (also at the VAE's r)" if "pca_vae_dim" in set(summary["representation"])
+             else "PCA")
+    return f"{which} is deterministic: its SE is the DP noise's only"
 
 
 def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: str,
@@ -84,7 +91,8 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
         for part, style in ((_at_epsilon(rows, epsilon), {"mfc": color}),
                             (_nonprivate(rows), {"mfc": "white"})):
             part = part[part["representation"] == method].set_index("case").reindex(cases)
-            ax.errorbar(x, part["accuracy_mean"], yerr=_se(part["accuracy_se"]), fmt="o",
+            ax.errorbar(x, part["accuracy_mean"], yerr=_se(part["accuracy_se"]),
+                        fmt=_REPR_MARKERS.get(method, "o"),
                         color=color, ms=5, capsize=2, lw=1, **style,
                         label=_REPR_LABELS.get(method, method) if style["mfc"] != "white"
                         else None)
@@ -104,7 +112,7 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
                  fontsize=9)
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
                  f"(objective perturbation, {cancer_variant_text(variant, pipeline)}); "
-                 f"mean ± SE over {n} representation seeds ({_PCA_SEEDS}).")
+                 f"mean ± SE over {n} representation seeds ({_pca_seeds(summary)}).")
     return fig
 
 
@@ -113,7 +121,8 @@ def _against_epsilon(ax, rows, column, se_column):
         color = _REPR_COLORS.get(method, "k")
         part = rows[(rows["representation"] == method) & (rows["mechanism"] != "non_private")]
         part = part.sort_values("epsilon")
-        ax.errorbar(part["epsilon"], part[column], yerr=_se(part[se_column]), marker="o",
+        ax.errorbar(part["epsilon"], part[column], yerr=_se(part[se_column]),
+                    marker=_REPR_MARKERS.get(method, "o"),
                     ms=4, capsize=2, lw=1.2, color=color, label=_REPR_LABELS.get(method, method))
         ref = _nonprivate(rows[rows["representation"] == method])
         if len(ref):
@@ -133,7 +142,7 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     n = int(rows["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
                  f"{cancer_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
-                 f"({_PCA_SEEDS}).")
+                 f"({_pca_seeds(summary)}).")
     return fig
 
 
@@ -151,7 +160,8 @@ def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: 
             for i, method in enumerate(methods):
                 color = _REPR_COLORS.get(method, "k")
                 ax.errorbar(x0[i] + offset, part.loc[method, f"{column}_mean"],
-                            yerr=_se([part.loc[method, f"{column}_se"]]), fmt="o",
+                            yerr=_se([part.loc[method, f"{column}_se"]]),
+                            fmt=_REPR_MARKERS.get(method, "o"),
                             color=color, mfc=color if fill else "white", ms=6, capsize=2)
         ax.axhline(base, color="0.6", lw=0.8, ls=":")
         ax.set_xticks(x0, [_REPR_LABELS.get(m, m) for m in methods], rotation=20, ha="right",
@@ -160,7 +170,7 @@ def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: 
         ax.grid(alpha=0.3, axis="y")
     n = int(summary["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
-                 f"mean over splits and drugs, ± SE over {n} seeds ({_PCA_SEEDS}); "
+                 f"mean over splits and drugs, ± SE over {n} seeds ({_pca_seeds(summary)}); "
                  f"{drug_privacy_text(pipeline)}.",
             suptitle=f"Drug sensitivity: filled ε = {float(epsilon):g}, open non-private")
     return fig
@@ -176,5 +186,5 @@ def repr_drug_vs_epsilon(summary: pd.DataFrame, *, data_origin: str):
     axes[0].legend(fontsize=7)
     n = int(summary["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞); "
-                 f"mean ± SE over {n} seeds ({_PCA_SEEDS}).")
+                 f"mean ± SE over {n} seeds ({_pca_seeds(summary)}).")
     return fig

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from .repr_common import REPRESENTATIONS
+from .repr_common import REPRESENTATION_METHODS
 from .seeds import seed_sequence
 
 __all__ = ["FeatureSelection", "MethodFeatures", "centred_genes", "hashed_parts",
@@ -352,7 +352,7 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
     base_seed : int
         The configuration's seed (the part key).
     """
-    if method in REPRESENTATIONS:
+    if method in REPRESENTATION_METHODS:
         frame = representations[method]
         cols = [c for c in frame.columns if c.startswith("z")]
         private, scales, public = {}, {}, {}

@@ -14,13 +14,21 @@ import pandas as pd
 
 from .seeds import seed_sequence
 
-__all__ = ["BASELINES", "METHODS", "REPRESENTATIONS", "STUDY", "eps_text", "method_order",
+__all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "REPRESENTATIONS",
+           "REPRESENTATION_METHODS", "STUDY", "dim_source", "eps_text", "fitted_as", "method_order",
            "stream_int", "stream_rng"]
 
 STUDY = "repr_transfer"
 REPRESENTATIONS = ("pca", "random_projection", "vae")
 BASELINES = ("fixed_genes", "dp_feature_selection")
-METHODS = REPRESENTATIONS + BASELINES
+#: Controls fitted as one representation at the dimension another one's search
+#: selected: ``pca_vae_dim`` is PCA with the VAE's r. The DP learners' noise grows
+#: with the feature dimension (SSP's L1 sensitivity is d²B²), so "VAE vs PCA" at
+#: each one's own r mixes the representation with its r; the control separates them.
+EQUAL_DIM_CONTROLS = {"pca_vae_dim": ("pca", "vae")}
+#: Methods whose features are a representation fitted on the public set.
+REPRESENTATION_METHODS = REPRESENTATIONS + tuple(EQUAL_DIM_CONTROLS)
+METHODS = REPRESENTATION_METHODS + BASELINES
 
 
 def stream_rng(base_seed: int, step: str, replicate: int = 0) -> np.random.Generator:
@@ -36,6 +44,16 @@ def stream_int(base_seed: int, step: str) -> int:
 def eps_text(epsilon: float) -> str:
     """ε as it appears in stream and file names: ``1``, ``0.5``, ``inf``."""
     return "inf" if not math.isfinite(epsilon) else f"{float(epsilon):g}"
+
+
+def fitted_as(method: str) -> str:
+    """The representation ``method`` is fitted as (itself, or a control's model)."""
+    return EQUAL_DIM_CONTROLS[method][0] if method in EQUAL_DIM_CONTROLS else method
+
+
+def dim_source(method: str) -> str:
+    """The representation whose selected r ``method`` uses (itself, or a control's source)."""
+    return EQUAL_DIM_CONTROLS[method][1] if method in EQUAL_DIM_CONTROLS else method
 
 
 def method_order(values: pd.Series) -> pd.Series:

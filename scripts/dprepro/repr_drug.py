@@ -20,7 +20,7 @@ import pandas as pd
 
 from .privacy import budget_split
 from .repr_baselines import FeatureSelection, noisy_top_features
-from .repr_common import REPRESENTATIONS, eps_text, stream_rng
+from .repr_common import REPRESENTATION_METHODS, dim_source, eps_text, stream_rng
 from .repr_privacy import DRUG_PRIVACY_COLUMNS, drug_learner, drug_privacy, method_split
 
 __all__ = ["clipping_lookup", "clipping_settings", "clipping_weight_cache",
@@ -85,16 +85,18 @@ def method_dim(method: str, *, hyperparameters: pd.DataFrame, baselines: Mapping
 
     A representation: its selected ``dim`` in ``hyperparameters`` (of
     ``pipeline``'s search when the table has a ``pipeline`` column); the fixed
-    genes: their number; DP feature selection: the genes it selects.
+    genes: their number; DP feature selection: the genes it selects. An
+    equal-dimension control (``pca_vae_dim``) has its source's selected ``dim``.
     """
-    if method in REPRESENTATIONS:
+    if method in REPRESENTATION_METHODS:
         table = hyperparameters
-        mask = (table["representation"] == method) & table["selected"].astype(bool)
+        source = dim_source(method)
+        mask = (table["representation"] == source) & table["selected"].astype(bool)
         if pipeline is not None and "pipeline" in table.columns:
             mask &= table["pipeline"] == pipeline
         chosen = table.loc[mask, "dim"]
         if len(chosen) != 1:
-            raise ValueError(f"hyperparameters: expected one selected {method} row, found "
+            raise ValueError(f"hyperparameters: expected one selected {source} row, found "
                              f"{len(chosen)}")
         return int(chosen.iloc[0])
     if method == "fixed_genes":

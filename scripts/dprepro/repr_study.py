@@ -43,10 +43,12 @@ from .repr_baselines import (
 from .repr_cancer import cancer_type_cases, cancer_type_experiment, case_label
 from .repr_common import (
     BASELINES,
+    EQUAL_DIM_CONTROLS,
     METHODS,
     REPRESENTATIONS,
     STUDY,
     eps_text,
+    fitted_as,
     method_order,
     stream_int,
     stream_rng,
@@ -84,6 +86,7 @@ __all__ = [
     "DRUG_COLUMNS",
     "DRUG_NOTE",
     "DRUG_PRIVACY_COLUMNS",
+    "EQUAL_DIM_CONTROLS",
     "LOGISTIC_LOSS_C",
     "METHODS",
     "REPRESENTATIONS",
@@ -92,6 +95,7 @@ __all__ = [
     "TABLES",
     "FeatureSelection",
     "MethodFeatures",
+    "fitted_as",
     "auxiliary_score",
     "cancer_privacy",
     "cancer_summary",
@@ -604,18 +608,25 @@ def selected_spec(hyperparameters: pd.DataFrame, representation: str,
     """The selected candidate of one search as a :func:`fit_representation` spec.
 
     ``pipeline`` picks the search when the table has a ``pipeline`` column.
+    An equal-dimension control (:data:`EQUAL_DIM_CONTROLS`) is fitted as its
+    model at its source's selected ``dim`` (``pca_vae_dim``: PCA at the VAE's r).
     ValueError unless exactly one row is selected.
     """
+    model, source = EQUAL_DIM_CONTROLS.get(representation, (representation, representation))
     table = hyperparameters
-    mask = (table["representation"] == representation) & table["selected"].astype(bool)
+    mask = (table["representation"] == source) & table["selected"].astype(bool)
     if pipeline is not None and "pipeline" in table.columns:
         mask &= table["pipeline"] == pipeline
     chosen = table[mask]
     if len(chosen) != 1:
-        raise ValueError(f"hyperparameters: expected one selected {representation} row"
+        raise ValueError(f"hyperparameters: expected one selected {source} row"
                          f"{f' of pipeline {pipeline}' if pipeline else ''}, found {len(chosen)}")
     row = chosen.iloc[0]
     spec = {"dim": int(row["dim"])}
+    if model != representation:
+        if model != "pca":
+            raise ValueError(f"control {representation!r}: only PCA controls are defined")
+        return spec
     if representation == "vae":
         spec.update(learning_rate=float(row["learning_rate"]),
                     hidden_layers=int(row["hidden_layers"]),

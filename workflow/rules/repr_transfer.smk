@@ -9,7 +9,7 @@ include: "repr_transfer_common.smk"
 
 
 wildcard_constraints:
-    representation=r"pca|random_projection|vae",
+    representation=r"pca|random_projection|vae|pca_vae_dim",
     chunk=r"[0-9]+",
     pipeline="|".join(REPR_PIPELINES),
 

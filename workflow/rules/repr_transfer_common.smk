@@ -1,6 +1,7 @@
 # ---- repr_transfer: configuration, paths and helpers of the study ----
 # Also the raw-file paths of the GDSC/DepMap/TCGA download rules in data.smk.
 
+from dprepro.repr_common import fitted_as  # noqa: E402
 from dprepro.repr_privacy import epsilon_grid, figure_privacy_text  # noqa: E402
 
 REPR_RAW_ITEMS = {
@@ -237,9 +238,17 @@ def repr_vae_options(representation):
     return {key: vae[key] for key in keys}
 
 
-def repr_methods():
+def repr_representation_methods():
+    """The configured representations, then the equal-dimension control when it applies."""
     spec = config["repr_transfer"]
-    return list(spec["representations"]) + list(spec["baselines"])
+    methods = list(spec["representations"])
+    if spec["equal_dim_control"] and {"pca", "vae"} <= set(methods):
+        methods.append("pca_vae_dim")
+    return methods
+
+
+def repr_methods():
+    return repr_representation_methods() + list(config["repr_transfer"]["baselines"])
 
 
 def repr_baseline_params():
@@ -262,7 +271,7 @@ def repr_experiment_inputs():
         # each pipeline's representations are fitted with its own search's hyperparameters
         "representations": lambda wc: [
             f"results/repr_transfer/representations/{wc.pipeline}/{r}.parquet"
-            for r in config["repr_transfer"]["representations"]
+            for r in repr_representation_methods()
         ],
     }
     if spec["baselines"]:
@@ -405,7 +414,7 @@ REPR_VAE_PAPER = {"epoch_seconds": 307}
 
 
 def repr_fit_mem_mb(wildcards):
-    if REPR_ORIGIN != "synthetic" and wildcards.representation == "pca":
+    if REPR_ORIGIN != "synthetic" and fitted_as(wildcards.representation) == "pca":
         return REPR_FIT_PCA_PAPER["mem_mb"]
     return REPR_MEM_MB["learn"]
 
@@ -418,6 +427,6 @@ def repr_fit_runtime(wildcards):
             per_seed = 2 * epochs * REPR_VAE_PAPER["epoch_seconds"] / 60
             return int(per_seed * REPR["seeds"] + 1)
         return 60 * REPR["seeds"]
-    if REPR_ORIGIN != "synthetic" and wildcards.representation == "pca":
+    if REPR_ORIGIN != "synthetic" and fitted_as(wildcards.representation) == "pca":
         return REPR_FIT_PCA_PAPER["minutes_per_seed"] * REPR["seeds"]
     return 10
