@@ -160,7 +160,7 @@ def row(claim_id, study="ldp_indicators", **changes):
     fields = {"study": study, "claim_id": claim_id, "claim": "F̌ below F", "source": "Fig. 1",
               "statistic": "IMSE ratio", "reproduced_value": 0.8, "ci_lower": 0.7,
               "ci_upper": 0.9, "ci_method": "percentile bootstrap over the simulated samples",
-              "criterion": "< 1"}
+              "criterion": "< 1", "privacy_unit": "individual"}
     return claim_row(**{**fields, **changes})
 
 
@@ -173,6 +173,9 @@ def test_claim_row_computes_its_verdict_and_checks_the_id_prefix():
     for method in ("", "  ", None):
         with pytest.raises(ValueError, match="ci_method of claim 'ldp.x' must name how"):
             row("ldp.x", ci_method=method)
+        with pytest.raises(ValueError, match="privacy_unit of claim 'ldp.x' must name whom"):
+            row("ldp.x", privacy_unit=method)
+    assert row("ldp.x")["privacy_unit"] == "individual"
 
 
 def test_claims_frame_has_the_contract_columns_and_unique_ids():

@@ -120,7 +120,8 @@ def _study_claims(study, prefix, n):
     return pd.DataFrame([claim_row(study=study, claim_id=f"{prefix}.c{i}", claim="x",
                                    source="s", statistic="ratio", reproduced_value=0.5,
                                    ci_lower=0.4, ci_upper=0.6 + i,
-                                   ci_method="percentile bootstrap", criterion="< 1")
+                                   ci_method="percentile bootstrap", criterion="< 1",
+                                   privacy_unit="patient")
                          for i in range(n)])
 
 

@@ -176,7 +176,8 @@ def test_tables_are_byte_identical_across_runs_and_cores(runs):
 
 def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs):
     """results/claims.csv: the contract's columns, every study's rows, and for each row an
-    interval (ci_lower <= ci_upper) and its method (referee 5: it was in the notes only)."""
+    interval (ci_lower <= ci_upper), its method and the privacy unit (referee 5: they were in
+    the notes only)."""
     from dprepro.claims import CLAIM_COLUMNS
 
     claims = pd.read_csv(runs["2"] / "results" / "claims.csv", keep_default_na=False)
@@ -188,6 +189,13 @@ def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs)
     assert {"bootstrap", "Clopper-Pearson"} <= {word for method in methods
                                                 for word in method.split()
                                                 if word in ("bootstrap", "Clopper-Pearson")}
+    # whom each claim's privacy statements protect, as the study's own tables say
+    units = claims.groupby("study")["privacy_unit"].unique().map(set).to_dict()
+    medians = pd.read_csv(runs["2"] / "results" / "rrr_survival" / "tables"
+                          / "median_survival.csv")
+    assert units["rrr_survival"] == set(medians["privacy_unit"])
+    assert units["ldp_indicators"] == {"individual"}
+    assert units["repr_transfer"] == {"cell line"}
 
 
 def sha256(path: Path) -> str:

@@ -34,8 +34,8 @@ __all__ = ["CLAIMS_PRIVACY", "CLAIM_COLUMNS", "VERDICTS", "Criterion", "bootstra
            "verdict"]
 
 CLAIM_COLUMNS = ["study", "claim_id", "claim", "source", "statistic", "paper_value",
-                 "reproduced_value", "ci_lower", "ci_upper", "ci_method", "level", "criterion",
-                 "verdict", "note"]
+                 "reproduced_value", "ci_lower", "ci_upper", "ci_method", "level",
+                 "privacy_unit", "criterion", "verdict", "note"]
 VERDICTS = ("holds", "fails", "inconclusive")
 
 #: Privacy record of claims tables: statistics about private releases *and*
@@ -178,13 +178,15 @@ def percentile_interval(estimate: float, resampled, *, level: float = 0.95
 
 def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
               reproduced_value: float, ci_lower: float, ci_upper: float, ci_method: str,
-              criterion: str, level: float = 0.95, paper_value: float | str = "",
-              note: str = "") -> dict:
+              criterion: str, privacy_unit: str, level: float = 0.95,
+              paper_value: float | str = "", note: str = "") -> dict:
     """One row of a claims table, its verdict computed from the interval.
 
     ``ci_method`` names how the interval was obtained (e.g. "Clopper-Pearson over
     draws", "percentile bootstrap over simulated samples", or why there is none), so
-    a reader need not find it in the note.
+    a reader need not find it in the note. ``privacy_unit`` is whom the privacy
+    statements behind the claim protect (the neighbouring relation's unit: a
+    patient, an individual's indicator, a cell line), as in the study's tables.
     """
     if not claim_id.startswith(f"{study.split('_')[0]}."):
         raise ValueError(f"claim_id {claim_id!r} must start with the study prefix "
@@ -192,12 +194,15 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     if not isinstance(ci_method, str) or not ci_method.strip():
         raise ValueError(f"ci_method of claim {claim_id!r} must name how its interval was "
                          f"obtained, got {ci_method!r}")
+    if not isinstance(privacy_unit, str) or not privacy_unit.strip():
+        raise ValueError(f"privacy_unit of claim {claim_id!r} must name whom the privacy "
+                         f"statements protect, got {privacy_unit!r}")
     return {"study": study, "claim_id": claim_id, "claim": claim, "source": source,
             "statistic": statistic, "paper_value": paper_value,
             "reproduced_value": float(reproduced_value), "ci_lower": float(ci_lower),
             "ci_upper": float(ci_upper), "ci_method": ci_method, "level": float(level),
-            "criterion": criterion, "verdict": verdict(ci_lower, ci_upper, criterion),
-            "note": note}
+            "privacy_unit": privacy_unit, "criterion": criterion,
+            "verdict": verdict(ci_lower, ci_upper, criterion), "note": note}
 
 
 def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:

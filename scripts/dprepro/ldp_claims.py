@@ -35,7 +35,7 @@ import numpy as np
 import pandas as pd
 
 from .claims import bootstrap_counts, claim_row, claims_frame, percentile_interval
-from .ldp_mechanisms import REFERENCE, get_mechanism
+from .ldp_mechanisms import PRIVACY_UNIT, REFERENCE, get_mechanism
 from .ldp_simulation import (
     ESTIMATORS,
     estimators,
@@ -253,7 +253,7 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                               statistic=statistic_text, reproduced_value=value, ci_lower=lower,
                               ci_upper=upper, criterion=criterion, level=level,
                               ci_method="percentile bootstrap over the simulated samples",
-                              paper_value=paper_value, note=note))
+                              privacy_unit=PRIVACY_UNIT, paper_value=paper_value, note=note))
 
     key = errors.key
     for c in censorings:

@@ -70,6 +70,7 @@ import pandas as pd
 
 from .claims import bootstrap_counts, claim_row, claims_frame, percentile_interval
 from .repr_common import STUDY, stream_rng
+from .repr_privacy import PRIVACY_UNIT
 
 __all__ = ["EQUIVALENCE_MARGIN", "MIN_UNITS", "RESAMPLES", "cluster_bootstrap",
            "crossed_bootstrap", "lineage_bootstrap", "repr_claims", "task_dependence_row"]
@@ -291,7 +292,8 @@ def _claim(D, *, claim_id: str, claim: str, statistic: str, criterion: str,
               if resampled is not None else "none: a single unit, the interval is the point")
     row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
-                    ci_upper=upper, ci_method=method, criterion=criterion, note=detail)
+                    ci_upper=upper, ci_method=method, criterion=criterion,
+                    privacy_unit=PRIVACY_UNIT, note=detail)
     if unit == "drug":
         # no per-split rows: the interval ignores the shared splits, so no firm verdict
         row["verdict"] = "inconclusive"
@@ -313,7 +315,8 @@ def _drug_claim(C: np.ndarray, *, claim_id: str, claim: str, statistic: str, cri
               if max(C.shape) > 1 else "none: a single unit, the interval is the point")
     row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
-                    ci_upper=upper, ci_method=method, criterion=criterion, note=detail)
+                    ci_upper=upper, ci_method=method, criterion=criterion,
+                    privacy_unit=PRIVACY_UNIT, note=detail)
     return _minimum_units(row, min(drugs, splits))
 
 
@@ -463,6 +466,6 @@ def task_dependence_row(cancer: dict, drug: dict, *, pipeline: str) -> dict:
                      reproduced_value=holds, ci_lower=holds, ci_upper=possible,
                      ci_method="none: from the two tasks' verdicts (up to the tasks where "
                                "it does not fail)",
-                     criterion="within [0.5, 1.5]",
+                     criterion="within [0.5, 1.5]", privacy_unit=PRIVACY_UNIT,
                      note=f"pipeline {pipeline}; from the per-task verdicts ({text}): holds iff "
                           f"one task holds and the other fails; {_EMPTY_PAPER_VALUE}")

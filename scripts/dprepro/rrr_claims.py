@@ -159,7 +159,7 @@ def _origin_text(origin: str) -> str:
             else "data: real")
 
 
-def _original_rows(d, medians, logrank, origin) -> list[dict]:
+def _original_rows(d, medians, logrank, origin, unit) -> list[dict]:
     paper = PAPER.get(d, {})
     rows = []
     for label, value in paper.get("medians", {}).items():
@@ -174,7 +174,7 @@ def _original_rows(d, medians, logrank, origin) -> list[dict]:
                    f"{float(row['median_r']):.3g}); interval = the plateau"
                    if end > start else "no plateau; interval = the point")
         rows.append(claim_row(
-            study=STUDY, claim_id=f"rrr.original_median.{d}.{label}",
+            study=STUDY, privacy_unit=unit, claim_id=f"rrr.original_median.{d}.{label}",
             claim=f"Non-private median of {label} ({d}) as printed in Table 2",
             source=f"{SOURCE}, Table 2", statistic="KM median (lifelines rule), months",
             paper_value=value, reproduced_value=median, ci_lower=start, ci_upper=end,
@@ -186,7 +186,7 @@ def _original_rows(d, medians, logrank, origin) -> list[dict]:
         level = paper["logrank_p_above"]
         p = float(logrank["p_value"].min())
         rows.append(claim_row(
-            study=STUDY, claim_id=f"rrr.original_logrank.{d}",
+            study=STUDY, privacy_unit=unit, claim_id=f"rrr.original_logrank.{d}",
             claim=f"No pair of groups differs at {level:g} on the original data ({d}), as in "
             "Table 1", source=f"{SOURCE}, Table 1",
             statistic="smallest plain pairwise log-rank p-value", paper_value=f"> {level:g}",
@@ -235,7 +235,12 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
         original_m = medians[(d, "original", None, "")]
         original_lr = logrank[(d, "original", None, "")]
         labels = list(original_m["group"])
-        rows += _original_rows(d, original_m, original_lr, origin)
+        # the cohort's person: whom every release of it protects
+        unit = info[d].get("privacy_unit", "patient")
+        rows += _original_rows(d, original_m, original_lr, origin, unit)
+
+        def share(flags, unit=unit, **kwargs):
+            return _share_row(flags, privacy_unit=unit, **kwargs)
         robust = d in clustered
         p_col = "robust_p_value" if robust else "p_value"
         original_p = original_lr.set_index(["group_a", "group_b"])[p_col]
@@ -263,7 +268,7 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
             rrr = (d, "rrr", e, published)
             if rrr in medians:
                 errors = _relative_median_error(medians[rrr], original_m)
-                rows.append(_share_row(
+                rows.append(share(
                     errors <= 0.25, claim_id=f"rrr.medians_preserved.{tag}",
                     claim=f"RRR preserves the group medians ({d}, ε = {e:g})",
                     source=_source(d, "Table 2"),
@@ -280,7 +285,7 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                               "nothing either', which labels independent of the outcome also "
                               "give" if rejects == 0 else
                               f"; the original rejects {rejects} pair(s)")
-                rows.append(_share_row(
+                rows.append(share(
                     unchanged, claim_id=f"rrr.no_conclusion_change.{tag}",
                     claim=f"No pairwise log-rank conclusion changes under RRR ({d}, ε = {e:g})",
                     source=_source(d, "Table 1"),
@@ -297,7 +302,7 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                 reached = set(original_m.loc[np.isfinite(original_m["median"]), "group"])
                 part = lnte[lnte["group"].isin(reached)]
                 levels = np.isinf(part["median"]).groupby(part["draw"]).any().to_numpy()
-                rows.append(_share_row(
+                rows.append(share(
                     levels, claim_id=f"rrr.lnte_levels_off.{tag}",
                     claim=f"LNTE curves level off above 0.5 (median not reached) ({d}, "
                     f"ε = {e:g})", source=_source(d, "Figure 2"),
@@ -318,7 +323,7 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                 a = _mean_distance(scores[ours])
                 b = _mean_distance(scores[theirs])
                 common = a.index.intersection(b.index)
-                rows.append(_share_row(
+                rows.append(share(
                     a.loc[common].to_numpy() < b.loc[common].to_numpy(),
                     claim_id=f"rrr.{name}.{tag}",
                     claim=f"RRR is more accurate than LNTE {how} ({d}, ε = {e:g})",
@@ -350,7 +355,8 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                 suffix = "" if calibration == published else f"_{calibration}"
                 at = "" if calibration == published else f", {calibration} calibration"
                 rows.append(claim_row(
-                    study=STUDY, claim_id=f"rrr.debiased_beats_rrr{suffix}.{tag}",
+                    study=STUDY, privacy_unit=unit,
+                    claim_id=f"rrr.debiased_beats_rrr{suffix}.{tag}",
                     claim=f"Debiased RRR curves are closer to the original than RRR's ({d}, "
                     f"ε = {e:g}{at})", source="beyond the paper",
                     statistic="mean sup-distance ratio, debiased / plain RRR (on the common "
@@ -365,7 +371,7 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
         if len(distance) >= 2:
             low, high = min(distance), max(distance)
             common = distance[low].index.intersection(distance[high].index)
-            rows.append(_share_row(
+            rows.append(share(
                 distance[high].loc[common].to_numpy() < distance[low].loc[common].to_numpy(),
                 claim_id=f"rrr.approaches_original.{d}",
                 claim=f"RRR curves approach the original as ε grows ({d}, ε = {low:g} → "
