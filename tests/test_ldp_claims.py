@@ -242,3 +242,44 @@ def test_x_dependence_has_a_raw_row_beside_the_normalised_one():
         assert scaled["reproduced_value"] == pytest.approx(4.0, rel=0.15)
         assert scaled["verdict"] == "fails"
         assert "raw IMSE" in raw["claim"]
+
+
+@pytest.mark.filterwarnings("ignore:Mean of empty slice")
+def test_median_ise_under_bootstrap_weights_is_the_median_of_the_repeated_sample():
+    rng = np.random.default_rng(7)
+    reps = 151
+    # heavy-tailed per-sample errors, one sample without any defined t (its ISE is NaN)
+    raw = rng.standard_cauchy(size=(reps, 4))
+    raw[3] = np.nan
+    errors = ErrorSet({("25", "laplace", 0.2, "private_beran_unclipped"): raw})
+    key = ("25", "laplace", 0.2, "private_beran_unclipped")
+    ise = np.nanmean(raw**2, axis=1)
+    counts = bootstrap_counts(reps, rng=np.random.default_rng(2), resamples=200)
+    got = errors.moments(counts / reps).median_ise(key)
+    defined = ~np.isnan(ise)
+    want = [np.median(np.repeat(ise[defined], row[defined].astype(int))) for row in counts]
+    np.testing.assert_allclose(got, want, rtol=1e-15)
+    # uniform weights: numpy's median of the defined ISEs (an even count: the middle two)
+    (whole,) = errors.moments(np.full((1, reps), 1 / reps)).median_ise(key)
+    assert whole == np.median(ise[defined])
+
+
+def test_clipping_has_a_median_based_claim_beside_the_mean_based_one():
+    base = synthetic_errors(1.0)
+    errors = dict(base.errors)
+    rng = np.random.default_rng(4)
+    for a in ALPHAS:
+        clipped = errors[("25", "laplace", a, "private_beran")]
+        # the unclipped estimator: the clipped errors plus a rare huge one (no finite mean)
+        spikes = np.where(rng.random(clipped.shape) < 0.01, 1e3, 0.0)
+        errors[("25", "laplace", a, "private_beran_unclipped")] = clipped + spikes
+    table = claims_of(ErrorSet(errors))
+    for a in ALPHAS:
+        mean_row = table.loc[f"ldp.clipping_changes_little.c25.a{a:g}"]
+        median_row = table.loc[f"ldp.clipping_changes_median_ise_little.c25.a{a:g}"]
+        # the spikes dominate the mean but leave the typical sample's error as it was
+        assert mean_row["verdict"] == "fails"
+        assert median_row["verdict"] == "holds"
+        assert median_row["ci_lower"] <= median_row["reproduced_value"] <= median_row["ci_upper"]
+        assert f"ldp.clipping_changes_median_ise_little.c25.a{a:g}" in mean_row["note"]
+    assert "ldp.clipping_changes_median_ise_little.c50.a0.2" not in table.index
