@@ -68,6 +68,23 @@ def test_verdicts(criterion, lower, upper, expected):
     assert verdict(lower, upper, Criterion.parse(criterion)) == expected
 
 
+def test_a_minimum_of_independent_units_caps_the_verdict_at_inconclusive():
+    crit = Criterion.parse("> 0; at least 5 independent units")
+    assert (crit.lower, crit.upper, crit.min_units) == (0.0, math.inf, 5)
+    assert crit.contains(0.1) and not crit.contains(0.0)
+    assert verdict(0.1, 0.2, crit, units=5) == "holds"
+    assert verdict(-0.2, -0.1, crit, units=7) == "fails"
+    assert verdict(0.1, 0.2, crit, units=4) == "inconclusive"
+    assert verdict(-0.2, -0.1, "within [-1, -0.5]; at least 2 independent units",
+                   units=1) == "inconclusive"
+    with pytest.raises(ValueError, match="needs the number of independent units"):
+        verdict(0.1, 0.2, crit)
+    # without the suffix the count is not needed and changes nothing
+    assert verdict(0.1, 0.2, "> 0", units=1) == "holds"
+    with pytest.raises(ValueError, match="not understood"):
+        Criterion.parse("> 0; at least five independent units")
+
+
 def test_verdict_refuses_nan_and_reversed_intervals():
     with pytest.raises(ValueError, match="NaN"):
         verdict(math.nan, 1.0, "< 2")

@@ -1212,9 +1212,10 @@ def test_claims_are_inconclusive_below_the_minimum_units():
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
     assert claims.loc[bootstrapped, "note"].str.startswith(
         "inconclusive: 4 independent units").all()
-    # the interval itself would have said "holds"
+    # the interval itself would have said "holds"; the criterion states the minimum
     row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
     assert row["ci_lower"] > 0
+    assert row["criterion"] == f"> 0; at least {repr_claims.MIN_UNITS} independent units"
 
 
 def test_drug_claims_resample_the_splits_shared_by_all_drugs():

@@ -14,7 +14,9 @@ criterion that makes the claim true, and a verdict:
     the interval straddles the criterion's boundary (more replicates needed).
 
 Criteria are short strings so a reader sees them verbatim in the table:
-``"< 1"``, ``"<= 0.05"``, ``"> 0"``, ``">= 0.8"``, ``"within [0.67, 1.5]"``.
+``"< 1"``, ``"<= 0.05"``, ``"> 0"``, ``">= 0.8"``, ``"within [0.67, 1.5]"``,
+optionally with a minimum of independent units behind the interval
+(``"> 0; at least 5 independent units"``: fewer give ``inconclusive``).
 """
 
 from __future__ import annotations
@@ -47,22 +49,33 @@ CLAIMS_PRIVACY = non_private("statistics of the studies' private releases and no
 _NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
 _BOUND = re.compile(rf"^\s*(<=|>=|<|>)\s*({_NUMBER})\s*$")
 _WITHIN = re.compile(rf"^\s*within\s*\[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]\s*$")
+_UNITS = re.compile(r"^(.*?);\s*at least (\d+) independent units\s*$")
 
 
 @dataclass(frozen=True)
 class Criterion:
-    """A parsed criterion: the set of values for which a claim is true."""
+    """A parsed criterion: the set of values for which a claim is true.
+
+    A suffix ``"; at least N independent units"`` (``min_units``) makes a verdict
+    need that many independent units behind the interval: with fewer it is
+    ``inconclusive`` whatever the interval (a bootstrap over 4 units says little).
+    """
 
     text: str
     lower: float
     upper: float
     lower_closed: bool
     upper_closed: bool
+    min_units: int | None = None
 
     @classmethod
     def parse(cls, text: str) -> Criterion:
         if not isinstance(text, str):
             raise TypeError(f"criterion must be a string, got {type(text).__name__}")
+        if m := _UNITS.match(text):
+            base = cls.parse(m.group(1))
+            return cls(text, base.lower, base.upper, base.lower_closed, base.upper_closed,
+                       int(m.group(2)))
         if m := _BOUND.match(text):
             op, value = m.group(1), float(m.group(2))
             if op in ("<", "<="):
@@ -82,12 +95,14 @@ class Criterion:
         return bool(above and below)
 
 
-def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion) -> str:
+def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion,
+            units: int | None = None) -> str:
     """``holds`` / ``fails`` / ``inconclusive`` for an interval against a criterion.
 
     The criterion's set is an interval, so the claim holds on the whole CI when
     both end points satisfy it, and fails on the whole CI when the CI lies
-    entirely on one side of it.
+    entirely on one side of it. A criterion with ``min_units`` also needs
+    ``units`` (the independent units behind the interval) to reach it.
     """
     crit = criterion if isinstance(criterion, Criterion) else Criterion.parse(criterion)
     lo, hi = float(ci_lower), float(ci_upper)
@@ -95,6 +110,11 @@ def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion) -> str
         raise ValueError("confidence limits must not be NaN")
     if lo > hi:
         raise ValueError(f"ci_lower {lo} exceeds ci_upper {hi}")
+    if crit.min_units is not None:
+        if units is None:
+            raise ValueError(f"criterion {crit.text!r} needs the number of independent units")
+        if units < crit.min_units:
+            return "inconclusive"
     if crit.contains(lo) and crit.contains(hi):
         return "holds"
     below = hi < crit.lower or (hi == crit.lower and not crit.lower_closed)
@@ -179,7 +199,7 @@ def percentile_interval(estimate: float, resampled, *, level: float = 0.95
 def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
               reproduced_value: float, ci_lower: float, ci_upper: float, ci_method: str,
               criterion: str, privacy_unit: str, level: float = 0.95,
-              paper_value: float | str = "", note: str = "") -> dict:
+              paper_value: float | str = "", note: str = "", units: int | None = None) -> dict:
     """One row of a claims table, its verdict computed from the interval.
 
     ``ci_method`` names how the interval was obtained (e.g. "Clopper-Pearson over
@@ -187,6 +207,8 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     a reader need not find it in the note. ``privacy_unit`` is whom the privacy
     statements behind the claim protect (the neighbouring relation's unit: a
     patient, an individual's indicator, a cell line), as in the study's tables.
+    ``units`` counts the independent units behind the interval, for a criterion
+    that states a minimum (``"> 0; at least 5 independent units"``).
     """
     if not claim_id.startswith(f"{study.split('_')[0]}."):
         raise ValueError(f"claim_id {claim_id!r} must start with the study prefix "
@@ -202,7 +224,7 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
             "reproduced_value": float(reproduced_value), "ci_lower": float(ci_lower),
             "ci_upper": float(ci_upper), "ci_method": ci_method, "level": float(level),
             "privacy_unit": privacy_unit, "criterion": criterion,
-            "verdict": verdict(ci_lower, ci_upper, criterion), "note": note}
+            "verdict": verdict(ci_lower, ci_upper, criterion, units), "note": note}
 
 
 def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:

@@ -292,12 +292,12 @@ def _claim(D, *, claim_id: str, claim: str, statistic: str, criterion: str,
               if resampled is not None else "none: a single unit, the interval is the point")
     row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
-                    ci_upper=upper, ci_method=method, criterion=criterion,
-                    privacy_unit=PRIVACY_UNIT, note=detail)
+                    ci_upper=upper, ci_method=method, criterion=_with_units(criterion),
+                    privacy_unit=PRIVACY_UNIT, note=_units_note(detail, units), units=units)
     if unit == "drug":
         # no per-split rows: the interval ignores the shared splits, so no firm verdict
         row["verdict"] = "inconclusive"
-    return _minimum_units(row, units)
+    return row
 
 
 def _drug_claim(C: np.ndarray, *, claim_id: str, claim: str, statistic: str, criterion: str,
@@ -313,20 +313,23 @@ def _drug_claim(C: np.ndarray, *, claim_id: str, claim: str, statistic: str, cri
               f"representation seeds; {_SPLIT_NOTE}; {_EMPTY_PAPER_VALUE}")
     method = ("crossed percentile bootstrap over drugs, splits and representation seeds"
               if max(C.shape) > 1 else "none: a single unit, the interval is the point")
-    row = claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
-                    statistic=statistic, reproduced_value=estimate, ci_lower=lower,
-                    ci_upper=upper, ci_method=method, criterion=criterion,
-                    privacy_unit=PRIVACY_UNIT, note=detail)
-    return _minimum_units(row, min(drugs, splits))
+    units = min(drugs, splits)
+    return claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
+                     statistic=statistic, reproduced_value=estimate, ci_lower=lower,
+                     ci_upper=upper, ci_method=method, criterion=_with_units(criterion),
+                     privacy_unit=PRIVACY_UNIT, note=_units_note(detail, units), units=units)
 
 
-def _minimum_units(row: dict, units: int) -> dict:
+def _with_units(criterion: str) -> str:
+    """The criterion with the minimum of independent units a verdict needs."""
+    return f"{criterion}; at least {MIN_UNITS} independent units"
+
+
+def _units_note(note: str, units: int) -> str:
     if units < MIN_UNITS:
-        row["verdict"] = "inconclusive"
-        row["note"] = (f"inconclusive: {units} independent units, fewer than the minimum "
-                       f"{MIN_UNITS}; "
-                       + row["note"])
-    return row
+        return (f"inconclusive: {units} independent units, fewer than the minimum "
+                f"{MIN_UNITS}; " + note)
+    return note
 
 
 def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: float,
