@@ -36,8 +36,8 @@ for method in p.methods:
     rows = repr_study.cancer_type_experiment(
         features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],
         l2=settings["l2"], variant=spec.cancer_variant or settings["variant"], base_seed=p.seed,
-        # a control shares its model's noise streams: at equal r it is that model, row for row
-        stream=f"cancer_type/{repr_study.fitted_as(method)}", scales=features.scales,
+        stream=f"cancer_type/{repr_study.noise_stream(method, representations)}",
+        scales=features.scales,
         selection=features.selection,
         mapping=spec.mapping)
     rows.insert(0, "representation", method)
@@ -49,7 +49,8 @@ path = snakemake.output.rows
 step.write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
 streams = {"noise": "cancer_type/<method>/<case>/eps<epsilon>, replicate = seed "
-                    "(the same draws for both pipelines)",
+                    "(the same draws for both pipelines; pca_vae_dim draws pca's where its r "
+                    "is PCA's own, being then PCA itself)",
            "folds": "cancer_type/folds/<case>", "base_seed": p.seed, "seeds": p.seeds,
            "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
                          "crc32(step), replicate])"}

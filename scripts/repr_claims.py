@@ -26,5 +26,6 @@ step.write_csv(table, snakemake.output.table)
 records = (repr_privacy.table_records(cancer, kind="cancer_type", settings=p.cancer_settings)
            + repr_privacy.table_records(drug, kind="drug", settings=p.drug_settings))
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
-                    seeds={"stream": "claims/<pipeline>/<task>", "base_seed": p.seed},
+                    seeds={"stream": "claims/<pipeline>/<task>[/equal_dim|/r_effect]",
+                           "base_seed": p.seed},
                     privacy=repr_privacy.distinct(records), data_origin=p.data_origin)

@@ -45,8 +45,7 @@ for method in p.methods:
     rows = repr_study.drug_experiment(
         features.private, response, chunk, epsilons=epsilons, splits=splits,
         ridge=settings["ridge"], base_seed=p.seed,
-        # a control shares its model's noise streams: at equal r it is that model, row for row
-        stream=f"drug/{repr_study.fitted_as(method)}",
+        stream=f"drug/{repr_study.noise_stream(method, representations)}",
         clipping_weights=clipping, selection=features.selection, xx_noise=spec.xx_noise,
         mapping=spec.mapping,
         **repr_study.public_centring(spec, features, settings))
@@ -59,7 +58,8 @@ path = snakemake.output.rows
 step.write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
 streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed (the same "
-                    "draws for both pipelines)",
+                    "draws for both pipelines; pca_vae_dim draws pca's where its r is "
+                    "PCA's own, being then PCA itself)",
            "splits": "drug/splits", "base_seed": p.seed, "seeds": p.seeds,
            "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
                          "crc32(step), replicate])"}

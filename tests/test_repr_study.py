@@ -1016,6 +1016,11 @@ def test_equal_dim_control_is_pca_at_the_vaes_selected_r(separable):
     full = frames["pca"]
     np.testing.assert_allclose(control[five].to_numpy(), full[five].to_numpy(), atol=1e-8)
     assert not np.allclose(full["z06"], 0)
+    # the experiments' noise: a control with PCA's own r is PCA (the same release, its
+    # draws); at another r it draws its own, so two models never share noise
+    assert repr_study.noise_stream("pca_vae_dim", frames) == "pca_vae_dim"
+    assert repr_study.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": full}) == "pca"
+    assert repr_study.noise_stream("vae", frames) == "vae"
 
 
 def test_dp_pair_score_separates_informative_from_useless_features():
@@ -1106,20 +1111,35 @@ def test_equal_dim_claim_uses_its_own_stream_and_tests_vae_against_the_control()
     assert cancer_row["reproduced_value"] == pytest.approx(-0.03)
     assert drug_row["reproduced_value"] == pytest.approx(0.03)
     assert cancer_row["source"].startswith("ours") and "VAE's" in cancer_row["note"]
-    # every other row is what the table without the control gave, to the bit
-    others = claims[~claims["claim_id"].str.endswith("at_equal_dim")].reset_index(drop=True)
-    pd.testing.assert_frame_equal(others, without)
+    # the effect of r alone: the control minus PCA (the control is the VAE + 0.03 on the
+    # cancer task, PCA is 0.01 above the VAE: +0.02)
+    r_effect = rows.loc["repr.as_published.cancer.pca_at_vae_dim_beats_pca"]
+    assert r_effect["reproduced_value"] == pytest.approx(0.02)
+    assert r_effect["statistic"].endswith("pca_vae_dim - pca")
+    # every other row is what the table without the control gave, to the bit, but for the
+    # notes that point at the new rows
+    new = claims["claim_id"].str.endswith(("at_equal_dim", "pca_at_vae_dim_beats_pca"))
+    others = claims[~new].reset_index(drop=True)
+    pd.testing.assert_frame_equal(others.drop(columns="note"), without.drop(columns="note"))
+    pointed = others["note"] != without["note"]
+    assert set(others.loc[pointed, "claim_id"]) == {
+        "repr.as_published.cancer.vae_beats_pca", "repr.as_published.drug.vae_beats_pca",
+        "repr.as_published.vae_vs_pca_depends_on_task"}
+    assert others.loc[pointed, "note"].str.contains("vae_beats_pca_at_equal_dim").all()
     assert "control is PCA itself" not in cancer_row["note"]
-    # at equal r the control is PCA row for row, and the note says so
+    # at equal r the control is PCA row for row: the row repeats vae_beats_pca's estimate
+    # and interval, says so, and there is no r-effect row
     same = pd.concat([table, table[table["representation"] == "pca"].assign(
         representation="pca_vae_dim")])
     rows = repr_claims.repr_claims(same, same, drug_splits=_split_rows(same),
                                    **kwargs).set_index("claim_id")
     for task in ("cancer", "drug"):
         row = rows.loc[f"repr.as_published.{task}.vae_beats_pca_at_equal_dim"]
+        beats = rows.loc[f"repr.as_published.{task}.vae_beats_pca"]
         assert "control is PCA itself" in row["note"]
-        assert row["reproduced_value"] == pytest.approx(
-            rows.loc[f"repr.as_published.{task}.vae_beats_pca", "reproduced_value"])
+        columns = ["reproduced_value", "ci_lower", "ci_upper", "verdict", "criterion"]
+        assert row[columns].tolist() == beats[columns].tolist()
+        assert f"repr.as_published.{task}.pca_at_vae_dim_beats_pca" not in rows.index
 
 
 def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
@@ -1401,3 +1421,36 @@ def test_figure_footers_say_pca_seeds_carry_noise_only():
             text = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
             plt.close(fig)
             assert "SE over" in text and "PCA is deterministic" in text, (name, text)
+
+
+def test_figures_label_each_representation_with_its_r_and_hide_a_control_that_is_pca():
+    """The equal-dimension control: drawn (brown squares, 'PCA at the VAE's r (r = 3)') where
+    its r differs from PCA's; left out, with a footer saying why, where it is PCA itself."""
+    import matplotlib.pyplot as plt
+
+    base = _claims_table(3).assign(
+        case=lambda t: t["case"].map({"c0": "A vs B", "c1": "A vs C", "c2": "B vs C"}),
+        mechanism="m", variant="cms11", true_epsilon=1.0, majority_accuracy=0.5,
+        pc_index=0.6)
+    base["dim"] = base["representation"].map({"pca": 5, "vae": 3, "fixed_genes": 10,
+                                              "dp_feature_selection": 10})
+    pca = base[base["representation"] == "pca"]
+    differs = pd.concat([base, pca.assign(representation="pca_vae_dim", dim=3,
+                                          accuracy=pca["accuracy"] - 0.1)])
+    same = pd.concat([base, pca.assign(representation="pca_vae_dim")])
+    summary = repr_study.drug_summary(differs)
+    assert summary.groupby("representation")["dim"].first().to_dict() == {
+        "pca": 5, "vae": 3, "pca_vae_dim": 3, "fixed_genes": 10, "dp_feature_selection": 10}
+
+    def texts(table):
+        fig = repr_study.draw_figure("cancer_type_accuracy", repr_study.cancer_summary(table),
+                                     settings={"epsilon": 1.0, "variant": "paper"},
+                                     data_origin="synthetic", pipeline="corrected")
+        words = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
+        plt.close(fig)
+        return words
+
+    drawn, hidden = texts(differs), texts(same)
+    assert "PCA (r = 5)" in drawn and "VAE (r = 3)" in drawn
+    assert "PCA at the VAE's r (r = 3)" in drawn and "PCA itself here" not in drawn
+    assert "PCA at the VAE's r (r = 5)" not in hidden and "PCA itself here" in hidden

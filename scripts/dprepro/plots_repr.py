@@ -19,10 +19,15 @@ _REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "
                 "pca_vae_dim": "PCA at the VAE's r", "fixed_genes": "fixed genes",
                 "dp_feature_selection": "DP feature selection"}
 _REPR_COLORS = {"pca": "#1f77b4", "random_projection": "#ff7f0e", "vae": "#2ca02c",
-                "pca_vae_dim": "#117a8b", "fixed_genes": "#7f7f7f",
+                "pca_vae_dim": "#8c564b", "fixed_genes": "#7f7f7f",
                 "dp_feature_selection": "#9467bd"}
 #: The equal-dimension control is drawn with squares, so it is not read as PCA itself.
 _REPR_MARKERS = {"pca_vae_dim": "s"}
+#: Methods whose r the legends state (each one's own search picks it).
+_WITH_R = ("pca", "random_projection", "vae", "pca_vae_dim")
+_VALUE_COLUMNS = ("accuracy_mean", "accuracy_se", "spearman_mean", "spearman_se",
+                  "pc_index_mean", "pc_index_se")
+_SAME_AS_PCA = "PCA at the VAE's r is PCA itself here (the two searches picked the same r)"
 
 
 def _repr_origin_text(origin: str) -> str:
@@ -34,6 +39,31 @@ def _repr_methods(frame: pd.DataFrame) -> list[str]:
     present = list(dict.fromkeys(frame["representation"]))
     return [m for m in _REPR_LABELS if m in present] + [m for m in present
                                                         if m not in _REPR_LABELS]
+
+
+def _method_label(method: str, frame: pd.DataFrame) -> str:
+    """The method's name, with its r for a representation (``dim`` of the summary)."""
+    label = _REPR_LABELS.get(method, method)
+    if method in _WITH_R and "dim" in frame.columns:
+        dims = frame.loc[frame["representation"] == method, "dim"].dropna().unique()
+        if len(dims) == 1:
+            return f"{label} (r = {int(dims[0])})"
+    return label
+
+
+def _without_identical_control(summary: pd.DataFrame) -> tuple[pd.DataFrame, str]:
+    """The summary without the equal-dimension control where it is PCA row for row.
+
+    Where the VAE's r is PCA's own the control's rows repeat PCA's, and drawn over
+    them they would hide PCA; the footer says so instead.
+    """
+    control = summary[summary["representation"] == "pca_vae_dim"]
+    pca = summary[summary["representation"] == "pca"]
+    columns = [c for c in _VALUE_COLUMNS if c in summary.columns]
+    if control.empty or len(control) != len(pca) or not np.array_equal(
+            control[columns].to_numpy(float), pca[columns].to_numpy(float), equal_nan=True):
+        return summary, ""
+    return summary[summary["representation"] != "pca_vae_dim"], f" {_SAME_AS_PCA}."
 
 
 def _nonprivate(rows: pd.DataFrame) -> pd.DataFrame:
@@ -79,6 +109,7 @@ def _pca_seeds(summary: pd.DataFrame) -> str:
 def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: str,
                            data_origin: str, pipeline: str):
     """Accuracy per cancer-type case and method at one ε (filled) and non-private (open)."""
+    summary, same = _without_identical_control(summary)
     rows = summary[summary["case"] != "all"]
     cases = list(dict.fromkeys(rows["case"]))
     methods = _repr_methods(rows)
@@ -94,7 +125,7 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
             ax.errorbar(x, part["accuracy_mean"], yerr=_se(part["accuracy_se"]),
                         fmt=_REPR_MARKERS.get(method, "o"),
                         color=color, ms=5, capsize=2, lw=1, **style,
-                        label=_REPR_LABELS.get(method, method) if style["mfc"] != "white"
+                        label=_method_label(method, rows) if style["mfc"] != "white"
                         else None)
     ax.axhline(0.5, color="0.6", lw=0.8, ls=":")
     if "majority_accuracy" in rows.columns:
@@ -112,7 +143,7 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
                  fontsize=9)
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
                  f"(objective perturbation, {cancer_variant_text(variant, pipeline)}); "
-                 f"mean ± SE over {n} representation seeds ({_pca_seeds(summary)}).")
+                 f"mean ± SE over {n} representation seeds ({_pca_seeds(summary)}).{same}")
     return fig
 
 
@@ -123,7 +154,7 @@ def _against_epsilon(ax, rows, column, se_column):
         part = part.sort_values("epsilon")
         ax.errorbar(part["epsilon"], part[column], yerr=_se(part[se_column]),
                     marker=_REPR_MARKERS.get(method, "o"),
-                    ms=4, capsize=2, lw=1.2, color=color, label=_REPR_LABELS.get(method, method))
+                    ms=4, capsize=2, lw=1.2, color=color, label=_method_label(method, rows))
         ref = _nonprivate(rows[rows["representation"] == method])
         if len(ref):
             ax.axhline(float(ref[column].iloc[0]), color=color, lw=0.9, ls="--")
@@ -134,6 +165,7 @@ def _against_epsilon(ax, rows, column, se_column):
 def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_origin: str,
                                 pipeline: str):
     """Accuracy averaged over cases against ε; dashed lines are the non-private fits."""
+    summary, same = _without_identical_control(summary)
     rows = summary[summary["case"] == "all"]
     fig, ax = plt.subplots(figsize=(5.4, 3.9))
     _against_epsilon(ax, rows, "accuracy_mean", "accuracy_se")
@@ -142,13 +174,14 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     n = int(rows["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
                  f"{cancer_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
-                 f"({_pca_seeds(summary)}).")
+                 f"({_pca_seeds(summary)}).{same}")
     return fig
 
 
 def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: str,
                          pipeline: str):
     """Spearman's ρ and PC-index per method at one ε (filled) and non-private (open)."""
+    summary, same = _without_identical_control(summary)
     methods = _repr_methods(summary)
     fig, axes = plt.subplots(1, 2, figsize=(max(7.0, 1.3 * len(methods) + 4), 3.9))
     x0 = np.arange(len(methods))
@@ -164,20 +197,21 @@ def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: 
                             fmt=_REPR_MARKERS.get(method, "o"),
                             color=color, mfc=color if fill else "white", ms=6, capsize=2)
         ax.axhline(base, color="0.6", lw=0.8, ls=":")
-        ax.set_xticks(x0, [_REPR_LABELS.get(m, m) for m in methods], rotation=20, ha="right",
-                      fontsize=8)
+        ax.set_xticks(x0, [_method_label(m, summary) for m in methods], rotation=20,
+                      ha="right", fontsize=8)
         ax.set_ylabel(f"{label}, mean over drugs")
         ax.grid(alpha=0.3, axis="y")
     n = int(summary["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
                  f"mean over splits and drugs, ± SE over {n} seeds ({_pca_seeds(summary)}); "
-                 f"{drug_privacy_text(pipeline)}.",
+                 f"{drug_privacy_text(pipeline)}.{same}",
             suptitle=f"Drug sensitivity: filled ε = {float(epsilon):g}, open non-private")
     return fig
 
 
 def repr_drug_vs_epsilon(summary: pd.DataFrame, *, data_origin: str):
     """Spearman's ρ and PC-index against ε (beyond the paper); dashed = non-private."""
+    summary, same = _without_identical_control(summary)
     fig, axes = plt.subplots(1, 2, figsize=(9.0, 3.8))
     for ax, (column, label) in zip(axes, (("spearman", "Spearman's ρ"),
                                           ("pc_index", "PC-index")), strict=True):
@@ -186,5 +220,5 @@ def repr_drug_vs_epsilon(summary: pd.DataFrame, *, data_origin: str):
     axes[0].legend(fontsize=7)
     n = int(summary["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞); "
-                 f"mean ± SE over {n} seeds ({_pca_seeds(summary)}).")
+                 f"mean ± SE over {n} seeds ({_pca_seeds(summary)}).{same}")
     return fig

@@ -96,6 +96,7 @@ __all__ = [
     "FeatureSelection",
     "MethodFeatures",
     "fitted_as",
+    "noise_stream",
     "auxiliary_score",
     "cancer_privacy",
     "cancer_summary",
@@ -634,6 +635,26 @@ def selected_spec(hyperparameters: pd.DataFrame, representation: str,
     return spec
 
 
+def noise_stream(method: str, representations: Mapping[str, pd.DataFrame]) -> str:
+    """The method name whose DP noise streams the experiments draw ``method``'s noise from.
+
+    Every method has its own streams, so two models fitted on the same private
+    lines never share noise draws (a combination of two releases could cancel
+    shared noise). The one exception: an equal-dimension control whose r equals
+    its model's own selected r has exactly that model's features, so it *is* that
+    model: it draws the model's noise and gives its rows, the same release and
+    not a second one.
+    """
+    if method not in EQUAL_DIM_CONTROLS:
+        return method
+    model = fitted_as(method)
+
+    def dim(name):
+        return sum(str(c).startswith("z") for c in representations[name].columns)
+
+    return model if model in representations and dim(method) == dim(model) else method
+
+
 _method_order = method_order
 
 
@@ -715,6 +736,15 @@ def _mean_se(values: pd.Series) -> tuple[float, float, int]:
     return float(np.mean(v)), se, n
 
 
+def _with_dim(out: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """``dim`` (the features each method's learner sees, per pipeline) beside the summary."""
+    if "dim" not in table.columns:
+        return out
+    dims = table.groupby(["representation", "pipeline"], sort=False)["dim"].agg(
+        lambda d: int(d.iloc[0]) if d.nunique() == 1 else np.nan).reset_index()
+    return out.merge(dims, on=["representation", "pipeline"], how="left")
+
+
 def cancer_summary(table: pd.DataFrame) -> pd.DataFrame:
     """Mean ± SE over representation seeds per (case, method, pipeline, ε), plus ``case = "all"``.
 
@@ -734,6 +764,7 @@ def cancer_summary(table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     true = table.groupby(keys, dropna=False, sort=False)["true_epsilon"].first().reset_index()
     out = out.merge(true, on=keys, how="left")
+    out = _with_dim(out, table)
     if "majority_accuracy" in table.columns:
         majority = table.groupby("case", sort=False)["majority_accuracy"].first()
         out["majority_accuracy"] = out["case"].map(
@@ -763,6 +794,7 @@ def drug_summary(table: pd.DataFrame) -> pd.DataFrame:
     out = pd.DataFrame(rows)
     true = table.groupby(keys, dropna=False, sort=False)["true_epsilon"].first().reset_index()
     out = out.merge(true, on=keys, how="left")
+    out = _with_dim(out, table)
     out = out.assign(_m=_method_order(out["representation"]),
                      _p=_pipeline_order(out["pipeline"]), _e=_private_first(out))
     return out.sort_values(["_m", "_p", "_e"], kind="stable").drop(
