@@ -347,6 +347,16 @@ def privacy_audit(table: pd.DataFrame):
 _VERDICT_COLORS = {"holds": "#2ca02c", "fails": "#d62728", "inconclusive": "#ff7f0e"}
 
 
+def _criterion_label(text: str) -> str:
+    """A criterion as the claims figure prints it, a minimum of units in short."""
+    from .claims import Criterion
+
+    crit = Criterion.parse(text)
+    if crit.min_units is None:
+        return text
+    return f"{text.split(';', 1)[0].strip()} (≥ {crit.min_units} units)"
+
+
 def claims_figure(claims: pd.DataFrame):
     """One row per claim: the reproduced value and its interval against the criterion.
 
@@ -394,7 +404,8 @@ def claims_figure(claims: pd.DataFrame):
         xs, ys = np.array(points).T
         ax.scatter(xs, ys, c=colors, s=14, zorder=3)
         ax.set_yticks(np.arange(rows)[::-1],
-                      [f"{r.claim_id}: {r.criterion}" for r in claims.itertuples()], fontsize=6)
+                      [f"{r.claim_id}: {_criterion_label(r.criterion)}"
+                       for r in claims.itertuples()], fontsize=6)
     else:
         ax.text(0.5, 0.5, "no claims tables among the configured studies", ha="center",
                 va="center")
@@ -407,6 +418,7 @@ def claims_figure(claims: pd.DataFrame):
         ax.spines[side].set_visible(False)
     _footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values for which "
                  "the claim is true (criterion); each row on its own scale (its ends printed). "
-                 "Verdict: holds / fails / inconclusive.")
+                 "Verdict: holds / fails / inconclusive; (≥ n units): inconclusive on fewer "
+                 "than n independent units.")
     fig.subplots_adjust(left=0.45, right=0.86, top=1 - 0.3 / height, bottom=0.6 / height)
     return fig
