@@ -95,3 +95,30 @@ def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
     texts = [t.get_text() for t in ax.texts]
     assert "fails" in texts and texts.count("holds") == 2
     plt.close(fig)
+
+
+def test_legend_and_footer_keep_everything_on_the_canvas():
+    """A long footer and long legend labels are wrapped / stacked inside the figure, so the
+    saved PNG is the crop of the one drawing (an overhang made savefig draw it again)."""
+    from dprepro.plots_base import _drawing, legend_and_footer
+
+    fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4))
+    for k in range(5):
+        axes[0].plot([0, 1], [k, k + 1], label=f"estimator {k} with a long descriptive label "
+                                                 f"[mechanism_{k}]")
+    handles, labels = axes[0].get_legend_handles_labels()
+    legend_and_footer(fig, "A footer that states the data, the privacy and the sample sizes, "
+                           "long enough to run past the canvas if it were one line. " * 3,
+                      handles, labels)
+    _, renderer = _drawing(fig, 150, fresh=True)
+    box = fig.get_tightbbox(renderer)
+    width, height = fig.get_size_inches()
+    assert box.x0 >= 0 and box.y0 >= 0 and box.x1 <= width and box.y1 <= height, box
+    # the legend sits above the footer and below the panels
+    legend = fig.legends[0].get_window_extent(renderer).transformed(
+        fig.dpi_scale_trans.inverted())
+    footer = fig.texts[-1].get_window_extent(renderer).transformed(
+        fig.dpi_scale_trans.inverted())
+    panels = axes[0].get_tightbbox(renderer).transformed(fig.dpi_scale_trans.inverted())
+    assert footer.y1 <= legend.y0 and legend.y1 <= panels.y0 + 0.05
+    plt.close(fig)

@@ -19,7 +19,7 @@ import numpy as np  # noqa: E402
 import pandas as pd  # noqa: E402
 
 from .ldp_simulation import ESTIMATORS, estimators  # noqa: E402
-from .plots_base import footer, save_figure, wrapped_footer  # noqa: E402
+from .plots_base import footer, legend_and_footer, save_figure, wrapped_footer  # noqa: E402
 
 __all__ = ["LDP_FIGURES", "claims_figure", "save_figure", "ldp_figure1", "ldp_mse_vs_alpha",
            "ldp_mse_vs_n"]
@@ -125,13 +125,11 @@ def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False, target: s
                 ax.set_ylabel(f"MSE of {quantity}", fontsize=8)
             ax.grid(alpha=0.3)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
-               bbox_to_anchor=(0.5, 0.035), frameon=False)
     n = int(mse["n"].iloc[0])
-    _footer(fig, f"Simulation (no real data): {_samples(mse, f'of n = {n}')}; x = {x:g}; bands "
-                 "±2 Monte Carlo SE. Private curves α-LDP (mechanism in brackets; unmarked: "
-                 "Z = δ + Laplace(1/α)); the others are non-private references.")
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    legend_and_footer(
+        fig, f"Simulation (no real data): {_samples(mse, f'of n = {n}')}; x = {x:g}; bands "
+             "±2 Monte Carlo SE. Private curves α-LDP (mechanism in brackets; unmarked: "
+             "Z = δ + Laplace(1/α)); the others are non-private references.", handles, labels)
     return fig
 
 
@@ -177,12 +175,10 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
     axes[0, 0].set_ylabel("integrated MSE")
     # below the panels: inside the axes it covered the small-α points of a panel
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
-               bbox_to_anchor=(0.5, 0.05), frameon=False)
-    _footer(fig, "Simulation (no real data); F̂_n is α-LDP (mechanism in brackets; unmarked: "
-                 "Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
-                 f"{_samples(imse, 'of n = ' + str(int(imse['n'].iloc[0])))}.")
-    fig.tight_layout(rect=(0, 0.16, 1, 1))
+    legend_and_footer(
+        fig, "Simulation (no real data); F̂_n is α-LDP (mechanism in brackets; unmarked: "
+             "Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
+             f"{_samples(imse, 'of n = ' + str(int(imse['n'].iloc[0])))}.", handles, labels)
     return fig
 
 
@@ -199,10 +195,10 @@ def ldp_mse_vs_n(imse: pd.DataFrame, rates: pd.DataFrame):
     for ax, target in zip(axes[:, 0], targets, strict=True):
         _mse_vs_n_panel(ax, imse[imse["estimator"].isin(estimators(target))], rates, target)
     censoring = imse["censoring"].iloc[0]
-    _footer(fig, f"Simulation (no real data), {censoring}% censoring; "
-                 f"{_samples(imse, 'per n')}; bars ±2 SE; slopes with "
-                 "95% intervals (SE inflated by the lack of fit); private curves α-LDP.")
-    fig.tight_layout(rect=(0, 0.04, 1, 1))
+    legend_and_footer(fig, f"Simulation (no real data), {censoring}% censoring; "
+                           f"{_samples(imse, 'per n')}; bars ±2 SE; slopes with "
+                           "95% intervals (SE inflated by the lack of fit); private curves "
+                           "α-LDP.")
     return fig
 
 
@@ -289,12 +285,10 @@ def ldp_bias_variance(mse: pd.DataFrame, *, alphas):
                 if i == len(censorings) - 1:
                     ax.set_xlabel("t", fontsize=8)
     handles, labels = axes[0, 0].get_legend_handles_labels()
-    fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=min(len(labels), 4),
-               bbox_to_anchor=(0.5, 0.035), frameon=False)
     size = f"of n = {int(mse['n'].iloc[0])}"
-    _footer(fig, f"Simulation (no real data): {_samples(mse, size)}; signed bias and "
-                 "variance of F(t | x), bands ±2 Monte Carlo SE; MSE = bias² + variance.")
-    fig.tight_layout(rect=(0, 0.1, 1, 1))
+    legend_and_footer(
+        fig, f"Simulation (no real data): {_samples(mse, size)}; signed bias and variance of "
+             "F(t | x), bands ±2 Monte Carlo SE; MSE = bias² + variance.", handles, labels)
     return fig
 
 
@@ -338,9 +332,9 @@ def privacy_audit(table: pd.DataFrame):
     ax.grid(alpha=0.3, axis="x")
     ax.legend(fontsize=7, loc="lower right")
     level = table["level"].iloc[0]
-    _footer(fig, f"Clopper–Pearson lower confidence bounds at level {level:g} on worst-case "
-                 "neighbouring inputs (synthetic); control rows are deliberately mis-scaled.")
-    fig.tight_layout(rect=(0, 0.03, 1, 1))
+    legend_and_footer(fig, f"Clopper–Pearson lower confidence bounds at level {level:g} on "
+                           "worst-case neighbouring inputs (synthetic); control rows are "
+                           "deliberately mis-scaled.")
     return fig
 
 
@@ -416,9 +410,9 @@ def claims_figure(claims: pd.DataFrame):
     ax.tick_params(axis="y", length=0, pad=30)  # room for the scale ends
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
-    _footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values for which "
-                 "the claim is true (criterion); each row on its own scale (its ends printed). "
-                 "Verdict: holds / fails / inconclusive; (≥ n units): inconclusive on fewer "
-                 "than n independent units.")
+    _wrapped_footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values "
+                         "for which the claim is true (criterion); each row on its own scale "
+                         "(its ends printed). Verdict: holds / fails / inconclusive; (≥ n "
+                         "units): inconclusive on fewer than n independent units.")
     fig.subplots_adjust(left=0.45, right=0.86, top=1 - 0.3 / height, bottom=0.6 / height)
     return fig

@@ -21,7 +21,8 @@ from matplotlib.transforms import Bbox  # noqa: E402
 
 from .io import atomic_path  # noqa: E402
 
-__all__ = ["Part", "save_figure", "footer", "layout_with_footer", "wrapped_footer"]
+__all__ = ["Part", "save_figure", "footer", "layout_with_footer", "legend_and_footer",
+           "wrapped_footer"]
 
 #: zlib level of every PNG written, not Pillow's 6: half the CPU of encoding (Figure 2
 #: writes 84 PNGs) for ~9 % more bytes; the pixels are the same.
@@ -197,6 +198,33 @@ def wrapped_footer(fig, text: str) -> None:
 
 def _wrapped(fig, text: str) -> str:
     return textwrap.fill(text, max(60, int(fig.get_figwidth() * 17)))
+
+
+def legend_and_footer(fig, text: str, handles=(), labels=(), *, ncol: int = 4) -> None:
+    """:func:`wrapped_footer` at the bottom, a figure legend just above it, then the layout.
+
+    The footer is wrapped to the figure's width (one long line made the saved
+    file wider than the figure, and the crop of the drawing could not be used,
+    so the file was drawn again), and the room below the panels is what the
+    footer's lines and the legend's rows take, not a fixed share of the height.
+    """
+    wrapped = _wrapped(fig, text)
+    height = fig.get_figheight()
+    # a 7 pt line is 1.25 x 7 pt high; a legend row about 1.5 x 7 pt, plus its padding
+    bottom = (0.04 + (wrapped.count("\n") + 1) * 1.25 * 7 / 72) / height
+    if len(labels):
+        # as many columns as fit the width (a label of 7 pt text is ~0.6 x 7 pt a
+        # character, plus its handle and the spacing)
+        widest = max(len(str(label)) for label in labels) * 0.6 * 7 / 72 + 0.6
+        ncol = max(1, min(len(labels), ncol, int(0.95 * fig.get_figwidth() // widest)))
+        fig.legend(handles, labels, fontsize=7, loc="lower center", ncol=ncol,
+                   bbox_to_anchor=(0.5, bottom), frameon=False)
+        rows = -(-len(labels) // ncol)
+        bottom += (rows * 1.5 * 7 / 72 + 0.1) / height
+    footer(fig, wrapped)
+    # a small left margin: tick labels measured at the figure's dpi come out a little
+    # wider when drawn at the file's
+    fig.tight_layout(rect=(0.01, bottom, 1, 1))
 
 
 def layout_with_footer(fig, text: str) -> None:

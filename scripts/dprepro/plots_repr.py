@@ -167,7 +167,8 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     """Accuracy averaged over cases against ε; dashed lines are the non-private fits."""
     summary, same = _without_identical_control(summary)
     rows = summary[summary["case"] == "all"]
-    fig, ax = plt.subplots(figsize=(5.4, 3.9))
+    # as wide as the corrected pipeline's one-line header
+    fig, ax = plt.subplots(figsize=(7.0, 3.9))
     _against_epsilon(ax, rows, "accuracy_mean", "accuracy_se")
     ax.set_ylabel("CV accuracy, mean over cases")
     ax.legend(fontsize=7)
