@@ -141,3 +141,28 @@ def test_search_runtimes_cover_the_measured_fits(paper_jobs):
     fit = _job(paper_jobs, "repr_fit", "vae")
     need = TIME_MARGIN * spec["vae"]["max_epochs"] * epoch_s / 60
     assert fit["runtime"] >= spec["seeds"] * need, (fit, need)
+
+
+def test_vae_jobs_declare_the_memory_of_the_widest_allowed_candidate(paper_jobs):
+    """Paper mode caps the VAE's width (the authors' 10,000 x r would need terabytes), and
+    the VAE jobs declare MEM_MARGIN x the widest allowed candidate's training memory: the
+    measured fit's rest (its peak less its weights) plus 16 bytes a weight of that width."""
+    from dprepro.repr_study import vae_hidden_width, vae_training_mb
+
+    spec = _paper_config()
+    cap = spec["vae"]["max_hidden_width"]
+    assert cap is not None
+    measured = _row("repr_fit", "representation=vae")
+    n_features = int(measured["input"].split(" x ")[1].replace(",", ""))
+    base = float(measured["peak_rss_mb"]) - vae_training_mb(n_features, 1280, 1, base_mb=0)
+    width = vae_hidden_width(max(spec["selection"]["dim_range"]),
+                             max(spec["vae"]["width_multipliers"]), cap)
+    need = MEM_MARGIN * vae_training_mb(n_features, width, max(spec["vae"]["hidden_layers"]),
+                                        base_mb=base)
+    uncapped = vae_training_mb(n_features, vae_hidden_width(
+        max(spec["selection"]["dim_range"]), max(spec["vae"]["width_multipliers"])),
+        max(spec["vae"]["hidden_layers"]), base_mb=base)
+    assert uncapped > 1e6  # MB: why the cap
+    for rule in ("repr_search", "repr_fit"):
+        job = _job(paper_jobs, rule, "vae")
+        assert job["mem_mb"] >= need, (rule, job, need)

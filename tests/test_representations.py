@@ -278,3 +278,32 @@ def test_vae_bad_device_is_rejected(lowrank):
     train, _ = lowrank
     with pytest.raises(ValueError, match="device"):
         VAERepresentation(2, device="tpu9", max_epochs=1).fit(train)
+
+
+def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
+    """vae.max_hidden_width caps a candidate's width (multiplier x r), and the weights that
+    size the VAE jobs' memory (repr_study.vae_training_mb) are the network's own."""
+    import torch
+
+    from dprepro import repr_study
+    from dprepro.vae import VAE
+
+    assert repr_study.vae_hidden_width(20, 10_000) == 200_000
+    assert repr_study.vae_hidden_width(20, 10_000, 4096) == 4096
+    assert repr_study.vae_hidden_width(3, 2, 4096) == 6
+    train, _ = lowrank
+    model = repr_study.fit_representation(
+        "vae", {"dim": 3, "hidden_layers": 2, "width_multiplier": 10, "learning_rate": 1e-3},
+        train, rng=np.random.default_rng(0),
+        vae_options={"max_hidden_width": 8, "max_epochs": 1, "device": "cpu"})
+    widths = {m.out_features for m in model.model_.encoder.modules()
+              if isinstance(m, torch.nn.Linear)}
+    assert widths == {8}  # 10 x 3 = 30 capped at 8
+    # the memory model counts the big weight matrices; the latent layers (3 x w x r) and
+    # the biases are what it leaves out
+    n, r = 200, 3
+    for width, layers in ((16, 1), (16, 3), (64, 2)):
+        net = VAE(n, r, [width] * layers)
+        weights = sum(m.weight.numel() for m in net.modules() if isinstance(m, torch.nn.Linear))
+        counted = (repr_study.vae_training_mb(n, width, layers, base_mb=0) * 2**20) / 16
+        assert counted <= weights <= counted + 3 * width * r, (width, layers)

@@ -216,7 +216,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     """
     import optuna
 
-    from .repr_study import fit_representation
+    from .repr_study import fit_representation, vae_hidden_width
     from .representations import FitBudgetExceeded, truncate_pca
 
     if isinstance(trials, bool) or int(trials) < 1:
@@ -330,7 +330,9 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                      "learning_rate": spec.get("learning_rate", np.nan),
                      "hidden_layers": spec.get("hidden_layers", np.nan),
                      "width_multiplier": spec.get("width_multiplier", np.nan),
-                     "hidden_width": (spec["width_multiplier"] * spec["dim"]
+                     "hidden_width": (vae_hidden_width(spec["dim"], spec["width_multiplier"],
+                                                       (vae_options or {}).get(
+                                                           "max_hidden_width"))
                                       if "width_multiplier" in spec else np.nan),
                      **result,
                      "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs),

@@ -97,6 +97,8 @@ __all__ = [
     "MethodFeatures",
     "fitted_as",
     "noise_stream",
+    "vae_hidden_width",
+    "vae_training_mb",
     "auxiliary_score",
     "cancer_privacy",
     "cancer_summary",
@@ -416,7 +418,8 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
     vae_options : mapping, optional
         Extra :class:`dprepro.representations.VAERepresentation` arguments
         (``batch_size``, ``max_epochs``, ``patience``, ``validation_fraction``,
-        ``device``, ``log_every``).
+        ``device``, ``log_every``), and ``max_hidden_width``, the cap of
+        :func:`vae_hidden_width`.
 
     Returns
     -------
@@ -438,16 +441,41 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
     if representation == "vae":
         from .vae import VAERepresentation  # the only representation that needs torch
 
+        options = dict(vae_options or {})
+        cap = options.pop("max_hidden_width", None)
         return VAERepresentation(
             dim,
             n_hidden_layers=int(spec["hidden_layers"]),
-            hidden_width=int(spec["width_multiplier"]) * dim,
+            hidden_width=vae_hidden_width(dim, spec["width_multiplier"], cap),
             learning_rate=float(spec["learning_rate"]),
             random_state=rng,
-            **dict(vae_options or {}),
+            **options,
         ).fit(public)
     raise ValueError(f"unknown representation {representation!r}; expected one of "
                      f"{list(REPRESENTATIONS)}")
+
+
+def vae_hidden_width(dim: int, multiplier: int, cap: int | None = None) -> int:
+    """A VAE candidate's hidden width: ``multiplier`` x r, at most ``cap``.
+
+    ``cap`` is ``vae.max_hidden_width`` (None: no cap).
+    """
+    width = int(multiplier) * int(dim)
+    return width if cap is None else min(width, int(cap))
+
+
+def vae_training_mb(n_features: int, width: int, layers: int, *, base_mb: float) -> float:
+    r"""Peak memory (MB) of training the VAE of :mod:`dprepro.vae` on ``n_features`` genes.
+
+    Its weights: the encoder's first and the decoder's last layer
+    (:math:`2 n_{features} w`), :math:`2 (L - 1) w^2` between hidden layers, and
+    the small latent layers (left out, as the biases: a few :math:`w` each).
+    Each weight is held four times in float32 during training (value, gradient,
+    Adam's two moments): 16 bytes. ``base_mb`` is the rest (the data and the
+    process), from a measured fit (``benchmarks/paper_scale.csv``).
+    """
+    weights = 2 * int(n_features) * int(width) + 2 * max(int(layers) - 1, 0) * int(width) ** 2
+    return float(base_mb) + 16 * weights / 2**20
 
 
 #: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.

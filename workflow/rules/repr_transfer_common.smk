@@ -200,7 +200,7 @@ def repr_search_runtime(representation):
         epochs = config["repr_transfer"]["vae"]["max_epochs"]
         if not paper:
             return 10 + searches * trials * max(2, epochs // 20)
-        fit_minutes = 2 * epochs * REPR_VAE_PAPER["epoch_seconds"] / 60
+        fit_minutes = 2 * epochs * repr_vae_epoch_seconds() / 60
         return int(
             10 + scoring + searches * trials * selection["pair_folds"] * fit_minutes + 1
         )
@@ -235,7 +235,12 @@ def repr_vae_options(representation):
         return {}
     vae = config["repr_transfer"]["vae"]
     keys = ("batch_size", "max_epochs", "patience", "validation_fraction", "device")
-    return {key: vae[key] for key in keys}
+    options = {key: vae[key] for key in keys}
+    if (
+        vae["max_hidden_width"] is not None
+    ):  # only when set: no reruns of uncapped searches
+        options["max_hidden_width"] = vae["max_hidden_width"]
+    return options
 
 
 def repr_representation_methods():
@@ -410,12 +415,49 @@ REPR_FIT_PCA_PAPER = {"mem_mb": 11000, "minutes_per_seed": 86}
 # one VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
 # 1,280, one CPU thread, measured at load ~15): ~307 s; a fit runs up to vae.max_epochs
 # epochs, so the limits below are epochs x this (2x margin); a GPU is far faster
-REPR_VAE_PAPER = {"epoch_seconds": 307}
+# Its peak was 3,051 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with
+# gradient and Adam moments) ~693 MB: the rest, ~2,360 MB, is the data and the process.
+REPR_VAE_PAPER = {"epoch_seconds": 307, "n_features": 17737, "base_mb": 2360}
+
+
+def repr_vae_widest():
+    """(hidden width, layers) of the widest VAE candidate the configuration allows."""
+    from dprepro.repr_study import vae_hidden_width
+
+    vae = REPR["vae"]
+    width = vae_hidden_width(
+        max(REPR["selection"]["dim_range"]),
+        max(vae["width_multipliers"]),
+        vae["max_hidden_width"],
+    )
+    return width, max(vae["hidden_layers"])
+
+
+def repr_vae_mem_mb():
+    """The VAE jobs' memory at paper scale: 1.5x the widest allowed candidate's training."""
+    from dprepro.repr_study import vae_training_mb
+
+    width, layers = repr_vae_widest()
+    peak = vae_training_mb(
+        REPR_VAE_PAPER["n_features"], width, layers, base_mb=REPR_VAE_PAPER["base_mb"]
+    )
+    return int(1.5 * peak + 1)
+
+
+def repr_vae_epoch_seconds():
+    """The measured paper-scale epoch, scaled by the widest allowed candidate's weights
+    (an epoch's arithmetic grows with them) when it is wider than the measured one."""
+    width, layers = repr_vae_widest()
+    n = REPR_VAE_PAPER["n_features"]
+    ratio = (2 * n * width + 2 * (layers - 1) * width**2) / (2 * n * 1280)
+    return REPR_VAE_PAPER["epoch_seconds"] * max(1.0, ratio)
 
 
 def repr_fit_mem_mb(wildcards):
     if REPR_ORIGIN != "synthetic" and fitted_as(wildcards.representation) == "pca":
         return REPR_FIT_PCA_PAPER["mem_mb"]
+    if REPR_ORIGIN != "synthetic" and wildcards.representation == "vae":
+        return max(REPR_MEM_MB["learn"], repr_vae_mem_mb())
     return REPR_MEM_MB["learn"]
 
 
@@ -424,7 +466,7 @@ def repr_fit_runtime(wildcards):
     if wildcards.representation == "vae":
         if REPR_ORIGIN != "synthetic":
             epochs = REPR["vae"]["max_epochs"]
-            per_seed = 2 * epochs * REPR_VAE_PAPER["epoch_seconds"] / 60
+            per_seed = 2 * epochs * repr_vae_epoch_seconds() / 60
             return int(per_seed * REPR["seeds"] + 1)
         return 60 * REPR["seeds"]
     if REPR_ORIGIN != "synthetic" and fitted_as(wildcards.representation) == "pca":
