@@ -616,3 +616,30 @@ def write_releases(kidney, releases, labels, folder, *, draws, seed) -> dict[str
             results["logrank_permuted"].to_csv(out / "permuted.csv", index=False)
             inputs["permuted"].append(out / "permuted.csv")
     return inputs
+
+
+def test_printed_median_is_reproduced_when_it_is_one_of_the_curves_medians():
+    """On a KM plateau at exactly 0.5 every time is a median (lifelines and R report
+    different ones): the claim holds when the printed value lies on the plateau, to its
+    two printed decimals, and fails when it lies off it."""
+    from dprepro.rrr_claims import _original_rows
+
+    medians = pd.DataFrame({
+        "group": ["AN", "GN", "PKD", "Other"],
+        # AN: plateau [1.4333, 1.7667], printed 1.77 (its end, rounded); PKD: [2.6, 5.0667],
+        # printed 2.60 (its start); GN: no plateau, printed 1.00; Other: 4.75, printed 4.70
+        "median": [1.4333, 1.0, 5.0667, 4.75],
+        "median_r": [1.6, 1.0, 3.83335, 4.75],
+        "plateau": [True, False, True, False],
+    })
+    logrank = pd.DataFrame({"p_value": [0.3], "robust_p_value": [0.4]})
+    rows = {r["claim_id"].rsplit(".", 1)[1]: r
+            for r in _original_rows("kidney", medians, logrank, "real", "patient")
+            if "original_median" in r["claim_id"]}
+    assert rows["AN"]["verdict"] == "holds"
+    assert rows["AN"]["reproduced_value"] == pytest.approx(1.77 - 1.7667)
+    assert rows["PKD"]["verdict"] == "holds" and rows["PKD"]["reproduced_value"] == 0.0
+    assert rows["GN"]["verdict"] == "holds"
+    assert rows["Other"]["verdict"] == "fails"
+    assert rows["Other"]["reproduced_value"] == pytest.approx(0.05)
+    assert "every time in it is a median" in rows["AN"]["note"]
