@@ -321,3 +321,26 @@ def test_share_labels_sit_beside_their_points_apart_and_inside_the_axes():
         px = to_pixels.transform((x, y))[0]
         assert 0 < boxes[text].x0 - px < 10
     plt.close(fig)
+
+
+def test_legends_read_row_by_row():
+    """Matplotlib fills a legend column by column ("I III IV / II" for four groups in three
+    columns); the rrr legends are reordered so the drawn rows read I II III / IV."""
+    import matplotlib.pyplot as plt
+
+    from dprepro.plots_rrr import _row_major
+
+    fig = plt.figure()
+    for n, ncol in ((4, 3), (5, 3), (6, 3), (2, 3), (7, 2), (1, 1)):
+        labels = [f"g{i}" for i in range(n)]
+        handles = [plt.Line2D([], [], color=f"C{i % 10}") for i in range(n)]
+        legend = fig.legend(*_row_major(handles, labels, ncol), ncol=ncol)
+        fig.canvas.draw()
+        texts = legend.get_texts()
+        positions = [t.get_window_extent() for t in texts]
+        # sort the drawn labels top to bottom, then left to right: the original order
+        drawn = sorted(zip(positions, (t.get_text() for t in texts), strict=True),
+                       key=lambda p: (-round(p[0].y0), p[0].x0))
+        assert [label for _, label in drawn] == labels, (n, ncol)
+        legend.remove()
+    plt.close(fig)

@@ -280,6 +280,27 @@ _PANEL_NOTES = {
 _STRIP_WIDTH = 3.3
 
 
+def _row_major(handles, labels, ncol: int) -> tuple[list, list]:
+    """Handles and labels reordered so that a legend of ``ncol`` columns reads row by row.
+
+    Matplotlib fills a legend column by column, the first ``n % ncol`` columns one
+    entry longer: four groups in three columns read "I III IV / II". The entries are
+    placed row by row into those columns' slots and handed over column by column.
+    """
+    n = len(labels)
+    ncol = max(1, min(int(ncol), n)) if n else 1
+    rows, longer = divmod(n, ncol)
+    heights = [rows + 1] * longer + [rows] * (ncol - longer)
+    slots = [[None] * h for h in heights]
+    entries = iter(range(n))
+    for r in range(max(heights, default=0)):
+        for c in range(ncol):
+            if r < heights[c]:
+                slots[c][r] = next(entries)
+    order = [i for column in slots for i in column]
+    return [handles[i] for i in order], [labels[i] for i in order]
+
+
 def _panel_strip(note: str, handles, names):
     """A single-panel file's strip: the groups' legend (if any) over the panel's data
     note, drawn once as a figure of its own and stacked under each panel's crop."""
@@ -289,6 +310,7 @@ def _panel_strip(note: str, handles, names):
     legend_rows = -(-len(names) // ncol) if names else 0
     strip = plt.figure(figsize=(_STRIP_WIDTH, 0.05 + 0.19 * legend_rows + 0.12 * lines))
     if names:
+        handles, names = _row_major(list(handles), list(names), ncol)
         strip.legend(handles, names, loc="upper left", ncol=ncol, fontsize=7,
                      frameon=False, bbox_to_anchor=(0, 1), borderaxespad=0.1,
                      handlelength=1.5, columnspacing=1.0)
@@ -430,8 +452,8 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     below = fig.add_subplot(grid[nrows, :])
     below.axis("off")
     if key:
-        below.legend(list(key.values()), list(key), loc="upper center", ncol=min(3, len(key)),
-                     fontsize=7, frameon=False)
+        below.legend(*_row_major(list(key.values()), list(key), 3), loc="upper center",
+                     ncol=min(3, len(key)), fontsize=7, frameon=False)
     layout_with_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "
