@@ -24,7 +24,7 @@ def _ylabel(endpoint: str) -> str:
 
 def _origin_text(origin: str) -> str:
     return {"synthetic": "SYNTHETIC stand-in calibrated to published facts (not the real cohort)",
-            "real": "real data"}.get(origin, origin)
+            "real": "the real cohort"}.get(origin, origin)
 
 
 def _panel_title(row) -> str:
@@ -418,7 +418,9 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                     label += f" [calibration {calibration}]"
                 style = dict(styles[mechanism])
                 if n:
-                    style.update(mfc="white")
+                    # open markers over the filled ones: a filled marker at nearly the same
+                    # point hid them (larynx, ε = 2: 0.22 against 0.23)
+                    style.update(mfc="white", zorder=3)
                 series = (mechanism, "" if mechanism == "lnte_grid" else calibration)
                 colour = colours.setdefault(
                     series, _QUALITATIVE_COLOURS[len(colours) % len(_QUALITATIVE_COLOURS)])
