@@ -81,8 +81,13 @@ def test_a_minimum_of_independent_units_caps_the_verdict_at_inconclusive():
         verdict(0.1, 0.2, crit)
     # without the suffix the count is not needed and changes nothing
     assert verdict(0.1, 0.2, "> 0", units=1) == "holds"
-    with pytest.raises(ValueError, match="not understood"):
+    with pytest.raises(ValueError, match="optionally followed by '; at least N"):
         Criterion.parse("> 0; at least five independent units")
+    with pytest.raises(ValueError, match="more than one minimum"):
+        Criterion.parse("> 0; at least 5 independent units; at least 3 independent units")
+    for units in (math.nan, 4.9, -1, True):
+        with pytest.raises(ValueError, match="units must be a count"):
+            verdict(0.1, 0.2, crit, units=units)
 
 
 def test_verdict_refuses_nan_and_reversed_intervals():

@@ -1,6 +1,7 @@
 """Claims of the ldp_indicators study: statistics, paired bootstrap, verdicts, merge."""
 
 import math
+import warnings
 
 import numpy as np
 import pandas as pd
@@ -244,42 +245,57 @@ def test_x_dependence_has_a_raw_row_beside_the_normalised_one():
         assert "raw IMSE" in raw["claim"]
 
 
-@pytest.mark.filterwarnings("ignore:Mean of empty slice")
 def test_median_ise_under_bootstrap_weights_is_the_median_of_the_repeated_sample():
+    """One release per sample (its first draw): infinite ISEs count as the largest, samples
+    without any estimate are left out, and a resample of such samples only is NaN."""
     rng = np.random.default_rng(7)
     reps = 151
-    # heavy-tailed per-sample errors, one sample without any defined t (its ISE is NaN)
-    raw = rng.standard_cauchy(size=(reps, 4))
-    raw[3] = np.nan
-    errors = ErrorSet({("25", "laplace", 0.2, "private_beran_unclipped"): raw})
     key = ("25", "laplace", 0.2, "private_beran_unclipped")
-    ise = np.nanmean(raw**2, axis=1)
+    first = rng.standard_cauchy(size=(reps, 4))
+    first[3] = np.nan  # no estimate at any t
+    first[5, 2] = np.inf  # a release infinite at one t
+    first[8, 1] = np.nan  # one t without an estimate: left out of that sample's ISE
+    errors = ErrorSet({key: np.zeros((reps, 4))}, first_draw={key: first})
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # sample 3 has no estimate
+        ise = np.nanmean(first**2, axis=1)
+    assert np.isinf(ise[5]) and np.isfinite(ise[8])
     counts = bootstrap_counts(reps, rng=np.random.default_rng(2), resamples=200)
     got = errors.moments(counts / reps).median_ise(key)
     defined = ~np.isnan(ise)
     want = [np.median(np.repeat(ise[defined], row[defined].astype(int))) for row in counts]
-    np.testing.assert_allclose(got, want, rtol=1e-15)
-    # uniform weights: numpy's median of the defined ISEs (an even count: the middle two)
+    np.testing.assert_array_equal(got, want)
     (whole,) = errors.moments(np.full((1, reps), 1 / reps)).median_ise(key)
     assert whole == np.median(ise[defined])
+    # a resample that drew only the sample without an estimate
+    only = np.zeros((1, reps))
+    only[0, 3] = 1.0
+    assert np.isnan(errors.moments(only).median_ise(key)[0])
 
 
-def test_clipping_has_a_median_based_claim_beside_the_mean_based_one():
+def test_clipping_has_a_per_release_median_claim_beside_the_mean_based_one():
     base = synthetic_errors(1.0)
-    errors = dict(base.errors)
+    errors, first = dict(base.errors), {}
     rng = np.random.default_rng(4)
     for a in ALPHAS:
         clipped = errors[("25", "laplace", a, "private_beran")]
         # the unclipped estimator: the clipped errors plus a rare huge one (no finite mean)
         spikes = np.where(rng.random(clipped.shape) < 0.01, 1e3, 0.0)
         errors[("25", "laplace", a, "private_beran_unclipped")] = clipped + spikes
-    table = claims_of(ErrorSet(errors))
+        first[("25", "laplace", a, "private_beran")] = clipped
+        first[("25", "laplace", a, "private_beran_unclipped")] = clipped + spikes
+    table = claims_of(ErrorSet(errors, first_draw=first))
     for a in ALPHAS:
         mean_row = table.loc[f"ldp.clipping_changes_little.c25.a{a:g}"]
         median_row = table.loc[f"ldp.clipping_changes_median_ise_little.c25.a{a:g}"]
-        # the spikes dominate the mean but leave the typical sample's error as it was
+        # the spikes dominate the mean but leave the typical release's error as it was
         assert mean_row["verdict"] == "fails"
         assert median_row["verdict"] == "holds"
         assert median_row["ci_lower"] <= median_row["reproduced_value"] <= median_row["ci_upper"]
         assert f"ldp.clipping_changes_median_ise_little.c25.a{a:g}" in mean_row["note"]
+        assert "one release" in median_row["statistic"]
     assert "ldp.clipping_changes_median_ise_little.c50.a0.2" not in table.index
+    # without the first draws (older replicate files) there is no per-release claim
+    table = claims_of(ErrorSet(errors))
+    assert not table.index.str.contains("median_ise").any()
+    assert "median per release" not in table.loc["ldp.clipping_changes_little.c25.a0.2", "note"]

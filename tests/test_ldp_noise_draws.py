@@ -168,6 +168,33 @@ def test_each_draw_is_the_one_draw_run_with_its_seed_on_the_same_samples():
                            together.private[0.4]["private_beran"][:, 1])
 
 
+def test_the_replicate_file_keeps_the_first_draw_as_the_one_draw_run_gives_it():
+    """``first_draw``: one release per sample whatever the number of draws (the per-release
+    claims read it), equal to the one-draw run's estimate, infinite values kept."""
+    seeds = draw_seeds(0.4, 3)
+    many = simulate({0.4: seeds}).result(0.4).to_frame()
+    one = simulate({0.4: seeds[0]}).result(0.4).to_frame()
+    for name in ("private_beran", "private_beran_unclipped"):
+        a = many.loc[many["estimator"] == name, "first_draw"].to_numpy()
+        b = one.loc[one["estimator"] == name, "first_draw"].to_numpy()
+        finite = np.isfinite(b)
+        assert np.array_equal(np.isfinite(a), finite) and np.isinf(a[~finite]).all() == \
+            np.isinf(b[~finite]).all()
+        # p̂ is one matrix product over the draws: equal up to summation order
+        np.testing.assert_allclose(a[finite], b[finite], rtol=0, atol=1e-12)
+        # one draw: the frame's estimate is that draw where it is finite
+        estimate = one.loc[one["estimator"] == name, "estimate"].to_numpy()
+        assert np.array_equal(estimate[finite], b[finite])
+    # the claims read one release per sample of both estimators from the file
+    from dprepro.ldp_claims import error_set
+
+    setting = {"censoring": "25", "n": 120, "alpha": 0.4, "lambda_t": [1, 1, 1],
+               "lambda_c": THIRD, "mechanism": "laplace"}
+    errors = error_set([(setting, many)], x=0.5)
+    assert {key[3] for key in errors._first_ise} == {"private_beran",
+                                                      "private_beran_unclipped"}
+
+
 def test_the_replicate_file_stores_draw_means_and_variances_that_the_tables_pool():
     seeds = draw_seeds(0.4, 4)
     result = simulate({0.4: seeds}).result(0.4)

@@ -1020,6 +1020,10 @@ def test_equal_dim_control_is_pca_at_the_vaes_selected_r(separable):
     # draws); at another r it draws its own, so two models never share noise
     assert repr_study.noise_stream("pca_vae_dim", frames) == "pca_vae_dim"
     assert repr_study.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": full}) == "pca"
+    # the same r but not the same numbers (another machine's fit): two releases, two streams
+    nudged = full.assign(z01=full["z01"] + 1e-12)
+    assert repr_study.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": nudged}) \
+        == "pca_vae_dim"
     assert repr_study.noise_stream("vae", frames) == "vae"
 
 
@@ -1454,3 +1458,33 @@ def test_figures_label_each_representation_with_its_r_and_hide_a_control_that_is
     assert "PCA (r = 5)" in drawn and "VAE (r = 3)" in drawn
     assert "PCA at the VAE's r (r = 3)" in drawn and "PCA itself here" not in drawn
     assert "PCA at the VAE's r (r = 5)" not in hidden and "PCA itself here" in hidden
+
+
+def test_equal_dim_rows_decide_equal_r_from_the_dimensions_not_the_values():
+    """Equal values at different r still test the effect of r; at equal r whose fits differ
+    in the last bits there is no effect of r to test (referee: a 1e-15 'holds')."""
+    from dprepro import repr_claims
+
+    table = _claims_table(6).assign(dim=lambda t: t["representation"].map(
+        {"pca": 5, "vae": 3, "fixed_genes": 10, "dp_feature_selection": 10}))
+    pca = table[table["representation"] == "pca"]
+    kwargs = {"cancer_epsilon": 1.0, "drug_epsilon": 1.0, "pipelines": ["as_published"],
+              "base_seed": 3}
+
+    def claims(control):
+        both = pd.concat([table, control])
+        return repr_claims.repr_claims(both, both, drug_splits=_split_rows(both),
+                                       **kwargs).set_index("claim_id")
+
+    # another r, the same values: not "PCA itself", and the r-effect row is written
+    rows = claims(pca.assign(representation="pca_vae_dim", dim=3))
+    row = rows.loc["repr.as_published.cancer.vae_beats_pca_at_equal_dim"]
+    assert "PCA itself" not in row["note"]
+    assert rows.loc["repr.as_published.cancer.pca_at_vae_dim_beats_pca",
+                    "reproduced_value"] == 0.0
+    # PCA's own r, values 1e-15 apart: no r-effect row, and the note says why
+    rows = claims(pca.assign(representation="pca_vae_dim",
+                             accuracy=pca["accuracy"] + 1e-15, spearman=pca["spearman"] + 1e-15))
+    assert "repr.as_published.cancer.pca_at_vae_dim_beats_pca" not in rows.index
+    assert "not bit-identical" in rows.loc["repr.as_published.cancer.vae_beats_pca_at_equal_dim",
+                                           "note"]

@@ -73,6 +73,8 @@ class Criterion:
         if not isinstance(text, str):
             raise TypeError(f"criterion must be a string, got {type(text).__name__}")
         if m := _UNITS.match(text):
+            if _UNITS.match(m.group(1)):
+                raise ValueError(f"criterion {text!r} states more than one minimum of units")
             base = cls.parse(m.group(1))
             return cls(text, base.lower, base.upper, base.lower_closed, base.upper_closed,
                        int(m.group(2)))
@@ -87,7 +89,8 @@ class Criterion:
                 raise ValueError(f"criterion {text!r}: the interval needs lower < upper")
             return cls(text, low, high, True, True)
         raise ValueError(f"criterion {text!r} not understood; expected '< c', '<= c', '> c', "
-                         "'>= c' or 'within [a, b]'")
+                         "'>= c' or 'within [a, b]', optionally followed by "
+                         "'; at least N independent units'")
 
     def contains(self, value: float) -> bool:
         above = value >= self.lower if self.lower_closed else value > self.lower
@@ -113,6 +116,8 @@ def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion,
     if crit.min_units is not None:
         if units is None:
             raise ValueError(f"criterion {crit.text!r} needs the number of independent units")
+        if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units < 0:
+            raise ValueError(f"units must be a count (an integer >= 0), got {units!r}")
         if units < crit.min_units:
             return "inconclusive"
     if crit.contains(lo) and crit.contains(hi):

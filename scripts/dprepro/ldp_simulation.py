@@ -56,6 +56,7 @@ __all__ = [
     "error_summary",
     "error_standard_errors",
     "draw_moments",
+    "replicate_column",
     "replicate_moments",
     "heavy_tail_summary",
 ]
@@ -241,7 +242,8 @@ class SimulationResult:
         variance over them (divisor ``draws``; 0 with one draw and for the
         non-private estimators), both over the finite draws;
         ``nonfinite_draws`` and ``outside_unit_draws`` count the draws that are
-        not finite and outside [0, 1] (:func:`draw_moments`).
+        not finite and outside [0, 1], and ``first_draw`` is the first draw's
+        estimate (:func:`draw_moments`).
         """
         frames = []
         for name, values in self.estimates.items():
@@ -276,7 +278,9 @@ def draw_moments(values) -> dict[str, np.ndarray]:
         finite; with one finite draw :math:`\bar E` is that draw and
         :math:`V = 0` exactly), ``draws`` (M), ``nonfinite_draws`` and
         ``outside_unit_draws`` (draws with :math:`E < 0` or :math:`E > 1`,
-        infinite ones included). Then
+        infinite ones included), and ``first_draw`` :math:`E_{r1t}` as it is
+        (infinite values kept): one release per sample, whatever M, for
+        statistics such as a median that must not average over draws. Then
         :math:`\frac1M\sum_m (E_{rmt} - F)^2 = (\bar E_{rt} - F)^2 + V_{rt}`
         when every draw is finite.
     """
@@ -304,7 +308,16 @@ def draw_moments(values) -> dict[str, np.ndarray]:
     return {"estimate": mean, "draw_variance": within,
             "draws": np.full(mean.shape, values.shape[1], dtype=np.int32),
             "nonfinite_draws": (values.shape[1] - count).astype(np.int32),
-            "outside_unit_draws": outside.astype(np.int32)}
+            "outside_unit_draws": outside.astype(np.int32),
+            "first_draw": values[:, 0, :].copy()}
+
+
+def replicate_column(group: pd.DataFrame, column: str) -> np.ndarray:
+    """One column of one estimator's rows of a replicate frame as a (R, T) array."""
+    grid = _sorted_grid(group)
+    if grid is not None:
+        return group[column].to_numpy(dtype=float).reshape(grid[1])
+    return group.pivot(index="replicate", columns="t", values=column).to_numpy(dtype=float)
 
 
 def replicate_moments(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -60,6 +60,9 @@ def _without_identical_control(summary: pd.DataFrame) -> tuple[pd.DataFrame, str
     control = summary[summary["representation"] == "pca_vae_dim"]
     pca = summary[summary["representation"] == "pca"]
     columns = [c for c in _VALUE_COLUMNS if c in summary.columns]
+    if "dim" in summary.columns and not (
+            control["dim"].nunique() == 1 and set(control["dim"]) == set(pca["dim"])):
+        return summary, ""  # another r: the control is drawn whatever its values
     if control.empty or len(control) != len(pca) or not np.array_equal(
             control[columns].to_numpy(float), pca[columns].to_numpy(float), equal_nan=True):
         return summary, ""

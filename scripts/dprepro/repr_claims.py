@@ -398,7 +398,8 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
                 rows += _equal_dim_rows(beats, control, pair("pca_vae_dim", "pca", epsilon,
                                                              epsilon),
                                         pipeline=pipeline, task=task, eps=eps, what=what,
-                                        unit=unit, base_seed=base_seed)
+                                        unit=unit, base_seed=base_seed,
+                                        dims=_dims(table, pipeline))
             grid = sorted(e for e in wide.index.get_level_values("epsilon").unique()
                           if math.isfinite(e))
             if len(grid) >= 2:
@@ -421,8 +422,8 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
                         **common))
         if deltas.get("cancer") is not None and deltas.get("drug") is not None:
             row = task_dependence_row(deltas["cancer"], deltas["drug"], pipeline=pipeline)
-            if any(r is not None and r["claim_id"].endswith("vae_beats_pca_at_equal_dim")
-                   for r in rows):
+            if any(r is not None and r["claim_id"].startswith(f"repr.{pipeline}.")
+                   and r["claim_id"].endswith("pca_at_vae_dim_beats_pca") for r in rows):
                 row["note"] += ("; each method at its own searched r: the "
                                 "vae_beats_pca_at_equal_dim rows compare them at the VAE's r")
             rows.append(row)
@@ -438,39 +439,61 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
     return claims_frame(rows)
 
 
+def _dims(table: pd.DataFrame, pipeline: str) -> dict:
+    """Each method's feature dimension (``dim``) in ``pipeline``'s rows; {} without it."""
+    if "dim" not in table.columns:
+        return {}
+    rows = table if "pipeline" not in table.columns else table[table["pipeline"] == pipeline]
+    dims = rows.groupby("representation")["dim"].unique()
+    return {method: int(d[0]) for method, d in dims.items() if len(d) == 1 and pd.notna(d[0])}
+
+
 def _equal_dim_rows(beats: dict, control: dict, r_effect: dict, *, pipeline: str, task: str,
-                    eps: str, what: str, unit: str, base_seed: int) -> list[dict]:
+                    eps: str, what: str, unit: str, base_seed: int,
+                    dims: dict) -> list[dict]:
     """``vae_beats_pca_at_equal_dim`` and, where the r differ, ``pca_at_vae_dim_beats_pca``.
 
     ``beats`` is the ``vae_beats_pca`` row; ``control`` and ``r_effect`` the
     :func:`_matrix`/:func:`_cube` pairs of VAE − PCA at the VAE's r and of PCA at
-    the VAE's r − PCA at its own r. Where the two searches picked the same r the
-    control is PCA itself (its rows are PCA's: the same release), so the
-    equal-dimension row repeats ``vae_beats_pca``'s interval and no r-effect
-    row is written. Otherwise both rows bootstrap on streams of their own, so
-    every other row keeps its draws.
+    the VAE's r − PCA at its own r; ``dims`` each method's r (:func:`_dims`).
+    Where the two searches picked the same r (the ``dim`` of ``pca_vae_dim`` and
+    ``pca``) there is no effect of r to test: no r-effect row, and where the
+    control's rows are then PCA's (one fit, one release:
+    :func:`dprepro.repr_study.noise_stream`) the equal-dimension row repeats
+    ``vae_beats_pca``'s interval. Otherwise the rows bootstrap on streams of their
+    own, so every other row keeps its draws.
     """
     known = r_effect["D"] is not None
-    same = known and not np.asarray(r_effect["D"], dtype=float).any() and (
+    equal_r = (dims["pca_vae_dim"] == dims["pca"] if {"pca_vae_dim", "pca"} <= set(dims)
+               else None)
+    identical = known and not np.asarray(r_effect["D"], dtype=float).any() and (
         r_effect["cube"] is None or not np.asarray(r_effect["cube"]).any())
+    # without the dimensions (older tables), identical rows stand for equal r
+    same = identical and equal_r is not False
+    if equal_r is None:
+        equal_r = identical
     claim_id = f"repr.{pipeline}.{task}.vae_beats_pca_at_equal_dim"
     claim = (f"{task}: the VAE beats PCA with the VAE's r at epsilon = {eps} "
              f"({pipeline} pipeline)")
     statistic = f"{what}: vae - pca_vae_dim"
     note = (f"pipeline {pipeline}; control for vae_beats_pca: PCA fitted at the VAE's selected "
             f"r, so only the representation differs (the DP noise grows with r)")
-    beats["note"] += ("; each method at its own searched r: vae_beats_pca_at_equal_dim "
-                      "compares them at the VAE's r")
+    if not equal_r:
+        beats["note"] += ("; each method at its own searched r: vae_beats_pca_at_equal_dim "
+                          "compares them at the VAE's r")
     if same:
         row = {**beats, "claim_id": claim_id, "claim": claim, "statistic": statistic,
                "source": _CONTROL,
                "note": note + "; here PCA's own r is the VAE's, so the control is PCA itself "
                               "(the same rows and interval as vae_beats_pca)"}
         return [row]
+    if equal_r:
+        note += ("; PCA's own r is the VAE's, but the two fits are not bit-identical, so the "
+                 "control drew its own noise")
     rows = [_claim(**control, claim_id=claim_id, claim=claim, statistic=statistic,
                    criterion="> 0", note=note, source=_CONTROL, unit=unit,
                    rng=stream_rng(base_seed, f"claims/{pipeline}/{task}/equal_dim"))]
-    if not known:
+    if not known or equal_r:
         return rows
     rows.append(_claim(
         **r_effect, claim_id=f"repr.{pipeline}.{task}.pca_at_vae_dim_beats_pca",
