@@ -207,6 +207,16 @@ def legend_and_footer(fig, text: str, handles=(), labels=(), *, ncol: int = 4) -
     file wider than the figure, and the crop of the drawing could not be used,
     so the file was drawn again), and the room below the panels is what the
     footer's lines and the legend's rows take, not a fixed share of the height.
+
+    Parameters
+    ----------
+    fig : matplotlib.figure.Figure
+    text : str
+        The footer (what data, which privacy), wrapped here.
+    handles, labels : sequence, optional
+        The figure legend's entries (none: no legend).
+    ncol : int
+        Most legend columns; fewer where the labels would not fit the width.
     """
     wrapped = _wrapped(fig, text)
     height = fig.get_figheight()

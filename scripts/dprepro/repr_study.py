@@ -666,12 +666,24 @@ def selected_spec(hyperparameters: pd.DataFrame, representation: str,
 def noise_stream(method: str, representations: Mapping[str, pd.DataFrame]) -> str:
     """The method name whose DP noise streams the experiments draw ``method``'s noise from.
 
-    Every method has its own streams, so two models fitted on the same private
-    lines never share noise draws (a combination of two releases could cancel
-    shared noise). The one exception: an equal-dimension control whose r equals
-    its model's own selected r has exactly that model's features, so it *is* that
-    model: it draws the model's noise and gives its rows, the same release and
-    not a second one.
+    Every method has its own streams, so two models of a pipeline fitted on the
+    same private lines never share noise draws (a combination of two releases
+    could cancel shared noise). The one exception: an equal-dimension control
+    whose features are its model's to the bit (the same r and a deterministic
+    fit) *is* that model: it draws the model's noise and gives its rows, the same
+    release and not a second one.
+
+    Parameters
+    ----------
+    method : str
+        A method of :data:`METHODS`.
+    representations : mapping of str to DataFrame
+        The pipeline's representation frames (``z..`` feature columns), by method.
+
+    Returns
+    -------
+    str
+        The method whose streams ``method`` uses: itself, or a control's model.
     """
     if method not in EQUAL_DIM_CONTROLS:
         return method
