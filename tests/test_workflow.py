@@ -189,13 +189,24 @@ def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs)
     assert {"bootstrap", "Clopper-Pearson"} <= {word for method in methods
                                                 for word in method.split()
                                                 if word in ("bootstrap", "Clopper-Pearson")}
-    # whom each claim's privacy statements protect, as the study's own tables say
+    # whom each claim's privacy statements protect, as the privacy records of the study's
+    # own tables say (their sidecars)
     units = claims.groupby("study")["privacy_unit"].unique().map(set).to_dict()
-    medians = pd.read_csv(runs["2"] / "results" / "rrr_survival" / "tables"
-                          / "median_survival.csv")
-    assert units["rrr_survival"] == set(medians["privacy_unit"])
-    assert units["ldp_indicators"] == {"individual"}
-    assert units["repr_transfer"] == {"cell line"}
+
+    def recorded(node):
+        if isinstance(node, dict):
+            for key, value in node.items():
+                yield from [value] if key == "privacy_unit" else recorded(value)
+        elif isinstance(node, list):
+            for value in node:
+                yield from recorded(value)
+
+    tables = {"ldp_indicators": "ldp_indicators/tables/mse.csv",
+              "rrr_survival": "rrr_survival/tables/median_survival.csv",
+              "repr_transfer": "repr_transfer/tables/drug_sensitivity.csv"}
+    for study, table in tables.items():
+        sidecar = json.loads((runs["2"] / "results" / f"{table}.prov.json").read_text())
+        assert units[study] == set(recorded(sidecar["privacy"])), study
 
 
 def sha256(path: Path) -> str:
