@@ -314,8 +314,13 @@ def draw_moments(values) -> dict[str, np.ndarray]:
 
 def replicate_column(group: pd.DataFrame, column: str) -> np.ndarray:
     """One column of one estimator's rows of a replicate frame as a (R, T) array."""
-    grid = _sorted_grid(group)
+    return _grid_column(group, column, _sorted_grid(group))
+
+
+def _grid_column(group: pd.DataFrame, column: str, grid) -> np.ndarray:
     if grid is not None:
+        # rows already replicate by replicate, times ascending (as written): the pivot is
+        # a reshape (the same numbers; pandas' pivot was most of a claims job's CPU)
         return group[column].to_numpy(dtype=float).reshape(grid[1])
     return group.pivot(index="replicate", columns="t", values=column).to_numpy(dtype=float)
 
@@ -327,21 +332,11 @@ def replicate_moments(group: pd.DataFrame) -> tuple[np.ndarray, np.ndarray, np.n
     :math:`V` (zeros for files without the column: one draw per replicate).
     """
     grid = _sorted_grid(group)
-    if grid is not None:
-        # rows already replicate by replicate, times ascending (as written): the pivot is
-        # a reshape (the same numbers; pandas' pivot was most of a claims job's CPU)
-        t, shape = grid
-        mean = group["estimate"].to_numpy(dtype=float).reshape(shape)
-        within = (group["draw_variance"].to_numpy(dtype=float).reshape(shape)
-                  if "draw_variance" in group else np.zeros(shape))
-        return t, mean, within
-    mean = group.pivot(index="replicate", columns="t", values="estimate")
-    t = mean.columns.to_numpy(dtype=float)
-    if "draw_variance" in group:
-        within = group.pivot(index="replicate", columns="t", values="draw_variance").to_numpy()
-    else:
-        within = np.zeros(mean.shape)
-    return t, mean.to_numpy(dtype=float), within
+    t = grid[0] if grid is not None else np.unique(group["t"].to_numpy(dtype=float))
+    mean = _grid_column(group, "estimate", grid)
+    within = (_grid_column(group, "draw_variance", grid) if "draw_variance" in group
+              else np.zeros(mean.shape))
+    return t, mean, within
 
 
 def _sorted_grid(group: pd.DataFrame):
