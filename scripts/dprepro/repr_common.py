@@ -16,6 +16,7 @@ from .seeds import seed_sequence
 
 __all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "REPRESENTATIONS",
            "REPRESENTATION_METHODS", "STUDY", "dim_source", "eps_text", "fitted_as", "method_order",
+           "selected_row",
            "stream_int", "stream_rng"]
 
 STUDY = "repr_transfer"
@@ -54,6 +55,25 @@ def fitted_as(method: str) -> str:
 def dim_source(method: str) -> str:
     """The representation whose selected r ``method`` uses (itself, or a control's source)."""
     return EQUAL_DIM_CONTROLS[method][1] if method in EQUAL_DIM_CONTROLS else method
+
+
+def selected_row(hyperparameters: pd.DataFrame, method: str,
+                 pipeline: str | None = None) -> pd.Series:
+    """The selected candidate of the search whose r ``method`` uses (:func:`dim_source`).
+
+    ``pipeline`` picks the search when the table has a ``pipeline`` column.
+    ValueError unless exactly one row is selected.
+    """
+    source = dim_source(method)
+    table = hyperparameters
+    mask = (table["representation"] == source) & table["selected"].astype(bool)
+    if pipeline is not None and "pipeline" in table.columns:
+        mask &= table["pipeline"] == pipeline
+    chosen = table[mask]
+    if len(chosen) != 1:
+        raise ValueError(f"hyperparameters: expected one selected {source} row"
+                         f"{f' of pipeline {pipeline}' if pipeline else ''}, found {len(chosen)}")
+    return chosen.iloc[0]
 
 
 def method_order(values: pd.Series) -> pd.Series:

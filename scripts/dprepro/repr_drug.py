@@ -20,7 +20,7 @@ import pandas as pd
 
 from .privacy import budget_split
 from .repr_baselines import FeatureSelection, noisy_top_features
-from .repr_common import REPRESENTATION_METHODS, dim_source, eps_text, stream_rng
+from .repr_common import REPRESENTATION_METHODS, eps_text, selected_row, stream_rng
 from .repr_privacy import DRUG_PRIVACY_COLUMNS, drug_learner, drug_privacy, method_split
 
 __all__ = ["clipping_lookup", "clipping_settings", "clipping_weight_cache",
@@ -89,16 +89,7 @@ def method_dim(method: str, *, hyperparameters: pd.DataFrame, baselines: Mapping
     equal-dimension control (``pca_vae_dim``) has its source's selected ``dim``.
     """
     if method in REPRESENTATION_METHODS:
-        table = hyperparameters
-        source = dim_source(method)
-        mask = (table["representation"] == source) & table["selected"].astype(bool)
-        if pipeline is not None and "pipeline" in table.columns:
-            mask &= table["pipeline"] == pipeline
-        chosen = table.loc[mask, "dim"]
-        if len(chosen) != 1:
-            raise ValueError(f"hyperparameters: expected one selected {source} row, found "
-                             f"{len(chosen)}")
-        return int(chosen.iloc[0])
+        return int(selected_row(hyperparameters, method, pipeline)["dim"])
     if method == "fixed_genes":
         return len(baselines["fixed_genes"])
     if method == "dp_feature_selection":

@@ -50,6 +50,7 @@ from .repr_common import (
     eps_text,
     fitted_as,
     method_order,
+    selected_row,
     stream_int,
     stream_rng,
 )
@@ -99,6 +100,7 @@ __all__ = [
     "noise_stream",
     "vae_hidden_width",
     "vae_training_mb",
+    "vae_weights",
     "auxiliary_score",
     "cancer_privacy",
     "cancer_summary",
@@ -474,8 +476,13 @@ def vae_training_mb(n_features: int, width: int, layers: int, *, base_mb: float)
     Adam's two moments): 16 bytes. ``base_mb`` is the rest (the data and the
     process), from a measured fit (``benchmarks/paper_scale.csv``).
     """
-    weights = 2 * int(n_features) * int(width) + 2 * max(int(layers) - 1, 0) * int(width) ** 2
-    return float(base_mb) + 16 * weights / 2**20
+    return float(base_mb) + 16 * vae_weights(n_features, width, layers) / 2**20
+
+
+def vae_weights(n_features: int, width: int, layers: int) -> int:
+    """The big weight matrices of the VAE (:func:`vae_training_mb`): what memory and an
+    epoch's arithmetic grow with."""
+    return 2 * int(n_features) * int(width) + 2 * max(int(layers) - 1, 0) * int(width) ** 2
 
 
 #: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.
@@ -641,17 +648,9 @@ def selected_spec(hyperparameters: pd.DataFrame, representation: str,
     model at its source's selected ``dim`` (``pca_vae_dim``: PCA at the VAE's r).
     ValueError unless exactly one row is selected.
     """
-    model, source = EQUAL_DIM_CONTROLS.get(representation, (representation, representation))
-    table = hyperparameters
-    mask = (table["representation"] == source) & table["selected"].astype(bool)
-    if pipeline is not None and "pipeline" in table.columns:
-        mask &= table["pipeline"] == pipeline
-    chosen = table[mask]
-    if len(chosen) != 1:
-        raise ValueError(f"hyperparameters: expected one selected {source} row"
-                         f"{f' of pipeline {pipeline}' if pipeline else ''}, found {len(chosen)}")
-    row = chosen.iloc[0]
+    row = selected_row(hyperparameters, representation, pipeline)
     spec = {"dim": int(row["dim"])}
+    model = fitted_as(representation)
     if model != representation:
         if model != "pca":
             raise ValueError(f"control {representation!r}: only PCA controls are defined")

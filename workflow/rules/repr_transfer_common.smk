@@ -447,9 +447,11 @@ def repr_vae_mem_mb():
 def repr_vae_epoch_seconds():
     """The measured paper-scale epoch, scaled by the widest allowed candidate's weights
     (an epoch's arithmetic grows with them) when it is wider than the measured one."""
+    from dprepro.repr_study import vae_weights
+
     width, layers = repr_vae_widest()
     n = REPR_VAE_PAPER["n_features"]
-    ratio = (2 * n * width + 2 * (layers - 1) * width**2) / (2 * n * 1280)
+    ratio = vae_weights(n, width, layers) / vae_weights(n, 1280, 1)
     return REPR_VAE_PAPER["epoch_seconds"] * max(1.0, ratio)
 
 
