@@ -531,6 +531,7 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                         else ""))
             if raw not in errors._first_ise or clipped not in errors._first_ise:
                 continue
+            infinite = int(np.isinf(errors._first_ise[raw]).sum())
             add(f"ldp.clipping_changes_median_ise_little.c{c}.a{a:g}",
                 f"clipping p̂ to [0, 1] (our choice) changes the integrated squared error "
                 f"of a typical release of F̂_n little (α = {a:g}, {c}% censoring)",
@@ -541,8 +542,11 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                 note="the robust companion of clipping_changes_little: one release per "
                      "sample, so the number of noise draws does not enter, and medians exist "
                      "where the unclipped estimator's mean (and MSE) may not: this interval "
-                     "is reliable; same samples and draws (paired); a release infinite at "
-                     "some t has an infinite ISE (it counts as the largest)",
+                     "is reliable; same samples and draws (paired); a ratio of the two "
+                     "medians, like the IMSE ratio of the companion, not the median of the "
+                     "per-sample ratios; a release infinite at some t has an infinite ISE "
+                     f"and counts as the largest: {infinite} of the {errors.replicates} "
+                     "unclipped releases here",
                 one_release=True)
     testing = (f"{level:.0%} interval per claim, no family-wise (multiple-testing) correction "
                f"across the {len(rows)} claims of this table")

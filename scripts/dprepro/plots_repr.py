@@ -140,7 +140,9 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
     ax.set_ylabel("stratified CV accuracy")
     ax.set_ylim(0.3, 1.02)
     ax.grid(alpha=0.3, axis="y")
-    ax.legend(fontsize=7, ncol=min(3, len(methods)), loc="lower right")
+    # beside the axes: inside, with a series per method and r in the labels, it covered
+    # points and error bars
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     n = int(rows["n_seeds"].max())
     ax.set_title(f"Cancer-type pairs: filled ε = {float(epsilon):g}, open non-private",
                  fontsize=9)
@@ -174,7 +176,7 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     fig, ax = plt.subplots(figsize=(7.0, 3.9))
     _against_epsilon(ax, rows, "accuracy_mean", "accuracy_se")
     ax.set_ylabel("CV accuracy, mean over cases")
-    ax.legend(fontsize=7)
+    ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     n = int(rows["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
                  f"{cancer_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "

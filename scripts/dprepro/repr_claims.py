@@ -482,10 +482,12 @@ def _equal_dim_rows(beats: dict, control: dict, r_effect: dict, *, pipeline: str
         beats["note"] += ("; each method at its own searched r: vae_beats_pca_at_equal_dim "
                           "compares them at the VAE's r")
     if same:
+        # vae_beats_pca's note (its units and bootstrap) with the control's reason
         row = {**beats, "claim_id": claim_id, "claim": claim, "statistic": statistic,
                "source": _CONTROL,
                "note": note + "; here PCA's own r is the VAE's, so the control is PCA itself "
-                              "(the same rows and interval as vae_beats_pca)"}
+                              "(the same rows and interval as vae_beats_pca); "
+                       + beats["note"]}
         return [row]
     if equal_r:
         note += ("; PCA's own r is the VAE's, but the two fits are not bit-identical, so the "

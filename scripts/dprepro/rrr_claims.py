@@ -181,6 +181,7 @@ def _original_rows(d, medians, logrank, origin, unit) -> list[dict]:
         # printed 2 decimals): on a plateau at 0.5 every time is one, so the statement is
         # about a set, and its distance to the printed value is the statistic
         distance = max(start - value, value - end, 0.0)
+        ends = min(abs(value - start), abs(value - end))
         rows.append(claim_row(
             study=STUDY, privacy_unit=unit, claim_id=f"rrr.original_median.{d}.{label}",
             claim=f"Non-private median of {label} ({d}) as printed in Table 2",
@@ -191,8 +192,11 @@ def _original_rows(d, medians, logrank, origin, unit) -> list[dict]:
             paper_value=value, reproduced_value=distance, ci_lower=distance,
             ci_upper=distance, ci_method="none: non-private, the value is exact",
             criterion="<= 0.01",
-            note=f"{_origin_text(origin)}; non-private (no ε); {plateau}; printed to two "
-                 "decimals, so within 0.01 is the same number"))
+            note=f"{_origin_text(origin)}; non-private (no ε); {plateau}"
+                 + (f"; the printed value is {ends:.2g} from the plateau's nearer end"
+                    if end > start else "")
+                 + "; printed to two decimals, 0.01 allows for that rounding; "
+                   "reproduced_value is the distance, paper_value the printed median"))
     if "logrank_p_above" in paper:
         level = paper["logrank_p_above"]
         p = float(logrank["p_value"].min())
