@@ -176,8 +176,8 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
     # below the panels: inside the axes it covered the small-α points of a panel
     handles, labels = axes[0, 0].get_legend_handles_labels()
     legend_and_footer(
-        fig, "Simulation (no real data); F̂_n is α-LDP (mechanism in brackets; unmarked: "
-             "Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
+        fig, "Simulation (no real data); $\\hat{F}_n$ is α-LDP (mechanism in brackets; "
+             "unmarked: Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
              f"{_samples(imse, 'of n = ' + str(int(imse['n'].iloc[0])))}.", handles, labels)
     return fig
 
