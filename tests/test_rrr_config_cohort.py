@@ -79,16 +79,29 @@ def expected_record(row, k):
         return DebiasedRRR(RevisedRandomizedResponse(
             epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
         ).privacy_record(privacy_unit="patient")
-    # bins: the config's default; rows per patient: kidney's two, one elsewhere; no horizon
+    # bins: the config's default, toy's own 4 (datasets.toy.lnte_grid_bins); rows per
+    # patient: kidney's two, one elsewhere; no horizon
     rows = 2 if row["dataset"] == "kidney" else 1
+    bins = 4 if row["dataset"] == "toy" else 20
     if row["mechanism"] == "lnte_grid":
-        return GridLNTE(epsilon=row["epsilon"], bins=20, rows_per_person=rows).privacy_record(
+        return GridLNTE(epsilon=row["epsilon"], bins=bins, rows_per_person=rows).privacy_record(
             privacy_unit="patient")
     if row["mechanism"] == "lnte_grid_no_noise":
-        return GridDiscretisation(bins=20, rows_per_person=rows).privacy_record(
+        return GridDiscretisation(bins=bins, rows_per_person=rows).privacy_record(
             privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
+
+
+def test_a_cohorts_own_lnte_grid_bins_make_its_grid(run):
+    """datasets.toy.lnte_grid_bins = 4: toy's grid LNTE curves step at 4 bin ends (plus
+    t = 0), while the other cohorts keep the study-wide 20 (or fewer where a curve stops)."""
+    curves = pd.read_csv(run / "tables" / "km_curves.csv")
+    grid = curves[curves["mechanism"].isin(["lnte_grid", "lnte_grid_no_noise"])]
+    steps = grid.groupby(["dataset", "mechanism", "epsilon", "group"], dropna=False)["t"].nunique()
+    assert steps.loc["toy"].max() == 5 and steps.loc["toy"].min() >= 2, steps.loc["toy"]
+    assert steps.drop(index="toy").max() == 21
+    assert (grid[grid["dataset"] == "toy"]["calibration"].str.startswith("grid=4,")).all()
 
 
 def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
@@ -153,6 +166,10 @@ def test_release_sidecars_carry_the_mechanism_record(run):
      r"'datasets.x.event_values'"),
     ({"source": "file", "path": "a.csv", "groups": ["a"], "group_aliases": {"b": "c"}},
      r"'datasets.x.group_aliases': targets \['c'\]"),
+    ({"source": "file", "path": "a.csv", "lnte_grid_bins": 1},
+     r"'datasets.x.lnte_grid_bins': got 1, expected 0 .* or an integer 2"),
+    ({"source": "file", "path": "a.csv", "lnte_grid_bins": "5"},
+     r"'datasets.x.lnte_grid_bins': got '5'"),
 ])
 def test_cohort_config_errors_name_the_key(spec, message):
     problems = cohort_config_problems({"rrr_survival": {"datasets": ["x"]},

@@ -47,7 +47,8 @@ _SPEC_DEFAULTS = {
     "title": "", "groups": [], "group_aliases": {},
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
-    "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "endpoint": "",
+    "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "lnte_grid_bins": 0,
+    "endpoint": "",
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
         "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
@@ -111,6 +112,9 @@ class CohortSpec:
     horizon : float
         Public end of grid LNTE's time grid, in ``time_unit`` (0: the
         largest follow-up time, which is data-dependent and says so).
+    lnte_grid_bins : int
+        Bins of grid LNTE's time grid for this cohort (0: the study-wide
+        ``rrr_survival.lnte_grid_bins``).
     endpoint : str
         What the time measures (``overall survival``, ``recurrence-free
         survival``, ``time to infection recurrence``): figure axes and titles.
@@ -140,6 +144,7 @@ class CohortSpec:
     rows_per_person: int = 1
     ordered_groups: bool = False
     horizon: float = 0.0
+    lnte_grid_bins: int = 0
     endpoint: str = ""
 
     @classmethod
@@ -175,7 +180,9 @@ class CohortSpec:
                    missing_groups=str(merged["missing_groups"]),
                    rows_per_person=int(merged["rows_per_person"]),
                    ordered_groups=bool(merged["ordered_groups"]),
-                   horizon=float(merged["horizon"]), endpoint=str(merged["endpoint"]))
+                   horizon=float(merged["horizon"]),
+                   lnte_grid_bins=int(merged["lnte_grid_bins"]),
+                   endpoint=str(merged["endpoint"]))
 
     @property
     def display_title(self) -> str:
@@ -253,6 +260,11 @@ def _spec_problems(name: str, spec) -> list[str]:
     if isinstance(horizon, bool) or not isinstance(horizon, int | float) or horizon < 0:
         problems.append(f"config key '{key}.horizon': got {horizon!r}, expected a number >= 0 "
                         "(0: the largest follow-up time)")
+    bins = spec.get("lnte_grid_bins", 0)
+    if (isinstance(bins, bool) or not isinstance(bins, int) or bins < 0 or bins == 1
+            or bins > 10000):
+        problems.append(f"config key '{key}.lnte_grid_bins': got {bins!r}, expected 0 (the "
+                        "study's rrr_survival.lnte_grid_bins) or an integer 2 ... 10000")
     divisor = spec.get("time_divisor", 1)
     if isinstance(divisor, bool) or not isinstance(divisor, int | float) or not divisor > 0:
         problems.append(f"config key '{key}.time_divisor': got {divisor!r}, expected a "

@@ -66,7 +66,8 @@ def calibration_of(config: Mapping, mechanism: str, spec: CohortSpec) -> str:
     if mechanism in ("rrr", "rrr_debiased"):
         return rrr["calibration"]
     if mechanism in ("lnte_grid", "lnte_grid_no_noise"):
-        text = f"grid={int(rrr['lnte_grid_bins'])},rows={spec.rows_per_person}"
+        bins = spec.lnte_grid_bins or int(rrr["lnte_grid_bins"])
+        text = f"grid={bins},rows={spec.rows_per_person}"
         return f"{text},horizon={spec.horizon:g}" if spec.horizon else text
     return ""
 
