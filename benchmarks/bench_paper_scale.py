@@ -62,7 +62,9 @@ PUBLIC, PRIVATE, GENES = TCGA_SAMPLES, GDSC_LINES, GDSC_GENES
 VAE_DIM, VAE_WIDTH, VAE_ROWS = 20, 64 * 20, 1_280  # 20 batches of 64 timed
 PCA_SAMPLES = [500, 1_000, 2_000]
 FITS = 20
-STAGES = ["gdsc", "depmap", "tcga", "pca", "vae", "learners"]
+PAPER_DRUGS = 265  # the paper's GDSC drugs (IC50_v17)
+GENES_CANDIDATES = 2_000  # paper.yaml: feature_selection.candidate_genes
+STAGES = ["gdsc", "depmap", "tcga", "pca", "vae", "learners", "drug"]
 RULE_ORDER = ["gdsc_preprocess", "depmap_preprocess", "tcga_preprocess", "repr_fit",
               "repr_cancer_type", "repr_drug"]
 FIELDS = ["rule", "step", "input", "method", "wall_s", "cpu_s", "peak_rss_mb", "per_fit_s",
@@ -161,6 +163,39 @@ for _ in range(fits):
         y = Xc[:, 0] + rng.normal(size=n)
         dp_select_features(Xc, y, 10, epsilon=1.0, rng=rng)
 done(per_fit_s=(time.perf_counter() - t) / fits)
+""",
+    "drug": r"""
+import numpy as np, yaml
+from dprepro import repr_study
+from dprepro.repr_privacy import experiment_epsilons, pipeline
+from dprepro.synthetic_expression import synthetic_public_private
+name, n_private, n_drugs, paper = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
+cfg = yaml.safe_load(open(paper))["repr_transfer"]
+settings, fs = cfg["drug"], cfg["feature_selection"]
+spec = pipeline(name)
+# latent structure like the default's stand-in; 18 % of responses missing (GDSC v17)
+data = synthetic_public_private(np.random.default_rng(0), n_public=2000, n_private=n_private,
+                                n_genes=fs["candidate_genes"], n_drugs=n_drugs,
+                                missing_fraction=0.18)
+response = data["private_response"]
+samples = response.index
+features = repr_study.method_features(
+    "dp_feature_selection", seeds=cfg["seeds"], samples=samples, representations={{}},
+    baselines={{"feature_selection": fs}}, private_set=spec.private_set,
+    public_parts=spec.public_selection, base_seed=0,
+    public_expression=data["public_expression"], private_expression=data["private_expression"])
+splits = repr_study.drug_splits(response, splits=settings["splits"],
+                                test_size=settings["test_size"],
+                                rng=np.random.default_rng(1))
+t = time.perf_counter()
+rows = repr_study.drug_experiment(
+    features.private, response, [str(d) for d in response.columns],
+    epsilons=experiment_epsilons(settings), splits=splits, ridge=settings["ridge"],
+    base_seed=0, stream="drug/bench", clipping_weights=lambda n, d, e: (0.5, 0.5),
+    selection=features.selection, xx_noise=spec.xx_noise, mapping=spec.mapping,
+    **repr_study.public_centring(spec, features, settings))
+done(per_fit_s=(time.perf_counter() - t) / n_drugs, rows=len(rows),
+     n_parts=sorted(set(int(k) for k in rows["n_parts"].dropna())))
 """,
 }
 
@@ -273,6 +308,30 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
             width = 2000 if kind == "select" else 20
             add(rule, step, f"{PRIVATE} x {width}", "measured", child("learners", kind, fits),
                 f"{fits} fits in one process", covers="mem")
+    if "drug" in stages:
+        # a whole repr_drug job is its chunk's drugs x splits x methods; DP feature
+        # selection's Lasso votes (once per drug and split, shared by the seeds and the ε)
+        # are nearly all of it: timed here per drug on 2 drugs of the real shape, then
+        # scaled to the drugs of the largest chunk (the job's other methods are SSP fits of
+        # d <= 20, ~0.6 ms each: ~12 s a job)
+        drug = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())[
+            "repr_transfer"]["drug"]
+        per_chunk = -(-PAPER_DRUGS // int(drug["chunks"]))
+        for name in ("as_published", "corrected"):
+            result = child("drug", name, PRIVATE, 2, ROOT / "config" / "paper.yaml")
+            unit = result["per_fit_s"]
+            # the process (start-up, data, one drug) as measured, the other drugs scaled
+            scaled = {"wall_s": result["wall_s"] + unit * (per_chunk - 2),
+                      "cpu_s": result["cpu_s"] + unit * (per_chunk - 2),
+                      "peak_rss_mb": result["peak_rss_mb"], "per_fit_s": unit}
+            add("repr_drug", f"drug_experiment, dp_feature_selection ({name})",
+                f"{PRIVATE} x {GENES_CANDIDATES} candidates, {drug['splits']} splits",
+                "peak measured; time extrapolated", scaled,
+                f"per_fit_s = one drug (its {drug['splits']} splits' Lasso votes, k = "
+                f"{'/'.join(map(str, result['n_parts'])) or 'the authors'}, and the SSP fits "
+                f"of every seed and ε), timed on 2 drugs; wall_s = the process with "
+                f"{per_chunk} drugs, the largest chunk of {PAPER_DRUGS} drugs in "
+                f"{drug['chunks']} chunks", wildcards=f"pipeline={name}")
     return rows
 
 
