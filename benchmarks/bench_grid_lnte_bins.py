@@ -39,58 +39,40 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from dprepro.cohorts import load_kidney  # noqa: E402
 from dprepro.km import kaplan_meier  # noqa: E402
-from dprepro.lnte_dp import consistent_counts, isotonic_fit  # noqa: E402
+from dprepro.lnte_dp import (  # noqa: E402
+    GridLNTE,
+    actuarial_survival,
+    consistent_counts,
+    grid_counts,
+)
 from dprepro.seeds import seed_sequence  # noqa: E402
 
-HORIZON = 20.0  # config/config.yaml: datasets.kidney.horizon
-ROWS_PER_PERSON = 2
-
-
-def _counts(times, events, bins):
-    edges = np.linspace(0.0, HORIZON, bins + 1)[1:]
-    beyond = times > HORIZON
-    which = np.where(beyond, bins, np.searchsorted(edges, times, side="left"))
-    d = np.bincount(which[~beyond], weights=events[~beyond], minlength=bins + 1)
-    c = np.bincount(which, weights=np.where(beyond, 1.0, 1.0 - events), minlength=bins + 1)
-    return edges, d, c
-
-
-def _no_cap(d_noisy, c_noisy):
-    """consistent_counts without capping the fitted events at the fitted exits."""
-    d = d_noisy.copy()
-    d[:, -1] = 0.0
-    at_risk = np.cumsum((d + c_noisy)[:, ::-1], axis=1)[:, ::-1]
-    at_risk = np.maximum(isotonic_fit(at_risk, increasing=False), 0.0)
-    exits = at_risk - np.concatenate([at_risk[:, 1:], np.zeros((len(at_risk), 1))], axis=1)
-    cumulative = np.maximum(isotonic_fit(np.cumsum(d[:, :-1], axis=1)), 0.0)
-    d_hat = np.diff(cumulative, axis=1, prepend=0.0)
-    return at_risk[:, :-1], d_hat, np.maximum(exits[:, :-1] - d_hat, 0.0)
+KIDNEY = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["datasets"]["kidney"]
+HORIZON = float(KIDNEY["horizon"])
+ROWS_PER_PERSON = 2  # survival::kidney: two infection times per patient (the schema's default)
 
 
 def release(times, events, *, epsilon, bins, draws, rng, variant="shipped"):
-    """``GridLNTE.release`` (the shipped variant gives its numbers), with the two
-    alternative post-processings above."""
+    """``GridLNTE.release``, or its steps with one of the two alternatives above
+    (the same noise draws for the same generator)."""
+    if variant == "shipped":
+        return GridLNTE(epsilon=epsilon, bins=bins, rows_per_person=ROWS_PER_PERSON).release(
+            times, events, horizon=HORIZON, rng=rng, draws=draws)
     scale = ROWS_PER_PERSON / epsilon
-    edges, d, c = _counts(times, events, bins)
+    edges, d, c = grid_counts(times, events, horizon=HORIZON, bins=bins)
     noise = rng.laplace(0.0, scale, size=(2, draws, bins + 1))
     d_noisy = d + noise[0]
     d_noisy[:, -1] = 0.0
-    post = _no_cap if variant == "no_cap" else consistent_counts
-    at_risk, d_hat, c_hat = post(d_noisy, c + noise[1])
-    effective = at_risk - c_hat / 2.0
+    counts = consistent_counts(d_noisy, c + noise[1], cap_events=variant != "no_cap")
     floor = 3.0 * scale if variant == "stop_3_scales" else 1.0
-    defined = at_risk >= max(1.0, floor)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        hazard = np.where(defined & (effective > 0), np.minimum(d_hat, effective) / effective,
-                          0.0)
-    survival = np.cumprod(1.0 - hazard, axis=1)
-    return edges, np.where(np.minimum.accumulate(defined, axis=1), survival, np.nan)
+    return edges, actuarial_survival(*counts, min_at_risk=max(1.0, floor))
 
 
 def measure(cohort, *, epsilon, bins, draws, variant, seed):
@@ -122,7 +104,8 @@ def main(argv=None) -> int:
     parser.add_argument("--draws", type=int, default=4000)
     parser.add_argument("--seed", type=int, default=20240915)
     args = parser.parse_args(argv)
-    cohort = load_kidney(ROOT / "resources" / "kidney" / "kidney.csv", time_divisor=30)
+    cohort = load_kidney(ROOT / "resources" / "kidney" / "kidney.csv",
+                         time_divisor=float(KIDNEY["time_divisor"]))
     settings = [(bins, "shipped") for bins in (20, 10, 5)]
     settings += [(20, "no_cap"), (20, "stop_3_scales")]
     rows = [row for epsilon in (1.0, 2.0, 3.0) for bins, variant in settings

@@ -194,6 +194,30 @@ def test_consistent_counts_are_monotone_and_exact_without_noise():
     np.testing.assert_allclose((events + censored)[:, :-1], exits[:, :-1], atol=1e-9)
 
 
+def test_uncapped_events_and_a_higher_stop_are_the_measured_alternatives():
+    """cap_events=False keeps the fitted event increments (never fewer than the capped
+    ones, equal where they fit the exits; censorings cut at 0); without noise both are the
+    exact counts. A higher min_at_risk stops each curve no later, and equals it before."""
+    from dprepro.lnte_dp import actuarial_survival, consistent_counts
+
+    t, e = _data(6, 60)
+    _, _, d, c = _cells(t, e, 10, float(t.max()))
+    exact = [consistent_counts(d[None, :], c[None, :], cap_events=cap) for cap in (True, False)]
+    for a, b in zip(*exact, strict=True):
+        np.testing.assert_array_equal(a, b)
+    noise = np.random.default_rng(5).laplace(0.0, 2.0, size=(2, 300, 11))
+    capped = consistent_counts(d + noise[0], c + noise[1])
+    free = consistent_counts(d + noise[0], c + noise[1], cap_events=False)
+    np.testing.assert_array_equal(free[0], capped[0])
+    assert (free[1] >= capped[1]).all() and (free[2] >= 0).all()
+    fits = capped[2] > 1e-12  # bins whose cap did not bind: exits left as censorings
+    np.testing.assert_array_equal(free[1][fits], capped[1][fits])
+    low, high = actuarial_survival(*capped), actuarial_survival(*capped, min_at_risk=6.0)
+    assert (np.isnan(low) <= np.isnan(high)).all()
+    both = ~np.isnan(high)
+    np.testing.assert_array_equal(low[both], high[both])
+
+
 def test_empty_bins_get_no_phantom_events_and_the_at_risk_is_not_inflated():
     """Past the last follow-up, clipping each noisy cell at 0 adds on average Δ/(2ε)
     events per empty bin (6 events over larynx stage IV's 12 empty bins at ε = 1) and

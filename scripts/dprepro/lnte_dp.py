@@ -65,7 +65,8 @@ import numpy as np
 from .km import check_survival_data
 from .privacy import PrivacyRecord
 
-__all__ = ["GridDiscretisation", "GridLNTE", "consistent_counts", "isotonic_fit"]
+__all__ = ["GridDiscretisation", "GridLNTE", "actuarial_survival", "consistent_counts",
+           "grid_counts", "isotonic_fit"]
 
 
 class GridLNTE:
@@ -121,29 +122,14 @@ class GridLNTE:
         (Cutler & Ederer 1958). ``noise=False`` gives the same estimator on
         the exact counts: the discretisation error alone (not private).
         """
-        t, e = check_survival_data(durations, events)
-        if not np.isfinite(horizon) or horizon <= 0:
-            raise ValueError(f"horizon must be finite and > 0, got {horizon}")
-        edges = np.linspace(0.0, float(horizon), self.bins + 1)[1:]
-        beyond = t > float(horizon)
-        which = np.where(beyond, self.bins, np.searchsorted(edges, t, side="left"))
-        d = np.bincount(which[~beyond], weights=e[~beyond], minlength=self.bins + 1)
-        c = np.bincount(which, weights=np.where(beyond, 1.0, 1.0 - e), minlength=self.bins + 1)
+        edges, d, c = grid_counts(durations, events, horizon=horizon, bins=self.bins)
         if noise:
             draws_noise = rng.laplace(0.0, self.scale, size=(2, draws, self.bins + 1))
         else:
             draws_noise = np.zeros((2, draws, self.bins + 1))
         d_noisy = d + draws_noise[0]
         d_noisy[:, -1] = 0.0  # no event cell past the horizon (the draw is made, then unused)
-        at_risk, d_hat, c_hat = consistent_counts(d_noisy, c + draws_noise[1])
-        effective = at_risk - c_hat / 2.0
-        defined = at_risk >= 1.0
-        with np.errstate(divide="ignore", invalid="ignore"):
-            hazard = np.where(defined & (effective > 0),
-                              np.minimum(d_hat, effective) / effective, 0.0)
-        survival = np.cumprod(1.0 - hazard, axis=1)
-        survival = np.where(np.minimum.accumulate(defined, axis=1), survival, np.nan)
-        return edges, survival
+        return edges, actuarial_survival(*consistent_counts(d_noisy, c + draws_noise[1]))
 
     def privacy_record(self, *, privacy_unit: str = "record") -> PrivacyRecord:
         note = (f"LNTE on a public grid of {self.bins} bins: Laplace({self.scale:g}) on every "
@@ -223,7 +209,43 @@ def isotonic_fit(values, *, increasing: bool = True) -> np.ndarray:
     return fit[0] if flat else fit
 
 
-def consistent_counts(events, censorings) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def grid_counts(durations, events, *, horizon: float, bins: int
+                ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Exact event and censoring counts of one group on ``bins`` equal bins of ``[0, horizon]``.
+
+    Returns ``(edges, d, c)``: the bins' right ends, and counts of length
+    ``bins + 1`` whose last cell holds those followed past the horizon (as
+    censorings, "alive at H"; its event count is 0).
+    """
+    t, e = check_survival_data(durations, events)
+    if not np.isfinite(horizon) or horizon <= 0:
+        raise ValueError(f"horizon must be finite and > 0, got {horizon}")
+    edges = np.linspace(0.0, float(horizon), bins + 1)[1:]
+    beyond = t > float(horizon)
+    which = np.where(beyond, bins, np.searchsorted(edges, t, side="left"))
+    d = np.bincount(which[~beyond], weights=e[~beyond], minlength=bins + 1)
+    c = np.bincount(which, weights=np.where(beyond, 1.0, 1.0 - e), minlength=bins + 1)
+    return edges, d, c
+
+
+def actuarial_survival(at_risk, events, censored, *, min_at_risk: float = 1.0) -> np.ndarray:
+    r"""Life-table curve :math:`\prod_b (1 - \hat d_b / (\hat r_b - \hat c_b/2))` per row.
+
+    The hazard is capped at 1; the curve stops (``nan`` from there on) at
+    the first bin whose fitted at-risk is below ``min_at_risk`` (1 in
+    :meth:`GridLNTE.release`).
+    """
+    effective = at_risk - censored / 2.0
+    defined = at_risk >= min_at_risk
+    with np.errstate(divide="ignore", invalid="ignore"):
+        hazard = np.where(defined & (effective > 0),
+                          np.minimum(events, effective) / effective, 0.0)
+    survival = np.cumprod(1.0 - hazard, axis=1)
+    return np.where(np.minimum.accumulate(defined, axis=1), survival, np.nan)
+
+
+def consistent_counts(events, censorings, *, cap_events: bool = True
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     r"""Monotone post-processing of noisy grid counts (see the module notes).
 
     Parameters
@@ -231,6 +253,11 @@ def consistent_counts(events, censorings) -> tuple[np.ndarray, np.ndarray, np.nd
     events, censorings : ndarray, shape (draws, bins + 1)
         Noisy counts per cell; the last cell holds those alive at the horizon
         (counted as censorings; its event count is ignored).
+    cap_events : bool
+        Cap each bin's fitted events at its fitted exits (what
+        :class:`GridLNTE` does). ``False`` keeps the increments of the fitted
+        cumulative events and cuts the censorings at 0 instead (an
+        alternative measured in ``benchmarks/bench_grid_lnte_bins.py``).
 
     Returns
     -------
@@ -246,7 +273,10 @@ def consistent_counts(events, censorings) -> tuple[np.ndarray, np.ndarray, np.nd
     at_risk = np.maximum(isotonic_fit(at_risk, increasing=False), 0.0)
     exits = at_risk - np.concatenate([at_risk[:, 1:], np.zeros((len(at_risk), 1))], axis=1)
     cumulative = np.maximum(isotonic_fit(np.cumsum(d[:, :-1], axis=1)), 0.0)
-    d_hat = np.minimum(np.diff(cumulative, axis=1, prepend=0.0), exits[:, :-1])
+    d_hat = np.diff(cumulative, axis=1, prepend=0.0)
+    if not cap_events:
+        return at_risk[:, :-1], d_hat, np.maximum(exits[:, :-1] - d_hat, 0.0)
+    d_hat = np.minimum(d_hat, exits[:, :-1])
     return at_risk[:, :-1], d_hat, exits[:, :-1] - d_hat
 
 
