@@ -22,7 +22,9 @@ settings = [s for eps in p.epsilons
             for s in repr_study.clipping_settings(p.methods, epsilon=float(eps),
                                                   hyperparameters=hyper, baselines=p.baselines,
                                                   extra_dim=spec.extra_dim, pipeline=spec.name)]
-table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise)
+table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise,
+                                         n_datasets=int(p.synthetic_sets),
+                                         n_noise=int(p.noise_draws))
 for row in table.itertuples(index=False):
     log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d, row.epsilon,
              row.w_x, row.w_y)

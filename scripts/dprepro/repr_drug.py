@@ -69,9 +69,15 @@ def clipping_weight_cache(base_seed: int, *, n_datasets: int = 20, n_noise: int 
 
 
 def clipping_weight_table(n: int, settings: Sequence[tuple[int, float]], *,
-                          base_seed: int, xx_noise: str = "wishart") -> pd.DataFrame:
-    """Clipping weights for every (d, ε_learner) in ``settings`` at training size ``n``."""
-    weights = clipping_weight_cache(base_seed, xx_noise=xx_noise)
+                          base_seed: int, xx_noise: str = "wishart", n_datasets: int = 20,
+                          n_noise: int = 20) -> pd.DataFrame:
+    """Clipping weights for every (d, ε_learner) in ``settings`` at training size ``n``.
+
+    ``n_datasets`` synthetic sets × ``n_noise`` noise draws score each grid pair
+    (:func:`dprepro.dp_learners.ssp_clipping_weights`; the authors use 20 × 20).
+    """
+    weights = clipping_weight_cache(base_seed, xx_noise=xx_noise, n_datasets=n_datasets,
+                                    n_noise=n_noise)
     rows = []
     for d, eps in sorted(set((int(d), float(e)) for d, e in settings)):
         wx, wy = weights(int(n), d, eps)
