@@ -16,7 +16,7 @@ SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 DEFAULT = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
 
 
-@pytest.mark.parametrize("name", ["config.yaml", "paper.yaml"])
+@pytest.mark.parametrize("name", ["config.yaml", "full.yaml", "paper.yaml"])
 def test_shipped_configs_are_valid(name):
     check_config(yaml.safe_load((ROOT / "config" / name).read_text()), SCHEMA)
 
@@ -103,7 +103,8 @@ def test_every_schema_key_has_type_default_and_description():
 def test_config_readme_is_the_rendering_of_the_schema():
     """config/README.md is generated from the schema, so every key is documented once."""
     configs = {label: yaml.safe_load((ROOT / "config" / name).read_text())
-               for label, name in (("embedded", "config.yaml"), ("paper", "paper.yaml"))}
+               for label, name in (("embedded", "config.yaml"), ("full", "full.yaml"),
+                                   ("paper", "paper.yaml"))}
     expected = render_config_readme(SCHEMA, configs)
     readme = (ROOT / "config" / "README.md").read_text()
     assert readme == expected, (
@@ -125,7 +126,7 @@ def test_snakemake_stops_before_any_job_with_named_key(tmp_path):
     assert not (tmp_path / "results").exists()
 
 
-@pytest.mark.parametrize("name", ["config/config.yaml", "config/paper.yaml",
+@pytest.mark.parametrize("name", ["config/config.yaml", "config/full.yaml", "config/paper.yaml",
                                   "tests/data/small_config.yaml", "<empty>"])
 def test_fill_defaults_gives_what_snakemake_validate_gives(name):
     """The workflow fills defaults with fill_defaults (one libyaml parse of the schema) instead

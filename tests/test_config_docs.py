@@ -92,6 +92,16 @@ def test_shipped_values_that_differ_from_the_default_are_shown():
     assert row(text, "study.kind")[2] == "`paper`"  # equal to the default: nothing added
 
 
+def test_an_overlay_restoring_the_default_is_shown_after_a_config_that_differs():
+    # full.yaml over the embedded config: its seed 3 is the default, but the reader must
+    # see that it undoes embedded's 7; a key only the overlay repeats stays quiet
+    text = render_config_readme(TOY, {"embedded": {"seed": 7}, "full": {"seed": 3,
+                                                                       "study": {"kind": "paper"}},
+                                      "paper": {}})
+    assert row(text, "seed")[2] == "`3` (embedded: `7`; full: `3`)"
+    assert row(text, "study.kind")[2] == "`paper`"
+
+
 def test_a_key_without_description_is_refused_by_name():
     schema = {"properties": {"a": {"type": "object", "properties": {
         "b": {"type": "integer", "default": 1}}, "description": "A."}}}
@@ -112,7 +122,8 @@ def test_check_flags_a_stale_readme(tmp_path, capsys):
     empty.write_text("{}\n")
     readme = tmp_path / "README.md"
     readme.write_text(render_config_readme(TOY, {"embedded": {}, "paper": {}}))
-    args = ["--schema", str(schema_path), "--embedded", str(empty), "--paper", str(empty)]
+    args = ["--schema", str(schema_path), "--embedded", str(empty), "--full", str(empty),
+            "--paper", str(empty)]
     assert main([*args, "--check", str(readme)]) == 0
     readme.write_text(readme.read_text().replace("Base seed.", "Old text."))
     assert main([*args, "--check", str(readme)]) == 1

@@ -45,13 +45,34 @@ def job_counts(output: str) -> dict[str, int]:
     return counts
 
 
-SHIPPED_CONFIGS = ["config/config.yaml", "config/paper.yaml"]
+# full.yaml and paper.yaml are read over config/config.yaml (the Snakefile's configfile)
+SHIPPED_CONFIGS = ["config/config.yaml", "config/full.yaml", "config/paper.yaml"]
+
+
+def shipped_config(configfile: str) -> dict:
+    """The configuration Snakemake runs with ``--configfile configfile``: the file merged
+    key by key over the embedded default, as Snakemake merges them."""
+    from snakemake.utils import update_config
+
+    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    update_config(config, yaml.safe_load((ROOT / configfile).read_text()))
+    return config
+
+
+def configfile_args(configfile: str) -> list[str]:
+    # Snakemake reads the Snakefile's relative configfile from the working directory, so a
+    # run elsewhere (--directory) names the embedded default before an overlay itself
+    overlay = configfile != "config/config.yaml"
+    return ["--configfile", *([str(ROOT / "config" / "config.yaml")] if overlay else []),
+            str(ROOT / configfile)]
+
+
 for _configfile in SHIPPED_CONFIGS:
     background.register(f"lint:{_configfile}")(
         lambda folder, configfile=_configfile: snakemake("--lint", "--configfile", configfile))
     background.register(f"dry-run:{_configfile}")(
         lambda folder, configfile=_configfile: snakemake(
-            "-n", "--configfile", str(ROOT / configfile), cwd=folder))
+            "-n", *configfile_args(configfile), cwd=folder))
 
 
 @pytest.mark.parametrize("configfile", [
@@ -68,7 +89,7 @@ def test_full_dag_dry_run(configfile, tmp_path):
     proc = background.result(f"dry-run:{configfile}", tmp_path)
     counts = job_counts(proc.stdout + proc.stderr)
     assert counts.get("all") == 1
-    config = yaml.safe_load((ROOT / configfile).read_text())
+    config = shipped_config(configfile)
     ldp = config["ldp_indicators"]
     spec = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
     spec = spec["properties"]["ldp_indicators"]["properties"]

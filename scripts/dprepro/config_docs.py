@@ -35,11 +35,12 @@ _HEADER = """\
      Regenerate: {regenerate} -->
 # Configuration
 
-Two ready configurations:
+Three ready configurations:
 
 | file | mode | network |
 |---|---|---|
-| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all` | none |
+| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all`: every figure and table of the three papers at quick Monte Carlo sizes (about 100 s on two cores) | none |
+| `config/full.yaml` | **full embedded run**, `snakemake --cores all --configfile config/full.yaml`: an overlay of the embedded default that restores the full sizes and adds the beyond-the-paper cohorts (about 4-5 minutes) | none |
 {paper_row}
 
 Every key is checked against `workflow/schemas/config.schema.yaml` before any
@@ -53,7 +54,8 @@ config key 'ldp_indicators': unknown key(s) ['bandwith_multiplier']; allowed key
 
 Keys left out take the **default** below (the schema's). Where a shipped
 configuration sets another value, the default column gives it too
-(*embedded*: `config/config.yaml`, *paper*: `config/paper.yaml`). Override
+(*embedded*: `config/config.yaml`, *full*: `config/full.yaml` over it, *paper*:
+`config/paper.yaml`). Override
 single keys on the command line with `--config seed=7` or with a YAML of your
 own after `--configfile`.
 
@@ -178,10 +180,16 @@ def _default_text(path: str, spec: Mapping, configs: Mapping[str, Mapping]) -> s
         return ""
     text = f"`{_value_text(spec['default'])}`" if "default" in spec else ""
     others = []
+    # once one configuration differs from the default, a later one that sets the key shows
+    # its value even when it is the default: an overlay (full over embedded) restoring it
+    differs = False
     for label, config in configs.items():
         value = _lookup(config, path)
-        if value is not _MISSING and value != spec.get("default"):
+        if value is _MISSING:
+            continue
+        if value != spec.get("default") or differs:
             others.append(f"{label}: `{_value_text(value)}`")
+            differs = differs or value != spec.get("default")
     if others:
         text += f" ({'; '.join(others)})"
     return text
@@ -210,8 +218,10 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
         The configuration schema (JSON Schema as loaded from YAML); every key
         needs a ``description``.
     configs : mapping of label to configuration, optional
-        Shipped configurations (e.g. ``{"embedded": ..., "paper": ...}``); a
-        value that differs from the schema's default is shown beside it.
+        Shipped configurations in order (e.g. ``{"embedded": ..., "full": ...,
+        "paper": ...}``); a value that differs from the schema's default is shown
+        beside it, and so is a later configuration's value for a key where an
+        earlier one differs (an overlay that restores the default).
 
     Returns
     -------
@@ -264,13 +274,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--schema", type=Path,
                         default=root / "workflow" / "schemas" / "config.schema.yaml")
     parser.add_argument("--embedded", type=Path, default=root / "config" / "config.yaml")
+    parser.add_argument("--full", type=Path, default=root / "config" / "full.yaml")
     parser.add_argument("--paper", type=Path, default=root / "config" / "paper.yaml")
     parser.add_argument("--check", type=Path, metavar="README",
                         help="exit 1 if this file differs from the rendering")
     args = parser.parse_args(argv)
     schema = yaml.safe_load(args.schema.read_text(encoding="utf-8"))
     configs = {label: yaml.safe_load(path.read_text(encoding="utf-8"))
-               for label, path in (("embedded", args.embedded), ("paper", args.paper))}
+               for label, path in (("embedded", args.embedded), ("full", args.full),
+                                   ("paper", args.paper))}
     text = render_config_readme(schema, configs)
     if args.check is not None:
         if args.check.read_text(encoding="utf-8") != text:
