@@ -39,8 +39,7 @@ Three ready configurations:
 
 | file | mode | network |
 |---|---|---|
-| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all`: every figure and table of the three papers at quick Monte Carlo sizes (about 100 s on two cores) | none |
-| `config/full.yaml` | **full embedded run**, `snakemake --cores all --configfile config/full.yaml`: an overlay of the embedded default that restores the full sizes and adds the beyond-the-paper cohorts (about 4-5 minutes) | none |
+{embedded_rows}
 {paper_row}
 
 Every key is checked against `workflow/schemas/config.schema.yaml` before any
@@ -63,6 +62,13 @@ This file is generated from the schema's descriptions, so the schema is the
 one place to document a key.
 """
 
+_EMBEDDED_ROWS = (
+    "| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all`: "
+    "every figure and table of the three papers at quick Monte Carlo sizes (about 100 s on "
+    "two cores) | none |\n"
+    "| `config/full.yaml` | **full embedded run**, `snakemake --cores all --configfile "
+    "config/full.yaml`: an overlay of the embedded default that restores the full sizes and "
+    "adds the beyond-the-paper cohorts (about 4-5 minutes) | none |")
 _PAPER_ROW = ("| `config/paper.yaml` | **paper mode**, `snakemake --cores all --configfile "
               "config/paper.yaml` | cBioPortal, GDSC (Sanger), DepMap (figshare) |")
 
@@ -233,7 +239,8 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
     missing = [path for path, spec in schema_keys(schema) if not spec.get("description")]
     if missing:
         raise ValueError(f"schema keys without a description: {missing}")
-    out = [_HEADER.format(regenerate=REGENERATE, paper_row=_PAPER_ROW).rstrip("\n"), ""]
+    out = [_HEADER.format(regenerate=REGENERATE, embedded_rows=_EMBEDDED_ROWS,
+                          paper_row=_PAPER_ROW).rstrip("\n"), ""]
     top, sections = [], []
     for key, spec in (schema.get("properties") or {}).items():
         rows = [(key, spec), *schema_keys(spec, key)]
