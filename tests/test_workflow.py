@@ -142,6 +142,40 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("tcga_preprocess", 0) == real * tcga
 
 
+SUMMARIES = {"quick": ["config/config.yaml"], "full": ["config/config.yaml", "config/full.yaml"]}
+for _label, _files in SUMMARIES.items():
+    background.register(f"summary:{_label}")(
+        lambda folder, files=_files: snakemake(
+            "--summary", "--configfile", *(str(ROOT / f) for f in files), cwd=folder))
+
+
+def summary_outputs(label, tmp_path) -> set[str]:
+    """Every file the workflow would make (``snakemake --summary``), one per line."""
+    proc = background.result(f"summary:{label}", tmp_path)
+    return {line.split("\t", 1)[0] for line in proc.stdout.splitlines()[1:] if line.strip()}
+
+
+@pytest.mark.background("summary:quick")
+@pytest.mark.background("summary:full")
+def test_the_quick_default_builds_every_table_and_figure_of_the_full_run(tmp_path):
+    """The embedded default cuts Monte Carlo sizes, not outputs: every table and figure of
+    the full run (config/full.yaml) is in it, but for the cohorts only the full run adds."""
+    quick, full = summary_outputs("quick", tmp_path), summary_outputs("full", tmp_path)
+    extra = (set(shipped_config("config/full.yaml")["rrr_survival"]["datasets"])
+             - set(shipped_config("config/config.yaml")["rrr_survival"]["datasets"]))
+    assert extra  # the full run does add cohorts
+
+    def released(paths):
+        return {p for p in paths if re.search(r"/(tables|figures)/", p)
+                and not any(re.search(rf"(^|[/_]){name}([._/]|$)", p) for name in extra)}
+
+    assert released(full) == released(quick)
+    assert len({p for p in released(quick) if not p.endswith(".prov.json")}) > 80
+    assert any(name in p for p in full - quick for name in extra)
+    # the quick default adds nothing of its own either
+    assert quick <= full
+
+
 def test_snakefmt_check():
     proc = subprocess.run([sys.executable, "-m", "snakefmt", "--check", "Snakefile",
                            "workflow/rules"], capture_output=True, text=True, cwd=ROOT)
