@@ -10,6 +10,32 @@ from dprepro.config import check_config, fill_defaults, load_schema  # noqa: E40
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 
+
+def lay_shipped_overlays_over_the_embedded_default(config):
+    """config/full.yaml and config/paper.yaml are read over config/config.yaml.
+
+    Snakemake reads the Snakefile's ``configfile`` relative to the working directory
+    and skips it silently when ``--configfile`` is given, so a run with ``--directory``
+    elsewhere would lay a shipped overlay over the schema's defaults alone (the full
+    run without its cohorts' definitions). Here the embedded file goes underneath
+    whenever a shipped overlay was given without it, as in a run from the checkout.
+    """
+    from snakemake.utils import update_config
+    import yaml
+
+    shipped = Path(workflow.basedir) / "config"
+    embedded = (shipped / "config.yaml").resolve()
+    loaded = {Path(f).resolve() for f in workflow.configfiles}
+    overlays = {(shipped / name).resolve() for name in ("full.yaml", "paper.yaml")}
+    if loaded & overlays and embedded not in loaded:
+        base = yaml.safe_load(embedded.read_text())
+        update_config(base, config)
+        config.clear()
+        config.update(base)
+
+
+lay_shipped_overlays_over_the_embedded_default(config)
+
 # Our check first: one line per problem naming the key; then the schema's
 # defaults are filled in, as snakemake.utils.validate would (same result, tested)
 # but from the schema parsed once by libyaml: validate re-reads the file with a
