@@ -70,7 +70,8 @@ _EMBEDDED_ROWS = (
     "config/full.yaml`: an overlay of the embedded default that restores the full sizes and "
     "adds the beyond-the-paper cohorts (about 4-5 minutes) | none |")
 _PAPER_ROW = ("| `config/paper.yaml` | **paper mode**, `snakemake --cores all --configfile "
-              "config/paper.yaml` | cBioPortal, GDSC (Sanger), DepMap (figshare) |")
+              "config/paper.yaml` | cBioPortal, GDSC (Sanger), TCGA (UCSC Xena; or DepMap from "
+              "figshare with `repr_transfer.public_source: depmap`) |")
 
 _PLURAL = {"integer": "integers", "number": "numbers", "string": "strings",
            "boolean": "booleans", "object": "objects"}
