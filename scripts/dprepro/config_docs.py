@@ -64,7 +64,7 @@ one place to document a key.
 
 _EMBEDDED_ROWS = (
     "| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all`: "
-    "every figure and table of the three papers at quick Monte Carlo sizes (1.5-2 minutes on "
+    "every figure and table of the three papers at quick Monte Carlo sizes (about 2 minutes on "
     "two cores) | none |\n"
     "| `config/full.yaml` | **full embedded run**, `snakemake --cores all --configfile "
     "config/full.yaml`: an overlay of the embedded default that restores the full sizes and "
