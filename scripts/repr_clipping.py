@@ -23,8 +23,8 @@ settings = [s for eps in p.epsilons
                                                   hyperparameters=hyper, baselines=p.baselines,
                                                   extra_dim=spec.extra_dim, pipeline=spec.name)]
 table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise,
-                                         n_datasets=int(p.synthetic_sets),
-                                         n_noise=int(p.noise_draws))
+                                         n_datasets=int(p.clipping_datasets),
+                                         n_noise=int(p.clipping_noise_draws))
 for row in table.itertuples(index=False):
     log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d, row.epsilon,
              row.w_x, row.w_y)

@@ -198,8 +198,8 @@ rule repr_clipping_weights:
         baselines=repr_baseline_params(),
         epsilons=epsilon_grid(REPR["drug"]),
         test_size=REPR["drug"]["test_size"],
-        synthetic_sets=REPR["drug"]["clipping_datasets"],
-        noise_draws=REPR["drug"]["clipping_noise_draws"],
+        clipping_datasets=REPR["drug"]["clipping_datasets"],
+        clipping_noise_draws=REPR["drug"]["clipping_noise_draws"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
