@@ -1,8 +1,8 @@
 """Plot the privacy audit: claimed ε against the empirical lower bound."""
 
 from dprepro import plots, step
-from dprepro.audit import AUDIT_PRIVACY
 from dprepro.io import read_table
+from dprepro.privacy import AUDIT_PRIVACY
 
 log = step.start(snakemake, "privacy_audit_plot")
 outputs = [snakemake.output.pdf, snakemake.output.png]

@@ -1,9 +1,9 @@
-"""SSP clipping weights (w_x, w_y) for every drug-task method and stated ε of one pipeline.
+"""SSP clipping weights (w_x, w_y) for every drug-task method and stated ε of each pipeline.
 
 Chosen on synthetic data only (the authors' ``diffpri.omega``), so no privacy
 is spent; what they need from the private side is the training-set size and
-the feature dimension of each method. One job per pipeline: a (d, ε_learner)
-shared by two methods or two stated ε is computed once.
+the feature dimension of each method. One job for every pipeline; within a
+pipeline a (d, ε_learner) shared by two methods or two stated ε is computed once.
 """
 
 from pathlib import Path
@@ -14,23 +14,30 @@ from dprepro import repr_privacy, repr_study, step
 
 log = step.start(snakemake, "repr_clipping")
 p = snakemake.params
-spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 hyper = pd.read_csv(snakemake.input.hyperparameters)
 response = pd.read_parquet(snakemake.input.private_response)
 n = int(response.notna().any(axis=1).sum()) - int(p.test_size)
-settings = [s for eps in p.epsilons
-            for s in repr_study.clipping_settings(p.methods, epsilon=float(eps),
-                                                  hyperparameters=hyper, baselines=p.baselines,
-                                                  extra_dim=spec.extra_dim, pipeline=spec.name)]
-table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed, xx_noise=spec.xx_noise,
-                                         n_datasets=int(p.clipping_datasets),
-                                         n_noise=int(p.clipping_noise_draws))
-for row in table.itertuples(index=False):
-    log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d, row.epsilon,
-             row.w_x, row.w_y)
-step.write_csv(table, snakemake.output.table)
-step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
-                    seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
-                           "base_seed": p.seed},
-                    privacy=repr_privacy.INTERMEDIATES["clipping"], data_origin=p.data_origin)
-log.info("wrote %s (%d settings)", Path(snakemake.output.table).name, len(table))
+config = {key: value for key, value in p.items() if key != "pipelines"}
+for pipeline in p.pipelines:
+    spec = repr_privacy.pipeline(pipeline)
+    settings = [s for eps in p.epsilons
+                for s in repr_study.clipping_settings(p.methods, epsilon=float(eps),
+                                                      hyperparameters=hyper,
+                                                      baselines=p.baselines,
+                                                      extra_dim=spec.extra_dim,
+                                                      pipeline=spec.name)]
+    table = repr_study.clipping_weight_table(n, settings, base_seed=p.seed,
+                                             xx_noise=spec.xx_noise,
+                                             n_datasets=int(p.clipping_datasets),
+                                             n_noise=int(p.clipping_noise_draws))
+    for row in table.itertuples(index=False):
+        log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d,
+                 row.epsilon, row.w_x, row.w_y)
+    path = snakemake.output[pipeline]
+    step.write_csv(table, path)
+    step.write_sidecars(snakemake, __file__, [path], config=config,
+                        seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
+                               "base_seed": p.seed},
+                        privacy=repr_privacy.INTERMEDIATES["clipping"],
+                        data_origin=p.data_origin, extra={"pipeline": pipeline})
+    log.info("wrote %s (%d settings)", Path(path).name, len(table))

@@ -1,4 +1,11 @@
-"""Fit one pipeline's selected representation on public data (every seed), map the private lines."""
+"""Fit every pipeline's selected candidate of one representation on public data (every seed)
+and map the private lines through it.
+
+A candidate that two pipelines select (the same spec) is fitted once: its fits
+are seeded by the representation's stream alone, so both files hold the same rows.
+"""
+
+import json
 
 import pandas as pd
 
@@ -7,28 +14,35 @@ from dprepro.seeds import seed_record
 
 log = step.start(snakemake, "repr_fit")
 p = snakemake.params
-w = snakemake.wildcards
+rep = snakemake.wildcards.representation
 table = pd.read_csv(snakemake.input.hyperparameters)
-spec = repr_study.selected_spec(table, w.representation, w.pipeline)
 public = pd.read_parquet(snakemake.input.public_expression)
 private = pd.read_parquet(snakemake.input.private_expression)
 line_local = pd.read_parquet(snakemake.input.private_expression_line_local)
-stream = f"fit/{w.representation}"
+stream = f"fit/{rep}"
 vae_options = None
-if w.representation == "vae":
+if rep == "vae":
     device = repr_study.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
-log.info("%s (%s search): %s", w.representation, w.pipeline, spec)
-# an equal-dimension control is its model's fit at another search's r (pca_vae_dim: PCA)
-frame = repr_study.seed_representations(
-    repr_study.fitted_as(w.representation), spec, public,
-    {"private": private, "private_line_local": line_local},
-    seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
-path = snakemake.output.representation
-step.write_parquet(frame, path)
-log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
-         len(public), len(private), spec["dim"])
-step.write_sidecars(snakemake, __file__, [path], config={**dict(p.items()), "spec": spec},
-                    seeds=seed_record(p.seed, repr_study.STUDY, stream, p.seeds),
-                    privacy=repr_privacy.INTERMEDIATES["representation"],
-                    data_origin=p.data_origin)
+fitted = {}
+for pipeline in p.pipelines:
+    spec = repr_study.selected_spec(table, rep, pipeline)
+    key = json.dumps(spec, sort_keys=True)
+    if key in fitted:
+        log.info("%s (%s search): %s, fitted above", rep, pipeline, spec)
+    else:
+        log.info("%s (%s search): %s", rep, pipeline, spec)
+        # an equal-dimension control is its model's fit at another search's r (pca_vae_dim)
+        fitted[key] = repr_study.seed_representations(
+            repr_study.fitted_as(rep), spec, public,
+            {"private": private, "private_line_local": line_local},
+            seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
+    path = snakemake.output[pipeline]
+    step.write_parquet(fitted[key], path)
+    log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
+             len(public), len(private), spec["dim"])
+    config = {key: value for key, value in p.items() if key != "pipelines"}
+    step.write_sidecars(snakemake, __file__, [path], config={**config, "spec": spec},
+                        seeds=seed_record(p.seed, repr_study.STUDY, stream, p.seeds),
+                        privacy=repr_privacy.INTERMEDIATES["representation"],
+                        data_origin=p.data_origin, extra={"pipeline": pipeline})

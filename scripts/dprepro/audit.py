@@ -77,7 +77,7 @@ from .audit_survival import (
     lnte_audit_cohort,
 )
 from .ldp_mechanisms import MECHANISMS
-from .privacy import non_private
+from .privacy import AUDIT_PRIVACY
 from .randomized_response import rrr_keep_probability
 
 __all__ = [
@@ -95,12 +95,6 @@ __all__ = [
     "lnte_audit_cohort",
     "run_all_audits",
 ]
-
-#: Privacy record of the audit's outputs: not a release, no person's data.
-AUDIT_PRIVACY = non_private("audit on synthetic worst-case neighbouring inputs",
-                            mechanism="privacy_audit")
-
-#: Default overall significance level of every audit.
 
 # --------------------------------------------------------------------------- all audits
 

@@ -32,7 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-__all__ = ["BudgetSplit", "PrivacyRecord", "budget_split", "non_private", "provenance_of"]
+__all__ = ["AUDIT_PRIVACY", "BudgetSplit", "PrivacyRecord", "budget_split", "non_private",
+           "provenance_of"]
 
 
 @dataclass(frozen=True)
@@ -129,6 +130,14 @@ def non_private(note: str = "non-private reference", *, mechanism: str = "non_pr
     """The record of a non-private reference or a sensitive intermediate."""
     return PrivacyRecord(mechanism=mechanism, release=release, parameter=parameter,
                          privacy_unit=privacy_unit, note=note, extra=dict(extra or {}))
+
+
+
+#: Privacy record of the audit's outputs: not a release, no person's data. Defined here,
+#: not in dprepro.audit, so that the audit's figure job does not import the audited
+#: learners (scikit-learn, scipy.stats: a second of start-up).
+AUDIT_PRIVACY = non_private("audit on synthetic worst-case neighbouring inputs",
+                            mechanism="privacy_audit")
 
 
 def provenance_of(records) -> dict:

@@ -13,6 +13,7 @@ rule privacy_audit_table:
         "results/logs/privacy_audit_table/privacy_audit_table.log",
     benchmark:
         "results/benchmarks/privacy_audit_table/privacy_audit_table.tsv"
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1

@@ -19,6 +19,7 @@ rule claims_table:
         prov=prov("results/claims.csv"),
     log:
         "results/logs/claims_table/claims_table.log",
+    priority: CLAIMS_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -43,6 +44,7 @@ rule claims_figure:
         prov_png=prov("results/claims.png"),
     log:
         "results/logs/claims_figure/claims_figure.log",
+    priority: CLAIMS_PRIORITY
     conda:
         "../../envs/plotting.yaml"
     threads: 1

@@ -109,3 +109,15 @@ STUDY_CLAIMS = {}
 
 def study_targets(studies):
     return [path for study in studies for path in STUDY_TARGETS[study]]
+
+
+# Scheduling order on a few cores. The repr_transfer chain (data -> searches -> fits
+# -> experiments -> claims) is the run's critical path: started after the other
+# studies' jobs it ends the run alone on one core, so it goes before them (the rrr
+# jobs' own priorities, 40-60, order that study's critical path). The merged claims
+# table and figure come last in the DAG: once ready they go before the figures left.
+# The other tables and their simulations go before the figures (priority 0): the
+# figures have no dependants, so they fill the cores at the end.
+REPR_CHAIN_PRIORITY = 70
+CLAIMS_PRIORITY = 80
+TABLE_PRIORITY = 20

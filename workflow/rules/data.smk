@@ -55,7 +55,7 @@ rule rrr_cohort:
     log:
         "results/logs/rrr_cohort/{dataset}.log",
     # generated or downloaded cohorts (IPSS-R) first: their release jobs are the longest
-    priority: lambda wildcards: rrr_paths.cohort_priority(config, wildcards.dataset)
+    priority: lambda wc: TABLE_PRIORITY + rrr_paths.cohort_priority(config, wc.dataset)
     conda:
         "../../envs/data.yaml"
     threads: 1

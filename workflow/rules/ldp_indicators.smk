@@ -92,6 +92,7 @@ rule ldp_simulate:
         "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.log",
     benchmark:
         "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.tsv"
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -123,6 +124,7 @@ rule ldp_mse_table:
         prov=prov(LDP_TABLES["mse"]),
     log:
         "results/logs/ldp_mse_table/ldp_mse_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -147,6 +149,7 @@ rule ldp_claims:
         "results/logs/ldp_claims/ldp_claims.log",
     benchmark:
         "results/benchmarks/ldp_claims/ldp_claims.tsv"
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -176,6 +179,7 @@ rule ldp_alpha_grid_table:
         prov=prov(LDP_TABLES["alpha_grid"]),
     log:
         "results/logs/ldp_alpha_grid_table/ldp_alpha_grid_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -200,6 +204,7 @@ rule ldp_convergence_table:
         prov_rates=prov(LDP_TABLES["rates"]),
     log:
         "results/logs/ldp_convergence_table/ldp_convergence_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -224,6 +229,7 @@ rule ldp_variant_table:
         "results/logs/ldp_variant_table/{variant}.log",
     wildcard_constraints:
         variant="|".join(LDP_VARIANTS),
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -246,6 +252,7 @@ rule ldp_hazard_table:
         prov=prov(LDP_TABLES["hazard"]),
     log:
         "results/logs/ldp_hazard_table/ldp_hazard_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -268,6 +275,7 @@ rule ldp_clip_table:
         prov=prov(LDP_TABLES["clip"]),
     log:
         "results/logs/ldp_clip_table/ldp_clip_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -291,6 +299,7 @@ rule ldp_floor_table:
         prov=prov(LDP_TABLES["floor"]),
     log:
         "results/logs/ldp_floor_table/ldp_floor_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1

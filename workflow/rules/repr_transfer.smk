@@ -24,6 +24,7 @@ rule repr_public_data:
         prov_public_set=prov(REPR_TABLES["public_set"]),
     log:
         "results/logs/repr_public_data/repr_public_data.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -47,6 +48,7 @@ rule repr_private_data:
         **{f"prov_{k}": prov(v) for k, v in REPR_PRIVATE.items()},
     log:
         "results/logs/repr_private_data/repr_private_data.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -80,6 +82,7 @@ rule repr_search:
         "results/logs/repr_search/{representation}.log",
     benchmark:
         "results/benchmarks/repr_search/{representation}.tsv"
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -108,6 +111,7 @@ rule repr_hyperparameter_table:
         prov=prov(REPR_TABLES["hyperparameters"]),
     log:
         "results/logs/repr_hyperparameter_table/repr_hyperparameter_table.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -128,12 +132,23 @@ rule repr_fit:
         private_expression=REPR_PRIVATE["expression"],
         private_expression_line_local=REPR_PRIVATE["expression_line_local"],
     output:
-        representation=f"{REPR_DIR}/representations/{{pipeline}}/{{representation}}.parquet",
-        prov=prov(f"{REPR_DIR}/representations/{{pipeline}}/{{representation}}.parquet"),
+        # one job per representation fits every pipeline's selected candidate (as
+        # repr_search searches them): a candidate two pipelines select is fitted once
+        **{
+            p: f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
+            for p in REPR_PIPELINES
+        },
+        **{
+            f"prov_{p}": prov(
+                f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
+            )
+            for p in REPR_PIPELINES
+        },
     log:
-        "results/logs/repr_fit/{pipeline}/{representation}.log",
+        "results/logs/repr_fit/{representation}.log",
     benchmark:
-        "results/benchmarks/repr_fit/{pipeline}/{representation}.tsv"
+        "results/benchmarks/repr_fit/{representation}.tsv"
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -141,6 +156,7 @@ rule repr_fit:
         mem_mb=repr_fit_mem_mb,
         runtime=repr_fit_runtime,
     params:
+        pipelines=REPR_PIPELINES,
         vae=lambda wc: repr_vae_options(wc.representation),
         seeds=REPR["seeds"],
         seed=config["seed"],
@@ -159,6 +175,7 @@ rule repr_cancer_type:
         "results/logs/repr_cancer_type/{pipeline}.log",
     benchmark:
         "results/benchmarks/repr_cancer_type/{pipeline}.tsv"
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -181,12 +198,17 @@ rule repr_clipping_weights:
         hyperparameters=REPR_TABLES["hyperparameters"],
         private_response=REPR_PRIVATE["response"],
     output:
-        table=f"{REPR_DIR}/experiments/clipping_{{pipeline}}.csv",
-        prov=prov(f"{REPR_DIR}/experiments/clipping_{{pipeline}}.csv"),
+        # one job for every pipeline: each job's start-up costs more than its arithmetic
+        **{p: f"{REPR_DIR}/experiments/clipping_{p}.csv" for p in REPR_PIPELINES},
+        **{
+            f"prov_{p}": prov(f"{REPR_DIR}/experiments/clipping_{p}.csv")
+            for p in REPR_PIPELINES
+        },
     log:
-        "results/logs/repr_clipping_weights/{pipeline}.log",
+        "results/logs/repr_clipping_weights/repr_clipping_weights.log",
     benchmark:
-        "results/benchmarks/repr_clipping_weights/{pipeline}.tsv"
+        "results/benchmarks/repr_clipping_weights/repr_clipping_weights.tsv"
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -200,6 +222,7 @@ rule repr_clipping_weights:
         test_size=REPR["drug"]["test_size"],
         clipping_datasets=REPR["drug"]["clipping_datasets"],
         clipping_noise_draws=REPR["drug"]["clipping_noise_draws"],
+        pipelines=REPR_PIPELINES,
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
@@ -217,6 +240,7 @@ rule repr_drug:
         "results/logs/repr_drug/{pipeline}_chunk{chunk}.log",
     benchmark:
         "results/benchmarks/repr_drug/{pipeline}_chunk{chunk}.tsv"
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -244,6 +268,7 @@ rule repr_cancer_type_table:
         prov_summary=prov(REPR_TABLES["cancer_type_summary"]),
     log:
         "results/logs/repr_cancer_type_table/repr_cancer_type_table.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -268,6 +293,7 @@ rule repr_drug_table:
         prov_summary=prov(REPR_TABLES["drug_summary"]),
     log:
         "results/logs/repr_drug_table/repr_drug_table.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1
@@ -292,6 +318,7 @@ rule repr_claims_table:
         prov=prov(REPR_TABLES["claims"]),
     log:
         "results/logs/repr_claims_table/repr_claims_table.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
     threads: 1

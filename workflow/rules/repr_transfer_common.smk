@@ -464,13 +464,14 @@ def repr_fit_mem_mb(wildcards):
 
 
 def repr_fit_runtime(wildcards):
-    """Minutes for all seeds of one representation."""
+    """Minutes for all seeds of one representation, for every pipeline's candidate."""
+    pipelines = len(REPR["pipelines"])
     if wildcards.representation == "vae":
         if REPR_ORIGIN != "synthetic":
             epochs = REPR["vae"]["max_epochs"]
             per_seed = 2 * epochs * repr_vae_epoch_seconds() / 60
-            return int(per_seed * REPR["seeds"] + 1)
-        return 60 * REPR["seeds"]
+            return int(per_seed * REPR["seeds"] * pipelines + 1)
+        return 60 * REPR["seeds"] * pipelines
     if REPR_ORIGIN != "synthetic" and fitted_as(wildcards.representation) == "pca":
-        return REPR_FIT_PCA_PAPER["minutes_per_seed"] * REPR["seeds"]
-    return 10
+        return REPR_FIT_PCA_PAPER["minutes_per_seed"] * REPR["seeds"] * pipelines
+    return 10 * pipelines

@@ -182,6 +182,7 @@ rule rrr_median_table:
         prov=prov(RRR_TABLES["median_survival"]),
     log:
         "results/logs/rrr_median_table/rrr_median_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -206,6 +207,7 @@ rule rrr_logrank_table:
         prov=prov(RRR_TABLES["pairwise_logrank"]),
     log:
         "results/logs/rrr_logrank_table/rrr_logrank_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -231,6 +233,7 @@ rule rrr_rejection_table:
         prov=prov(RRR_TABLES["logrank_rejection_rate"]),
     log:
         "results/logs/rrr_rejection_table/rrr_rejection_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
@@ -345,6 +348,7 @@ rule rrr_claims_table:
         prov=prov(RRR_CLAIMS),
     log:
         "results/logs/rrr_claims_table/rrr_claims_table.log",
+    priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
