@@ -1,4 +1,5 @@
-"""Simulate one (mechanism, censoring, n) setting of ldp_indicators and estimate at every α."""
+"""Simulate the (censoring, n) settings of one ldp_indicators design and mechanism, and
+estimate at every α of the design; one replicate file per setting."""
 
 from dprepro import step
 from dprepro.ldp_mechanisms import get_mechanism, records_of
@@ -7,43 +8,46 @@ from dprepro.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "ldp_simulate")
 p = snakemake.params
-w = snakemake.wildcards
-n = int(w.n)
-mechanism = get_mechanism(w.mechanism)
-data_step = f"simulate/cens{w.censoring}/n{n}"
-# the noise stream of each α, named as the α appears in file names ("0.2", "2"); a
-# mechanism with common random numbers gives every α the same stream
-noise_steps = {a: mechanism.noise_step(censoring=w.censoring, n=n, alpha=a) for a in p.alphas}
-# draw m > 0 of a stream is its own stream: draw 0 is the one-draw run's
-draw_steps = {a: [s if m == 0 else f"{s}/draw{m}" for m in range(p.noise_draws)]
-              for a, s in noise_steps.items()}
-log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d noise draws=%d "
-         "(expected censoring %.3f)", mechanism.name, w.censoring, n, p.alphas, p.replicates,
-         p.noise_draws, censoring_probability(p.setting["lambda_t"], p.setting["lambda_c"]))
-result = simulate_alphas(
-    data_seed=seed_sequence(p.seed, "ldp_indicators", data_step, 0),
-    noise_seeds={a: [seed_sequence(p.seed, "ldp_indicators", s, 0) for s in steps]
-                 for a, steps in draw_steps.items()},
-    replicates=p.replicates, n=n, lambda_t=p.setting["lambda_t"],
-    lambda_c=p.setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier, t=p.t,
-    clip_phat=p.clip_phat, mechanism=mechanism, hazard=True, phat_at_x=p.phat_at_x,
-    extra_alphas=p.extra_alphas,
-)
-log.info("mean bandwidth h = %.4f, observed censoring %.3f",
-         result.bandwidth.mean(), result.censored_fraction.mean())
-frame = result.to_frame()
-out = snakemake.output.estimates
-step.write_parquet(frame, out)
-step.write_sidecars(
-    snakemake, __file__, [out],
-    config=dict(p.items()),
-    seeds={"data": seed_record(p.seed, "ldp_indicators", data_step, p.replicates),
-           "noise": {f"{a:g}" + ("" if m == 0 else f"/draw{m}"):
-                     seed_record(p.seed, "ldp_indicators", s, p.replicates)
-                     for a, steps in draw_steps.items() for m, s in enumerate(steps)}},
-    # private rows are the α-LDP releases (jointly not private when the α share a
-    # noise stream: records_of adds that record); the other estimators use the true δ
-    privacy=records_of([(mechanism.name, a) for a in p.alphas], noise_draws=p.noise_draws),
-    data_origin="simulation",
-)
-log.info("wrote %d rows to %s", len(frame), out)
+mechanism = get_mechanism(snakemake.wildcards.mechanism)
+common = {key: value for key, value in p.items() if key != "settings"}
+# private rows are the α-LDP releases (jointly not private when the α share a noise
+# stream: records_of adds that record); the other estimators use the true δ
+privacy = records_of([(mechanism.name, a) for a in p.alphas], noise_draws=p.noise_draws)
+for spec in p.settings:
+    censoring, n, setting = spec["censoring"], int(spec["n"]), spec["setting"]
+    data_step = f"simulate/cens{censoring}/n{n}"
+    # the noise stream of each α, named as the α appears in file names ("0.2", "2"); a
+    # mechanism with common random numbers gives every α the same stream
+    noise_steps = {a: mechanism.noise_step(censoring=censoring, n=n, alpha=a)
+                   for a in p.alphas}
+    # draw m > 0 of a stream is its own stream: draw 0 is the one-draw run's
+    draw_steps = {a: [s if m == 0 else f"{s}/draw{m}" for m in range(p.noise_draws)]
+                  for a, s in noise_steps.items()}
+    log.info("setting mechanism=%s censoring=%s%% n=%d alphas=%s replicates=%d noise "
+             "draws=%d (expected censoring %.3f)", mechanism.name, censoring, n, p.alphas,
+             p.replicates, p.noise_draws,
+             censoring_probability(setting["lambda_t"], setting["lambda_c"]))
+    result = simulate_alphas(
+        data_seed=seed_sequence(p.seed, "ldp_indicators", data_step, 0),
+        noise_seeds={a: [seed_sequence(p.seed, "ldp_indicators", s, 0) for s in steps]
+                     for a, steps in draw_steps.items()},
+        replicates=p.replicates, n=n, lambda_t=setting["lambda_t"],
+        lambda_c=setting["lambda_c"], x=p.x, bandwidth_multiplier=p.bandwidth_multiplier,
+        t=p.t, clip_phat=p.clip_phat, mechanism=mechanism, hazard=True,
+        phat_at_x=p.phat_at_x, extra_alphas=p.extra_alphas,
+    )
+    log.info("mean bandwidth h = %.4f, observed censoring %.3f",
+             result.bandwidth.mean(), result.censored_fraction.mean())
+    frame = result.to_frame()
+    out = snakemake.output[spec["output"]]
+    step.write_parquet(frame, out)
+    step.write_sidecars(
+        snakemake, __file__, [out],
+        config={**common, "censoring": censoring, "n": n, "setting": setting},
+        seeds={"data": seed_record(p.seed, "ldp_indicators", data_step, p.replicates),
+               "noise": {f"{a:g}" + ("" if m == 0 else f"/draw{m}"):
+                         seed_record(p.seed, "ldp_indicators", s, p.replicates)
+                         for a, steps in draw_steps.items() for m, s in enumerate(steps)}},
+        privacy=privacy, data_origin="simulation",
+    )
+    log.info("wrote %d rows to %s", len(frame), out)

@@ -93,14 +93,13 @@ def test_full_dag_dry_run(configfile, tmp_path):
     variants = {k: ldp.get("variants", {}).get(k, variants[k]["default"]) for k in variants}
     conv_mechanisms = ldp["convergence"].get(
         "mechanisms", spec["convergence"]["properties"]["mechanisms"]["default"])
-    # one replicate job per (design, mechanism, censoring, n): every α on the same samples
-    cens = len(ldp["censoring"])
-    variant_jobs = cens * (sum(float(x) != float(ldp["x"]) for x in variants["x_values"])
-                           + sum(float(c) != 1 for c in variants["noise_scales"])
-                           + bool(variants["phat_at_x"]))
-    assert counts["ldp_simulate"] == (len(ldp["mechanisms"]) * cens + variant_jobs
-                                      + len(conv_mechanisms)
-                                      * len(ldp["convergence"]["sample_sizes"]))
+    # one replicate job per (design, mechanism) for every censoring (every α on the same
+    # samples), and one per convergence mechanism for every n
+    variant_jobs = (sum(float(x) != float(ldp["x"]) for x in variants["x_values"])
+                    + sum(float(c) != 1 for c in variants["noise_scales"])
+                    + bool(variants["phat_at_x"]))
+    assert counts["ldp_simulate"] == len(ldp["mechanisms"]) + variant_jobs
+    assert counts["ldp_simulate_convergence"] == len(conv_mechanisms)
     assert counts["ldp_variant_table"] == 3 and counts["ldp_claims"] == 1
     assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
@@ -341,7 +340,7 @@ def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
           "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
           "rrr_utility": 1, "claims_table": 1, "claims_figure": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
-         {"ldp_simulate": 2, "ldp_convergence_table": 1, "ldp_figure": 1}),
+         {"ldp_simulate_convergence": 1, "ldp_convergence_table": 1, "ldp_figure": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1,
           "claims_table": 1, "claims_figure": 1}),

@@ -83,33 +83,72 @@ STUDY_TARGETS["ldp_indicators"] = LDP_CORE_TARGETS + LDP_CONVERGENCE_TARGETS
 
 
 rule ldp_simulate:
+    # one job per design and mechanism for every censoring at the study's n: a setting's
+    # simulation costs about what a job's start-up does
     output:
-        estimates=f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}.parquet",
-        prov=prov(
-            f"{LDP_DIR}/replicates/{{design}}/{{mechanism}}/cens{{censoring}}_n{{n}}.parquet"
-        ),
+        **ldp_replicate_outputs("{design}", "{mechanism}", LDP_LABELS, [LDP["n"]]),
     log:
-        "results/logs/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.log",
+        "results/logs/ldp_simulate/{design}_{mechanism}.log",
     benchmark:
-        "results/benchmarks/ldp_simulate/{design}_{mechanism}_cens{censoring}_n{n}.tsv"
+        "results/benchmarks/ldp_simulate/{design}_{mechanism}.tsv"
+    wildcard_constraints:
+        design="|".join(re.escape(d) for d in LDP_DESIGNS if d != "convergence"),
     priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
     resources:
-        mem_mb=lambda wc: 600 + int(wc.n) // 4,
-        runtime=lambda wc: 5 + int(wc.n) ** 2 // 400_000,
+        mem_mb=600 + LDP["n"] // 4,
+        runtime=len(LDP_LABELS) * ldp_simulate_minutes(LDP["n"]),
     params:
         seed=config["seed"],
         alphas=lambda wc: LDP_DESIGNS[wc.design]["alphas"],
         phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
-        setting=lambda wc: ldp_sorted(ldp_setting(wc.censoring)),
+        settings=ldp_replicate_settings(LDP_LABELS, [LDP["n"]]),
         replicates=lambda wc: LDP_DESIGNS[wc.design]["replicates"],
         noise_draws=lambda wc: LDP_DESIGNS[wc.design]["noise_draws"],
         x=lambda wc: LDP_DESIGNS[wc.design]["x"],
         bandwidth_multiplier=LDP["bandwidth_multiplier"],
         clip_phat=LDP["clip_phat"],
         # p̂(x, t) and the unclipped F̂_n only at the α of Figure 1 (claims, clip table)
+        extra_alphas=LDP["alphas"],
+        t=ldp_t_grid(),
+    script:
+        "../../scripts/ldp_simulate.py"
+
+
+rule ldp_simulate_convergence:
+    # one job per mechanism for every n of the convergence study
+    output:
+        **ldp_replicate_outputs(
+            "convergence",
+            "{mechanism}",
+            [LDP["convergence"]["censoring"]],
+            LDP["convergence"]["sample_sizes"],
+        ),
+    log:
+        "results/logs/ldp_simulate/convergence_{mechanism}.log",
+    benchmark:
+        "results/benchmarks/ldp_simulate/convergence_{mechanism}.tsv"
+    priority: TABLE_PRIORITY
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=600 + max(LDP["convergence"]["sample_sizes"]) // 4,
+        runtime=sum(ldp_simulate_minutes(n) for n in LDP["convergence"]["sample_sizes"]),
+    params:
+        seed=config["seed"],
+        alphas=LDP_DESIGNS["convergence"]["alphas"],
+        phat_at_x=LDP_DESIGNS["convergence"]["phat_at_x"],
+        settings=ldp_replicate_settings(
+            [LDP["convergence"]["censoring"]], LDP["convergence"]["sample_sizes"]
+        ),
+        replicates=LDP_DESIGNS["convergence"]["replicates"],
+        noise_draws=LDP_DESIGNS["convergence"]["noise_draws"],
+        x=LDP_DESIGNS["convergence"]["x"],
+        bandwidth_multiplier=LDP["bandwidth_multiplier"],
+        clip_phat=LDP["clip_phat"],
         extra_alphas=LDP["alphas"],
         t=ldp_t_grid(),
     script:

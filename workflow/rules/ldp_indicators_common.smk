@@ -125,7 +125,41 @@ def ldp_variant_settings(variant):
 def ldp_estimate_paths(settings):
     """Replicate file of each setting: one file holds every α of its design."""
     return [
-        f"{LDP_DIR}/replicates/{s['design']}/{s['mechanism']}/cens{s['censoring']}"
-        f"_n{s['n']}.parquet"
+        ldp_replicate_path(s["design"], s["mechanism"], s["censoring"], s["n"])
         for s in settings
     ]
+
+
+def ldp_replicate_path(design, mechanism, censoring, n):
+    return f"{LDP_DIR}/replicates/{design}/{mechanism}/cens{censoring}_n{n}.parquet"
+
+
+def ldp_replicate_outputs(design, mechanism, censorings, sample_sizes):
+    """Named outputs of one simulation job: a replicate file (and its sidecar) per
+    (censoring, n), keyed ``cens<label>_n<n>`` as in ``ldp_replicate_settings``."""
+    out = {}
+    for c in censorings:
+        for n in sample_sizes:
+            path = ldp_replicate_path(design, mechanism, c, int(n))
+            out[f"cens{c}_n{int(n)}"] = path
+            out[f"prov_cens{c}_n{int(n)}"] = prov(path)
+    return out
+
+
+def ldp_replicate_settings(censorings, sample_sizes):
+    """What a simulation job runs, output by output: censoring label, its rates, n."""
+    return [
+        {
+            "output": f"cens{c}_n{int(n)}",
+            "censoring": c,
+            "n": int(n),
+            "setting": ldp_sorted(ldp_setting(c)),
+        }
+        for c in censorings
+        for n in sample_sizes
+    ]
+
+
+def ldp_simulate_minutes(n):
+    """SLURM minutes of one (censoring, n) setting (O(n^2) presmoothing)."""
+    return 5 + int(n) ** 2 // 400_000
