@@ -281,15 +281,17 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
         result = {"wall_s": last["wall_s"] + last["fit_s"] * (factor - 1),
                   "cpu_s": last["cpu_s"] + last["fit_cpu_s"] * (factor - 1),
                   "peak_rss_mb": float(np.polyval(peak, PUBLIC))}
-        seeds = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())[
-            "repr_transfer"]["seeds"]
+        paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())["repr_transfer"]
+        # one job fits every pipeline's candidate at every seed
+        fits = paper["seeds"] * len(paper.get("pipelines", ["as_published", "corrected"]))
         add("repr_fit", "PCA r = 20 (exact SVD) + transform", f"{PUBLIC} x {GENES}",
             "extrapolated", result,
             f"measured on {', '.join(map(str, sizes))} x {GENES} (peaks "
             f"{', '.join(str(round(r['peak_rss_mb'])) for r in runs)} MB; CPU "
             f"{', '.join(str(round(r['fit_cpu_s'], 1)) for r in runs)} s a fit): peak "
             f"quadratic in the samples, fit time x (m ratio)^{slope:.2f}; one fit, the rule "
-            f"fits one per seed (repeats)", repeats=seeds, wildcards="representation=pca")
+            f"fits one per seed and pipeline (repeats)", repeats=fits,
+            wildcards="representation=pca")
 
     if "vae" in stages:
         result = child("vae", PUBLIC, GENES, VAE_ROWS, VAE_DIM, VAE_WIDTH)

@@ -9,7 +9,7 @@ from dprepro.seeds import seed_record, seed_sequence
 log = step.start(snakemake, "ldp_simulate")
 p = snakemake.params
 mechanism = get_mechanism(snakemake.wildcards.mechanism)
-common = {key: value for key, value in p.items() if key != "settings"}
+common = {key: value for key, value in p.items() if key not in ("settings", "design")}
 # private rows are the α-LDP releases (jointly not private when the α share a noise
 # stream: records_of adds that record); the other estimators use the true δ
 privacy = records_of([(mechanism.name, a) for a in p.alphas], noise_draws=p.noise_draws)
@@ -49,5 +49,8 @@ for spec in p.settings:
                          seed_record(p.seed, "ldp_indicators", s, p.replicates)
                          for a, steps in draw_steps.items() for m, s in enumerate(steps)}},
         privacy=privacy, data_origin="simulation",
+        # the setting's file as one job per setting would have named it
+        extra={"wildcards": {"design": p.design, "mechanism": snakemake.wildcards.mechanism,
+                             "censoring": str(censoring), "n": str(n)}},
     )
     log.info("wrote %d rows to %s", len(frame), out)

@@ -39,5 +39,5 @@ for pipeline in p.pipelines:
                         seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
                                "base_seed": p.seed},
                         privacy=repr_privacy.INTERMEDIATES["clipping"],
-                        data_origin=p.data_origin, extra={"pipeline": pipeline})
+                        data_origin=p.data_origin, extra={"wildcards": {"pipeline": pipeline}})
     log.info("wrote %s (%d settings)", Path(path).name, len(table))

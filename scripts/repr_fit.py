@@ -24,25 +24,26 @@ vae_options = None
 if rep == "vae":
     device = repr_study.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
+config = {name: value for name, value in p.items() if name != "pipelines"}
 fitted = {}
 for pipeline in p.pipelines:
     spec = repr_study.selected_spec(table, rep, pipeline)
-    key = json.dumps(spec, sort_keys=True)
-    if key in fitted:
+    spec_key = json.dumps(spec, sort_keys=True)
+    if spec_key in fitted:
         log.info("%s (%s search): %s, fitted above", rep, pipeline, spec)
     else:
         log.info("%s (%s search): %s", rep, pipeline, spec)
         # an equal-dimension control is its model's fit at another search's r (pca_vae_dim)
-        fitted[key] = repr_study.seed_representations(
+        fitted[spec_key] = repr_study.seed_representations(
             repr_study.fitted_as(rep), spec, public,
             {"private": private, "private_line_local": line_local},
             seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
     path = snakemake.output[pipeline]
-    step.write_parquet(fitted[key], path)
+    step.write_parquet(fitted[spec_key], path)
     log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
              len(public), len(private), spec["dim"])
-    config = {key: value for key, value in p.items() if key != "pipelines"}
     step.write_sidecars(snakemake, __file__, [path], config={**config, "spec": spec},
                         seeds=seed_record(p.seed, repr_study.STUDY, stream, p.seeds),
                         privacy=repr_privacy.INTERMEDIATES["representation"],
-                        data_origin=p.data_origin, extra={"pipeline": pipeline})
+                        data_origin=p.data_origin,
+                        extra={"wildcards": {"pipeline": pipeline, "representation": rep}})

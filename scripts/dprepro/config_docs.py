@@ -64,11 +64,11 @@ one place to document a key.
 
 _EMBEDDED_ROWS = (
     "| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all`: "
-    "every figure and table of the three papers at quick Monte Carlo sizes (about 2 minutes on "
-    "two cores) | none |\n"
+    "every figure and table of the three papers at quick Monte Carlo sizes (about 1.5 minutes "
+    "on two cores) | none |\n"
     "| `config/full.yaml` | **full embedded run**, `snakemake --cores all --configfile "
     "config/full.yaml`: an overlay of the embedded default that restores the full sizes and "
-    "adds the beyond-the-paper cohorts (about 4-5 minutes) | none |")
+    "adds the beyond-the-paper cohorts (about 3-4 minutes) | none |")
 _PAPER_ROW = ("| `config/paper.yaml` | **paper mode**, `snakemake --cores all --configfile "
               "config/paper.yaml` | cBioPortal, GDSC (Sanger), TCGA (UCSC Xena; or DepMap from "
               "figshare with `repr_transfer.public_source: depmap`) |")

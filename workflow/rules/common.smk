@@ -116,7 +116,8 @@ def study_targets(studies):
 # studies' jobs it ends the run alone on one core, so it goes before them (the rrr
 # jobs' own priorities, 40-60, order that study's critical path). The merged claims
 # table and figure come last in the DAG: once ready they go before the figures left.
-# The other tables and their simulations go before the figures (priority 0): the
+# The other tables and their simulations go before the figures (priority 0, but
+# rrr_figure2 and rrr_km_bands, the rrr study's longest jobs, at 50 and 40): the
 # figures have no dependants, so they fill the cores at the end.
 REPR_CHAIN_PRIORITY = 70
 CLAIMS_PRIORITY = 80

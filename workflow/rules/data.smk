@@ -10,6 +10,7 @@ rule cbioportal_download:
         manifest="results/data/raw/cbioportal/{study}_manifest.json",
     log:
         "results/logs/cbioportal_download/{study}.log",
+    priority: TABLE_PRIORITY + 1
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -31,6 +32,7 @@ rule cohort_download:
         prov=prov("results/data/raw/cohorts/{dataset}.csv"),
     log:
         "results/logs/cohort_download/{dataset}.log",
+    priority: TABLE_PRIORITY + 1
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -82,6 +84,7 @@ rule gdsc_download:
         "results/logs/gdsc_download/{rawfile}.log",
     wildcard_constraints:
         rawfile=REPR_RAW_FILE,
+    priority: REPR_CHAIN_PRIORITY
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -104,6 +107,7 @@ rule depmap_download:
         "results/logs/depmap_download/{rawfile}.log",
     wildcard_constraints:
         rawfile=REPR_RAW_FILE,
+    priority: REPR_CHAIN_PRIORITY
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -126,6 +130,7 @@ rule tcga_download:
         "results/logs/tcga_download/{rawfile}.log",
     wildcard_constraints:
         rawfile=REPR_RAW_FILE,
+    priority: REPR_CHAIN_PRIORITY
     localrule: True
     conda:
         "../../envs/data.yaml"
@@ -151,6 +156,7 @@ rule gdsc_preprocess:
         **{f"prov_{k}": prov(v) for k, v in GDSC_CACHE.items()},
     log:
         "results/logs/gdsc_preprocess/gdsc_preprocess.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/data.yaml"
     threads: 1
@@ -172,6 +178,7 @@ rule depmap_preprocess:
         **{f"prov_{k}": prov(v) for k, v in DEPMAP_CACHE.items()},
     log:
         "results/logs/depmap_preprocess/depmap_preprocess.log",
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/data.yaml"
     threads: 1
@@ -198,6 +205,7 @@ rule tcga_preprocess:
         "results/logs/tcga_preprocess/tcga_preprocess.log",
     benchmark:
         "results/benchmarks/tcga_preprocess/tcga_preprocess.tsv"
+    priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/data.yaml"
     threads: 1

@@ -101,6 +101,7 @@ rule ldp_simulate:
         mem_mb=600 + LDP["n"] // 4,
         runtime=len(LDP_LABELS) * ldp_simulate_minutes(LDP["n"]),
     params:
+        design=lambda wc: wc.design,
         seed=config["seed"],
         alphas=lambda wc: LDP_DESIGNS[wc.design]["alphas"],
         phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
@@ -127,9 +128,9 @@ rule ldp_simulate_convergence:
             LDP["convergence"]["sample_sizes"],
         ),
     log:
-        "results/logs/ldp_simulate/convergence_{mechanism}.log",
+        "results/logs/ldp_simulate_convergence/{mechanism}.log",
     benchmark:
-        "results/benchmarks/ldp_simulate/convergence_{mechanism}.tsv"
+        "results/benchmarks/ldp_simulate_convergence/{mechanism}.tsv"
     priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
@@ -138,6 +139,7 @@ rule ldp_simulate_convergence:
         mem_mb=600 + max(LDP["convergence"]["sample_sizes"]) // 4,
         runtime=sum(ldp_simulate_minutes(n) for n in LDP["convergence"]["sample_sizes"]),
     params:
+        design="convergence",
         seed=config["seed"],
         alphas=LDP_DESIGNS["convergence"]["alphas"],
         phat_at_x=LDP_DESIGNS["convergence"]["phat_at_x"],

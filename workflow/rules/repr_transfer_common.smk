@@ -410,7 +410,7 @@ REPR_MEM_MB = (
 # repr_fit at paper scale (benchmarks/paper_scale.csv: 10,535 TCGA samples x 17,737
 # genes): one exact-SVD PCA fit peaks at ~7.2 GB and takes up to ~2,560 s CPU (time
 # extrapolated from 500-2,000 samples as m^2 n); declared with the margins of
-# tests/test_paper_scale.py: 1.5x the peak, 2x the time, once per seed.
+# tests/test_paper_scale.py: 1.5x the peak, 2x the time, once per seed and pipeline.
 REPR_FIT_PCA_PAPER = {"mem_mb": 11000, "minutes_per_seed": 86}
 # one VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
 # 1,280, one CPU thread, measured at load ~15): ~307 s; a fit runs up to vae.max_epochs
