@@ -101,19 +101,7 @@ rule ldp_simulate:
         mem_mb=600 + LDP["n"] // 4,
         runtime=len(LDP_LABELS) * ldp_simulate_minutes(LDP["n"]),
     params:
-        design=lambda wc: wc.design,
-        seed=config["seed"],
-        alphas=lambda wc: LDP_DESIGNS[wc.design]["alphas"],
-        phat_at_x=lambda wc: LDP_DESIGNS[wc.design]["phat_at_x"],
-        settings=ldp_replicate_settings(LDP_LABELS, [LDP["n"]]),
-        replicates=lambda wc: LDP_DESIGNS[wc.design]["replicates"],
-        noise_draws=lambda wc: LDP_DESIGNS[wc.design]["noise_draws"],
-        x=lambda wc: LDP_DESIGNS[wc.design]["x"],
-        bandwidth_multiplier=LDP["bandwidth_multiplier"],
-        clip_phat=LDP["clip_phat"],
-        # p̂(x, t) and the unclipped F̂_n only at the α of Figure 1 (claims, clip table)
-        extra_alphas=LDP["alphas"],
-        t=ldp_t_grid(),
+        **ldp_simulate_params(None, LDP_LABELS, [LDP["n"]]),
     script:
         "../../scripts/ldp_simulate.py"
 
@@ -139,20 +127,11 @@ rule ldp_simulate_convergence:
         mem_mb=600 + max(LDP["convergence"]["sample_sizes"]) // 4,
         runtime=sum(ldp_simulate_minutes(n) for n in LDP["convergence"]["sample_sizes"]),
     params:
-        design="convergence",
-        seed=config["seed"],
-        alphas=LDP_DESIGNS["convergence"]["alphas"],
-        phat_at_x=LDP_DESIGNS["convergence"]["phat_at_x"],
-        settings=ldp_replicate_settings(
-            [LDP["convergence"]["censoring"]], LDP["convergence"]["sample_sizes"]
+        **ldp_simulate_params(
+            "convergence",
+            [LDP["convergence"]["censoring"]],
+            LDP["convergence"]["sample_sizes"],
         ),
-        replicates=LDP_DESIGNS["convergence"]["replicates"],
-        noise_draws=LDP_DESIGNS["convergence"]["noise_draws"],
-        x=LDP_DESIGNS["convergence"]["x"],
-        bandwidth_multiplier=LDP["bandwidth_multiplier"],
-        clip_phat=LDP["clip_phat"],
-        extra_alphas=LDP["alphas"],
-        t=ldp_t_grid(),
     script:
         "../../scripts/ldp_simulate.py"
 

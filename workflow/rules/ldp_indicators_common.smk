@@ -160,6 +160,32 @@ def ldp_replicate_settings(censorings, sample_sizes):
     ]
 
 
+def ldp_simulate_params(design, censorings, sample_sizes):
+    """Params of a simulation job of ``design`` (None: the job's ``{design}`` wildcard)
+    for every (censoring, n) it runs."""
+
+    def of_design(key):
+        if design is None:
+            return lambda wc: LDP_DESIGNS[wc.design][key]
+        return LDP_DESIGNS[design][key]
+
+    return {
+        "design": (lambda wc: wc.design) if design is None else design,
+        "seed": config["seed"],
+        "alphas": of_design("alphas"),
+        "phat_at_x": of_design("phat_at_x"),
+        "settings": ldp_replicate_settings(censorings, sample_sizes),
+        "replicates": of_design("replicates"),
+        "noise_draws": of_design("noise_draws"),
+        "x": of_design("x"),
+        "bandwidth_multiplier": LDP["bandwidth_multiplier"],
+        "clip_phat": LDP["clip_phat"],
+        # p̂(x, t) and the unclipped F̂_n only at the α of Figure 1 (claims, clip table)
+        "extra_alphas": LDP["alphas"],
+        "t": ldp_t_grid(),
+    }
+
+
 def ldp_simulate_minutes(n):
     """SLURM minutes of one (censoring, n) setting (O(n^2) presmoothing)."""
     return 5 + int(n) ** 2 // 400_000

@@ -70,14 +70,9 @@ rule repr_search:
     output:
         # one job per representation runs every pipeline's search, so a candidate that two
         # searches propose (their random start-up trials coincide) is fitted once
-        **{
-            p: f"{REPR_DIR}/candidates/{p}/{{representation}}.csv"
-            for p in REPR_PIPELINES
-        },
-        **{
-            f"prov_{p}": prov(f"{REPR_DIR}/candidates/{p}/{{representation}}.csv")
-            for p in REPR_PIPELINES
-        },
+        **repr_pipeline_outputs(
+            lambda p: f"{REPR_DIR}/candidates/{p}/{{representation}}.csv"
+        ),
     log:
         "results/logs/repr_search/{representation}.log",
     benchmark:
@@ -134,16 +129,9 @@ rule repr_fit:
     output:
         # one job per representation fits every pipeline's selected candidate (as
         # repr_search searches them): a candidate two pipelines select is fitted once
-        **{
-            p: f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
-            for p in REPR_PIPELINES
-        },
-        **{
-            f"prov_{p}": prov(
-                f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
-            )
-            for p in REPR_PIPELINES
-        },
+        **repr_pipeline_outputs(
+            lambda p: f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
+        ),
     log:
         "results/logs/repr_fit/{representation}.log",
     benchmark:
@@ -199,11 +187,7 @@ rule repr_clipping_weights:
         private_response=REPR_PRIVATE["response"],
     output:
         # one job for every pipeline: each job's start-up costs more than its arithmetic
-        **{p: f"{REPR_DIR}/experiments/clipping_{p}.csv" for p in REPR_PIPELINES},
-        **{
-            f"prov_{p}": prov(f"{REPR_DIR}/experiments/clipping_{p}.csv")
-            for p in REPR_PIPELINES
-        },
+        **repr_pipeline_outputs(lambda p: f"{REPR_DIR}/experiments/clipping_{p}.csv"),
     log:
         "results/logs/repr_clipping_weights/repr_clipping_weights.log",
     benchmark:

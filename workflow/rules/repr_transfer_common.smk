@@ -455,6 +455,14 @@ def repr_vae_epoch_seconds():
     return REPR_VAE_PAPER["epoch_seconds"] * max(1.0, ratio)
 
 
+def repr_pipeline_outputs(path_of):
+    """Named outputs of a job that writes one file per pipeline: ``path_of(pipeline)``
+    under the pipeline's name, its provenance sidecar under ``prov_<pipeline>``."""
+    out = {p: path_of(p) for p in REPR_PIPELINES}
+    out.update({f"prov_{p}": prov(path_of(p)) for p in REPR_PIPELINES})
+    return out
+
+
 def repr_fit_mem_mb(wildcards):
     if REPR_ORIGIN != "synthetic" and fitted_as(wildcards.representation) == "pca":
         return REPR_FIT_PCA_PAPER["mem_mb"]
