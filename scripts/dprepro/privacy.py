@@ -132,7 +132,6 @@ def non_private(note: str = "non-private reference", *, mechanism: str = "non_pr
                          privacy_unit=privacy_unit, note=note, extra=dict(extra or {}))
 
 
-
 #: Privacy record of the audit's outputs: not a release, no person's data. Defined here,
 #: not in dprepro.audit, so that the audit's figure job does not import the audited
 #: learners (scikit-learn, scipy.stats: a second of start-up).
