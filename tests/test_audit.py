@@ -411,11 +411,31 @@ def test_run_all_audits_table_is_deterministic_and_flags_what_it_should():
     assert not c.empirical_epsilon_lower_bound.equals(a.empirical_epsilon_lower_bound)
 
 
+def test_learner_draws_scale_scales_the_learners_audits_only():
+    """Each row has its own stream, so with learner_draws_scale the learners' rows are those
+    of a run at that scale and every other row that of a run at draws_scale."""
+    learners = ["objective_perturbation", "ssp"]
+    mixed = run_all_audits(rng_seed=5, draws_scale=0.001, learner_draws_scale=0.03)
+    small = run_all_audits(rng_seed=5, draws_scale=0.001)
+    large = run_all_audits(rng_seed=5, draws_scale=0.03)
+    is_learner = mixed.mechanism.isin(learners)
+    assert is_learner.sum() == 10 and (~is_learner).sum() > 10
+    pd.testing.assert_frame_equal(mixed[is_learner], large[is_learner])
+    pd.testing.assert_frame_equal(mixed[~is_learner], small[~is_learner])
+    assert (mixed.draws[is_learner] == 3000).all()
+    assert (mixed.draws[~is_learner] == 1000).all()
+    # unset: the learners follow draws_scale
+    pd.testing.assert_frame_equal(
+        run_all_audits(rng_seed=5, draws_scale=0.001, learner_draws_scale=None), small)
+
+
 def test_run_all_audits_bad_arguments():
     with pytest.raises(ValueError, match="rng_seed"):
         run_all_audits(rng_seed=-1)
     with pytest.raises(ValueError, match="draws_scale"):
         run_all_audits(rng_seed=0, draws_scale=0.0)
+    with pytest.raises(ValueError, match="learner_draws_scale"):
+        run_all_audits(rng_seed=0, learner_draws_scale=-1.0)
 
 
 def test_audits_require_a_generator():

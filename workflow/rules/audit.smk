@@ -23,6 +23,7 @@ rule privacy_audit_table:
     params:
         seed=config["seed"],
         draws_scale=config["audit"]["draws_scale"],
+        learner_draws_scale=config["audit"]["learner_draws_scale"],
         level=config["audit"]["level"],
     script:
         "../../scripts/privacy_audit.py"
