@@ -1,4 +1,4 @@
-"""Time dprepro.audit.run_all_audits and each audit in it.
+"""Time dprepro.audit.suite.run_all_audits and each audit in it.
 
 Run from the repository root:
 
@@ -20,7 +20,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from dprepro.audit import _audit_plan, run_all_audits  # noqa: E402
+from dprepro.audit.suite import _audit_plan, run_all_audits  # noqa: E402
 
 
 def main(argv=None) -> None:

@@ -26,8 +26,8 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from dprepro import dp_learners  # noqa: E402
-from dprepro.dp_learners import psd_repair, ssp_laplace_noise, ssp_noise  # noqa: E402
+from dprepro.learners import clipping  # noqa: E402
+from dprepro.learners.noise import psd_repair, ssp_laplace_noise, ssp_noise  # noqa: E402
 
 
 def per_draw_scores(n, d, *, epsilon, rng, grid, n_datasets, n_noise, xx_share, ridge,
@@ -59,7 +59,7 @@ def per_draw_scores(n, d, *, epsilon, rng, grid, n_datasets, n_noise, xx_share, 
             rhs = xy + L1[None, None, :] * (bx[:, None] * by[None, :])[:, :, None]
             w = np.linalg.solve(prec[:, None, :, :], rhs[..., None])[..., 0]
             pred = np.einsum("nd,abd->abn", x, w)
-            score += dp_learners._spearman_rows(pred.reshape(g * g, n), y).reshape(g, g)
+            score += clipping._spearman_rows(pred.reshape(g * g, n), y).reshape(g, g)
     return score
 
 
@@ -77,7 +77,7 @@ def main(argv=None) -> None:
               n_noise=args.draws, xx_share=0.5, ridge=1.0, xx_noise=args.xx_noise)
     timings, scores = {}, {}
     for name, fn in (("per-draw", per_draw_scores),
-                     ("batched", dp_learners._ssp_clipping_scores)):
+                     ("batched", clipping._ssp_clipping_scores)):
         start, cpu = time.perf_counter(), time.process_time()
         scores[name] = fn(args.n, args.d, rng=np.random.default_rng(args.seed), **kw)
         timings[name] = (time.perf_counter() - start, time.process_time() - cpu)

@@ -13,7 +13,7 @@ in the same design (not the study's cohorts: kidney's groups are 8-26 rows):
 * the debiased median's percentile interval from ``--resamples`` (100)
   bootstrap resamples of persons, with the study's rule for resamples whose
   curve stops early (censored medians count as at least their stop time:
-  ``dprepro.rrr_study.censored_quantile``).
+  ``dprepro.studies.rrr_survival.analysis.censored_quantile``).
 
 It prints the coverage per group and overall with 95 % Clopper–Pearson
 intervals, and the shares of intervals missing below and above.
@@ -34,10 +34,10 @@ from scipy import stats
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from dprepro.debiased_rrr import bootstrap_medians  # noqa: E402
-from dprepro.randomized_response import RevisedRandomizedResponse  # noqa: E402
-from dprepro.rrr_study import censored_quantile  # noqa: E402
-from dprepro.seeds import seed_sequence  # noqa: E402
+from dprepro.mechanisms.debiased_rrr import bootstrap_medians  # noqa: E402
+from dprepro.mechanisms.rrr import RevisedRandomizedResponse  # noqa: E402
+from dprepro.runtime.seeds import seed_sequence  # noqa: E402
+from dprepro.studies.rrr_survival.analysis import censored_quantile  # noqa: E402
 
 MEDIANS = {"a": 10.0, "b": 20.0, "c": 40.0}
 PER_GROUP = 150

@@ -1,4 +1,4 @@
-"""Time dprepro.bandwidth.dpik_rows on the hot-path shape and dpik on single samples.
+"""Time dprepro.survival.bandwidth.dpik_rows on the hot-path shape and dpik on single samples.
 
 Run from the repository root:
 
@@ -19,7 +19,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from dprepro.bandwidth import dpik, dpik_rows  # noqa: E402
+from dprepro.survival.bandwidth import dpik, dpik_rows  # noqa: E402
 
 
 def _best_and_median(fn, repeats: int) -> tuple[float, float]:

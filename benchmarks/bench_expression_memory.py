@@ -20,7 +20,7 @@ reported as the baseline). The target is
 a peak of at most 4 GB per file; the script exits 1 if one exceeds it. The
 ``harmonise`` row parses both files in one process and quantile-maps GDSC
 onto DepMap over the ~17,000 shared genes (:func:`harmonise_genes`, which
-imports torch through ``dprepro.representations``); its time is the mapping's.
+imports torch through ``dprepro.representations.pca``); its time is the mapping's.
 ``--naive`` also times a plain ``pandas.read_csv`` of the same files, for
 comparison. ``--scale`` shrinks the row counts for a quick check. Needs about
 1 GB free in ``--dir``.
@@ -50,7 +50,7 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {scripts!r})
 import numpy as np, pandas as pd
-from dprepro import expression_data as ed
+from dprepro.data import expression as ed
 def peak_kb():
     # VmHWM: this process's own high-water mark. ru_maxrss is kept across
     # exec on Linux, so it can report the parent's size at fork instead.

@@ -1,6 +1,6 @@
 """Grid LNTE in small groups: utility, undefined share and bias against the number of bins.
 
-An accuracy benchmark, not a timing one. Grid LNTE (``dprepro.lnte_dp.GridLNTE``)
+An accuracy benchmark, not a timing one. Grid LNTE (``dprepro.mechanisms.grid_lnte.GridLNTE``)
 releases Laplace-noised event and censoring counts per bin; the number at risk at
 the start of bin b sums every noisy cell from b on (41 cells at the start of a
 20-bin grid), so in groups of a few dozen rows that noise is of the order of the
@@ -14,7 +14,7 @@ same support for every bin count: [0, τ_g], τ_g the last time the original
 group has at least 5 rows at risk, against the group's Kaplan-Meier curve,
 both read as step functions:
 
-* ``sup_distance``: ``dprepro.rrr_aggregate.sup_distances`` (1 when the release
+* ``sup_distance``: ``dprepro.studies.rrr_survival.aggregate.sup_distances`` (1 when the release
   is undefined on more than half of the support), mean over draws, and its
   Monte Carlo standard error;
 * ``undefined``: share of the support's time where the release has stopped;
@@ -44,17 +44,17 @@ import yaml
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from dprepro.cohorts import load_kidney  # noqa: E402
-from dprepro.km import kaplan_meier  # noqa: E402
-from dprepro.lnte_dp import (  # noqa: E402
+from dprepro.data.cohorts import load_kidney  # noqa: E402
+from dprepro.mechanisms.grid_lnte import (  # noqa: E402
     GridDiscretisation,
     GridLNTE,
     actuarial_survival,
     consistent_counts,
     grid_counts,
 )
-from dprepro.rrr_aggregate import SUPPORT_MIN_AT_RISK, sup_distances  # noqa: E402
-from dprepro.seeds import seed_sequence  # noqa: E402
+from dprepro.runtime.seeds import seed_sequence  # noqa: E402
+from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK, sup_distances  # noqa: E402
+from dprepro.survival.kaplan_meier import kaplan_meier  # noqa: E402
 
 KIDNEY = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())["datasets"]["kidney"]
 HORIZON = float(KIDNEY["horizon"])

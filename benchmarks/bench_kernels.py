@@ -1,6 +1,6 @@
 """Library kernels against a plain vectorised numpy version of the same computation.
 
-For each kernel of ``dprepro.survival`` used by the ldp_indicators simulation,
+For each kernel of ``dprepro.survival.conditional`` used by the ldp_indicators simulation,
 a straightforward numpy implementation (argsort + cumprod/cumsum +
 ``searchsorted`` per row; one kernel product per replicate for p̂) computes the
 same numbers. The benchmark checks that both give equal outputs (to 1e-12) and
@@ -101,35 +101,35 @@ def main(argv=None) -> int:
     parser.add_argument("--repeats", type=int, default=7)
     args = parser.parse_args(argv)
     sys.path.insert(0, str(args.scripts))
-    from dprepro import survival
-    from dprepro.ldp_simulation import simulate_censored_regression
-    from dprepro.mechanisms import laplace_indicators
-    from dprepro.seeds import seed_sequence
+    from dprepro.mechanisms.indicator_draws import laplace_indicators
+    from dprepro.runtime.seeds import seed_sequence
+    from dprepro.studies.ldp_indicators.simulation import simulate_censored_regression
+    from dprepro.survival import conditional
 
     threadpool_limits(1)
     covariates, times, delta = simulate_censored_regression(
         seed_sequence(1, "bench", "kernels", 0), replicates=args.replicates, n=args.n,
         lambda_t=[1, 1, 1], lambda_c=[1, 1, 1])
     private = laplace_indicators(delta, alpha=0.3, rng=np.random.default_rng(2))
-    h = 5 * survival.dpik_rows(covariates)
+    h = 5 * conditional.dpik_rows(covariates)
     b = np.sqrt(h)
     t = np.linspace(0.015, 1.5, args.times)
-    window = survival.uniform_kernel_window(covariates, x=0.5, h=h)
-    phat = np.clip(np.where(window, survival.presmoothed_indicator_sets(
+    window = conditional.uniform_kernel_window(covariates, x=0.5, h=h)
+    phat = np.clip(np.where(window, conditional.presmoothed_indicator_sets(
         times, covariates, [private], b=b, where=window)[0], 0.0), 0.0, 1.0)
     cases = {
         "beran_cdf (0/1 indicators)": (
-            lambda: survival.beran_cdf(times, delta, covariates, x=0.5, h=h, t=t),
+            lambda: conditional.beran_cdf(times, delta, covariates, x=0.5, h=h, t=t),
             lambda: plain_beran(times, delta, covariates, x=0.5, h=h, t=t)),
         "beran_cdf (p̂ exponents)": (
-            lambda: survival.beran_cdf(times, phat, covariates, x=0.5, h=h, t=t),
+            lambda: conditional.beran_cdf(times, phat, covariates, x=0.5, h=h, t=t),
             lambda: plain_beran(times, phat, covariates, x=0.5, h=h, t=t)),
         "conditional_nelson_aalen": (
-            lambda: survival.conditional_nelson_aalen(times, private, covariates, x=0.5, h=h,
+            lambda: conditional.conditional_nelson_aalen(times, private, covariates, x=0.5, h=h,
                                                       t=t),
             lambda: plain_nelson_aalen(times, private, covariates, x=0.5, h=h, t=t)),
         "presmoothed_indicator_sets (δ, Z)": (
-            lambda: survival.presmoothed_indicator_sets(times, covariates, [delta, private], b=b,
+            lambda: conditional.presmoothed_indicator_sets(times, covariates, [delta, private], b=b,
                                                         where=window),
             lambda: plain_presmoothed(times, covariates, [delta, private], b=b, where=window)),
     }

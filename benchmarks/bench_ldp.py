@@ -20,9 +20,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 import numpy as np  # noqa: E402
 from threadpoolctl import threadpool_limits  # noqa: E402
 
-from dprepro.ldp_simulation import simulate_and_estimate, simulate_censored_regression  # noqa: E402
-from dprepro.seeds import seed_sequence  # noqa: E402
-from dprepro.survival import dpik_rows  # noqa: E402
+from dprepro.runtime.seeds import seed_sequence  # noqa: E402
+from dprepro.studies.ldp_indicators.simulation import (  # noqa: E402
+    simulate_and_estimate,
+    simulate_censored_regression,
+)
+from dprepro.survival.bandwidth import dpik_rows  # noqa: E402
 
 SETTINGS = [([1 / 3] * 3, a) for a in (0.2, 0.3, 0.4)] + [([1, 1, 1], a) for a in (0.2, 0.3, 0.4)]
 T = np.linspace(0.015, 1.5, 100)

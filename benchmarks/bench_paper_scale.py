@@ -88,19 +88,21 @@ def done(**extra):
 
 CHILDREN = {
     "gdsc": r"""
-from dprepro.expression_data import read_gdsc_expression, write_parquet_atomic
+from dprepro.data.expression import write_parquet_atomic
+from dprepro.data.gdsc import read_gdsc_expression
 frame = read_gdsc_expression(sys.argv[1])
 write_parquet_atomic(frame, sys.argv[2])
 done(shape=list(frame.shape))
 """,
     "depmap": r"""
-from dprepro.expression_data import read_depmap_expression, write_parquet_atomic
+from dprepro.data.depmap import read_depmap_expression
+from dprepro.data.expression import write_parquet_atomic
 frame = read_depmap_expression(sys.argv[1])
 write_parquet_atomic(frame, sys.argv[2])
 done(shape=list(frame.shape))
 """,
     "tcga": r"""
-from dprepro.expression_data import tcga_tables, write_parquet_atomic
+from dprepro.data.expression import tcga_tables, write_parquet_atomic
 class Inputs(dict):
     __getattr__ = dict.__getitem__
 folder = sys.argv[1]
@@ -114,13 +116,13 @@ done(shape=list(frames["expression"].shape))
 """,
     "pca": r"""
 import numpy as np, pandas as pd
-from dprepro import repr_study
+from dprepro.studies.repr_transfer import fitting
 m, n, n_private = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3])
 rng = np.random.default_rng(0)
 public = pd.DataFrame(rng.normal(5.0, 2.0, size=(m, n)))
 private = pd.DataFrame(rng.normal(5.0, 2.0, size=(n_private, n)))
 t, u = time.perf_counter(), resource.getrusage(resource.RUSAGE_SELF)
-model = repr_study.fit_representation("pca", {{"dim": 20}}, public, rng=rng)
+model = fitting.fit_representation("pca", {{"dim": 20}}, public, rng=rng)
 model.transform(public), model.transform(private)
 v = resource.getrusage(resource.RUSAGE_SELF)
 done(fit_s=time.perf_counter() - t, fit_cpu_s=v.ru_utime + v.ru_stime - u.ru_utime - u.ru_stime,
@@ -128,8 +130,8 @@ done(fit_s=time.perf_counter() - t, fit_cpu_s=v.ru_utime + v.ru_stime - u.ru_uti
 """,
     "vae": r"""
 import numpy as np, pandas as pd
-from dprepro import repr_study
-repr_study.configure_torch(1, "cpu")
+from dprepro.studies.repr_transfer import fitting
+fitting.configure_torch(1, "cpu")
 public = pd.DataFrame(np.random.default_rng(0).normal(5.0, 2.0, size=(int(sys.argv[1]),
                                                                       int(sys.argv[2]))))
 rows = int(sys.argv[3])
@@ -138,14 +140,16 @@ spec = {{"dim": int(sys.argv[4]), "learning_rate": 1e-3, "hidden_layers": 1,
 t = time.perf_counter()
 # one epoch over `rows` rows (validation_fraction 0.2: 0.8 rows trained), the whole public
 # matrix resident as in the rule
-repr_study.fit_representation("vae", spec, public.iloc[:rows], rng=np.random.default_rng(0),
+fitting.fit_representation("vae", spec, public.iloc[:rows], rng=np.random.default_rng(0),
                               vae_options={{"max_epochs": 1, "patience": 10, "batch_size": 64,
                                             "validation_fraction": 0.2, "device": "cpu"}})
 done(epoch_s=time.perf_counter() - t, shape=list(public.shape))
 """,
     "learners": r"""
 import numpy as np
-from dprepro.dp_learners import DPLogisticRegression, SSPLinearRegression, dp_select_features
+from dprepro.learners.feature_selection import dp_select_features
+from dprepro.learners.linear_regression import SSPLinearRegression
+from dprepro.learners.logistic_regression import DPLogisticRegression
 kind, fits = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(0)
 n, d = {private}, 20
@@ -166,9 +170,9 @@ done(per_fit_s=(time.perf_counter() - t) / fits)
 """,
     "drug": r"""
 import numpy as np, yaml
-from dprepro import repr_study
-from dprepro.repr_privacy import experiment_epsilons, pipeline
-from dprepro.synthetic_expression import synthetic_public_private
+from dprepro.studies.repr_transfer import baselines, drug
+from dprepro.studies.repr_transfer.privacy import experiment_epsilons, pipeline
+from dprepro.data.synthetic_expression import synthetic_public_private
 name, n_private, n_drugs, paper = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4]
 cfg = yaml.safe_load(open(paper))["repr_transfer"]
 settings, fs = cfg["drug"], cfg["feature_selection"]
@@ -179,21 +183,21 @@ data = synthetic_public_private(np.random.default_rng(0), n_public=2000, n_priva
                                 missing_fraction=0.18)
 response = data["private_response"]
 samples = response.index
-features = repr_study.method_features(
+features = baselines.method_features(
     "dp_feature_selection", seeds=cfg["seeds"], samples=samples, representations={{}},
     baselines={{"feature_selection": fs}}, private_set=spec.private_set,
     public_parts=spec.public_selection, base_seed=0,
     public_expression=data["public_expression"], private_expression=data["private_expression"])
-splits = repr_study.drug_splits(response, splits=settings["splits"],
+splits = drug.drug_splits(response, splits=settings["splits"],
                                 test_size=settings["test_size"],
                                 rng=np.random.default_rng(1))
 t = time.perf_counter()
-rows = repr_study.drug_experiment(
+rows = drug.drug_experiment(
     features.private, response, [str(d) for d in response.columns],
     epsilons=experiment_epsilons(settings), splits=splits, ridge=settings["ridge"],
     base_seed=0, stream="drug/bench", clipping_weights=lambda n, d, e: (0.5, 0.5),
     selection=features.selection, xx_noise=spec.xx_noise, mapping=spec.mapping,
-    **repr_study.public_centring(spec, features, settings))
+    **drug.public_centring(spec, features, settings))
 done(per_fit_s=(time.perf_counter() - t) / n_drugs, rows=len(rows),
      n_parts=sorted(set(int(k) for k in rows["n_parts"].dropna())))
 """,

@@ -22,12 +22,11 @@ import numpy as np
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT / "scripts"))
 
-from dprepro.cohorts import load_kidney, synthetic_ipssr_cohort  # noqa: E402
-from dprepro.km import km_batch, pairwise_logrank, pairwise_logrank_batch  # noqa: E402
-from dprepro.randomized_response import (  # noqa: E402
-    RevisedRandomizedResponse,
-    lnte_survival,
-)
+from dprepro.data.cohorts import load_kidney, synthetic_ipssr_cohort  # noqa: E402
+from dprepro.mechanisms.lnte import lnte_survival  # noqa: E402
+from dprepro.mechanisms.rrr import RevisedRandomizedResponse  # noqa: E402
+from dprepro.survival.kaplan_meier import km_batch  # noqa: E402
+from dprepro.survival.logrank import pairwise_logrank, pairwise_logrank_batch  # noqa: E402
 
 
 def _timed(fn, repeats: int) -> tuple[float, float]:

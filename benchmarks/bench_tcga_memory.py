@@ -10,7 +10,7 @@ Ensembl id, values log2(TPM + 0.001) with 4 decimals -- with ``--rows`` gene row
 real file has 60,498), a probemap mapping every id to a symbol (one symbol in 50 has
 two ids, summed by the reader) and a phenotype table with a cancer type for every
 sample. It then builds the TCGA caches as the ``tcga_preprocess`` rule does
-(:func:`dprepro.expression_data.tcga_tables`: all samples with a type, only the
+(:func:`dprepro.data.expression.tcga_tables`: all samples with a type, only the
 ``--keep`` symbols of the GDSC array, 17,737 in the real file) in a fresh subprocess,
 and reports its wall and CPU time (the CPU time is what a busy machine does not
 distort) and peak resident memory (``VmHWM``). Target: at most 4 GB;
@@ -50,7 +50,7 @@ CHILD = r"""
 import json, resource, sys, time
 sys.path.insert(0, {scripts!r})
 import pandas as pd
-from dprepro import expression_data as ed
+from dprepro.data import expression as ed
 def peak_mb():
     with open("/proc/self/status") as fh:
         for line in fh:
@@ -103,7 +103,7 @@ def write_files(folder: Path, rows: int, keep: int, rng: np.random.Generator) ->
     import pandas as pd
 
     sys.path.insert(0, str(ROOT / "scripts"))
-    from dprepro.expression_data import write_parquet_atomic
+    from dprepro.data.expression import write_parquet_atomic
 
     kept = sorted(set(symbols))[:: max(1, len(set(symbols)) // keep)][:keep]
     write_parquet_atomic(pd.DataFrame({g: [0.0] for g in kept},

@@ -18,8 +18,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scripts"))
 
-from dprepro.representations import VAERepresentation  # noqa: E402
-from dprepro.synthetic_expression import synthetic_public_private  # noqa: E402
+from dprepro.data.synthetic_expression import synthetic_public_private  # noqa: E402
+from dprepro.representations.vae import VAERepresentation  # noqa: E402
 
 
 def main(argv=None) -> int:

@@ -2,8 +2,8 @@
 
 from pathlib import Path
 
-from dprepro import step
-from dprepro.cbioportal import fetch_clinical
+from dprepro.data.cbioportal import fetch_clinical
+from dprepro.runtime import step
 
 log = step.start(snakemake, "cbioportal_download")
 p = snakemake.params

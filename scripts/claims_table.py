@@ -2,9 +2,9 @@
 
 import json
 
-from dprepro import step
-from dprepro.claims import CLAIMS_PRIVACY, merge_claims
-from dprepro.io import read_table
+from dprepro.claims.table import CLAIMS_PRIVACY, merge_claims
+from dprepro.runtime import step
+from dprepro.runtime.io import read_table
 
 log = step.start(snakemake, "claims_table")
 tables = [read_table(path) for path in snakemake.input.tables]

@@ -1,8 +1,8 @@
 """ldp_indicators tables/claims.csv: every claim of the paper's results section, with its CI."""
 
-from dprepro import step
-from dprepro.ldp_claims import error_set, ldp_claims
-from dprepro.ldp_tables import privacy_records, read_results
+from dprepro.runtime import step
+from dprepro.studies.ldp_indicators.claims import error_set, ldp_claims
+from dprepro.studies.ldp_indicators.tables import privacy_records, read_results
 
 log = step.start(snakemake, "ldp_claims")
 p = snakemake.params

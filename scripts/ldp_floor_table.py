@@ -1,8 +1,8 @@
 """ldp_indicators variance_floor.csv: the noise-variance floor beside the measured variance."""
 
-from dprepro import step
-from dprepro.io import read_table
-from dprepro.ldp_tables import floor_release, table_privacy_records
+from dprepro.runtime import step
+from dprepro.runtime.io import read_table
+from dprepro.studies.ldp_indicators.tables import floor_release, table_privacy_records
 
 log = step.start(snakemake, "ldp_floor_table")
 mse = read_table(snakemake.input.mse)

@@ -1,7 +1,7 @@
 """An ldp_indicators table aggregated from replicate files; the rule names its builder."""
 
-from dprepro import step
-from dprepro.ldp_tables import RELEASES, privacy_records
+from dprepro.runtime import step
+from dprepro.studies.ldp_indicators.tables import RELEASES, privacy_records
 
 log = step.start(snakemake, f"ldp_{snakemake.params.table}_table")
 p = snakemake.params

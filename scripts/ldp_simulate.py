@@ -1,10 +1,10 @@
 """Simulate the (censoring, n) settings of one ldp_indicators design and mechanism, and
 estimate at every α of the design; one replicate file per setting."""
 
-from dprepro import step
-from dprepro.ldp_mechanisms import get_mechanism, records_of
-from dprepro.ldp_simulation import censoring_probability, simulate_alphas
-from dprepro.seeds import seed_record, seed_sequence
+from dprepro.mechanisms.registry import get_mechanism, records_of
+from dprepro.runtime import step
+from dprepro.runtime.seeds import seed_record, seed_sequence
+from dprepro.studies.ldp_indicators.simulation import censoring_probability, simulate_alphas
 
 log = step.start(snakemake, "ldp_simulate")
 p = snakemake.params

@@ -1,7 +1,7 @@
 """ldp_indicators mse_<variant>.csv: integrated MSE for every value of one variant."""
 
-from dprepro import step
-from dprepro.ldp_tables import privacy_records, variant_release
+from dprepro.runtime import step
+from dprepro.studies.ldp_indicators.tables import privacy_records, variant_release
 
 log = step.start(snakemake, "ldp_variant_table")
 p = snakemake.params

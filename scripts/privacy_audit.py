@@ -1,8 +1,9 @@
 """Empirical privacy audit of every mechanism: lower confidence bounds on ε beside the claims."""
 
-from dprepro import step
-from dprepro.audit import AUDIT_PRIVACY, run_all_audits
-from dprepro.seeds import seed_record, seed_sequence
+from dprepro.audit.suite import run_all_audits
+from dprepro.runtime import step
+from dprepro.runtime.privacy_record import AUDIT_PRIVACY
+from dprepro.runtime.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "privacy_audit")
 p = snakemake.params

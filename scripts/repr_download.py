@@ -2,9 +2,9 @@
 
 import json
 
-from dprepro import step
-from dprepro.download import download
-from dprepro.io import write_json
+from dprepro.data.download import download
+from dprepro.runtime import step
+from dprepro.runtime.io import write_json
 
 log = step.start(snakemake, "repr_download")
 p = snakemake.params

@@ -2,17 +2,18 @@
 
 import pandas as pd
 
-from dprepro import repr_privacy, repr_study, step
+from dprepro.runtime import step
+from dprepro.studies.repr_transfer import privacy, tables
 
 log = step.start(snakemake, "repr_tables")
 p = snakemake.params
 frames = [pd.read_parquet(path) for path in snakemake.input.rows]
-table, summary = repr_study.TABLES[p.kind](frames, data_origin=p.data_origin)
+table, summary = tables.TABLES[p.kind](frames, data_origin=p.data_origin)
 out = snakemake.output
 step.write_csv(table, out.table)
 step.write_csv(summary, out.summary)
 log.info("wrote %s (%d rows) and %s (%d rows)", out.table, len(table), out.summary,
          len(summary))
-records = repr_privacy.table_records(table, kind=p.kind, settings=p.settings)
+records = privacy.table_records(table, kind=p.kind, settings=p.settings)
 step.write_sidecars(snakemake, __file__, [out.table, out.summary], config=dict(p.items()),
-                    privacy=repr_privacy.distinct(records), data_origin=p.data_origin)
+                    privacy=privacy.distinct(records), data_origin=p.data_origin)

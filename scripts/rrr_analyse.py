@@ -6,10 +6,10 @@ job gives the same files as one job per release, with one start-up instead of ma
 
 import pandas as pd
 
-from dprepro import step
-from dprepro.cohort_spec import group_order
-from dprepro.rrr_paths import release_files
-from dprepro.rrr_study import run_release
+from dprepro.data.cohort_spec import group_order
+from dprepro.runtime import step
+from dprepro.studies.rrr_survival.analysis import run_release
+from dprepro.studies.rrr_survival.paths import release_files
 
 log = step.start(snakemake, "rrr_analyse")
 p = snakemake.params

@@ -2,9 +2,10 @@
 
 import numpy as np
 
-from dprepro import rrr_outputs, rrr_study, step
-from dprepro.rrr_claims import rrr_claims
-from dprepro.seeds import seed_record, seed_sequence
+from dprepro.runtime import step
+from dprepro.runtime.seeds import seed_record, seed_sequence
+from dprepro.studies.rrr_survival import outputs, releases
+from dprepro.studies.rrr_survival.claims import rrr_claims
 
 log = step.start(snakemake, "rrr_claims")
 p = snakemake.params
@@ -14,8 +15,8 @@ table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logr
                    significance=p.significance, rng=rng, clustered=p.clustered)
 step.write_csv(table, snakemake.output.table)
 log.info("wrote %s: %s", snakemake.output.table, table["verdict"].value_counts().to_dict())
-records = rrr_outputs.records_of_releases(p.releases, snakemake.input.medians)
+records = outputs.records_of_releases(p.releases, snakemake.input.medians)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
                     seeds=seed_record(p.seed, "rrr_survival", stream, 1),
-                    privacy=rrr_study.table_privacy(records),
+                    privacy=releases.table_privacy(records),
                     data_origin=",".join(sorted({r["data_origin"] for r in p.releases})))

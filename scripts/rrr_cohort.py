@@ -1,8 +1,8 @@
 """Build one cohort of the rrr_survival study as a tidy id/group/time/event table."""
 
-from dprepro import step
-from dprepro.cohort_spec import CohortSpec, build_cohort
-from dprepro.privacy import non_private
+from dprepro.data.cohort_spec import CohortSpec, build_cohort
+from dprepro.runtime import step
+from dprepro.runtime.privacy_record import non_private
 
 log = step.start(snakemake, "rrr_cohort")
 p = snakemake.params

@@ -1,8 +1,8 @@
 """Download the CSV of a cohort whose source is a URL (checksummed, atomic)."""
 
-from dprepro import step
-from dprepro.download import download
-from dprepro.privacy import non_private
+from dprepro.data.download import download
+from dprepro.runtime import step
+from dprepro.runtime.privacy_record import non_private
 
 log = step.start(snakemake, "rrr_cohort_download")
 p = snakemake.params

@@ -1,14 +1,15 @@
 """Plot one rrr_survival figure rule's files (every cohort) from their aggregated tables."""
 
-from dprepro import plots_rrr, rrr_study, step
-from dprepro.plots_base import save_figure
+from dprepro.figures.style import save_figure
+from dprepro.runtime import step
+from dprepro.studies.rrr_survival import figures, releases
 
 log = step.start(snakemake, "rrr_plot")
 p = snakemake.params
-tables = plots_rrr.read_figure_tables(snakemake.input)
+tables = figures.read_figure_tables(snakemake.input)
 declared = set(map(str, snakemake.output))
 written = {}
-for dataset, stem, fig in plots_rrr.RRR_FIGURES[p.figure](
+for dataset, stem, fig in figures.RRR_FIGURES[p.figure](
         tables, datasets=p.datasets, epsilons=p.epsilons, cohorts=p.cohorts):
     # the formats the rule declares (Figure 2's single panels: PNG only)
     paths = [f"{p.figure_dir}/{stem}.{ext}" for ext in ("pdf", "png")
@@ -26,14 +27,14 @@ for (dataset, stem), paths in written.items():
     if dataset is not None and dataset not in cohort_tables:
         cohort_tables[dataset] = {name: frame[frame["dataset"] == dataset]
                                   for name, frame in tables.items()}
-    records = rrr_study.records_from_tables(plots_rrr.shown_rows(
+    records = releases.records_from_tables(figures.shown_rows(
         p.figure, tables if dataset is None else cohort_tables[dataset], dataset, stem=stem))
     origin = p.data_origin if dataset is None else p.cohorts[dataset]["data_origin"]
     # the utility figure scores every release against the original; Figure 2's panels
     # of one private release neither draw nor score it, but their job reads it
     compares = p.figure == "utility" or any(r.mechanism == "original" for r in records)
     step.write_sidecars(snakemake, __file__, paths, config=dict(p.items()),
-                        privacy=rrr_study.table_privacy(records,
+                        privacy=releases.table_privacy(records,
                                                         compares_with_original=compares,
                                                         job_reads_original=True,
                                                         draws=p.get("draws")),

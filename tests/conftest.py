@@ -14,14 +14,14 @@ from pathlib import Path
 import pytest
 from threadpoolctl import threadpool_limits
 
-from dprepro.ldp_mechanisms import IndicatorMechanism, register, unregister
-from dprepro.mechanisms import laplace_indicators
+from dprepro.mechanisms.indicator_draws import laplace_indicators
+from dprepro.mechanisms.registry import IndicatorMechanism, register, unregister
 from helpers import background, slurmruns, smallruns
 
 # One BLAS thread in the test process, for the whole session: its unit tests share the
 # two cores with the background runs, and OpenBLAS's second thread then mostly spins
 # (two objective-perturbation audits beside two busy processes: 17.1 -> 11.5 CPU-s).
-# The runs' jobs set their own limit from their rule's threads (dprepro.step.start).
+# The runs' jobs set their own limit from their rule's threads (dprepro.runtime.step.start).
 _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 

@@ -1,4 +1,4 @@
-"""Empirical privacy audits (dprepro.audit): the bound, and each mechanism against its claim.
+"""Empirical privacy audits (dprepro.audit.suite): the bound, and each mechanism against its claim.
 
 Every audit reports a Clopper–Pearson lower confidence bound on ε at overall level
 1e-9, so a correct mechanism is flagged with probability below 1e-9 and these
@@ -16,26 +16,27 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dprepro.audit import (
-    AUDIT_COLUMNS,
-    INDICATOR_ALPHAS,
-    INDICATOR_CONTROL,
-    AuditResult,
+from dprepro.audit.bound import AUDIT_COLUMNS, AuditResult, _threshold_audit, epsilon_lower_bound
+from dprepro.audit.learner_audits import (
+    _op_fit_batch,
+    _op_log_ratio,
+    _op_neighbours,
+    _op_sample,
+    audit_objective_perturbation,
+    audit_ssp,
+)
+from dprepro.audit.release_audits import (
     audit_indicator_mechanism,
     audit_laplace_indicators,
     audit_lnte,
-    audit_objective_perturbation,
     audit_rrr,
-    audit_ssp,
-    epsilon_lower_bound,
     lnte_audit_cohort,
-    run_all_audits,
 )
-from dprepro.audit_bound import _threshold_audit
-from dprepro.audit_learners import _op_fit_batch, _op_log_ratio, _op_neighbours, _op_sample
-from dprepro.dp_learners import DPLogisticRegression, objective_perturbation_noise
-from dprepro.ldp_mechanisms import MECHANISMS
-from dprepro.randomized_response import rrr_keep_probability
+from dprepro.audit.suite import INDICATOR_ALPHAS, INDICATOR_CONTROL, run_all_audits
+from dprepro.learners.logistic_regression import DPLogisticRegression
+from dprepro.learners.noise import objective_perturbation_noise
+from dprepro.mechanisms.registry import MECHANISMS
+from dprepro.mechanisms.rrr import rrr_keep_probability
 
 LEVEL = 1e-9
 
@@ -288,7 +289,7 @@ def test_ssp_wishart_share_is_flagged_because_its_support_moves():
 
 
 def test_ssp_wishart_escape_probability_matches_the_chi_square_formula():
-    from dprepro.dp_learners import ssp_noise
+    from dprepro.learners.noise import ssp_noise
 
     r = rng(12)
     eps1, d, n = 0.5, 3, 20_000

@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.cohorts import check_survival_frame, load_kidney, read_csv_checked
-from dprepro.rrr_study import analyse_original
+from dprepro.data.cohorts import check_survival_frame, load_kidney, read_csv_checked
+from dprepro.studies.rrr_survival.analysis import analyse_original
 
 
 def write(tmp_path, text, name="cohort.csv", encoding="utf-8"):

@@ -11,8 +11,8 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from dprepro import cbioportal as cb
-from dprepro.download import DownloadError
+from dprepro.data import cbioportal as cb
+from dprepro.data.download import DownloadError
 from helpers.httpserver import Response, closed_port_url, serve
 
 FIXTURES = Path(__file__).parent / "fixtures" / "cbioportal"
@@ -358,7 +358,7 @@ def test_multiple_samples_missing_values_and_orphans(caplog):
         + _sample("G-1", "G", "[Not Available]")
         + _sample("G-2", "G", "Very-Low")
     )
-    with caplog.at_level(logging.INFO, logger="dprepro.cbioportal"):
+    with caplog.at_level(logging.INFO, logger="dprepro.data.cbioportal"):
         table, summary = cb.ipssr_survival_table(*wide_tables(patients, samples))
     assert table.to_dict("list") == {
         "patient_id": ["A", "G"],

@@ -1,4 +1,4 @@
-"""Claims tables (dprepro.claims): criteria, verdicts at the boundaries, bootstrap intervals."""
+"""Claims tables (dprepro.claims.table): criteria, verdicts at the boundaries, bootstrap intervals."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.claims import (
+from dprepro.claims.table import (
     CLAIM_COLUMNS,
     Criterion,
     bootstrap_interval,

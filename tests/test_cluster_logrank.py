@@ -6,8 +6,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.cluster_logrank import pairwise_robust_logrank, robust_score_test
-from dprepro.km import pairwise_logrank
+from dprepro.survival.cluster_logrank import pairwise_robust_logrank, robust_score_test
+from dprepro.survival.logrank import pairwise_logrank
 
 ROOT = Path(__file__).resolve().parents[1]
 KIDNEY = pd.read_csv(ROOT / "resources" / "kidney" / "kidney.csv")
@@ -83,8 +83,8 @@ def test_rrr_releases_one_label_per_patient_and_per_patient_epsilon():
     """
     from scipy import stats
 
-    from dprepro.randomized_response import RevisedRandomizedResponse
-    from dprepro.rrr_study import release_labels
+    from dprepro.mechanisms.rrr import RevisedRandomizedResponse
+    from dprepro.studies.rrr_survival.analysis import release_labels
 
     cohort = KIDNEY.rename(columns={"disease": "group", "status": "event"})
     mech = RevisedRandomizedResponse(epsilon=1.0, categories=LEVELS)

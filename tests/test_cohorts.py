@@ -8,13 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.cohorts import (
-    IPSSR_GROUPS,
-    IPSSR_PUBLISHED,
-    load_kidney,
-    synthetic_ipssr_cohort,
-)
-from dprepro.km import kaplan_meier, km_median
+from dprepro.data.cohorts import IPSSR_GROUPS, IPSSR_PUBLISHED, load_kidney, synthetic_ipssr_cohort
+from dprepro.survival.kaplan_meier import kaplan_meier
+from dprepro.survival.median import km_median
 
 KIDNEY = Path(__file__).resolve().parents[1] / "resources" / "kidney" / "kidney.csv"
 # Validation-only copy of the study authors' table (never committed; see its README).
@@ -129,7 +125,7 @@ def test_generated_and_downloaded_cohorts_are_loaded_first():
     the higher scheduling priority, the bundled and package tables the lower."""
     import yaml
 
-    from dprepro import rrr_paths
+    from dprepro.studies.rrr_survival import paths
 
     root = Path(__file__).resolve().parents[1]
     for name, first in (("config.yaml", {"ipssr"}), ("paper.yaml", {"ipssr"})):
@@ -137,7 +133,7 @@ def test_generated_and_downloaded_cohorts_are_loaded_first():
         if "datasets" not in config:
             continue
         datasets = {d: spec for d, spec in config["datasets"].items() if "source" in spec}
-        high = {d for d in datasets if rrr_paths.cohort_priority({"datasets": datasets}, d)}
+        high = {d for d in datasets if paths.cohort_priority({"datasets": datasets}, d)}
         assert first <= high and high <= {d for d, s in datasets.items()
                                           if s["source"] in ("synthetic", "cbioportal", "url")}
         assert "kidney" not in high

@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dprepro.config import ConfigError, check_config, fill_defaults, load_schema
-from dprepro.config_docs import REGENERATE, render_config_readme, schema_keys
+from dprepro.config.reference import REGENERATE, render_config_readme, schema_keys
+from dprepro.config.schema import ConfigError, check_config, fill_defaults, load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")

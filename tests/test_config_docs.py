@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dprepro.config_docs import REGENERATE, main, render_config_readme, schema_keys
+from dprepro.config.reference import REGENERATE, main, render_config_readme, schema_keys
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -131,7 +131,7 @@ def test_check_flags_a_stale_readme(tmp_path, capsys):
 
 
 def test_module_command_prints_the_committed_readme():
-    proc = subprocess.run([sys.executable, "-m", "dprepro.config_docs"], cwd=ROOT,
+    proc = subprocess.run([sys.executable, "-m", "dprepro.config.reference"], cwd=ROOT,
                           env={"PYTHONPATH": str(ROOT / "scripts"), "PATH": "/usr/bin:/bin"},
                           capture_output=True, text=True, timeout=60, check=True)
     assert proc.stdout == (ROOT / "config" / "README.md").read_text()

@@ -4,16 +4,16 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprepro.cohorts import IPSSR_GROUPS, synthetic_ipssr_cohort
-from dprepro.debiased_rrr import (
+from dprepro.data.cohorts import IPSSR_GROUPS, synthetic_ipssr_cohort
+from dprepro.mechanisms.debiased_rrr import (
     DebiasedCurves,
     DebiasedRRR,
     bootstrap_medians,
     debiased_curves,
 )
-from dprepro.km import km_batch
-from dprepro.randomized_response import RevisedRandomizedResponse, transition_matrix
-from dprepro.rrr_study import censored_quantile
+from dprepro.mechanisms.rrr import RevisedRandomizedResponse, transition_matrix
+from dprepro.studies.rrr_survival.analysis import censored_quantile
+from dprepro.survival.kaplan_meier import km_batch
 
 LEVEL = 1e-9
 LABELS = list(IPSSR_GROUPS)

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from dprepro.download import (
+from dprepro.data.download import (
     ChecksumError,
     DownloadError,
     DownloadRecord,

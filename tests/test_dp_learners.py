@@ -1,4 +1,4 @@
-"""Tests for dprepro.dp_learners: zero-noise oracles and noise distributions.
+"""Tests for dprepro.learners.logistic_regression: zero-noise oracles and noise distributions.
 
 Statistical tests use significance level 1e-9, so a correct implementation
 fails with probability ~1e-9 per test; each has a mis-specified counterpart
@@ -13,15 +13,14 @@ import pytest
 from scipy import stats
 from sklearn.linear_model import LogisticRegression
 
-from dprepro.dp_learners import (
-    DPLogisticRegression,
-    SSPLinearRegression,
-    dp_select_features,
+from dprepro.learners.clipping import ssp_clipping_weights
+from dprepro.learners.feature_selection import dp_select_features, select_columns
+from dprepro.learners.linear_regression import SSPLinearRegression
+from dprepro.learners.logistic_regression import DPLogisticRegression
+from dprepro.learners.noise import (
     objective_perturbation_noise,
     objective_perturbation_noise_draws,
     psd_repair,
-    select_columns,
-    ssp_clipping_weights,
     ssp_laplace_noise,
     ssp_noise,
     ssp_noise_draws,
@@ -304,7 +303,7 @@ def _spearman_by_rankdata(P, y):
 @pytest.mark.filterwarnings("ignore:An input array is constant")
 @pytest.mark.parametrize("n", [3, 17, 800])
 def test_spearman_rows_bitwise_equal_to_rank_formula_and_to_scipy(n):
-    from dprepro.dp_learners import _spearman_rows
+    from dprepro.learners.clipping import _spearman_rows
 
     rng = np.random.default_rng(n)
     P = rng.standard_normal((50, n))
@@ -323,7 +322,7 @@ def test_spearman_rows_bitwise_equal_to_rank_formula_and_to_scipy(n):
 def test_clipping_scores_equal_one_fit_at_a_time(xx_noise):
     """The batched grid search against a direct loop: one clipped SSP fit and
     one scipy Spearman rho per (data set, noise draw, w_x, w_y)."""
-    from dprepro.dp_learners import _ssp_clipping_scores
+    from dprepro.learners.clipping import _ssp_clipping_scores
 
     n, d, grid, n_datasets, n_noise, eps = 40, 3, np.array([0.3, 0.9, 1.5]), 2, 3, 0.7
     kw = dict(epsilon=eps, grid=grid, n_datasets=n_datasets, n_noise=n_noise,
@@ -362,7 +361,7 @@ def test_clipping_scores_equal_one_fit_at_a_time(xx_noise):
 def test_clipping_scores_do_not_depend_on_the_batching(xx_noise):
     """One noise draw per batch (the generator's calls interleaved with the fits, as the
     unbatched search ran) and every draw in one batch give the same scores bit for bit."""
-    from dprepro.dp_learners import _ssp_clipping_scores
+    from dprepro.learners.clipping import _ssp_clipping_scores
 
     kw = dict(epsilon=0.7, grid=np.array([0.2, 0.6, 1.0, 1.4]), n_datasets=3, n_noise=5,
               xx_share=0.5, ridge=1.0, xx_noise=xx_noise)

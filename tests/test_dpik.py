@@ -1,4 +1,4 @@
-"""dprepro.bandwidth.dpik against R's KernSmooth::dpik (committed reference values).
+"""dprepro.survival.bandwidth.dpik against R's KernSmooth::dpik (committed reference values).
 
 The reference files are written by ``Rscript tests/r/dpik_reference.R``; R is not
 needed to run these tests.
@@ -15,8 +15,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro import bandwidth
-from dprepro.bandwidth import dpik, dpik_rows
+from dprepro.survival import bandwidth
+from dprepro.survival.bandwidth import dpik, dpik_rows
 
 DATA = Path(__file__).resolve().parent / "data"
 REL_TOL = 1e-6

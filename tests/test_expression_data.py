@@ -18,9 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro import expression_data as ed
-from dprepro.download import ChecksumError, download
-from dprepro.expression_data import ExpressionDataError
+from dprepro.data import expression as ed
+from dprepro.data.download import ChecksumError, download
+from dprepro.data.expression_io import ExpressionDataError
 from helpers.httpserver import serve
 
 FIX = Path(__file__).parent / "fixtures" / "expression"
@@ -578,7 +578,7 @@ def _xena_files(tmp_path):
 
 
 def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
-    from dprepro import tcga_data
+    from dprepro.data import tcga
 
     matrix, probemap, phenotype, tpm = _xena_files(tmp_path)
     frame = ed.read_public_expression("tcga", matrix, probemap=probemap)
@@ -590,20 +590,20 @@ def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
     np.testing.assert_allclose(frame["EGFR"], expected, atol=1e-3)
     np.testing.assert_allclose(frame["TP53"], np.log2(np.array(tpm["ENSG01.1"]) + 0.001),
                                atol=1e-3)
-    lineage = tcga_data.read_tcga_phenotype(phenotype)
+    lineage = tcga.read_tcga_phenotype(phenotype)
     assert lineage.to_dict() == {"TCGA-AA-0001-01": "lung adenocarcinoma",
                                  "TCGA-AA-0002-01": "lung squamous cell carcinoma"}
-    part = tcga_data.read_tcga_xena_expression(matrix, probemap=probemap,
+    part = tcga.read_tcga_xena_expression(matrix, probemap=probemap,
                                                samples=lineage.index, genes=["tp53"])
     assert part.shape == (2, 1) and list(part.index) == list(lineage.index)
     bad = tmp_path / "bad.tsv"
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\n")
     with pytest.raises(ed.ExpressionDataError, match="line 2: 1 values for 2 samples"):
-        tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
+        tcga.read_tcga_xena_expression(bad, probemap=probemap)
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\t2.0\nENSG02.3\t1.0\tNA\n")
     with pytest.raises(ed.ExpressionDataError,
                        match="line 3: non-numeric value for gene 'ENSG02.3'"):
-        tcga_data.read_tcga_xena_expression(bad, probemap=probemap)
+        tcga.read_tcga_xena_expression(bad, probemap=probemap)
 
 
 def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeypatch):
@@ -619,7 +619,7 @@ def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeyp
     assert frame.loc[906826, 1047] == 2.25 and np.isnan(frame.loc[906826, 3])
     assert frame.index.dtype == np.int64 and frame.columns.dtype == np.int64
     # the preprocessing step picks the IC50 reader from the file's header
-    from dprepro import gdsc
+    from dprepro.data import gdsc
 
     monkeypatch.setattr(gdsc, "read_gdsc_expression", lambda path: "expression")
     monkeypatch.setattr(gdsc, "read_gdsc_cell_lines", lambda path: "cell lines")
@@ -680,21 +680,21 @@ def test_tcga_caches_from_a_loopback_server(tmp_path):
 
 
 def test_tcga_cancer_types_become_tcga_study_labels(tmp_path):
-    from dprepro import tcga_data
+    from dprepro.data import tcga
 
     path = tmp_path / "pheno.tsv"
     path.write_text("sample\t_primary_disease\tcancer type abbreviation\n"
                     "S1\tBreast Invasive Carcinoma\tBRCA\nS2\tlung adenocarcinoma\tLUAD\n"
                     "S3\tnot a cancer\tXYZ\n")
     with pytest.raises(ExpressionDataError, match="not TCGA studies: \\['not a cancer'\\]"):
-        tcga_data.read_tcga_phenotype(path, abbreviate=True)
+        tcga.read_tcga_phenotype(path, abbreviate=True)
     with pytest.raises(ExpressionDataError, match="'XYZ'"):
-        tcga_data.read_tcga_phenotype(path, column="cancer type abbreviation", abbreviate=True)
+        tcga.read_tcga_phenotype(path, column="cancer type abbreviation", abbreviate=True)
     path.write_text("sample\tcancer type abbreviation\nS1\tBRCA\nS2\tLUAD\n")
-    assert tcga_data.read_tcga_phenotype(path, column="cancer type abbreviation",
+    assert tcga.read_tcga_phenotype(path, column="cancer type abbreviation",
                                          abbreviate=True).to_dict() == {"S1": "BRCA",
                                                                         "S2": "LUAD"}
-    assert tcga_data.holdout_labels([["BRCA", "COREAD"], ["LUAD", "BRCA"]]) == [
+    assert tcga.holdout_labels([["BRCA", "COREAD"], ["LUAD", "BRCA"]]) == [
         "BRCA", "COAD", "LUAD", "READ"]
     # every TCGA study of the mapping has a distinct disease name
-    assert len(set(tcga_data.TCGA_STUDY_OF_DISEASE.values())) == 33
+    assert len(set(tcga.TCGA_STUDY_OF_DISEASE.values())) == 33

@@ -1,4 +1,4 @@
-"""Atomic writers, deterministic CSV bytes, table reading and hashing (dprepro.io)."""
+"""Atomic writers, deterministic CSV bytes, table reading and hashing (dprepro.runtime.io)."""
 
 import hashlib
 import json
@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.io import (
+from dprepro.runtime.io import (
     atomic_path,
     read_table,
     sha256_of,

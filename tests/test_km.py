@@ -1,4 +1,4 @@
-"""dprepro.km against R's survival (committed references) and lifelines (live).
+"""dprepro.survival.kaplan_meier against R's survival (committed references) and lifelines (live).
 
 The R references are written by ``Rscript tests/r/survival_reference.R``; R is not
 needed to run these tests.
@@ -16,15 +16,9 @@ from lifelines import KaplanMeierFitter
 from lifelines.statistics import pairwise_logrank_test
 from lifelines.utils import median_survival_times
 
-from dprepro.km import (
-    KaplanMeier,
-    kaplan_meier,
-    km_batch,
-    km_median,
-    km_median_r,
-    pairwise_logrank,
-    pairwise_logrank_batch,
-)
+from dprepro.survival.kaplan_meier import KaplanMeier, kaplan_meier, km_batch
+from dprepro.survival.logrank import pairwise_logrank, pairwise_logrank_batch
+from dprepro.survival.median import km_median, km_median_r
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).resolve().parent / "data"
@@ -259,7 +253,7 @@ def test_pairwise_logrank_batch_equals_unbatched(which):
     if which == "kidney":
         f = kidney()
     else:
-        from dprepro.cohorts import synthetic_ipssr_cohort
+        from dprepro.data.cohorts import synthetic_ipssr_cohort
 
         f = synthetic_ipssr_cohort(np.random.default_rng(5))
     labels = sorted(f.group.unique())

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.claims import (
+from dprepro.claims.table import (
     CLAIM_COLUMNS,
     bootstrap_counts,
     bootstrap_interval,
@@ -15,7 +15,7 @@ from dprepro.claims import (
     merge_claims,
     percentile_interval,
 )
-from dprepro.ldp_claims import ErrorSet, ldp_claims
+from dprepro.studies.ldp_indicators.claims import ErrorSet, ldp_claims
 
 ALPHAS = [0.2, 0.3, 0.4]
 

@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprepro.audit import audit_indicator_mechanism
-from dprepro.ldp_mechanisms import REFERENCE, get_mechanism, joint_records, records_of
-from dprepro.mechanisms import (
+from dprepro.audit.release_audits import audit_indicator_mechanism
+from dprepro.mechanisms.indicator_draws import (
     debias_randomized_response,
     randomized_response_indicators,
     randomized_response_keep_probability,
 )
-from dprepro.survival import presmoothed_indicators
+from dprepro.mechanisms.registry import REFERENCE, get_mechanism, joint_records, records_of
+from dprepro.survival.conditional import presmoothed_indicators
 
 Z_1E9 = stats.norm.isf(1e-9 / 2)  # two-sided 1e-9
 

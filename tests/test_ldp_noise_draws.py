@@ -11,10 +11,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.claims import bootstrap_counts
-from dprepro.ldp_claims import ErrorSet
-from dprepro.ldp_mechanisms import draw_records, get_mechanism, records_of
-from dprepro.ldp_simulation import (
+from dprepro.claims.table import bootstrap_counts
+from dprepro.mechanisms.registry import draw_records, get_mechanism, records_of
+from dprepro.runtime.seeds import seed_sequence
+from dprepro.studies.ldp_indicators.claims import ErrorSet
+from dprepro.studies.ldp_indicators.simulation import (
     SimulationResult,
     draw_moments,
     error_standard_errors,
@@ -23,9 +24,8 @@ from dprepro.ldp_simulation import (
     replicate_moments,
     simulate_alphas,
 )
-from dprepro.ldp_tables import clip_release, mse_table
-from dprepro.seeds import seed_sequence
-from dprepro.survival import (
+from dprepro.studies.ldp_indicators.tables import clip_release, mse_table
+from dprepro.survival.conditional import (
     beran_cdf,
     conditional_estimator_sets,
     conditional_nelson_aalen,
@@ -186,7 +186,7 @@ def test_the_replicate_file_keeps_the_first_draw_as_the_one_draw_run_gives_it():
         estimate = one.loc[one["estimator"] == name, "estimate"].to_numpy()
         assert np.array_equal(estimate[finite], b[finite])
     # the claims read one release per sample of both estimators from the file
-    from dprepro.ldp_claims import error_set
+    from dprepro.studies.ldp_indicators.claims import error_set
 
     setting = {"censoring": "25", "n": 120, "alpha": 0.4, "lambda_t": [1, 1, 1],
                "lambda_c": THIRD, "mechanism": "laplace"}
@@ -273,7 +273,7 @@ def test_phat_error_where_observed_weights_t_by_the_density_of_y_at_x():
                           "t": np.tile(t, 5), "estimate": estimates.ravel()})
     setting = {"censoring": "25", "alpha": 0.4, "mechanism": "laplace", "lambda_t": [1, 1, 1],
                "lambda_c": THIRD}
-    from dprepro.ldp_claims import error_set
+    from dprepro.studies.ldp_indicators.claims import error_set
 
     errors = error_set([(setting, frame)], x=0.5)
     key = ("25", "laplace", 0.4, "private_phat")

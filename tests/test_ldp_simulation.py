@@ -8,14 +8,15 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro.ldp_mechanisms import (
+from dprepro.mechanisms.registry import (
     REFERENCE,
     IndicatorMechanism,
     check_mechanism_names,
     get_mechanism,
     register,
 )
-from dprepro.ldp_simulation import (
+from dprepro.runtime.seeds import replicate_generators, seed_sequence, stable_id
+from dprepro.studies.ldp_indicators.simulation import (
     censoring_probability,
     error_summary,
     presmoother_curve,
@@ -25,14 +26,13 @@ from dprepro.ldp_simulation import (
     true_conditional_cdf,
     true_event_probability,
 )
-from dprepro.ldp_tables import (
+from dprepro.studies.ldp_indicators.tables import (
     PRIVACY_COLUMNS,
     integrated_mse,
     mse_table,
     privacy_records,
     table_privacy_records,
 )
-from dprepro.seeds import replicate_generators, seed_sequence, stable_id
 
 THIRD = [1 / 3] * 3
 
@@ -244,7 +244,7 @@ def test_privacy_columns_are_recomputed_from_the_mechanism_objects(toy):
 
 
 def test_unknown_or_repeated_mechanism_names_are_config_errors():
-    from dprepro.config import ConfigError, check_config, load_schema
+    from dprepro.config.schema import ConfigError, check_config, load_schema
 
     root = Path(__file__).resolve().parents[1]
     schema = load_schema(root / "workflow" / "schemas" / "config.schema.yaml")
@@ -269,9 +269,9 @@ def test_unknown_or_repeated_mechanism_names_are_config_errors():
 def test_assembled_estimators_equal_the_public_functions(name):
     """simulate_alphas shares samples and kernel weights across α; each of its estimates must
     equal the public estimator called on the same inputs."""
-    from dprepro.bandwidth import dpik_rows
-    from dprepro.ldp_simulation import simulate_alphas
-    from dprepro.survival import (
+    from dprepro.studies.ldp_indicators.simulation import simulate_alphas
+    from dprepro.survival.bandwidth import dpik_rows
+    from dprepro.survival.conditional import (
         beran_cdf,
         conditional_nelson_aalen,
         generalized_beran_cdf,
@@ -311,7 +311,7 @@ def test_assembled_estimators_equal_the_public_functions(name):
 
 
 def test_phat_at_x_variant_changes_only_the_presmoothed_estimators():
-    from dprepro.ldp_simulation import simulate_alphas
+    from dprepro.studies.ldp_indicators.simulation import simulate_alphas
 
     kwargs = {"data_seed": seed_sequence(12, "ldp", "sim", 0),
               "noise_seeds": {0.5: seed_sequence(12, "ldp", "noise", 0)}, "replicates": 4,
@@ -344,8 +344,8 @@ def test_rescaled_laplace_shares_the_draws_and_says_it_is_not_private():
 
 
 def test_variance_floor_matches_the_formula_and_lies_below_the_measured_variance():
-    from dprepro.ldp_simulation import simulate_alphas
-    from dprepro.ldp_tables import variance_floor
+    from dprepro.studies.ldp_indicators.simulation import simulate_alphas
+    from dprepro.studies.ldp_indicators.tables import variance_floor
 
     censoring = [{"label": "50", "lambda_t": [1, 1, 1], "lambda_c": [1, 1, 1]}]
     result = simulate_alphas(
@@ -427,7 +427,7 @@ def test_unclipped_estimator_equals_the_clipped_one_when_phat_stays_in_the_unit_
 
 
 def test_clip_table_reports_both_estimators_of_the_same_replicates(tmp_path):
-    from dprepro.ldp_tables import clip_release
+    from dprepro.studies.ldp_indicators.tables import clip_release
     path = tmp_path / "r.parquet"
     result = simulate_alphas(
         data_seed=seed_sequence(6, "ldp", "clip", 0),
@@ -450,7 +450,7 @@ def test_clip_table_reports_both_estimators_of_the_same_replicates(tmp_path):
 
 
 def test_convergence_slope_se_is_inflated_by_the_lack_of_fit():
-    from dprepro.ldp_tables import convergence_rates
+    from dprepro.studies.ldp_indicators.tables import convergence_rates
     n = np.array([125, 250, 500, 1000, 2000, 4000])
     straight = 2.0 * n**-1.0
     base = {"censoring": "25", "alpha": 0.4, "mechanism": "m", "estimator": "private_beran"}
@@ -476,7 +476,11 @@ def test_convergence_slope_se_is_inflated_by_the_lack_of_fit():
 def test_ldp_figures_show_signed_bias_bands_and_distinct_symbols():
     import matplotlib
     matplotlib.use("Agg")
-    from dprepro.plots import ldp_bias_variance, ldp_mse_vs_alpha, ldp_nelson_aalen
+    from dprepro.studies.ldp_indicators.figures import (
+        ldp_bias_variance,
+        ldp_mse_vs_alpha,
+        ldp_nelson_aalen,
+    )
     results = mechanism_results(["laplace", "randomized_response"], [0.5, 1.0], reps=8,
                                 hazard=True)
     mse = mse_table(results, x=0.5)
@@ -507,8 +511,8 @@ def test_ldp_figures_show_signed_bias_bands_and_distinct_symbols():
 def test_mse_x_normalised_column_is_the_claims_statistic():
     """``imse_scaled`` of mse_x.csv: mean over t of MSE/(F(1 − F)), the statistic of the
     ldp.no_dependence_on_x claims (errors divided by sqrt(F(1 − F)) in the ErrorSet)."""
-    from dprepro.ldp_claims import error_set
-    from dprepro.ldp_tables import _scaled_imse
+    from dprepro.studies.ldp_indicators.claims import error_set
+    from dprepro.studies.ldp_indicators.tables import _scaled_imse
 
     results = mechanism_results(["laplace"], [0.5, 1.0])
     mse = mse_table(results, x=0.5)

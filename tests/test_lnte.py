@@ -15,8 +15,8 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from dprepro.km import kaplan_meier
-from dprepro.randomized_response import lnte_median, lnte_survival
+from dprepro.mechanisms.lnte import lnte_median, lnte_survival
+from dprepro.survival.kaplan_meier import kaplan_meier
 
 ALPHA = 1e-9
 KIDNEY = Path(__file__).resolve().parents[1] / "resources" / "kidney" / "kidney.csv"
@@ -159,7 +159,7 @@ def test_published_band_on_a_hand_computed_example():
     band S' -/+ 1.959964 sqrt(V'). Median: first S' <= 0.5 at t = 4; lower band first
     <= 0.5 at t = 2 (2/3 - 1.96 * 0.408 < 0); upper band never (inf, not NaN).
     """
-    from dprepro.randomized_response import lnte_band
+    from dprepro.mechanisms.lnte import lnte_band
 
     res = lnte_survival([1.0, 2, 3, 4], [1, 1, 0, 1], epsilon=np.inf,
                         rng=np.random.default_rng(0))

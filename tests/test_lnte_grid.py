@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from dprepro.lnte_dp import GridDiscretisation, GridLNTE, step_on_grid
+from dprepro.mechanisms.grid_lnte import GridDiscretisation, GridLNTE, step_on_grid
 
 
 def _data(seed=0, n=120):
@@ -98,8 +98,8 @@ def test_step_on_grid_reads_steps():
 def test_stored_grid_curves_name_only_the_public_bin_ends(noise):
     import pandas as pd
 
-    from dprepro.rrr_aggregate import sup_distances
-    from dprepro.rrr_study import analyse_lnte_grid
+    from dprepro.studies.rrr_survival.aggregate import sup_distances
+    from dprepro.studies.rrr_survival.analysis import analyse_lnte_grid
 
     rng = np.random.default_rng(7)
     n = 60
@@ -147,7 +147,7 @@ def test_isotonic_fit_equals_pool_adjacent_violators():
     """The closed min-max form gives scipy's PAVA solution, both directions."""
     from scipy.optimize import isotonic_regression
 
-    from dprepro.lnte_dp import isotonic_fit
+    from dprepro.mechanisms.grid_lnte import isotonic_fit
 
     rng = np.random.default_rng(11)
     walks = rng.laplace(size=(300, 22)).cumsum(axis=1)
@@ -176,7 +176,7 @@ def _cells(t, e, bins, horizon):
 
 
 def test_consistent_counts_are_monotone_and_exact_without_noise():
-    from dprepro.lnte_dp import consistent_counts
+    from dprepro.mechanisms.grid_lnte import consistent_counts
 
     t, e = _data(5, 80)
     _, _, d, c = _cells(t, e, 12, float(t.max()))
@@ -198,7 +198,7 @@ def test_uncapped_events_and_a_higher_stop_are_the_measured_alternatives():
     """cap_events=False keeps the fitted event increments (never fewer than the capped
     ones, equal where they fit the exits; censorings cut at 0); without noise both are the
     exact counts. A higher min_at_risk stops each curve no later, and equals it before."""
-    from dprepro.lnte_dp import actuarial_survival, consistent_counts
+    from dprepro.mechanisms.grid_lnte import actuarial_survival, consistent_counts
 
     t, e = _data(6, 60)
     _, _, d, c = _cells(t, e, 10, float(t.max()))
@@ -222,7 +222,7 @@ def test_empty_bins_get_no_phantom_events_and_the_at_risk_is_not_inflated():
     """Past the last follow-up, clipping each noisy cell at 0 adds on average Δ/(2ε)
     events per empty bin (6 events over larynx stage IV's 12 empty bins at ε = 1) and
     inflates the number at risk by the phantom censorings; the monotone fit must not."""
-    from dprepro.lnte_dp import consistent_counts
+    from dprepro.mechanisms.grid_lnte import consistent_counts
 
     t, e = _larynx_like()
     bins, horizon, draws = 20, 11.0, 4000
@@ -249,7 +249,7 @@ def test_grid_median_is_not_reached_where_km_is_not_and_censored_when_empty():
     (nobody released at risk) has a median censored at that bin end (NaN)."""
     import pandas as pd
 
-    from dprepro.rrr_study import analyse_lnte_grid
+    from dprepro.studies.rrr_survival.analysis import analyse_lnte_grid
 
     cohort = pd.DataFrame({"time": np.r_[np.arange(1.0, 11.0), np.arange(1.0, 11.0)],
                            "event": np.r_[1, [0] * 9, [1] * 10],

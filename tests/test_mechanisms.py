@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprepro.mechanisms import laplace_indicators
+from dprepro.mechanisms.indicator_draws import laplace_indicators
 
 LEVEL = 1e-9
 

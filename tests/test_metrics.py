@@ -1,4 +1,4 @@
-"""Tests for dprepro.metrics (Spearman and the probabilistic C-index)."""
+"""Tests for dprepro.learners.metrics (Spearman and the probabilistic C-index)."""
 
 import math
 
@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprepro.metrics import probabilistic_c_index, spearman
+from dprepro.learners.metrics import probabilistic_c_index, spearman
 
 
 def _pc_reference(pred, real, sd):

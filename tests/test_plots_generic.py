@@ -1,9 +1,11 @@
-"""Generic figure helpers (dprepro.plots): atomic, timestamp-free PDF and PNG output."""
+"""Generic figure helpers (dprepro.studies.ldp_indicators.figures): atomic, timestamp-free PDF and PNG output."""
 
 import matplotlib.pyplot as plt
 import pytest
 
-from dprepro import plots
+from dprepro.claims import figure as plots_figure
+from dprepro.figures import style as plots_style
+from dprepro.studies.ldp_indicators import figures as plots_figures
 
 
 def figure():
@@ -16,7 +18,7 @@ def figure():
 def test_save_figure_writes_pdf_and_png_and_closes_the_figure(tmp_path):
     fig = figure()
     paths = [tmp_path / "f.pdf", tmp_path / "f.png"]
-    plots.save_figure(fig, paths, dpi=72)
+    plots_style.save_figure(fig, paths, dpi=72)
     assert paths[0].read_bytes()[:5] == b"%PDF-"
     assert paths[1].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert not plt.fignum_exists(fig.number)
@@ -25,7 +27,7 @@ def test_save_figure_writes_pdf_and_png_and_closes_the_figure(tmp_path):
 
 def test_same_figure_gives_the_same_bytes(tmp_path):
     for name in ("one", "two"):
-        plots.save_figure(figure(), [tmp_path / f"{name}.pdf", tmp_path / f"{name}.png"],
+        plots_style.save_figure(figure(), [tmp_path / f"{name}.pdf", tmp_path / f"{name}.png"],
                           dpi=72)
     pdf = (tmp_path / "one.pdf").read_bytes()
     assert b"CreationDate" not in pdf
@@ -34,8 +36,8 @@ def test_same_figure_gives_the_same_bytes(tmp_path):
 
 
 def test_dpi_sets_the_png_size(tmp_path):
-    plots.save_figure(figure(), [tmp_path / "low.png"], dpi=50)
-    plots.save_figure(figure(), [tmp_path / "high.png"], dpi=100)
+    plots_style.save_figure(figure(), [tmp_path / "low.png"], dpi=50)
+    plots_style.save_figure(figure(), [tmp_path / "high.png"], dpi=100)
 
     def width(path):  # PNG IHDR: width is the big-endian int at bytes 16..20
         return int.from_bytes(path.read_bytes()[16:20], "big")
@@ -52,14 +54,14 @@ def test_a_failing_save_leaves_no_partial_file(tmp_path, monkeypatch):
 
     monkeypatch.setattr(fig, "savefig", dies_half_way)
     with pytest.raises(MemoryError):
-        plots.save_figure(fig, [tmp_path / "f.pdf"])
+        plots_style.save_figure(fig, [tmp_path / "f.pdf"])
     assert list(tmp_path.iterdir()) == []
     plt.close(fig)
 
 
 def test_figure_paths_are_the_pdf_then_the_png_output():
     outputs = {"png": "x.png", "pdf": "x.pdf", "prov": "x.pdf.prov.json"}
-    assert plots.figure_paths(outputs) == ["x.pdf", "x.png"]
+    assert plots_figures.figure_paths(outputs) == ["x.pdf", "x.png"]
 
 
 def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
@@ -74,7 +76,7 @@ def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
         "ci_upper": [1.3, -1.0, 0.004],
         "verdict": ["holds", "fails", "holds"],
     })
-    fig = plots.claims_figure(claims)
+    fig = plots_figure.claims_figure(claims)
     ax = fig.axes[0]
     labels = [t.get_text() for t in ax.get_yticklabels()]
     # a minimum of independent units in short (the criterion column spells it out)
@@ -100,7 +102,7 @@ def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
 def test_legend_and_footer_keep_everything_on_the_canvas():
     """A long footer and long legend labels are wrapped / stacked inside the figure, so the
     saved PNG is the crop of the one drawing (an overhang made savefig draw it again)."""
-    from dprepro.plots_base import _drawing, legend_and_footer
+    from dprepro.figures.style import _drawing, legend_and_footer
 
     fig, axes = plt.subplots(1, 2, figsize=(8.4, 3.4))
     for k in range(5):

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from dprepro import plots_rrr
-from dprepro.plots_base import save_figure
-from dprepro.rrr_study import records_from_tables
+from dprepro.figures.style import save_figure
+from dprepro.studies.rrr_survival import figures as plots_rrr
+from dprepro.studies.rrr_survival.releases import records_from_tables
 
 
 def _contrast_with_white(rgba) -> float:
@@ -203,7 +203,7 @@ def test_panel_sidecar_note_says_why_a_private_panel_is_not_a_release():
     """Referee 5: a Figure 2 panel of one private release said it "holds or compares with
     the original data". It is still no release (its job reads the original curves), and
     now says so; a file that draws the original keeps the original's note."""
-    from dprepro.rrr_study import table_privacy
+    from dprepro.studies.rrr_survival.releases import table_privacy
 
     frame = _curves()
     private = records_from_tables([frame[frame["mechanism"] == "rrr"]])
@@ -253,7 +253,7 @@ def test_a_panel_part_is_the_crop_of_the_composite_drawing_over_its_strip(tmp_pa
     import matplotlib.pyplot as plt
     from PIL import Image
 
-    from dprepro.plots_base import Part
+    from dprepro.figures.style import Part
 
     fig, axes = plt.subplots(2, 2, figsize=(6, 5))
     for i, ax in enumerate(axes.ravel()):
@@ -328,7 +328,7 @@ def test_legends_read_row_by_row():
     columns); the rrr legends are reordered so the drawn rows read I II III / IV."""
     import matplotlib.pyplot as plt
 
-    from dprepro.plots_rrr import _row_major
+    from dprepro.studies.rrr_survival.figures import _row_major
 
     fig = plt.figure()
     for n, ncol in ((4, 3), (5, 3), (6, 3), (2, 3), (7, 2), (1, 1)):

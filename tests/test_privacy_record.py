@@ -1,4 +1,4 @@
-"""The one privacy policy (dprepro.privacy): record columns, sidecar entries, budget split."""
+"""The one privacy policy (dprepro.runtime.privacy_record): record columns, sidecar entries, budget split."""
 
 import dataclasses
 import json
@@ -7,7 +7,13 @@ import math
 import numpy as np
 import pytest
 
-from dprepro.privacy import BudgetSplit, PrivacyRecord, budget_split, non_private, provenance_of
+from dprepro.runtime.privacy_record import (
+    BudgetSplit,
+    PrivacyRecord,
+    budget_split,
+    non_private,
+    provenance_of,
+)
 
 
 def rrr_record(**changes):

@@ -1,4 +1,4 @@
-"""Provenance records: inputs hashed, no timestamps, git state (dprepro.provenance)."""
+"""Provenance records: inputs hashed, no timestamps, git state (dprepro.runtime.provenance)."""
 
 import hashlib
 import json
@@ -8,7 +8,12 @@ import time
 import pytest
 
 import dprepro
-from dprepro.provenance import git_commit, package_versions, provenance_record, write_provenance
+from dprepro.runtime.provenance import (
+    git_commit,
+    package_versions,
+    provenance_record,
+    write_provenance,
+)
 
 
 @pytest.fixture
@@ -111,7 +116,7 @@ def test_input_hashes_are_cached_per_file_version_not_per_path(tmp_path):
     import hashlib
     import os
 
-    from dprepro import provenance
+    from dprepro.runtime import provenance
 
     path = tmp_path / "input.csv"
     path.write_text("a,b\n1,2\n")

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dprepro.randomized_response import (
+from dprepro.mechanisms.rrr import (
     RevisedRandomizedResponse,
     privatize_labels,
     rrr_keep_probability,

@@ -12,8 +12,8 @@ import jinja2
 import pytest
 import yaml
 
-from dprepro.config import fill_defaults, load_schema
-from dprepro.repr_privacy import figure_privacy_text
+from dprepro.config.schema import fill_defaults, load_schema
+from dprepro.studies.repr_transfer.privacy import figure_privacy_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")

@@ -13,10 +13,19 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprepro import repr_privacy, repr_study
-from dprepro.dp_learners import SSPLinearRegression, dp_select_features
-from dprepro.representations import fit_pca
-from dprepro.synthetic_expression import synthetic_public_private
+from dprepro.data.synthetic_expression import synthetic_public_private
+from dprepro.learners.feature_selection import dp_select_features
+from dprepro.learners.linear_regression import SSPLinearRegression
+from dprepro.representations.pca import fit_pca
+from dprepro.studies.repr_transfer import baselines as repr_baselines
+from dprepro.studies.repr_transfer import cancer_type as repr_cancer_type
+from dprepro.studies.repr_transfer import common as repr_common
+from dprepro.studies.repr_transfer import drug as repr_drug
+from dprepro.studies.repr_transfer import figures as repr_figures
+from dprepro.studies.repr_transfer import fitting as repr_fitting
+from dprepro.studies.repr_transfer import privacy as repr_privacy
+from dprepro.studies.repr_transfer import study_data as repr_study_data
+from dprepro.studies.repr_transfer import tables as repr_tables
 from helpers import background
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,7 +50,7 @@ def test_selection_picks_the_best_candidate_per_representation():
         "dim": [4, 2, 4, 8, 4, 2],
         "score": [0.70, 0.80, 0.90, 0.85, 0.75, 0.40],
     })
-    table = repr_study.select_hyperparameters(candidates)
+    table = repr_fitting.select_hyperparameters(candidates)
     chosen = table[table["selected"]].set_index("representation")["candidate"].to_dict()
     assert chosen == {"pca": "r4", "vae": "r4_lr0.01_h1_w32", "random_projection": "r2"}
     assert list(table["representation"]) == ["pca"] * 3 + ["random_projection"] + ["vae"] * 2
@@ -51,7 +60,7 @@ def test_selection_picks_the_best_candidate_per_representation():
 def test_selection_ties_go_to_the_smaller_representation():
     candidates = pd.DataFrame({"representation": ["pca"] * 3, "candidate": ["r8", "r4", "r2"],
                                "dim": [8, 4, 2], "score": [0.9, 0.9, 0.5]})
-    table = repr_study.select_hyperparameters(candidates)
+    table = repr_fitting.select_hyperparameters(candidates)
     assert table.loc[table["selected"], "candidate"].tolist() == ["r4"]
 
 
@@ -59,8 +68,8 @@ def test_auxiliary_score_separates_good_from_useless_representations(separable):
     labels = separable["public_lineage"]
     good = separable["public_latent"]
     noise = np.random.default_rng(0).standard_normal(good.shape)
-    score_good = repr_study.auxiliary_score(good, labels, folds=5, random_state=1)
-    score_noise = repr_study.auxiliary_score(noise, labels, folds=5, random_state=1)
+    score_good = repr_fitting.auxiliary_score(good, labels, folds=5, random_state=1)
+    score_noise = repr_fitting.auxiliary_score(noise, labels, folds=5, random_state=1)
     assert score_good["score"] > 0.95
     assert score_noise["score"] < 0.6
     assert score_good["n_classes"] == 3 and score_good["n_samples"] == 300
@@ -70,15 +79,15 @@ def test_auxiliary_score_drops_lineages_too_small_for_the_folds():
     rng = np.random.default_rng(1)
     labels = np.array(["a"] * 20 + ["b"] * 20 + ["c"] * 2 + [None] * 3, dtype=object)
     Z = rng.standard_normal((len(labels), 2))
-    score = repr_study.auxiliary_score(Z, labels, folds=5, random_state=0)
+    score = repr_fitting.auxiliary_score(Z, labels, folds=5, random_state=0)
     assert score["n_classes"] == 2 and score["n_samples"] == 40
     with pytest.raises(ValueError, match="two lineages"):
-        repr_study.auxiliary_score(Z[:22], labels[:22], folds=5, random_state=0)
+        repr_fitting.auxiliary_score(Z[:22], labels[:22], folds=5, random_state=0)
 
 
 def test_pca_without_torch_equals_the_library_fit(separable):
     public = separable["public_expression"]
-    ours = repr_study.fit_representation("pca", {"dim": 3}, public,
+    ours = repr_fitting.fit_representation("pca", {"dim": 3}, public,
                                          rng=np.random.default_rng(0))
     np.testing.assert_allclose(ours.transform(public), fit_pca(public, 3).transform(public),
                                rtol=0, atol=1e-12)
@@ -89,32 +98,32 @@ def test_representation_fits_are_deterministic_given_the_generator(separable):
     spec = {"dim": 2, "learning_rate": 0.01, "hidden_layers": 1, "width_multiplier": 4}
     options = {"max_epochs": 3, "device": "cpu", "batch_size": 64}
     for name in ("random_projection", "vae"):
-        a, b = (repr_study.fit_representation(name, spec, public, rng=np.random.default_rng(5),
+        a, b = (repr_fitting.fit_representation(name, spec, public, rng=np.random.default_rng(5),
                                               vae_options=options if name == "vae" else None)
                 for _ in range(2))
         np.testing.assert_array_equal(a.transform(public), b.transform(public))
 
 
 def test_seed_representations_fit_pca_once_and_equal_per_seed_fits(separable, monkeypatch):
-    from dprepro.seeds import seed_sequence
+    from dprepro.runtime.seeds import seed_sequence
 
     public = separable["public_expression"].iloc[:, :50]
     private = separable["private_expression"].iloc[:, :50]
     local = private.iloc[::-1] + 0.5  # another order: mapped in the private order
-    real = repr_study.fit_representation
+    real = repr_fitting.fit_representation
     fits = []
-    monkeypatch.setattr(repr_study, "fit_representation",
+    monkeypatch.setattr(repr_fitting, "fit_representation",
                         lambda *a, **k: fits.append(a[0]) or real(*a, **k))
     for name, expected_fits in (("pca", 1), ("random_projection", 3)):
         fits.clear()
-        frame = repr_study.seed_representations(
+        frame = repr_fitting.seed_representations(
             name, {"dim": 3}, public, {"private": private, "private_line_local": local},
             seeds=3, base_seed=9, stream=f"fit/{name}")
         assert len(fits) == expected_fits
         for seed in range(3):
             model = real(name, {"dim": 3}, public, rng=np.random.default_rng(
-                seed_sequence(9, repr_study.STUDY, f"fit/{name}", seed)))
-            want = repr_study.representation_frame(
+                seed_sequence(9, repr_common.STUDY, f"fit/{name}", seed)))
+            want = repr_fitting.representation_frame(
                 model.transform(public), model.transform(private), public.index, private.index,
                 extra_sets={"private_line_local": model.transform(local.loc[private.index])})
             got = frame[frame["seed"] == seed].drop(columns="seed").reset_index(drop=True)
@@ -126,23 +135,23 @@ def test_seed_representations_fit_pca_once_and_equal_per_seed_fits(separable, mo
 # --------------------------------------------------------------------------- #
 def test_cases_are_pairs_of_the_most_frequent_lineages():
     lineage = pd.Series(["a"] * 30 + ["b"] * 20 + ["c"] * 12 + ["d"] * 5 + [None] * 4)
-    assert repr_study.cancer_type_cases(lineage, n_lineages=3, min_count=10) == [
+    assert repr_cancer_type.cancer_type_cases(lineage, n_lineages=3, min_count=10) == [
         ("a", "b"), ("a", "c"), ("b", "c")]
-    assert repr_study.cancer_type_cases(lineage, n_lineages=9, min_count=10) == [
+    assert repr_cancer_type.cancer_type_cases(lineage, n_lineages=9, min_count=10) == [
         ("a", "b"), ("a", "c"), ("b", "c")]
-    assert repr_study.cancer_type_cases(lineage, n_lineages=2, min_count=1,
+    assert repr_cancer_type.cancer_type_cases(lineage, n_lineages=2, min_count=1,
                                         cases=[["c", "d"]]) == [("c", "d")]
     with pytest.raises(ValueError, match="'d' has 5 private lines, need >= 10"):
-        repr_study.cancer_type_cases(lineage, n_lineages=2, min_count=10, cases=[["a", "d"]])
+        repr_cancer_type.cancer_type_cases(lineage, n_lineages=2, min_count=10, cases=[["a", "d"]])
     with pytest.raises(ValueError, match="need two private lineages"):
-        repr_study.cancer_type_cases(lineage, n_lineages=4, min_count=25)
+        repr_cancer_type.cancer_type_cases(lineage, n_lineages=4, min_count=25)
 
 
 def _cancer(private, lineage, *, epsilons, variant="paper", seeds=(0, 1), selection=None,
             cases=(("lineage_01", "lineage_02"),)):
     features = {s: private for s in seeds}
-    scales = {s: repr_study.mean_row_norm(private) for s in seeds}
-    return repr_study.cancer_type_experiment(
+    scales = {s: repr_baselines.mean_row_norm(private) for s in seeds}
+    return repr_cancer_type.cancer_type_experiment(
         features, lineage, list(cases), epsilons=epsilons, folds=5, l2=0.1, variant=variant,
         base_seed=11, stream="cancer_type/test", scales=scales, selection=selection)
 
@@ -181,15 +190,15 @@ def test_subsample_votes_plus_noise_is_dp_select_features(separable):
     X = separable["private_expression"].to_numpy()[:, :60]
     y = separable["private_response"].to_numpy()[:, 0].copy()
     y[::7] = np.nan
-    votes, k = repr_study.subsample_votes(X, y, 5, lasso_max_iter=2000)
+    votes, k = repr_baselines.subsample_votes(X, y, 5, lasso_max_iter=2000)
     assert k == math.isqrt(int(np.sum(~np.isnan(y)))) and votes.sum() == 5 * k
     for eps in (0.3, 2.0):
-        ours = repr_study.noisy_top_features(votes, k, 5, epsilon=eps,
+        ours = repr_baselines.noisy_top_features(votes, k, 5, epsilon=eps,
                                              rng=np.random.default_rng(9))
         theirs = dp_select_features(X, y, 5, epsilon=eps, rng=np.random.default_rng(9),
                                     lasso_max_iter=2000)
         np.testing.assert_array_equal(ours, theirs)
-    top = repr_study.noisy_top_features(votes, k, 5, epsilon=math.inf, rng=None)
+    top = repr_baselines.noisy_top_features(votes, k, 5, epsilon=math.inf, rng=None)
     assert set(votes[top]) <= set(np.sort(votes)[-5:])
 
 
@@ -205,9 +214,9 @@ def test_hashed_feature_selection_sensitivity_under_add_remove_neighbours(separa
     y = separable["private_response"].to_numpy()[:100, 0].copy()
     lines = np.array([f"line{i:03d}" for i in range(100)], dtype=object)
     m = 5
-    public = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000,
-                                         n_parts=10, part_key=repr_study.part_key(7))
-    paper = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000)
+    public = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000,
+                                         n_parts=10, part_key=repr_baselines.part_key(7))
+    paper = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000)
     assert public.public_parts and not paper.public_parts
     bound = 2 * m / 10
     full = _vote_fractions(public, X, y, lines)
@@ -237,48 +246,48 @@ def test_hashed_feature_selection_noise_covers_replacement_with_a_new_id(separab
     y = separable["private_response"].to_numpy()[:100, 0].copy()
     lines = np.array([f"line{i:03d}" for i in range(100)], dtype=object)
     m, k = 5, 10
-    selection = repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60)),
+    selection = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)),
                                             lasso_max_iter=2000, n_parts=k,
-                                            part_key=repr_study.part_key(7))
+                                            part_key=repr_baselines.part_key(7))
     full = _vote_fractions(selection, X, y, lines)
-    parts = repr_study.hashed_parts(lines, k, repr_study.part_key(7))
+    parts = repr_baselines.hashed_parts(lines, k, repr_baselines.part_key(7))
     worst = 0.0
     for i in range(0, 100, 6):
         for j in (44, 88):
             # line i replaced by an outlying record (line j's, scaled) under a new id
             other, X2, y2 = lines.copy(), X.copy(), y.copy()
             other[i], X2[i], y2[i] = f"new{i:03d}", 3 * X[j], -3 * y[j]
-            if parts[j] == parts[i] or repr_study.hashed_parts(
-                    other[i:i + 1], k, repr_study.part_key(7))[0] == parts[i]:
+            if parts[j] == parts[i] or repr_baselines.hashed_parts(
+                    other[i:i + 1], k, repr_baselines.part_key(7))[0] == parts[i]:
                 continue
             worst = max(worst, np.abs(_vote_fractions(selection, X2, y2, other) - full).sum())
     assert worst > 2 * m / k  # one part's bound fails: the test has power
     assert worst <= 4 * m / k + 1e-12
     assert selection.changed_parts == 2
-    assert repr_study.FeatureSelection(n_select=m, public=np.zeros((1, 60))).changed_parts == 1
+    assert repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60))).changed_parts == 1
     # the noise is scaled to 4m/(k eps): the draws are the authors' 2m/(k eps) draws doubled
     votes = np.arange(60.0) % 7
     for eps in (0.5, 1.0):
-        a = repr_study.noisy_top_features(votes, k, m, epsilon=eps, rng=np.random.default_rng(3),
+        a = repr_baselines.noisy_top_features(votes, k, m, epsilon=eps, rng=np.random.default_rng(3),
                                           changed_parts=selection.changed_parts)
         frac = votes / k + np.random.default_rng(3).laplace(0.0, 4 * m / (k * eps), size=60)
         np.testing.assert_array_equal(a, np.argsort(-frac, kind="stable")[:m])
     with pytest.raises(ValueError, match="changed_parts"):
-        repr_study.noisy_top_features(votes, k, m, epsilon=1.0, rng=np.random.default_rng(3),
+        repr_baselines.noisy_top_features(votes, k, m, epsilon=1.0, rng=np.random.default_rng(3),
                                       changed_parts=3)
 
 
 def test_hashed_parts_depend_on_the_line_and_key_only():
-    key = repr_study.part_key(7)
+    key = repr_baselines.part_key(7)
     lines = [f"l{i}" for i in range(200)]
-    parts = repr_study.hashed_parts(lines, 10, key)
+    parts = repr_baselines.hashed_parts(lines, 10, key)
     assert set(parts) == set(range(10))
-    np.testing.assert_array_equal(repr_study.hashed_parts(lines[5:], 10, key), parts[5:])
-    assert key == repr_study.part_key(7) != repr_study.part_key(8)
-    assert not np.array_equal(repr_study.hashed_parts(lines, 10, repr_study.part_key(8)), parts)
+    np.testing.assert_array_equal(repr_baselines.hashed_parts(lines[5:], 10, key), parts[5:])
+    assert key == repr_baselines.part_key(7) != repr_baselines.part_key(8)
+    assert not np.array_equal(repr_baselines.hashed_parts(lines, 10, repr_baselines.part_key(8)), parts)
     with pytest.raises(ValueError, match="n_parts"):
-        repr_study.hashed_parts(lines, 0, key)
-    selection = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
+        repr_baselines.hashed_parts(lines, 0, key)
+    selection = repr_baselines.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
                                             part_key=key)
     with pytest.raises(ValueError, match="ids"):
         selection.votes(np.zeros((8, 3)), np.zeros(8))
@@ -288,9 +297,9 @@ def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
     split = repr_privacy.method_split("dp_feature_selection", 1.0)
     learner = repr_privacy.cancer_learner(split, variant="cms11", l2=0.1,
                                           rng=np.random.default_rng(0))
-    public = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
+    public = repr_baselines.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,
                                          part_key=b"k")
-    paper = repr_study.FeatureSelection(n_select=2, public=np.zeros((1, 3)))
+    paper = repr_baselines.FeatureSelection(n_select=2, public=np.zeros((1, 3)))
     ok = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=public)
     bad = repr_privacy.cancer_privacy(split, learner, mapping="line_local", selection=paper)
     assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
@@ -307,7 +316,7 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     fs = {"n_genes": 4, "candidate_genes": 40, "sparsity": 1.0, "lasso_max_iter": 2000}
 
     def selection(**extra):
-        return repr_study.method_features(
+        return repr_baselines.method_features(
             "dp_feature_selection", seeds=1, samples=genes.index, representations={},
             public_expression=public,
             private_expression=genes, baselines={"feature_selection": {**fs, **extra}},
@@ -324,14 +333,14 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     y[:40] = np.nan  # 80 lines with a response
     votes, k = derived.votes(X, y, lines, nominal=120)
     assert k == 10  # isqrt(120); isqrt(80) = 8 would count responses
-    ref, _ = repr_study.hashed_votes(X, y, lines, 4, n_parts=10, key=repr_study.part_key(7),
+    ref, _ = repr_baselines.hashed_votes(X, y, lines, 4, n_parts=10, key=repr_baselines.part_key(7),
                                      sparsity=1.0, lasso_max_iter=2000)
     np.testing.assert_array_equal(votes, ref)
-    paper = repr_study.FeatureSelection(n_select=4, public=derived.public, lasso_max_iter=2000)
+    paper = repr_baselines.FeatureSelection(n_select=4, public=derived.public, lasso_max_iter=2000)
     assert paper.votes(X, y)[1] == 8  # the authors' k counts the lines with a response
 
     @dataclasses.dataclass(frozen=True)
-    class Spy(repr_study.FeatureSelection):
+    class Spy(repr_baselines.FeatureSelection):
         seen: list = dataclasses.field(default_factory=list)
 
         def votes(self, X, y, lines=None, *, nominal=None):
@@ -339,14 +348,14 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
             return super().votes(X, y, lines, nominal=nominal)
 
     spy = Spy(**{f.name: getattr(derived, f.name)
-                 for f in dataclasses.fields(repr_study.FeatureSelection)})
+                 for f in dataclasses.fields(repr_baselines.FeatureSelection)})
     response = separable["private_response"].iloc[:, :2].copy()
     response.iloc[::5, 0] = np.nan  # every line has a response to one drug at least
     response.iloc[1::5, 1] = np.nan
-    private = repr_study.centred_genes(public, genes, list(genes.columns))[1]
-    splits = repr_study.drug_splits(response, splits=2, test_size=60,
+    private = repr_baselines.centred_genes(public, genes, list(genes.columns))[1]
+    splits = repr_drug.drug_splits(response, splits=2, test_size=60,
                                     rng=np.random.default_rng(4))
-    drug_rows = repr_study.drug_experiment(
+    drug_rows = repr_drug.drug_experiment(
         {0: private}, response, list(response.columns), epsilons=[1.0], splits=splits,
         ridge=1.0, base_seed=11, stream="drug/test", selection=spy,
         clipping_weights=lambda n, d, e: (1.0, 1.0))
@@ -357,10 +366,10 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     expected = {no: math.isqrt(len(train)) for no, (train, _) in enumerate(splits)}
     assert (drug_rows["n_parts"] == drug_rows["split"].map(expected)).all()
     assert (drug_rows["n_parts"] != drug_rows["n_train"].map(math.isqrt)).any()
-    table = repr_study.drug_table([drug_rows.assign(representation="dp_feature_selection")],
+    table = repr_tables.drug_table([drug_rows.assign(representation="dp_feature_selection")],
                                   data_origin="synthetic")
     assert set(table["n_parts"]) == {";".join(map(str, sorted(set(expected.values()))))}
-    plain = repr_study.drug_experiment(
+    plain = repr_drug.drug_experiment(
         {0: private}, response, list(response.columns)[:1], epsilons=[1.0], splits=splits[:1],
         ridge=1.0, base_seed=11, stream="drug/test", clipping_weights=lambda n, d, e: (1.0, 1.0))
     assert plain["n_parts"].isna().all()  # no feature selection, no k
@@ -382,8 +391,8 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
 def test_feature_selection_baseline_runs_with_half_the_budget(separable):
     genes = separable["private_expression"].iloc[:, :40]
     public = separable["public_expression"].iloc[:, :40]
-    public_c, private_c = repr_study.centred_genes(public, genes, list(genes.columns))
-    selection = repr_study.FeatureSelection(n_select=4, public=public_c, lasso_max_iter=2000)
+    public_c, private_c = repr_baselines.centred_genes(public, genes, list(genes.columns))
+    selection = repr_baselines.FeatureSelection(n_select=4, public=public_c, lasso_max_iter=2000)
     lineage = separable["private_lineage"].reset_index(drop=True)
     rows = _cancer(private_c, lineage, epsilons=[1.0, math.inf], selection=selection)
     private = rows[rows["mechanism"] != "non_private"]
@@ -471,7 +480,7 @@ def test_one_epsilon_list_and_one_split_for_experiments_and_clipping():
     hyper = pd.DataFrame({"representation": ["pca", "pca"], "dim": [2, 4],
                           "selected": [False, True]})
     baselines = {"fixed_genes": ["a", "b", "c"], "feature_selection": {"n_genes": 5}}
-    got = repr_study.clipping_settings(["pca", "fixed_genes", "dp_feature_selection"],
+    got = repr_drug.clipping_settings(["pca", "fixed_genes", "dp_feature_selection"],
                                        epsilon=1.0, hyperparameters=hyper, baselines=baselines)
     # the selection baseline's learner gets half of the total (sequential composition)
     assert got == [(4, 1.0), (3, 1.0), (5, 0.5)]
@@ -482,8 +491,8 @@ def test_one_epsilon_list_and_one_split_for_experiments_and_clipping():
 def test_table_privacy_columns_are_recomputed_from_the_mechanism_objects(separable, variant):
     genes = separable["private_expression"].iloc[:, :30]
     public = separable["public_expression"].iloc[:, :30]
-    public_c, private_c = repr_study.centred_genes(public, genes, list(genes.columns))
-    selection = repr_study.FeatureSelection(n_select=3, public=public_c, lasso_max_iter=500)
+    public_c, private_c = repr_baselines.centred_genes(public, genes, list(genes.columns))
+    selection = repr_baselines.FeatureSelection(n_select=3, public=public_c, lasso_max_iter=500)
     lineage = separable["private_lineage"].reset_index(drop=True)
     frames = []
     for method, features, sel in (("pca", separable["private_latent"], None),
@@ -492,7 +501,7 @@ def test_table_privacy_columns_are_recomputed_from_the_mechanism_objects(separab
                        selection=sel, seeds=(0,))
         rows.insert(0, "representation", method)
         frames.append(rows)
-    table = repr_study.cancer_type_table(frames, data_origin="synthetic")
+    table = repr_tables.cancer_type_table(frames, data_origin="synthetic")
     records = repr_privacy.table_records(table, kind="cancer_type",
                                          settings={"variant": variant, "l2": 0.1})
     columns = list(repr_privacy.CANCER_PRIVACY_COLUMNS)
@@ -506,12 +515,12 @@ def test_table_privacy_columns_are_recomputed_from_the_mechanism_objects(separab
 # drug sensitivity
 # --------------------------------------------------------------------------- #
 def _drug(features, response, *, epsilons, seeds=(0, 1), splits=3):
-    split_list = repr_study.drug_splits(response, splits=splits, test_size=60,
+    split_list = repr_drug.drug_splits(response, splits=splits, test_size=60,
                                         rng=np.random.default_rng(4))
-    return repr_study.drug_experiment(
+    return repr_drug.drug_experiment(
         {s: features for s in seeds}, response, list(response.columns), epsilons=epsilons,
         splits=split_list, ridge=1.0, base_seed=11, stream="drug/test",
-        clipping_weights=repr_study.clipping_weight_cache(11, n_datasets=3, n_noise=3))
+        clipping_weights=repr_drug.clipping_weight_cache(11, n_datasets=3, n_noise=3))
 
 
 def test_non_private_drug_prediction_of_a_noiseless_linear_response_is_exact(separable):
@@ -526,7 +535,7 @@ def test_non_private_drug_prediction_of_a_noiseless_linear_response_is_exact(sep
 def test_drug_prediction_through_a_public_pca_is_nearly_exact(separable):
     public = separable["public_expression"]
     private = separable["private_expression"]
-    model = repr_study.fit_representation("pca", {"dim": 4}, public,
+    model = repr_fitting.fit_representation("pca", {"dim": 4}, public,
                                           rng=np.random.default_rng(0))
     rows = _drug(model.transform(private), separable["private_response"],
                  epsilons=[math.inf], seeds=(0,))
@@ -543,21 +552,21 @@ def test_private_drug_prediction_is_noisier_but_informative(separable):
 
 def test_drug_splits_are_disjoint_and_skip_lines_without_responses():
     response = pd.DataFrame({"d1": [1.0, np.nan, 3, 4, 5, 6, 7, 8], "d2": [np.nan] * 2 + [1] * 6})
-    splits = repr_study.drug_splits(response, splits=4, test_size=3, rng=np.random.default_rng(0))
+    splits = repr_drug.drug_splits(response, splits=4, test_size=3, rng=np.random.default_rng(0))
     for train, test in splits:
         assert len(test) == 3 and len(train) == 4 and not set(train) & set(test)
         assert 1 not in set(train) | set(test)  # the line with no response at all
     with pytest.raises(ValueError, match="too few lines"):
-        repr_study.drug_splits(response, splits=1, test_size=6, rng=np.random.default_rng(0))
+        repr_drug.drug_splits(response, splits=1, test_size=6, rng=np.random.default_rng(0))
 
 
 def test_clipping_lookup_serves_precomputed_weights_only():
-    table = repr_study.clipping_weight_table(30, [(2, 1.0), (2, 1.0), (3, 0.5)], base_seed=1)
+    table = repr_drug.clipping_weight_table(30, [(2, 1.0), (2, 1.0), (3, 0.5)], base_seed=1)
     assert list(table[["d", "epsilon"]].itertuples(index=False, name=None)) == [(2, 1.0),
                                                                                 (3, 0.5)]
-    lookup = repr_study.clipping_lookup([table])
+    lookup = repr_drug.clipping_lookup([table])
     assert lookup(30, 2, 1.0) == tuple(table.loc[0, ["w_x", "w_y"]])
-    assert lookup(30, 2, 1.0) == repr_study.clipping_weight_cache(1)(30, 2, 1.0)
+    assert lookup(30, 2, 1.0) == repr_drug.clipping_weight_cache(1)(30, 2, 1.0)
     with pytest.raises(KeyError, match="n=30, d=4"):
         lookup(30, 4, 1.0)
 
@@ -574,13 +583,13 @@ def test_cancer_table_contract_and_summary(separable):
                        cases=[("lineage_01", "lineage_02"), ("lineage_01", "lineage_03")])
         rows.insert(0, "representation", method)
         frames.append(rows)
-    table = repr_study.cancer_type_table(frames, data_origin="synthetic")
+    table = repr_tables.cancer_type_table(frames, data_origin="synthetic")
     assert list(table.columns[:5]) == ["case", "representation", "epsilon", "seed", "accuracy"]
     assert {"mechanism", "variant", "true_epsilon"} <= set(table.columns)
     assert table["representation"].tolist()[:4] == ["pca"] * 4  # study order within a case
     assert table.groupby(["case", "representation"])["epsilon"].apply(
         lambda e: e.isna().tolist() == [False, False, True, True]).all()
-    summary = repr_study.cancer_summary(table)
+    summary = repr_tables.cancer_summary(table)
     assert set(summary["case"]) == {*table["case"], "all"}
     one = table[(table["representation"] == "pca") & (table["epsilon"] == 1.0)]
     row = summary[(summary["representation"] == "pca") & (summary["epsilon"] == 1.0)]
@@ -596,14 +605,14 @@ def test_drug_table_contract_and_summary(separable):
     rows = _drug(separable["private_latent"], separable["private_response"],
                  epsilons=[1.0, math.inf])
     rows.insert(0, "representation", "pca")
-    table = repr_study.drug_table([rows], data_origin="synthetic")
+    table = repr_tables.drug_table([rows], data_origin="synthetic")
     assert list(table.columns[:6]) == ["representation", "epsilon", "seed", "drug", "spearman",
                                        "pc_index"]
     assert (table["splits"] == 3).all() and len(table) == 2 * 2 * 3
     one = rows[(rows["seed"] == 1) & (rows["drug"] == "DRUG002") & (rows["epsilon"] == 1.0)]
     got = table[(table["seed"] == 1) & (table["drug"] == "DRUG002") & (table["epsilon"] == 1.0)]
     assert got["spearman"].iloc[0] == pytest.approx(one["spearman"].mean())
-    summary = repr_study.drug_summary(table)
+    summary = repr_tables.drug_summary(table)
     assert len(summary) == 2 and (summary["n_seeds"] == 2).all()
     exact = summary[summary["mechanism"] == "non_private"].iloc[0]
     assert exact["spearman_se"] == 0.0  # no noise at ε = ∞ and one representation
@@ -690,25 +699,25 @@ def test_paper_mode_data_rules_from_a_local_server(tmp_path):
 # --------------------------------------------------------------------------- #
 def _corrected_features(data, private_expression):
     """Line-local mapping, public PCA, features as the corrected pipeline builds them."""
-    from dprepro.expression_data import harmonise_genes
+    from dprepro.data.expression import harmonise_genes
 
     local, public = harmonise_genes(private_expression, data["public_expression"],
                                     min_shared=10, local=True)
     glob, _ = harmonise_genes(private_expression, data["public_expression"], min_shared=10)
-    model = repr_study.fit_representation("pca", {"dim": 3}, public,
+    model = repr_fitting.fit_representation("pca", {"dim": 3}, public,
                                           rng=np.random.default_rng(0))
-    frame = repr_study.representation_frame(
+    frame = repr_fitting.representation_frame(
         model.transform(public), model.transform(glob), public.index, glob.index,
         extra_sets={"private_line_local": model.transform(local)}).assign(seed=0)
     spec = repr_privacy.pipeline("corrected")
-    features = repr_study.method_features("pca", seeds=1, samples=glob.index,
+    features = repr_baselines.method_features("pca", seeds=1, samples=glob.index,
                                           representations={"pca": frame},
                                           private_set=spec.private_set)
-    genes = repr_study.method_features("fixed_genes", seeds=1, samples=glob.index,
+    genes = repr_baselines.method_features("fixed_genes", seeds=1, samples=glob.index,
                                        representations={}, public_expression=public,
                                        private_expression=local,
                                        baselines={"fixed_genes": list(public.columns[:5])})
-    as_published = repr_study.method_features("pca", seeds=1, samples=glob.index,
+    as_published = repr_baselines.method_features("pca", seeds=1, samples=glob.index,
                                               representations={"pca": frame})
     return features, genes, as_published
 
@@ -732,7 +741,7 @@ def test_neighbouring_private_sets_change_no_other_line_and_stay_within_sensitiv
 
     # released statistics of the corrected SSP: within the bounds its noise is scaled to
     settings = {"response_center": 2.0, "response_scale": 2.0}
-    centring = repr_study.public_centring(repr_privacy.pipeline("corrected"), a, settings)
+    centring = repr_drug.public_centring(repr_privacy.pipeline("corrected"), a, settings)
     P = centring["public"][0]
     x_center, y_center = P.mean(axis=0), centring["response_prior"][0]
     bx = 1.3 * float(np.std(P - x_center, ddof=1))
@@ -806,7 +815,7 @@ def test_learner_terms_are_what_the_learners_that_run_hold(name, method, epsilon
 # hyperparameter search on the paper's objective
 # --------------------------------------------------------------------------- #
 def _search(data, trials=8, fit_cache=None, **objective):
-    from dprepro import repr_search
+    from dprepro.studies.repr_transfer import search as repr_search
 
     public = data["public_expression"]
     lineage = data["public_lineage"]
@@ -825,13 +834,13 @@ def test_pipeline_searches_share_fits_and_score_as_alone(monkeypatch):
                                     lineage_separation=3.0)
     alone = {v: _search(data, variant=v) for v in ("paper", "cms11")}
     fits = []
-    real = repr_study.fit_representation
+    real = repr_fitting.fit_representation
 
     def counted(representation, spec, public, **kw):
         fits.append(int(spec["dim"]))
         return real(representation, spec, public, **kw)
 
-    monkeypatch.setattr(repr_study, "fit_representation", counted)
+    monkeypatch.setattr(repr_fitting, "fit_representation", counted)
     cache = {}
     for variant in ("paper", "cms11"):
         pd.testing.assert_frame_equal(_search(data, variant=variant, fit_cache=cache),
@@ -847,7 +856,7 @@ def test_pipeline_searches_share_fits_and_score_as_alone(monkeypatch):
 def test_nested_pca_search_equals_one_fit_per_candidate(monkeypatch):
     """Fitting r_max once per pair fold and truncating gives the same trials, scores and
     selection, to the byte, as fitting every candidate's r (the search before nesting)."""
-    from dprepro import repr_search
+    from dprepro.studies.repr_transfer import search as repr_search
 
     data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
                                     n_genes=60, rank=3, n_lineages=4, n_drugs=1,
@@ -860,7 +869,7 @@ def test_nested_pca_search_equals_one_fit_per_candidate(monkeypatch):
 
 
 def test_vae_trials_over_their_budget_are_failed_rows_never_selected():
-    from dprepro import repr_search
+    from dprepro.studies.repr_transfer import search as repr_search
 
     data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
                                     n_genes=60, rank=3, n_lineages=4, n_drugs=1,
@@ -877,16 +886,16 @@ def test_vae_trials_over_their_budget_are_failed_rows_never_selected():
     assert len(table) == 3 and (table["status"] == "over_budget").all()
     assert table["score"].isna().all() and (table["epochs"] == 0).all()
     with pytest.raises(ValueError, match="every trial .* failed"):
-        repr_study.select_hyperparameters(table)
+        repr_fitting.select_hyperparameters(table)
     # a failed trial is skipped by the selection even where its (absent) score would win
     mixed = pd.DataFrame({"representation": ["vae"] * 3, "candidate": ["t0", "t1", "t2"],
                           "dim": [2, 4, 6], "score": [np.nan, 0.7, 0.8],
                           "score_se": [np.nan, 0.01, 0.01],
                           "status": ["over_budget", "complete", "complete"]})
-    chosen = repr_study.select_hyperparameters(mixed)
+    chosen = repr_fitting.select_hyperparameters(mixed)
     assert chosen.loc[chosen["selected"], "dim"].tolist() == [6]
     with pytest.raises(ValueError, match="completed candidate has no score"):
-        repr_study.select_hyperparameters(mixed.assign(status="complete"))
+        repr_fitting.select_hyperparameters(mixed.assign(status="complete"))
 
 
 def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_lineages():
@@ -915,7 +924,7 @@ def test_search_is_deterministic_lists_every_trial_and_holds_out_the_validation_
         assert pd.isna(earlier["duplicate_of"])
     assert first.groupby("dim")["score"].nunique().max() == 1
     assert first.drop_duplicates("dim")["duplicate_of"].isna().all()
-    table = repr_study.select_hyperparameters(first)
+    table = repr_fitting.select_hyperparameters(first)
     best = table[table["selected"]].iloc[0]
     top = first.loc[first["score"].idxmax()]
     assert best["score"] >= top["score"] - top["score_se"]
@@ -930,7 +939,7 @@ def test_selection_takes_the_smallest_dim_within_one_se_of_the_best():
         "candidate": ["t0", "t1", "t2", "t3", "t0", "t1"],
         "dim": [15, 3, 8, 2, 15, 3], "score": [0.85, 0.845, 0.84, 0.70, 0.85, 0.80],
         "score_se": [0.013, 0.1, 0.01, 0.2, 0.013, 0.1]})
-    table = repr_study.select_hyperparameters(candidates)
+    table = repr_fitting.select_hyperparameters(candidates)
     chosen = table[table["selected"]].set_index("representation")["dim"]
     # pca: best 0.85 +- 0.013 -> r = 3 (0.845) and 8 (0.84) are within one SE, 2 (0.70) is not
     assert chosen["pca"] == 3
@@ -939,7 +948,7 @@ def test_selection_takes_the_smallest_dim_within_one_se_of_the_best():
 
 
 def test_search_score_averages_noise_draws():
-    from dprepro import repr_search
+    from dprepro.studies.repr_transfer import search as repr_search
 
     rng = np.random.default_rng(0)
     labels = np.array(["a"] * 60 + ["b"] * 60, dtype=object)
@@ -963,7 +972,7 @@ def test_search_score_averages_noise_draws():
 
 
 def test_search_pairs_listed_rotated_and_checked():
-    from dprepro import repr_search
+    from dprepro.studies.repr_transfer import search as repr_search
 
     lineage = pd.Series(["a"] * 5 + ["b"] * 5 + ["c"] * 5 + ["d"] * 1)
     listed = [["a", "b"], ["c", "x"], ["b", "c"]]
@@ -983,11 +992,11 @@ def test_hyperparameters_are_selected_per_pipeline_search():
         "pipeline": ["corrected", "corrected", "as_published", "as_published"],
         "representation": ["pca"] * 4, "candidate": ["t0", "t1", "t0", "t1"],
         "dim": [4, 8, 4, 8], "score": [0.9, 0.8, 0.7, 0.8]})
-    table = repr_study.select_hyperparameters(candidates)
+    table = repr_fitting.select_hyperparameters(candidates)
     assert list(table["pipeline"]) == ["as_published"] * 2 + ["corrected"] * 2
-    assert repr_study.selected_spec(table, "pca", "as_published") == {"dim": 8}
-    assert repr_study.selected_spec(table, "pca", "corrected") == {"dim": 4}
-    assert repr_study.method_dim("pca", hyperparameters=table, baselines={},
+    assert repr_fitting.selected_spec(table, "pca", "as_published") == {"dim": 8}
+    assert repr_fitting.selected_spec(table, "pca", "corrected") == {"dim": 4}
+    assert repr_drug.method_dim("pca", hyperparameters=table, baselines={},
                                  pipeline="corrected") == 4
 
 
@@ -996,17 +1005,17 @@ def test_equal_dim_control_is_pca_at_the_vaes_selected_r(separable):
         "pipeline": ["corrected"] * 4, "representation": ["pca", "pca", "vae", "vae"],
         "candidate": ["t0", "t1", "t0", "t1"], "dim": [6, 3, 2, 5],
         "score": [0.9, 0.5, 0.4, 0.8]})
-    table = repr_study.select_hyperparameters(candidates)
+    table = repr_fitting.select_hyperparameters(candidates)
     # PCA selects r = 6, the VAE r = 5: the control takes the VAE's r, fitted as PCA
-    assert repr_study.selected_spec(table, "pca_vae_dim", "corrected") == {"dim": 5}
-    assert repr_study.method_dim("pca_vae_dim", hyperparameters=table, baselines={},
+    assert repr_fitting.selected_spec(table, "pca_vae_dim", "corrected") == {"dim": 5}
+    assert repr_drug.method_dim("pca_vae_dim", hyperparameters=table, baselines={},
                                  pipeline="corrected") == 5
-    assert repr_study.fitted_as("pca_vae_dim") == "pca"
-    assert repr_study.fitted_as("vae") == "vae"
+    assert repr_common.fitted_as("pca_vae_dim") == "pca"
+    assert repr_common.fitted_as("vae") == "vae"
     public = separable["public_expression"]
     private = separable["private_expression"]
-    frames = {rep: repr_study.seed_representations(
-        repr_study.fitted_as(rep), repr_study.selected_spec(table, rep, "corrected"), public,
+    frames = {rep: repr_fitting.seed_representations(
+        repr_common.fitted_as(rep), repr_fitting.selected_spec(table, rep, "corrected"), public,
         {"private": private}, seeds=2, base_seed=1, stream=f"fit/{rep}")
         for rep in ("pca", "pca_vae_dim")}
     control = frames["pca_vae_dim"]
@@ -1018,17 +1027,17 @@ def test_equal_dim_control_is_pca_at_the_vaes_selected_r(separable):
     assert not np.allclose(full["z06"], 0)
     # the experiments' noise: a control with PCA's own r is PCA (the same release, its
     # draws); at another r it draws its own, so two models never share noise
-    assert repr_study.noise_stream("pca_vae_dim", frames) == "pca_vae_dim"
-    assert repr_study.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": full}) == "pca"
+    assert repr_fitting.noise_stream("pca_vae_dim", frames) == "pca_vae_dim"
+    assert repr_fitting.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": full}) == "pca"
     # the same r but not the same numbers (another machine's fit): two releases, two streams
     nudged = full.assign(z01=full["z01"] + 1e-12)
-    assert repr_study.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": nudged}) \
+    assert repr_fitting.noise_stream("pca_vae_dim", {**frames, "pca_vae_dim": nudged}) \
         == "pca_vae_dim"
-    assert repr_study.noise_stream("vae", frames) == "vae"
+    assert repr_fitting.noise_stream("vae", frames) == "vae"
 
 
 def test_dp_pair_score_separates_informative_from_useless_features():
-    from dprepro import repr_search
+    from dprepro.studies.repr_transfer import search as repr_search
 
     rng = np.random.default_rng(0)
     labels = np.array(["a"] * 100 + ["b"] * 100, dtype=object)
@@ -1065,7 +1074,7 @@ def _split_rows(table, splits=6):
 
 
 def test_claims_verdicts_follow_the_paired_differences():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(6)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
@@ -1097,7 +1106,7 @@ def test_claims_verdicts_follow_the_paired_differences():
 
 
 def test_equal_dim_claim_uses_its_own_stream_and_tests_vae_against_the_control():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(6)
     kwargs = {"cancer_epsilon": 1.0, "drug_epsilon": 1.0, "pipelines": ["as_published"],
@@ -1147,7 +1156,7 @@ def test_equal_dim_claim_uses_its_own_stream_and_tests_vae_against_the_control()
 
 
 def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(6)
     # the drug task: the VAE 0.05 above PCA; the cancer task keeps it 0.01 below
@@ -1174,7 +1183,7 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
 
 
 def test_lineage_bootstrap_rebuilds_the_cases_from_resampled_lineages():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     lineages = ["A", "B", "C", "D", "E"]
     cases = [f"{a} vs {b}" for i, a in enumerate(lineages) for b in lineages[i + 1:]]
@@ -1200,7 +1209,7 @@ def test_lineage_bootstrap_rebuilds_the_cases_from_resampled_lineages():
 
 
 def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(6)
     names = ["L1 vs L2", "L1 vs L3", "L1 vs L4", "L2 vs L3", "L2 vs L4", "L3 vs L4"]
@@ -1227,7 +1236,7 @@ def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
 
 
 def test_claims_are_inconclusive_below_the_minimum_units():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(repr_claims.MIN_UNITS - 1)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
@@ -1243,7 +1252,7 @@ def test_claims_are_inconclusive_below_the_minimum_units():
 
 
 def test_drug_claims_resample_the_splits_shared_by_all_drugs():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     rng = np.random.default_rng(11)
     drugs, splits, seeds = 12, 10, 3
@@ -1297,7 +1306,7 @@ def test_drug_claims_resample_the_splits_shared_by_all_drugs():
 
 
 def test_cluster_bootstrap_spreads_with_the_units_not_only_the_seeds():
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     rng = np.random.default_rng(0)
     # units differ a lot, seeds barely: a seeds-only bootstrap would give a tiny interval
@@ -1320,7 +1329,7 @@ def test_low_expression_filter_and_small_public_set_warning():
                            "COSMICID": [101.0, np.nan, 999.0, np.nan],
                            "lineage": ["A", "B", "A", "B"]})
     with pytest.warns(UserWarning, match="public set .3 DepMap models.* smaller"):
-        out = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+        out = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
                                    exclude_private_lines=True, min_public_median=1.0)
     assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
     assert "G0" not in out["public_expression"].columns
@@ -1343,7 +1352,7 @@ def test_depmap_overlap_matched_by_cosmic_and_sanger_model_id():
                                "SANGER_MODEL_ID": ["SIDM1", "SIDM2", "SIDM3"]},
                               index=pd.Index([101, 102, 103], name="COSMIC_ID"))
     with pytest.warns(UserWarning, match="smaller than the private set"):
-        out = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+        out = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
                                    exclude_private_lines=True, gdsc_cell_lines=cell_lines)
     assert list(out["public_expression"].index) == ["M4", "M5"]
     table = out["public_set"].iloc[0]
@@ -1351,7 +1360,7 @@ def test_depmap_overlap_matched_by_cosmic_and_sanger_model_id():
     assert (table["source_lines"], table["public_lines"], table["private_lines"]) == (5, 2, 3)
     assert table["smaller_than_private"]
     # COSMIC ids alone would keep the two lines known only by their Sanger ids
-    cosmic_only = repr_study.real_data(gdsc, depmap, models, min_shared_genes=5,
+    cosmic_only = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
                                        exclude_private_lines=True)
     assert list(cosmic_only["public_expression"].index) == ["M2", "M3", "M4", "M5"]
 
@@ -1359,7 +1368,7 @@ def test_depmap_overlap_matched_by_cosmic_and_sanger_model_id():
 def test_gdsc_caches_carry_the_sanger_model_ids():
     from types import SimpleNamespace
 
-    from dprepro.expression_data import gdsc_tables, read_gdsc_sanger_ids
+    from dprepro.data.gdsc import gdsc_tables, read_gdsc_sanger_ids
 
     response = FIXTURES / "GDSC2_fitted_dose_response.csv"
     raw = pd.read_csv(response)
@@ -1384,18 +1393,18 @@ def test_tcga_public_set_holds_out_the_cases_cancer_types():
     lineage = pd.DataFrame({"lineage": ["BRCA", "LUAD", "COAD", "READ", "SKCM", "SKCM"]},
                            index=pd.Index(samples, name="sample"))
     with pytest.warns(UserWarning, match="held out 3 TCGA samples"):
-        out = repr_study.real_data(gdsc, tcga, lineage, min_shared_genes=5,
+        out = repr_study_data.real_data(gdsc, tcga, lineage, min_shared_genes=5,
                                    exclude_private_lines=True, public_source="tcga",
                                    holdout=["BRCA", "COAD", "READ"])
     assert list(out["public_expression"].index) == ["TCGA-1", "TCGA-4", "TCGA-5"]
     assert out["public_lineage"]["lineage"].tolist() == ["LUAD", "SKCM", "SKCM"]
     with pytest.raises(ValueError, match="public_source must be"):
-        repr_study.real_data(gdsc, tcga, lineage, min_shared_genes=5,
+        repr_study_data.real_data(gdsc, tcga, lineage, min_shared_genes=5,
                              exclude_private_lines=True, public_source="gtex")
 
 
 def test_startup_dims_are_stratum_midpoints_over_the_range():
-    from dprepro.repr_search import startup_dims
+    from dprepro.studies.repr_transfer.search import startup_dims
 
     assert startup_dims(2, 20, 3) == [5, 11, 17]
     assert startup_dims(2, 20, 1) == [11]
@@ -1414,11 +1423,11 @@ def test_figure_footers_say_pca_seeds_carry_noise_only():
         case=lambda t: t["case"].map({"c0": "A vs B", "c1": "A vs C", "c2": "B vs C"}),
         mechanism="m", variant="cms11", true_epsilon=1.0, majority_accuracy=0.5,
         pc_index=0.6)
-    summaries = {"cancer_type_summary": repr_study.cancer_summary(table),
-                 "drug_summary": repr_study.drug_summary(table)}
-    for name, spec in repr_study.FIGURES.items():
+    summaries = {"cancer_type_summary": repr_tables.cancer_summary(table),
+                 "drug_summary": repr_tables.drug_summary(table)}
+    for name, spec in repr_figures.FIGURES.items():
         for pipeline in ("as_published", "corrected"):
-            fig = repr_study.draw_figure(name, summaries[spec["table"]],
+            fig = repr_figures.draw_figure(name, summaries[spec["table"]],
                                          settings={"epsilon": 1.0, "variant": "paper"},
                                          data_origin="synthetic", pipeline=pipeline)
             # footers are wrapped: compare words, not line breaks
@@ -1442,12 +1451,12 @@ def test_figures_label_each_representation_with_its_r_and_hide_a_control_that_is
     differs = pd.concat([base, pca.assign(representation="pca_vae_dim", dim=3,
                                           accuracy=pca["accuracy"] - 0.1)])
     same = pd.concat([base, pca.assign(representation="pca_vae_dim")])
-    summary = repr_study.drug_summary(differs)
+    summary = repr_tables.drug_summary(differs)
     assert summary.groupby("representation")["dim"].first().to_dict() == {
         "pca": 5, "vae": 3, "pca_vae_dim": 3, "fixed_genes": 10, "dp_feature_selection": 10}
 
     def texts(table):
-        fig = repr_study.draw_figure("cancer_type_accuracy", repr_study.cancer_summary(table),
+        fig = repr_figures.draw_figure("cancer_type_accuracy", repr_tables.cancer_summary(table),
                                      settings={"epsilon": 1.0, "variant": "paper"},
                                      data_origin="synthetic", pipeline="corrected")
         words = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
@@ -1463,7 +1472,7 @@ def test_figures_label_each_representation_with_its_r_and_hide_a_control_that_is
 def test_equal_dim_rows_decide_equal_r_from_the_dimensions_not_the_values():
     """Equal values at different r still test the effect of r; at equal r whose fits differ
     in the last bits there is no effect of r to test (referee: a 1e-15 'holds')."""
-    from dprepro import repr_claims
+    from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(6).assign(dim=lambda t: t["representation"].map(
         {"pca": 5, "vae": 3, "fixed_genes": 10, "dp_feature_selection": 10}))

@@ -1,4 +1,4 @@
-"""Tests for dprepro.representations (PCA, random projection, VAE, quantile mapping)."""
+"""Tests for dprepro.representations.pca (PCA, random projection, VAE, quantile mapping)."""
 
 import logging
 
@@ -8,17 +8,12 @@ import pytest
 import torch
 from sklearn.decomposition import PCA
 
-from dprepro.representations import (
-    VAE,
-    FitBudgetExceeded,
-    QuantileScaler,
-    RandomProjection,
-    VAERepresentation,
-    fit_pca,
-    quantile_map,
-    truncate_pca,
-)
-from dprepro.synthetic_expression import synthetic_public_private
+from dprepro.data.synthetic_expression import synthetic_public_private
+from dprepro.representations.base import FitBudgetExceeded
+from dprepro.representations.pca import fit_pca, truncate_pca
+from dprepro.representations.quantile import QuantileScaler, quantile_map
+from dprepro.representations.random_projection import RandomProjection
+from dprepro.representations.vae import VAE, VAERepresentation
 
 
 @pytest.fixture(scope="module")
@@ -209,7 +204,7 @@ def test_vae_aligns_dataframe_columns(fitted_vae, lowrank):
 def test_vae_same_seed_gives_identical_weights_and_outputs(lowrank, caplog):
     train, test = lowrank
     kw = dict(VAE_KW, max_epochs=3, log_every=1)
-    with caplog.at_level(logging.INFO, logger="dprepro.representations"):
+    with caplog.at_level(logging.INFO, logger="dprepro.representations.pca"):
         a = VAERepresentation(3, random_state=7, device="cpu", **kw).fit(train)
     assert any("epoch    3" in r.getMessage() for r in caplog.records)
     b = VAERepresentation(3, random_state=7, device="cpu", **kw).fit(train)
@@ -282,17 +277,17 @@ def test_vae_bad_device_is_rejected(lowrank):
 
 def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
     """vae.max_hidden_width caps a candidate's width (multiplier x r), and the weights that
-    size the VAE jobs' memory (repr_study.vae_training_mb) are the network's own."""
+    size the VAE jobs' memory (fitting.vae_training_mb) are the network's own."""
     import torch
 
-    from dprepro import repr_study
-    from dprepro.vae import VAE
+    from dprepro.representations.vae import VAE
+    from dprepro.studies.repr_transfer import fitting
 
-    assert repr_study.vae_hidden_width(20, 10_000) == 200_000
-    assert repr_study.vae_hidden_width(20, 10_000, 4096) == 4096
-    assert repr_study.vae_hidden_width(3, 2, 4096) == 6
+    assert fitting.vae_hidden_width(20, 10_000) == 200_000
+    assert fitting.vae_hidden_width(20, 10_000, 4096) == 4096
+    assert fitting.vae_hidden_width(3, 2, 4096) == 6
     train, _ = lowrank
-    model = repr_study.fit_representation(
+    model = fitting.fit_representation(
         "vae", {"dim": 3, "hidden_layers": 2, "width_multiplier": 10, "learning_rate": 1e-3},
         train, rng=np.random.default_rng(0),
         vae_options={"max_hidden_width": 8, "max_epochs": 1, "device": "cpu"})
@@ -305,5 +300,5 @@ def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
     for width, layers in ((16, 1), (16, 3), (64, 2)):
         net = VAE(n, r, [width] * layers)
         weights = sum(m.weight.numel() for m in net.modules() if isinstance(m, torch.nn.Linear))
-        counted = (repr_study.vae_training_mb(n, width, layers, base_mb=0) * 2**20) / 16
+        counted = (fitting.vae_training_mb(n, width, layers, base_mb=0) * 2**20) / 16
         assert counted <= weights <= counted + 3 * width * r, (width, layers)

@@ -17,11 +17,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from dprepro.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
-from dprepro.debiased_rrr import DebiasedRRR
-from dprepro.lnte_dp import GridDiscretisation, GridLNTE
-from dprepro.randomized_response import LNTE, RevisedRandomizedResponse
-from dprepro.rrr_study import ORIGINAL
+from dprepro.data.cohort_spec import CohortSpec, build_cohort, cohort_config_problems
+from dprepro.mechanisms.debiased_rrr import DebiasedRRR
+from dprepro.mechanisms.grid_lnte import GridDiscretisation, GridLNTE
+from dprepro.mechanisms.lnte import LNTE
+from dprepro.mechanisms.rrr import RevisedRandomizedResponse
+from dprepro.studies.rrr_survival.releases import ORIGINAL
 from helpers import background
 from helpers.smallruns import SMALL
 
@@ -328,8 +329,8 @@ def test_extra_real_cohorts_are_config_entries(name, rows, groups):
 
 def test_numeric_group_labels_survive_csv_round_trips(tmp_path):
     """Groups named 0, 1, ... (R's ph.ecog) stay text when release CSVs are read back."""
-    from dprepro.io import read_table
-    from dprepro.rrr_outputs import GROUP_COLUMNS
+    from dprepro.runtime.io import read_table
+    from dprepro.studies.rrr_survival.outputs import GROUP_COLUMNS
 
     path = tmp_path / "m.csv"
     pd.DataFrame({"group": ["0", "01", "2"], "median": [1.0, 2.0, 3.0]}).to_csv(path,

@@ -9,23 +9,23 @@ from lifelines import KaplanMeierFitter
 from lifelines.statistics import pairwise_logrank_test
 from lifelines.utils import median_survival_times
 
-from dprepro.cohorts import load_kidney, synthetic_ipssr_cohort
-from dprepro.randomized_response import RevisedRandomizedResponse
-from dprepro.rrr_aggregate import (
+from dprepro.data.cohorts import load_kidney, synthetic_ipssr_cohort
+from dprepro.mechanisms.rrr import RevisedRandomizedResponse
+from dprepro.runtime.seeds import seed_sequence
+from dprepro.studies.rrr_survival.aggregate import (
     band_table,
     logrank_table,
     median_table,
     rejection_table,
     utility_table,
 )
-from dprepro.rrr_study import (
+from dprepro.studies.rrr_survival.analysis import (
     analyse_lnte,
     analyse_original,
     analyse_rrr,
-    privacy_columns,
     time_grid,
 )
-from dprepro.seeds import seed_sequence
+from dprepro.studies.rrr_survival.releases import privacy_columns
 
 KIDNEY = Path(__file__).resolve().parents[1] / "resources" / "kidney" / "kidney.csv"
 
@@ -177,7 +177,7 @@ def test_a_single_group_cannot_be_compared():
 
 
 def test_quantiles_over_draws_keep_not_reached_as_inf():
-    from dprepro.rrr_study import quantile_inf
+    from dprepro.studies.rrr_survival.analysis import quantile_inf
 
     values = [1.0, 2.0, 3.0, np.inf, np.inf]
     assert quantile_inf(values, 0.5) == 3.0      # exactly the 3rd order statistic
@@ -217,7 +217,7 @@ def test_sup_distance_is_exact_at_the_union_of_jump_times():
     of their jump times equals a brute-force sup on a very fine grid; an undefined
     stretch of the released curve is reported as its share of the follow-up, apart
     from the distance (whole follow-up: ``min_at_risk=None``)."""
-    from dprepro.rrr_aggregate import sup_distances
+    from dprepro.studies.rrr_survival.aggregate import sup_distances
 
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 1.001, 4.0],
                              "survival": [1.0, 0.9, 0.2, 0.1]})
@@ -246,7 +246,7 @@ def test_utility_is_scored_on_the_common_support_of_five_at_risk():
     for every mechanism: a curve that stops in the thin tail (a KM curve of
     released labels) is neither penalised nor credited there; one that is
     undefined inside the support has that share reported in its own column."""
-    from dprepro.rrr_aggregate import SUPPORT_MIN_AT_RISK, sup_distances
+    from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK, sup_distances
 
     assert SUPPORT_MIN_AT_RISK == 5
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],
@@ -272,7 +272,7 @@ def test_a_curve_defined_on_less_than_half_the_support_scores_the_worst_distance
     is < 1 at the start) said nothing about the support: it scored 0 when the sup
     was taken only where defined; now it scores 1. Undefined on exactly half of the
     support it is still scored where defined."""
-    from dprepro.rrr_aggregate import sup_distances
+    from dprepro.studies.rrr_survival.aggregate import sup_distances
 
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0, 4.0],
                              "survival": [1.0, 0.9, 0.8, 0.5, 0.0],
@@ -344,7 +344,7 @@ def test_quantiles_over_draws_count_censored_draws_as_at_least_their_stop():
 
 
 def test_censored_quantile_bounds():
-    from dprepro.rrr_study import censored_quantile
+    from dprepro.studies.rrr_survival.analysis import censored_quantile
 
     assert censored_quantile([1.0, 2.0, np.nan], [np.nan, np.nan, 5.0], 0.5) == (2.0, 2.0)
     low, high = censored_quantile([1.0, np.nan, np.nan], [np.nan, 2.0, 3.0], 0.5)
@@ -354,7 +354,7 @@ def test_censored_quantile_bounds():
 
 
 def test_single_draw_bootstrap_interval_needs_a_median_and_95_percent_of_resamples():
-    from dprepro.rrr_study import _bootstrap_interval
+    from dprepro.studies.rrr_survival.analysis import _bootstrap_interval
 
     boot = np.r_[np.linspace(1, 10, 95), [np.nan] * 5]
     at = np.r_[[np.nan] * 95, [20.0] * 5]
@@ -374,7 +374,7 @@ def test_single_draw_bootstrap_interval_needs_a_median_and_95_percent_of_resampl
 
 
 def test_bands_over_many_draws_are_not_a_release():
-    from dprepro.rrr_outputs import sidecar_privacy
+    from dprepro.studies.rrr_survival.outputs import sidecar_privacy
 
     record = RevisedRandomizedResponse(epsilon=1.0, categories=range(3)).privacy_record(
         privacy_unit="patient")
@@ -389,7 +389,7 @@ def test_bands_over_many_draws_are_not_a_release():
 
 
 def test_permuted_label_reference_is_seeded_and_has_both_tests(kidney):
-    from dprepro.rrr_study import permuted_logrank
+    from dprepro.studies.rrr_survival.analysis import permuted_logrank
 
     labels = labels_of(kidney)
     rng = np.random.default_rng(5)
@@ -403,8 +403,8 @@ def test_permuted_label_reference_is_seeded_and_has_both_tests(kidney):
 
 def _claims_of(tmp_path, cohort, labels, rrr_logrank):
     """rrr_claims on one cohort: the original, and an RRR release whose log-rank file is given."""
-    from dprepro.rrr_claims import rrr_claims
-    from dprepro.rrr_study import run_release
+    from dprepro.studies.rrr_survival.analysis import run_release
+    from dprepro.studies.rrr_survival.claims import rrr_claims
 
     releases = [{"dataset": "toy", "mechanism": "original", "epsilon": None, "calibration": "",
                  "data_origin": "synthetic"},
@@ -435,9 +435,9 @@ def _claims_of(tmp_path, cohort, labels, rrr_logrank):
 def test_claims_from_the_utility_jobs_distances_equal_claims_from_the_curves(tmp_path, kidney):
     """The claims job reads the sup-distances the utility table's job wrote instead of
     every curve file: the claims must be exactly those computed from the curves."""
-    from dprepro.io import write_parquet
-    from dprepro.rrr_claims import rrr_claims
-    from dprepro.rrr_outputs import utility
+    from dprepro.runtime.io import write_parquet
+    from dprepro.studies.rrr_survival.claims import rrr_claims
+    from dprepro.studies.rrr_survival.outputs import utility
 
     labels = labels_of(kidney)
     releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
@@ -471,7 +471,7 @@ def test_no_conclusion_change_cannot_hold_for_labels_independent_of_the_outcome(
     whose labels are independent of the outcome (labels permuted, another seed) agrees
     with it in most draws (about 0.95^3). It must not pass: its share does not beat
     the permuted-label reference."""
-    from dprepro.rrr_study import permuted_logrank
+    from dprepro.studies.rrr_survival.analysis import permuted_logrank
 
     cohort = synthetic_ipssr_cohort(np.random.default_rng(8), sizes={"a": 60, "b": 60, "c": 60},
                                     medians={"a": 12.0, "b": 12.0, "c": 12.0})
@@ -491,7 +491,7 @@ def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from dprepro.plots_rrr import _at_risk_table
+    from dprepro.studies.rrr_survival.figures import _at_risk_table
 
     fig, (ref, ax) = plt.subplots(2)
     ref.plot([0, 10], [1, 0])
@@ -505,7 +505,7 @@ def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
 def test_band_quantiles_equal_pandas_groupby_quantile_bit_for_bit(regular):
     """The bands' numpy quantiles are pandas' rule exactly (the table's bytes rely on it),
     with NaN left out, on the regular (draws × keys) layout and on shuffled rows."""
-    from dprepro.rrr_aggregate import _group_quantiles
+    from dprepro.studies.rrr_survival.aggregate import _group_quantiles
 
     rng = np.random.default_rng(3)
     draws, keys = 37, 50
@@ -529,7 +529,7 @@ def test_debiased_claim_rows_at_every_calibration_leave_the_published_rows_uncha
     """debiased_beats_rrr has a row per configured calibration (exact: equal true ε);
     adding the exact releases changes none of the paper calibration's rows (their
     bootstrap draws come from the same stream as before)."""
-    from dprepro.rrr_claims import rrr_claims
+    from dprepro.studies.rrr_survival.claims import rrr_claims
 
     labels = labels_of(kidney)
 
@@ -559,7 +559,7 @@ def test_a_curve_outside_the_unit_interval_is_scored_clipped_so_no_distance_exce
     """Debiased RRR's curve can leave [0, 1] (inverted counts): scored as is, a wild but
     defined draw scored up to 13 and a mostly undefined one (worst value 1) better than
     it (referee 4). Scored clipped to [0, 1], every distance is at most 1."""
-    from dprepro.rrr_aggregate import sup_distances
+    from dprepro.studies.rrr_survival.aggregate import sup_distances
 
     original = pd.DataFrame({"draw": 0, "group": "a", "t": [0.0, 1.0, 2.0, 3.0],
                              "survival": [1.0, 0.8, 0.6, 0.3], "at_risk": [20, 15, 10, 6]})
@@ -596,7 +596,7 @@ def test_utility_counts_censored_medians_apart_from_reached_and_not_reached():
 def write_releases(kidney, releases, labels, folder, *, draws, seed) -> dict[str, list]:
     """Run each release on kidney and write its files as the workflow does; the input
     lists of the table builders (medians, curves, logrank, permuted)."""
-    from dprepro.rrr_study import run_release
+    from dprepro.studies.rrr_survival.analysis import run_release
 
     inputs = {"medians": [], "curves": [], "logrank": [], "permuted": []}
     for i, r in enumerate(releases):
@@ -622,7 +622,7 @@ def test_printed_median_is_reproduced_when_it_is_one_of_the_curves_medians():
     """On a KM plateau at exactly 0.5 every time is a median (lifelines and R report
     different ones): the claim holds when the printed value lies on the plateau, to its
     two printed decimals, and fails when it lies off it."""
-    from dprepro.rrr_claims import _original_rows
+    from dprepro.studies.rrr_survival.claims import _original_rows
 
     medians = pd.DataFrame({
         "group": ["AN", "GN", "PKD", "Other"],

@@ -1,4 +1,4 @@
-"""Shared start-up of the step scripts (dprepro.step) with a stand-in snakemake object."""
+"""Shared start-up of the step scripts (dprepro.runtime.step) with a stand-in snakemake object."""
 
 import hashlib
 import json
@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from dprepro import step
-from dprepro.privacy import PrivacyRecord, non_private, provenance_of
+from dprepro.runtime import step
+from dprepro.runtime.privacy_record import PrivacyRecord, non_private, provenance_of
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -115,7 +115,7 @@ _FAKE_STEP = '''
 import atexit, sys, tempfile, weakref
 from types import SimpleNamespace
 from pathlib import Path
-from dprepro import step
+from dprepro.runtime import step
 
 work = Path(sys.argv[1])
 log = step.start(SimpleNamespace(log=[str(work / "job.log")], threads=1), "fake_step")

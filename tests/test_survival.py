@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from lifelines import KaplanMeierFitter, NelsonAalenFitter
 
-from dprepro.mechanisms import laplace_indicators
-from dprepro.survival import (
+from dprepro.mechanisms.indicator_draws import laplace_indicators
+from dprepro.survival.conditional import (
     beran_cdf,
     conditional_nelson_aalen,
     generalized_beran_cdf,

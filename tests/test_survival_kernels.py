@@ -1,4 +1,4 @@
-"""Internals of the survival kernels that speed work must not change (dprepro.survival).
+"""Internals of the survival kernels that speed work must not change (dprepro.survival.conditional).
 
 Rows with tied times take a separate sorting path, grid evaluation is a binary
 search, and p̂ is built in cache-sized blocks: each must give what the plain
@@ -9,8 +9,12 @@ import numpy as np
 import pytest
 from lifelines import KaplanMeierFitter
 
-from dprepro import survival
-from dprepro.survival import beran_cdf, conditional_nelson_aalen, presmoothed_indicator_sets
+from dprepro.survival import conditional as survival
+from dprepro.survival.conditional import (
+    beran_cdf,
+    conditional_nelson_aalen,
+    presmoothed_indicator_sets,
+)
 
 
 def sample(n, seed, ties):

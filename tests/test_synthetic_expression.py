@@ -1,13 +1,14 @@
-"""Tests for dprepro.synthetic_expression."""
+"""Tests for dprepro.data.synthetic_expression."""
 
 import numpy as np
 import pandas as pd
 import pytest
 from sklearn.linear_model import LogisticRegression, Ridge
 
-from dprepro.metrics import spearman
-from dprepro.representations import fit_pca, quantile_map
-from dprepro.synthetic_expression import synthetic_public_private
+from dprepro.data.synthetic_expression import synthetic_public_private
+from dprepro.learners.metrics import spearman
+from dprepro.representations.pca import fit_pca
+from dprepro.representations.quantile import quantile_map
 
 SMALL = dict(n_public=400, n_private=300, n_genes=300, rank=6, n_lineages=5, n_drugs=6)
 

@@ -226,7 +226,7 @@ def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs)
     """results/claims.csv: the contract's columns, every study's rows, and for each row an
     interval (ci_lower <= ci_upper), its method and the privacy unit (referee 5: they were in
     the notes only)."""
-    from dprepro.claims import CLAIM_COLUMNS
+    from dprepro.claims.table import CLAIM_COLUMNS
 
     claims = pd.read_csv(runs["2"] / "results" / "claims.csv", keep_default_na=False)
     assert list(claims.columns) == CLAIM_COLUMNS
@@ -453,8 +453,8 @@ def test_provenance_release_flags_agree_with_the_privacy_boundary(runs):
 def test_ldp_privacy_columns_and_sidecars_come_from_the_mechanism_objects(runs):
     """Every released ldp table: its (mechanism, α) columns and its sidecar's privacy records
     are recomputed here from the registered mechanism objects of the configuration."""
-    from dprepro.ldp_mechanisms import REFERENCE, draw_records, get_mechanism, joint_records
-    from dprepro.privacy import provenance_of
+    from dprepro.mechanisms.registry import REFERENCE, draw_records, get_mechanism, joint_records
+    from dprepro.runtime.privacy_record import provenance_of
 
     ldp = yaml.safe_load(SMALL.read_text())["ldp_indicators"]
     schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
@@ -498,8 +498,8 @@ def test_repr_privacy_columns_are_rebuilt_from_the_mechanism_objects(runs):
     """Every released repr_transfer table: privacy columns and sidecar from the learners."""
     from snakemake.utils import validate
 
-    from dprepro import repr_privacy
-    from dprepro.privacy import provenance_of
+    from dprepro.runtime.privacy_record import provenance_of
+    from dprepro.studies.repr_transfer import privacy as repr_privacy
 
     config = yaml.safe_load(SMALL.read_text())
     validate(config, str(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
@@ -699,17 +699,17 @@ def test_repr_figures_state_each_pipelines_privacy_as_delivered(runs):
     training lines; as_published = no finite ε (no 'pure ε-DP' or 'DP end to end' there)."""
     import matplotlib.pyplot as plt
 
-    from dprepro import repr_study
-    from dprepro.io import read_table
+    from dprepro.runtime.io import read_table
+    from dprepro.studies.repr_transfer import figures as repr_figures
 
     figures = runs["2"] / "results" / "repr_transfer" / "figures"
     tables_dir = runs["2"] / "results" / "repr_transfer" / "tables"
     checked = 0
-    for name, spec in repr_study.FIGURES.items():
+    for name, spec in repr_figures.FIGURES.items():
         summary = read_table(tables_dir / f"{spec['table']}.csv")
         for pipeline in ("as_published", "corrected"):
             sidecar = json.loads((figures / f"{name}_{pipeline}.pdf.prov.json").read_text())
-            fig = repr_study.draw_figure(name, summary, settings=sidecar["config"]["settings"],
+            fig = repr_figures.draw_figure(name, summary, settings=sidecar["config"]["settings"],
                                          data_origin=sidecar["data_origin"], pipeline=pipeline)
             # footers are wrapped: compare words, not line breaks
             text = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))

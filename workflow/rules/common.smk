@@ -6,7 +6,7 @@ from pathlib import Path
 # config checks only (layers point down: Snakefile -> rules -> scripts -> dprepro).
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
-from dprepro.config import check_config, fill_defaults, load_schema  # noqa: E402
+from dprepro.config.schema import check_config, fill_defaults, load_schema  # noqa: E402
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 

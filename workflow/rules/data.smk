@@ -1,6 +1,6 @@
 # Cohorts of rrr_survival (any name under `datasets`): sources and downloads.
-# Layout from dprepro.rrr_paths; no dataset names in the rules.
-from dprepro import rrr_paths  # noqa: E402
+# Layout from dprepro.studies.rrr_survival.paths; no dataset names in the rules.
+from dprepro.studies.rrr_survival import paths as rrr_paths  # noqa: E402
 
 
 rule cbioportal_download:

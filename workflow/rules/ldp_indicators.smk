@@ -35,7 +35,7 @@ LDP_TABLES = {
     "floor": f"{LDP_DIR}/tables/variance_floor.csv",
     "clip": f"{LDP_DIR}/tables/mse_clip.csv",
 }
-# One rule draws every figure; each figure's function in dprepro.plots takes
+# One rule draws every figure; each figure's function in dprepro.studies.ldp_indicators.figures takes
 # these tables (by argument name) and options.
 LDP_FIGURE_INPUTS = {
     "figure1": {"mse": LDP_TABLES["mse"]},

@@ -1,8 +1,8 @@
 # ---- repr_transfer: configuration, paths and helpers of the study ----
 # Also the raw-file paths of the GDSC/DepMap/TCGA download rules in data.smk.
 
-from dprepro.repr_common import fitted_as  # noqa: E402
-from dprepro.repr_privacy import epsilon_grid, figure_privacy_text  # noqa: E402
+from dprepro.studies.repr_transfer.common import fitted_as  # noqa: E402
+from dprepro.studies.repr_transfer.privacy import epsilon_grid, figure_privacy_text  # noqa: E402
 
 REPR_RAW_ITEMS = {
     "gdsc": {"expression": ".zip", "dose_response": ".xlsx", "cell_lines": ".xlsx"},
@@ -73,9 +73,9 @@ def repr_public_source():
 
 def repr_tcga_holdout():
     """TCGA study labels of the cases' private cancer types, held out of the public set."""
-    from dprepro.tcga_data import holdout_labels
+    from dprepro.data.tcga import holdout_labels
 
-    from dprepro.config import ConfigError
+    from dprepro.config.schema import ConfigError
 
     cases = config["repr_transfer"]["cancer_type"]["cases"]
     column = config["datasets"]["gdsc"]["lineage_column"]
@@ -100,7 +100,7 @@ def repr_data_origin():
     if repr_public_source() == "tcga":
         sources.pop("depmap")
     if len(set(sources.values())) != 1:
-        from dprepro.config import ConfigError
+        from dprepro.config.schema import ConfigError
 
         raise ConfigError(
             "invalid configuration:\n  - config key 'datasets.depmap.source': got "
@@ -160,7 +160,7 @@ def repr_search_space(representation):
 def repr_search_objective(pipeline):
     """The paper's objective: DP logistic regression on held-out public lineage pairs,
     with the objective-perturbation variant of ``pipeline`` (corrected: cms11)."""
-    from dprepro.repr_privacy import pipeline as pipeline_spec
+    from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
 
     spec = config["repr_transfer"]
     selection = spec["selection"]
@@ -422,7 +422,7 @@ REPR_VAE_PAPER = {"epoch_seconds": 307, "n_features": 17737, "base_mb": 2360}
 
 def repr_vae_widest():
     """(hidden width, layers) of the widest VAE candidate the configuration allows."""
-    from dprepro.repr_study import vae_hidden_width
+    from dprepro.studies.repr_transfer.fitting import vae_hidden_width
 
     vae = REPR["vae"]
     width = vae_hidden_width(
@@ -435,7 +435,7 @@ def repr_vae_widest():
 
 def repr_vae_mem_mb():
     """The VAE jobs' memory at paper scale: 1.5x the widest allowed candidate's training."""
-    from dprepro.repr_study import vae_training_mb
+    from dprepro.studies.repr_transfer.fitting import vae_training_mb
 
     width, layers = repr_vae_widest()
     peak = vae_training_mb(
@@ -447,7 +447,7 @@ def repr_vae_mem_mb():
 def repr_vae_epoch_seconds():
     """The measured paper-scale epoch, scaled by the widest allowed candidate's weights
     (an epoch's arithmetic grows with them) when it is wider than the measured one."""
-    from dprepro.repr_study import vae_weights
+    from dprepro.studies.repr_transfer.fitting import vae_weights
 
     width, layers = repr_vae_widest()
     n = REPR_VAE_PAPER["n_features"]

@@ -1,6 +1,6 @@
-from dprepro import rrr_paths  # noqa: E402
-from dprepro.cohort_spec import cohort_config_problems  # noqa: E402
-from dprepro.config import ConfigError  # noqa: E402
+from dprepro.studies.rrr_survival import paths as rrr_paths  # noqa: E402
+from dprepro.data.cohort_spec import cohort_config_problems  # noqa: E402
+from dprepro.config.schema import ConfigError  # noqa: E402
 
 RRR = config["rrr_survival"]
 RRR_DIR = "results/rrr_survival"

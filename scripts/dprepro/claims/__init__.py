@@ -1,0 +1,1 @@
+"""claims: TODO."""

@@ -1,0 +1,252 @@
+r"""The claims table: every statement a paper makes that our numbers can test.
+
+Each study writes ``results/<study>/tables/claims.csv`` with one row per claim
+(and per beyond-the-paper finding); the ``claims`` target concatenates them
+into ``results/claims.csv``. A row carries the statistic, its point estimate,
+a confidence interval from the Monte Carlo replicates (or seeds / draws), the
+criterion that makes the claim true, and a verdict:
+
+``holds``
+    the whole interval satisfies the criterion;
+``fails``
+    the whole interval violates it;
+``inconclusive``
+    the interval straddles the criterion's boundary (more replicates needed).
+
+Criteria are short strings so a reader sees them verbatim in the table:
+``"< 1"``, ``"<= 0.05"``, ``"> 0"``, ``">= 0.8"``, ``"within [0.67, 1.5]"``,
+optionally with a minimum of independent units behind the interval
+(``"> 0; at least 5 independent units"``: fewer give ``inconclusive``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from dprepro.runtime.privacy_record import non_private
+
+__all__ = ["CLAIMS_PRIVACY", "CLAIM_COLUMNS", "VERDICTS", "Criterion", "bootstrap_counts",
+           "bootstrap_interval", "claim_row", "claims_frame", "merge_claims", "percentile_interval",
+           "verdict"]
+
+CLAIM_COLUMNS = ["study", "claim_id", "claim", "source", "statistic", "paper_value",
+                 "reproduced_value", "ci_lower", "ci_upper", "ci_method", "level",
+                 "privacy_unit", "criterion", "verdict", "note"]
+VERDICTS = ("holds", "fails", "inconclusive")
+
+#: Privacy record of claims tables: statistics about private releases *and*
+#: non-private references (not a release in its own right).
+CLAIMS_PRIVACY = non_private("statistics of the studies' private releases and non-private "
+                             "references; see each study's tables for the mechanisms",
+                             mechanism="claims")
+
+_NUMBER = r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?inf"
+_BOUND = re.compile(rf"^\s*(<=|>=|<|>)\s*({_NUMBER})\s*$")
+_WITHIN = re.compile(rf"^\s*within\s*\[\s*({_NUMBER})\s*,\s*({_NUMBER})\s*\]\s*$")
+_UNITS = re.compile(r"^(.*?);\s*at least (\d+) independent units\s*$")
+
+
+@dataclass(frozen=True)
+class Criterion:
+    """A parsed criterion: the set of values for which a claim is true.
+
+    A suffix ``"; at least N independent units"`` (``min_units``) makes a verdict
+    need that many independent units behind the interval: with fewer it is
+    ``inconclusive`` whatever the interval (a bootstrap over 4 units says little).
+    """
+
+    text: str
+    lower: float
+    upper: float
+    lower_closed: bool
+    upper_closed: bool
+    min_units: int | None = None
+
+    @classmethod
+    def parse(cls, text: str) -> Criterion:
+        if not isinstance(text, str):
+            raise TypeError(f"criterion must be a string, got {type(text).__name__}")
+        if m := _UNITS.match(text):
+            if _UNITS.match(m.group(1)):
+                raise ValueError(f"criterion {text!r} states more than one minimum of units")
+            base = cls.parse(m.group(1))
+            return cls(text, base.lower, base.upper, base.lower_closed, base.upper_closed,
+                       int(m.group(2)))
+        if m := _BOUND.match(text):
+            op, value = m.group(1), float(m.group(2))
+            if op in ("<", "<="):
+                return cls(text, -math.inf, value, True, op == "<=")
+            return cls(text, value, math.inf, op == ">=", True)
+        if m := _WITHIN.match(text):
+            low, high = float(m.group(1)), float(m.group(2))
+            if not low < high:
+                raise ValueError(f"criterion {text!r}: the interval needs lower < upper")
+            return cls(text, low, high, True, True)
+        raise ValueError(f"criterion {text!r} not understood; expected '< c', '<= c', '> c', "
+                         "'>= c' or 'within [a, b]', optionally followed by "
+                         "'; at least N independent units'")
+
+    def contains(self, value: float) -> bool:
+        above = value >= self.lower if self.lower_closed else value > self.lower
+        below = value <= self.upper if self.upper_closed else value < self.upper
+        return bool(above and below)
+
+
+def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion,
+            units: int | None = None) -> str:
+    """``holds`` / ``fails`` / ``inconclusive`` for an interval against a criterion.
+
+    The criterion's set is an interval, so the claim holds on the whole CI when
+    both end points satisfy it, and fails on the whole CI when the CI lies
+    entirely on one side of it. A criterion with ``min_units`` also needs
+    ``units`` (the independent units behind the interval) to reach it.
+    """
+    crit = criterion if isinstance(criterion, Criterion) else Criterion.parse(criterion)
+    lo, hi = float(ci_lower), float(ci_upper)
+    if math.isnan(lo) or math.isnan(hi):
+        raise ValueError("confidence limits must not be NaN")
+    if lo > hi:
+        raise ValueError(f"ci_lower {lo} exceeds ci_upper {hi}")
+    if crit.min_units is not None:
+        if units is None:
+            raise ValueError(f"criterion {crit.text!r} needs the number of independent units")
+        if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units < 0:
+            raise ValueError(f"units must be a count (an integer >= 0), got {units!r}")
+        if units < crit.min_units:
+            return "inconclusive"
+    if crit.contains(lo) and crit.contains(hi):
+        return "holds"
+    below = hi < crit.lower or (hi == crit.lower and not crit.lower_closed)
+    above = lo > crit.upper or (lo == crit.upper and not crit.upper_closed)
+    return "fails" if below or above else "inconclusive"
+
+
+def bootstrap_interval(statistic, samples: Iterable[np.ndarray], *, rng: np.random.Generator,
+                       resamples: int = 2000, level: float = 0.95,
+                       batched: bool = False) -> tuple[float, float, float]:
+    r"""Paired percentile bootstrap over replicates.
+
+    ``samples`` are arrays whose first axis indexes the same replicates (paired:
+    one resample of replicate indices is applied to all of them), and
+    ``statistic(*arrays)`` maps them to a number (e.g. a ratio of integrated
+    MSEs). With ``batched=True`` the statistic of 1-D samples is called once
+    on the ``(resamples, n)`` arrays of all resamples and returns one value
+    per row (e.g. ``np.mean(a, axis=-1)``: the same sums row by row, so the
+    same numbers, without a Python call per resample). Returns
+    ``(estimate, lower, upper)`` with the percentile interval at ``level``.
+    Efron & Tibshirani (1993), *An Introduction to the Bootstrap*, ch. 13.
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    if resamples < 100:
+        raise ValueError(f"resamples must be >= 100, got {resamples}")
+    arrays = [np.asarray(s) for s in samples]
+    n = {a.shape[0] for a in arrays}
+    if len(n) != 1:
+        raise ValueError(f"paired samples need the same number of replicates, got {sorted(n)}")
+    n = n.pop()
+    estimate = float(statistic(*arrays))
+    index = rng.integers(0, n, size=(resamples, n))
+    if batched:
+        stats = np.asarray(statistic(*(a[index] for a in arrays)), dtype=float)
+        if stats.shape != (resamples,):
+            raise ValueError(f"a batched statistic must return {resamples} values, one per "
+                             f"resample; got shape {stats.shape}")
+    else:
+        stats = np.array([statistic(*(a[i] for a in arrays)) for i in index], dtype=float)
+    tail = (1 - level) / 2
+    lower, upper = np.quantile(stats, [tail, 1 - tail])
+    return estimate, float(lower), float(upper)
+
+
+def bootstrap_counts(n: int, *, rng: np.random.Generator, resamples: int = 2000) -> np.ndarray:
+    r"""How often each of ``n`` replicates appears in each bootstrap resample.
+
+    Returns a ``(resamples, n)`` float array of counts, drawn with the same
+    ``rng.integers(0, n, size=(resamples, n))`` call as
+    :func:`bootstrap_interval`, so a statistic that is a function of weighted
+    means (``counts @ values / n``) gives the same resamples, computed for all
+    of them at once by matrix products instead of a Python loop (paired: one
+    count matrix serves every estimator measured on the same replicates).
+    """
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError("rng must be a numpy.random.Generator")
+    if resamples < 100:
+        raise ValueError(f"resamples must be >= 100, got {resamples}")
+    if n < 2:
+        raise ValueError(f"need at least 2 replicates to resample, got {n}")
+    index = rng.integers(0, n, size=(resamples, n))
+    flat = (index + n * np.arange(resamples)[:, None]).ravel()
+    return np.bincount(flat, minlength=resamples * n).reshape(resamples, n).astype(float)
+
+
+def percentile_interval(estimate: float, resampled, *, level: float = 0.95
+                        ) -> tuple[float, float, float]:
+    """``(estimate, lower, upper)``: the percentile interval of bootstrap statistics."""
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    resampled = np.asarray(resampled, dtype=float)
+    if resampled.ndim != 1 or resampled.size < 100 or not np.all(np.isfinite(resampled)):
+        raise ValueError("need at least 100 finite bootstrap statistics")
+    tail = (1 - level) / 2
+    lower, upper = np.quantile(resampled, [tail, 1 - tail])
+    return float(estimate), float(lower), float(upper)
+
+
+def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
+              reproduced_value: float, ci_lower: float, ci_upper: float, ci_method: str,
+              criterion: str, privacy_unit: str, level: float = 0.95,
+              paper_value: float | str = "", note: str = "", units: int | None = None) -> dict:
+    """One row of a claims table, its verdict computed from the interval.
+
+    ``ci_method`` names how the interval was obtained (e.g. "Clopper-Pearson over
+    draws", "percentile bootstrap over simulated samples", or why there is none), so
+    a reader need not find it in the note. ``privacy_unit`` is whom the privacy
+    statements behind the claim protect (the neighbouring relation's unit: a
+    patient, an individual's indicator, a cell line), as in the study's tables.
+    ``units`` counts the independent units behind the interval, for a criterion
+    that states a minimum (``"> 0; at least 5 independent units"``).
+    """
+    if not claim_id.startswith(f"{study.split('_')[0]}."):
+        raise ValueError(f"claim_id {claim_id!r} must start with the study prefix "
+                         f"{study.split('_')[0]!r} + '.'")
+    if not isinstance(ci_method, str) or not ci_method.strip():
+        raise ValueError(f"ci_method of claim {claim_id!r} must name how its interval was "
+                         f"obtained, got {ci_method!r}")
+    if not isinstance(privacy_unit, str) or not privacy_unit.strip():
+        raise ValueError(f"privacy_unit of claim {claim_id!r} must name whom the privacy "
+                         f"statements protect, got {privacy_unit!r}")
+    return {"study": study, "claim_id": claim_id, "claim": claim, "source": source,
+            "statistic": statistic, "paper_value": paper_value,
+            "reproduced_value": float(reproduced_value), "ci_lower": float(ci_lower),
+            "ci_upper": float(ci_upper), "ci_method": ci_method, "level": float(level),
+            "privacy_unit": privacy_unit, "criterion": criterion,
+            "verdict": verdict(ci_lower, ci_upper, criterion, units), "note": note}
+
+
+def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
+    """A claims table in the column order of :data:`CLAIM_COLUMNS`; ids must be unique."""
+    frame = pd.DataFrame(list(rows), columns=CLAIM_COLUMNS)
+    dup = frame["claim_id"][frame["claim_id"].duplicated()].tolist()
+    if dup:
+        raise ValueError(f"duplicate claim ids {dup}")
+    bad = sorted(set(frame["verdict"]) - set(VERDICTS))
+    if bad:
+        raise ValueError(f"unknown verdicts {bad}; expected one of {VERDICTS}")
+    return frame
+
+
+def merge_claims(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
+    """Concatenate per-study claims tables (study order as given; none gives an empty table)."""
+    frames = [claims_frame(t.to_dict("records")) for t in tables]
+    if not frames:
+        return claims_frame([])
+    return claims_frame(pd.concat(frames, ignore_index=True).to_dict("records"))

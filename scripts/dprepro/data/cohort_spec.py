@@ -1,0 +1,544 @@
+r"""Cohorts of the ``rrr_survival`` study, described by configuration.
+
+A cohort is a named entry under ``datasets`` in the configuration
+(:class:`CohortSpec`): where the table comes from (``source``: a synthetic
+IPSS-R stand-in, a file bundled with the workflow, a local file, a URL,
+cBioPortal, or a dataset shipped by an installed package), which columns hold
+the id, time, status and group (``columns``, or one-hot ``group_indicators``),
+which status values mean an event, the time unit, the group order and the
+display title. :func:`build_cohort` turns a spec and its input files into the
+tidy frame every analysis reads: ``id`` (str), ``group`` (str), ``time``
+(float, in ``time_unit``), ``event`` (int, 1 = event, 0 = censored). Nothing
+in the study's code branches on a cohort's name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import importlib.metadata
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+
+import numpy as np
+import pandas as pd
+
+from dprepro.data.cohorts import check_survival_frame, read_csv_checked, synthetic_ipssr_cohort
+from dprepro.runtime.io import sha256_of
+from dprepro.runtime.seeds import seed_record, seed_sequence
+
+__all__ = [
+    "SOURCES",
+    "CohortBuild",
+    "CohortSpec",
+    "build_cohort",
+    "canonical_groups",
+    "cohort_config_problems",
+    "group_order",
+    "tidy_cohort",
+]
+
+#: Where a cohort's table can come from.
+SOURCES = ("synthetic", "bundled", "file", "url", "cbioportal", "package")
+_COLUMN_ROLES = ("id", "time", "status", "group")
+_SPEC_DEFAULTS = {
+    "source": "file", "path": "", "url": "", "sha256": "", "package": "",
+    "columns": {"id": "id", "time": "time", "status": "status", "group": "group"},
+    "event_values": [1], "censored_values": [0], "time_divisor": 1, "time_unit": "",
+    "title": "", "groups": [], "group_aliases": {},
+    "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
+    "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
+    "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "lnte_grid_bins": 0,
+    "endpoint": "",
+    "cbioportal": {
+        "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
+        "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
+        "missing_values": ["", "NA", "N/A", "NAN", "NULL", "NONE", "UNKNOWN", "[NOT AVAILABLE]",
+                           "[UNKNOWN]", "[NOT APPLICABLE]", "[NOT EVALUATED]", "[DISCREPANCY]"],
+    },
+}
+
+
+@dataclass(frozen=True)
+class CohortSpec:
+    """One cohort as the configuration describes it (``datasets.<name>``).
+
+    Attributes
+    ----------
+    name : str
+        The key under ``datasets`` (also the file name of the cohort).
+    source : str
+        One of :data:`SOURCES`.
+    path, url, sha256, package : str
+        Where the table is: a path (``file``; ``bundled``: inside the
+        workflow, with ``<path>.sha256`` next to it), a URL with an optional
+        checksum (``url``), or ``module:function`` of an installed package
+        returning a DataFrame (``package``, e.g.
+        ``lifelines.datasets:load_larynx``).
+    columns : mapping
+        Column of the table holding each role ``id``, ``time``, ``status``,
+        ``group`` (``id: ""`` = one row per person, numbered).
+    event_values, censored_values : tuple
+        Status values meaning event and censored; any other value is an error.
+    time_divisor : float
+        Times are divided by it (e.g. 30: days to the paper's "months").
+    time_unit, title : str
+        Axis unit and display title (default: "time" and the name).
+    groups : tuple
+        Display order of the groups and, when given, the only groups allowed.
+    group_aliases : mapping
+        Other spellings of the groups (``{"VH": "Very High"}``); spellings
+        differing only in case, spaces or punctuation match without one.
+    cbioportal_url, study_id : str
+        cBioPortal instance and study (``cbioportal``).
+    privacy_unit : str
+        Who one ``id`` is (``patient``): RRR releases each id's group once,
+        and every table states its guarantee per this unit.
+    cbioportal : mapping
+        ``attributes`` and ``types`` (PATIENT/SAMPLE) of group, time and
+        status, and ``missing_values`` (source ``cbioportal``).
+    group_indicators, group_baseline
+        A group given as one-hot columns (``{Stage_II: II, ...}``) instead of
+        ``columns.group``: a row's group is the label of its indicator equal
+        to 1, ``group_baseline`` when all are 0.
+    missing_groups : {"error", "drop"}
+        What a row without a group does: stop the job, or be dropped (counted
+        in the log and the summary).
+    rows_per_person : int
+        Public bound on the rows of one id: the L1 sensitivity of count
+        releases (:class:`dprepro.mechanisms.grid_lnte.GridLNTE`); checked on the data.
+    ordered_groups : bool
+        Whether the groups are ordinal (risk scores, stages): figures use a
+        sequential palette then, a qualitative one otherwise.
+    horizon : float
+        Public end of grid LNTE's time grid, in ``time_unit`` (0: the
+        largest follow-up time, which is data-dependent and says so).
+    lnte_grid_bins : int
+        Bins of grid LNTE's time grid for this cohort (0: the study-wide
+        ``rrr_survival.lnte_grid_bins``).
+    endpoint : str
+        What the time measures (``overall survival``, ``recurrence-free
+        survival``, ``time to infection recurrence``): figure axes and titles.
+    """
+
+    name: str
+    source: str
+    path: str = ""
+    url: str = ""
+    sha256: str = ""
+    package: str = ""
+    columns: Mapping = field(default_factory=dict)
+    event_values: tuple = (1,)
+    censored_values: tuple = (0,)
+    time_divisor: float = 1.0
+    time_unit: str = ""
+    title: str = ""
+    groups: tuple = ()
+    group_aliases: Mapping = field(default_factory=dict)
+    cbioportal_url: str = "https://www.cbioportal.org"
+    study_id: str = ""
+    privacy_unit: str = "patient"
+    cbioportal: Mapping = field(default_factory=dict)
+    group_indicators: Mapping = field(default_factory=dict)
+    group_baseline: str = ""
+    missing_groups: str = "error"
+    rows_per_person: int = 1
+    ordered_groups: bool = False
+    horizon: float = 0.0
+    lnte_grid_bins: int = 0
+    endpoint: str = ""
+
+    @classmethod
+    def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
+        """Build from ``datasets.<name>`` (missing keys take the schema's defaults).
+
+        Raises
+        ------
+        ValueError
+            Listing every problem of :func:`cohort_config_problems`.
+        """
+        problems = _spec_problems(name, spec)
+        if problems:
+            raise ValueError("invalid cohort configuration:\n  - " + "\n  - ".join(problems))
+        merged = {**_SPEC_DEFAULTS, **dict(spec)}
+        columns = {**_SPEC_DEFAULTS["columns"], **dict(merged["columns"] or {})}
+        return cls(name=name, source=merged["source"], path=str(merged["path"]),
+                   url=str(merged["url"]), sha256=str(merged["sha256"]),
+                   package=str(merged["package"]), columns=columns,
+                   event_values=tuple(merged["event_values"]),
+                   censored_values=tuple(merged["censored_values"]),
+                   time_divisor=float(merged["time_divisor"]),
+                   time_unit=str(merged["time_unit"]), title=str(merged["title"]),
+                   groups=tuple(str(g) for g in merged["groups"]),
+                   group_aliases={str(k): str(v) for k, v in merged["group_aliases"].items()},
+                   cbioportal_url=str(merged["cbioportal_url"]),
+                   study_id=str(merged["study_id"]),
+                   privacy_unit=str(merged["privacy_unit"]),
+                   cbioportal=_cbioportal_options(merged["cbioportal"]),
+                   group_indicators={str(k): str(v)
+                                     for k, v in dict(merged["group_indicators"]).items()},
+                   group_baseline=str(merged["group_baseline"]),
+                   missing_groups=str(merged["missing_groups"]),
+                   rows_per_person=int(merged["rows_per_person"]),
+                   ordered_groups=bool(merged["ordered_groups"]),
+                   horizon=float(merged["horizon"]),
+                   lnte_grid_bins=int(merged["lnte_grid_bins"]),
+                   endpoint=str(merged["endpoint"]))
+
+    @property
+    def display_title(self) -> str:
+        return self.title or self.name
+
+    @property
+    def axis_unit(self) -> str:
+        return self.time_unit or "time units"
+
+    @property
+    def origin(self) -> str:
+        """``synthetic`` for the generated stand-in, ``real`` for every table of records."""
+        return "synthetic" if self.source == "synthetic" else "real"
+
+
+def _cbioportal_options(options: Mapping) -> dict:
+    defaults = _SPEC_DEFAULTS["cbioportal"]
+    options = dict(options or {})
+    return {"attributes": {**defaults["attributes"], **dict(options.get("attributes") or {})},
+            "types": {**defaults["types"], **dict(options.get("types") or {})},
+            "missing_values": list(options.get("missing_values", defaults["missing_values"]))}
+
+
+def _spec_problems(name: str, spec) -> list[str]:
+    key = f"datasets.{name}"
+    if not isinstance(spec, Mapping):
+        return [f"config key '{key}': expected a mapping with at least 'source', got {spec!r}"]
+    problems = []
+    source = spec.get("source", _SPEC_DEFAULTS["source"])
+    if source not in SOURCES:
+        problems.append(f"config key '{key}.source': got {source!r}, expected one of "
+                        f"{list(SOURCES)}")
+    needs = {"file": "path", "bundled": "path", "url": "url", "package": "package",
+             "cbioportal": "study_id"}
+    if source in needs and not spec.get(needs[source]):
+        problems.append(f"config key '{key}.{needs[source]}': source is {source!r}, so "
+                        f"{needs[source]} is required")
+    if source == "package" and spec.get("package") and ":" not in str(spec["package"]):
+        problems.append(f"config key '{key}.package': got {spec['package']!r}, expected "
+                        "'module:function' (e.g. lifelines.datasets:load_larynx)")
+    columns = spec.get("columns") or {}
+    if not isinstance(columns, Mapping):
+        problems.append(f"config key '{key}.columns': expected a mapping of id, time, status, "
+                        f"group to column names, got {columns!r}")
+    else:
+        unknown = sorted(set(columns) - set(_COLUMN_ROLES))
+        if unknown:
+            problems.append(f"config key '{key}.columns': unknown role(s) {unknown}; allowed "
+                            f"are {list(_COLUMN_ROLES)}")
+        for role in ("time", "status", "group"):
+            if role in columns and not columns[role]:
+                problems.append(f"config key '{key}.columns.{role}': must name a column")
+    event = set(spec.get("event_values", _SPEC_DEFAULTS["event_values"]))
+    censored = set(spec.get("censored_values", _SPEC_DEFAULTS["censored_values"]))
+    if event & censored:
+        problems.append(f"config key '{key}.event_values': values {sorted(event & censored)} "
+                        "also appear in censored_values")
+    groups = list(spec.get("groups") or [])
+    if len(groups) != len(set(map(str, groups))):
+        problems.append(f"config key '{key}.groups': groups must be distinct, got {groups}")
+    aliases = spec.get("group_aliases") or {}
+    if groups and isinstance(aliases, Mapping):
+        bad = sorted({str(v) for v in aliases.values()} - set(map(str, groups)))
+        if bad:
+            problems.append(f"config key '{key}.group_aliases': targets {bad} are not among "
+                            f"groups {groups}")
+    if spec.get("missing_groups", "error") not in ("error", "drop"):
+        problems.append(f"config key '{key}.missing_groups': got {spec['missing_groups']!r}, "
+                        "expected 'error' or 'drop'")
+    indicators = spec.get("group_indicators") or {}
+    if indicators and not spec.get("group_baseline"):
+        problems.append(f"config key '{key}.group_baseline': group_indicators are set, so the "
+                        "label of rows with every indicator 0 is required")
+    horizon = spec.get("horizon", 0)
+    if isinstance(horizon, bool) or not isinstance(horizon, int | float) or horizon < 0:
+        problems.append(f"config key '{key}.horizon': got {horizon!r}, expected a number >= 0 "
+                        "(0: the largest follow-up time)")
+    bins = spec.get("lnte_grid_bins", 0)
+    if (isinstance(bins, bool) or not isinstance(bins, int) or bins < 0 or bins == 1
+            or bins > 10000):
+        problems.append(f"config key '{key}.lnte_grid_bins': got {bins!r}, expected 0 (the "
+                        "study's rrr_survival.lnte_grid_bins) or an integer 2 ... 10000")
+    divisor = spec.get("time_divisor", 1)
+    if isinstance(divisor, bool) or not isinstance(divisor, int | float) or not divisor > 0:
+        problems.append(f"config key '{key}.time_divisor': got {divisor!r}, expected a "
+                        "number > 0")
+    return problems
+
+
+def cohort_config_problems(config: Mapping, study: str = "rrr_survival") -> list[str]:
+    """Every problem of the cohorts a study names, one line each naming the key.
+
+    Checked before any job runs: each name in ``<study>.datasets`` must be an
+    entry under ``datasets`` whose spec is complete for its source.
+    """
+    names = list((config.get(study) or {}).get("datasets") or [])
+    datasets = config.get("datasets") or {}
+    problems = []
+    for i, name in enumerate(names):
+        if name not in datasets:
+            problems.append(f"config key '{study}.datasets[{i}]': {name!r} has no entry under "
+                            f"'datasets' (have {sorted(datasets)}); add datasets.{name} with "
+                            "its source and columns")
+            continue
+        problems += _spec_problems(name, datasets[name])
+    return problems
+
+
+def _label_key(value) -> str:
+    return "".join(ch for ch in str(value).lower() if ch.isalnum())
+
+
+def canonical_groups(values, *, groups, aliases=None, source: str, key: str = "groups"):
+    """Map the spellings of the configured groups to their configured names.
+
+    A value matches a group (or an alias, ``aliases`` mapping spelling →
+    group) when both agree after lower-casing and dropping everything but
+    letters and digits (``Very-Low``, ``VERY LOW`` → ``Very Low``). Without
+    configured ``groups`` the values are returned as text unchanged.
+
+    Raises
+    ------
+    ValueError
+        A value matches no group; the message names the source, the config
+        key and the values found.
+    """
+    values = pd.Series(values, dtype=object).astype(str)
+    if not groups:
+        return values.to_numpy(object)
+    table = {_label_key(g): g for g in groups}
+    table.update({_label_key(a): g for a, g in (aliases or {}).items()})
+    mapped = values.map(lambda v: table.get(_label_key(v)))
+    if mapped.isna().any():
+        bad = sorted(set(values[mapped.isna()]))[:10]
+        raise ValueError(f"{source}: groups {bad} match none of {key} = {list(groups)} "
+                         "(nor group_aliases); add them to the config or fix the table")
+    return mapped.to_numpy(object)
+
+
+def group_order(values, groups=()) -> list[str]:
+    """Groups present in ``values``: in the configured order if given, else sorted."""
+    present = set(pd.Series(values, dtype=object).astype(str))
+    if groups:
+        return [g for g in groups if g in present] + sorted(present - set(groups))
+    return sorted(present)
+
+
+def _event_indicator(status: pd.Series, spec: CohortSpec, source: str) -> np.ndarray:
+    """1 where ``status`` is an event value, 0 where censored; anything else raises."""
+    def matches(values):
+        text = {str(v) for v in values}
+        numbers = {float(v) for v in values if not isinstance(v, bool)
+                   and isinstance(v, int | float)}
+        as_number = pd.to_numeric(status, errors="coerce")
+        return status.astype(str).isin(text) | as_number.isin(numbers)
+
+    event, censored = matches(spec.event_values), matches(spec.censored_values)
+    bad = ~(event | censored)
+    if bad.any():
+        raise ValueError(f"{source}: column {spec.columns['status']!r} has values "
+                         f"{sorted(set(status[bad].astype(str)))[:5]} that are neither "
+                         f"event_values {list(spec.event_values)} nor censored_values "
+                         f"{list(spec.censored_values)} (config key 'datasets.{spec.name}')")
+    return event.to_numpy(int)
+
+
+def _group_column(frame: pd.DataFrame, spec: CohortSpec, source: str) -> pd.Series:
+    """The raw group of each row: ``columns.group`` or the one-hot ``group_indicators``."""
+    if spec.group_indicators:
+        missing = [c for c in spec.group_indicators if c not in frame.columns]
+        if missing:
+            raise ValueError(f"{source}: missing indicator column(s) {missing}; set "
+                             f"datasets.{spec.name}.group_indicators")
+        onehot = frame[list(spec.group_indicators)].apply(pd.to_numeric, errors="coerce")
+        if not onehot.isin([0, 1]).all().all() or (onehot.sum(axis=1) > 1).any():
+            raise ValueError(f"{source}: group_indicators {list(spec.group_indicators)} must be "
+                             "0/1 with at most one 1 per row")
+        labels = np.asarray(list(spec.group_indicators.values()), dtype=object)
+        picked = np.where(onehot.sum(axis=1) == 0, spec.group_baseline,
+                          labels[onehot.to_numpy().argmax(axis=1)])
+        return pd.Series(picked, index=frame.index, dtype=object)
+    group = frame[spec.columns["group"]]
+    numeric = pd.to_numeric(group, errors="coerce")
+    if group.notna().any() and numeric[group.notna()].notna().all() and (
+            numeric.dropna() == numeric.dropna().round()).all():
+        # integer codes read as floats because of a missing value (R's ph.ecog): 1.0 -> "1"
+        return numeric.map(lambda v: None if pd.isna(v) else str(int(v))).astype(object)
+    return group
+
+
+def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.DataFrame:
+    """``id, group, time, event`` from a table through the spec's column map.
+
+    Times are divided by ``time_divisor``; group spellings are mapped to the
+    configured groups (:func:`canonical_groups`); integer group codes stay
+    integers (``1``, not ``1.0``); rows without a group stop the job or are
+    dropped (``missing_groups``, counted in ``attrs["dropped_missing_group"]``);
+    other missing or invalid values raise naming ``source`` and the column.
+    """
+    roles = {role: spec.columns.get(role, "") for role in _COLUMN_ROLES}
+    if spec.group_indicators:
+        roles["group"] = ""
+    needed = [c for c in roles.values() if c]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"{source}: missing column(s) {missing} (have "
+                         f"{[str(c) for c in frame.columns]}); set datasets.{spec.name}.columns "
+                         "to the table's names for id, time, status and group")
+    if frame.empty:
+        raise ValueError(f"{source}: no rows")
+    group = _group_column(frame, spec, source)
+    dropped = 0
+    if spec.missing_groups == "drop" and group.isna().any():
+        keep = group.notna().to_numpy()
+        dropped = int((~keep).sum())
+        frame, group = frame[keep], group[keep]
+    status = frame[roles["status"]]
+    if status.isna().any():
+        rows = np.flatnonzero(status.isna().to_numpy())[:5].tolist()
+        raise ValueError(f"{source}: column {roles['status']!r} has missing values (rows {rows})")
+    event = _event_indicator(status, spec, source)
+    tidy = check_survival_frame(pd.DataFrame({"group": group.to_numpy(),
+                                              "time": frame[roles["time"]].to_numpy(),
+                                              "event": event}), source=source)
+    tidy["time"] = tidy["time"] / spec.time_divisor
+    raw = tidy["group"].astype(str)
+    tidy["group"] = canonical_groups(tidy["group"], groups=spec.groups,
+                                     aliases=spec.group_aliases, source=source,
+                                     key=f"datasets.{spec.name}.groups")
+    # rows a configured alias moved into another group (e.g. lung ECOG 3 into "2+"): logged
+    moved = raw.map(_label_key) != tidy["group"].astype(str).map(_label_key)
+    merged = (raw[moved] + " -> " + tidy["group"][moved].astype(str)).value_counts()
+    ids = (frame[roles["id"]].astype(str).to_numpy() if roles["id"]
+           else np.arange(1, len(frame) + 1).astype(str))
+    out = tidy.assign(id=ids)[["id", "group", "time", "event"]]
+    out.attrs["dropped_missing_group"] = dropped
+    out.attrs["merged_groups"] = {str(k): int(v) for k, v in merged.sort_index().items()}
+    return out
+
+
+def _package_table(spec: CohortSpec) -> tuple[pd.DataFrame, dict]:
+    module_name, _, attribute = spec.package.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as error:
+        raise ValueError(f"config key 'datasets.{spec.name}.package': cannot import "
+                         f"{module_name!r} ({error})") from None
+    if not hasattr(module, attribute):
+        raise ValueError(f"config key 'datasets.{spec.name}.package': {module_name} has no "
+                         f"{attribute!r}")
+    value = getattr(module, attribute)
+    frame = value() if callable(value) else value
+    if not isinstance(frame, pd.DataFrame):
+        raise ValueError(f"config key 'datasets.{spec.name}.package': {spec.package} gave a "
+                         f"{type(frame).__name__}, expected a pandas DataFrame")
+    top = module_name.split(".")[0]
+    try:
+        version = importlib.metadata.version(top)
+    except importlib.metadata.PackageNotFoundError:
+        version = "unknown"
+    return frame, {"package": spec.package, "version": version}
+
+
+def _bundled_table(inputs: Mapping, spec: CohortSpec) -> pd.DataFrame:
+    path, checksum = inputs["table"], inputs["checksum"]
+    expected = open(checksum, encoding="utf-8").read().split()[0]
+    got = sha256_of(path)
+    if got != expected:
+        raise ValueError(f"{path}: sha256 {got} does not match {checksum} ({expected}); the "
+                         "bundled file was changed")
+    return read_csv_checked(path, required=(), id_column=None)
+
+
+@dataclass(frozen=True)
+class CohortBuild:
+    """A built cohort: the tidy frame, its origin, seeds (synthetic) and a summary."""
+
+    frame: pd.DataFrame
+    origin: str
+    seeds: dict | None
+    summary: dict
+
+
+def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild:
+    """The tidy cohort of a spec from its input files.
+
+    Parameters
+    ----------
+    spec : CohortSpec
+    inputs : mapping
+        The rule's inputs: ``table`` (+ ``checksum`` for bundled) for table
+        sources, ``patient`` and ``sample`` (raw JSON) for cBioPortal, none
+        for synthetic and package sources.
+    seed : int
+        Base seed; the synthetic stand-in draws from stream ``cohort/<name>``.
+
+    Returns
+    -------
+    CohortBuild
+        ``frame`` has ``id, group, time, event``; ``summary`` holds the row,
+        id and group counts the log reports.
+    """
+    seeds, summary = None, {}
+    if spec.source == "synthetic":
+        stream = f"cohort/{spec.name}"
+        rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
+        raw = synthetic_ipssr_cohort(rng)
+        seeds = seed_record(seed, "rrr_survival", stream, 1)
+        frame = tidy_cohort(raw.rename(columns={"event": "status"}),
+                            _with_columns(spec, id="", status="status"), source="synthetic")
+    elif spec.source == "cbioportal":
+        import json
+
+        from dprepro.data.cbioportal import clinical_long_to_wide, ipssr_survival_table
+
+        patients = json.loads(open(inputs["patient"], encoding="utf-8").read())
+        samples = json.loads(open(inputs["sample"], encoding="utf-8").read())
+        options = spec.cbioportal
+        attributes, types = options["attributes"], options["types"]
+        raw, summary = ipssr_survival_table(
+            clinical_long_to_wide(patients, "patientId"),
+            clinical_long_to_wide(samples, "sampleId"),
+            group_attribute=attributes["group"], time_attribute=attributes["time"],
+            status_attribute=attributes["status"], group_type=types["group"],
+            time_type=types["time"], status_type=types["status"],
+            missing_values=options["missing_values"])
+        frame = tidy_cohort(raw.rename(columns={"event": "status"}),
+                            _with_columns(spec, id="patient_id", status="status"),
+                            source=inputs["sample"])
+    else:
+        if spec.source == "package":
+            raw, summary = _package_table(spec)
+            source = spec.package
+        elif spec.source == "bundled":
+            raw, source = _bundled_table(inputs, spec), inputs["table"]
+        else:
+            raw, source = read_csv_checked(inputs["table"], required=(), id_column=None), \
+                inputs["table"]
+        frame = tidy_cohort(raw, spec, source=source)
+    per_id = frame.groupby("id").size()
+    if int(per_id.max()) > spec.rows_per_person:
+        worst = per_id.idxmax()
+        raise ValueError(f"id {worst!r} has {int(per_id.max())} rows but "
+                         f"datasets.{spec.name}.rows_per_person is {spec.rows_per_person}; raise "
+                         "it (it bounds the sensitivity of count releases)")
+    summary = {**summary,
+               "dropped_missing_group": int(frame.attrs.get("dropped_missing_group", 0)),
+               "merged_groups": dict(frame.attrs.get("merged_groups", {})),
+               "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),
+               "ids": int(frame["id"].nunique()), "max_rows_per_id": int(per_id.max()),
+               "groups": {str(k): int(v) for k, v in frame.groupby("group").size().items()},
+               "censored_fraction": float(1 - frame["event"].mean())}
+    return CohortBuild(frame=frame, origin=spec.origin, seeds=seeds, summary=summary)
+
+
+def _with_columns(spec: CohortSpec, **roles) -> CohortSpec:
+    """The spec with the column map of a table the library built itself."""
+    return replace(spec, columns={"time": "time", "group": "group", **roles},
+                   event_values=(1,), censored_values=(0,), time_divisor=1.0)

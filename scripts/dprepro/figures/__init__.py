@@ -1,0 +1,1 @@
+"""figures: TODO."""

@@ -1,0 +1,1 @@
+"""learners: TODO."""

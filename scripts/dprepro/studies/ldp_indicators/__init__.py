@@ -1,0 +1,1 @@
+"""studies.ldp_indicators: TODO."""

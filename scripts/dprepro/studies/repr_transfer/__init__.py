@@ -1,0 +1,1 @@
+"""studies.repr_transfer: TODO."""

@@ -1,0 +1,81 @@
+"""Names and random streams shared by the modules of the ``repr_transfer`` study.
+
+Randomness comes only from :func:`dprepro.runtime.seeds.seed_sequence` streams named
+after the step, the case/drug and ε, with the representation seed as the
+replicate, so a result row does not depend on which other rows a job computes.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pandas as pd
+
+from dprepro.runtime.seeds import seed_sequence
+
+__all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "REPRESENTATIONS",
+           "REPRESENTATION_METHODS", "STUDY", "dim_source", "eps_text", "fitted_as", "method_order",
+           "selected_row",
+           "stream_int", "stream_rng"]
+
+STUDY = "repr_transfer"
+REPRESENTATIONS = ("pca", "random_projection", "vae")
+BASELINES = ("fixed_genes", "dp_feature_selection")
+#: Controls fitted as one representation at the dimension another one's search
+#: selected: ``pca_vae_dim`` is PCA with the VAE's r. The DP learners' noise grows
+#: with the feature dimension (SSP's L1 sensitivity is d²B²), so "VAE vs PCA" at
+#: each one's own r mixes the representation with its r; the control separates them.
+EQUAL_DIM_CONTROLS = {"pca_vae_dim": ("pca", "vae")}
+#: Methods whose features are a representation fitted on the public set.
+REPRESENTATION_METHODS = REPRESENTATIONS + tuple(EQUAL_DIM_CONTROLS)
+METHODS = REPRESENTATION_METHODS + BASELINES
+
+
+def stream_rng(base_seed: int, step: str, replicate: int = 0) -> np.random.Generator:
+    """Generator of ``SeedSequence([base, crc32("repr_transfer"), crc32(step), replicate])``."""
+    return np.random.default_rng(seed_sequence(base_seed, STUDY, step, replicate))
+
+
+def stream_int(base_seed: int, step: str) -> int:
+    """A 32-bit integer seed for scikit-learn's ``random_state`` from a named stream."""
+    return int(seed_sequence(base_seed, STUDY, step, 0).generate_state(1)[0])
+
+
+def eps_text(epsilon: float) -> str:
+    """ε as it appears in stream and file names: ``1``, ``0.5``, ``inf``."""
+    return "inf" if not math.isfinite(epsilon) else f"{float(epsilon):g}"
+
+
+def fitted_as(method: str) -> str:
+    """The representation ``method`` is fitted as (itself, or a control's model)."""
+    return EQUAL_DIM_CONTROLS[method][0] if method in EQUAL_DIM_CONTROLS else method
+
+
+def dim_source(method: str) -> str:
+    """The representation whose selected r ``method`` uses (itself, or a control's source)."""
+    return EQUAL_DIM_CONTROLS[method][1] if method in EQUAL_DIM_CONTROLS else method
+
+
+def selected_row(hyperparameters: pd.DataFrame, method: str,
+                 pipeline: str | None = None) -> pd.Series:
+    """The selected candidate of the search whose r ``method`` uses (:func:`dim_source`).
+
+    ``pipeline`` picks the search when the table has a ``pipeline`` column.
+    ValueError unless exactly one row is selected.
+    """
+    source = dim_source(method)
+    table = hyperparameters
+    mask = (table["representation"] == source) & table["selected"].astype(bool)
+    if pipeline is not None and "pipeline" in table.columns:
+        mask &= table["pipeline"] == pipeline
+    chosen = table[mask]
+    if len(chosen) != 1:
+        raise ValueError(f"hyperparameters: expected one selected {source} row"
+                         f"{f' of pipeline {pipeline}' if pipeline else ''}, found {len(chosen)}")
+    return chosen.iloc[0]
+
+
+def method_order(values: pd.Series) -> pd.Series:
+    """Sort key of methods in study order (representations, then baselines)."""
+    return values.map({m: i for i, m in enumerate(METHODS)}).fillna(len(METHODS))

@@ -1,0 +1,335 @@
+"""TODO docstring."""
+
+from __future__ import annotations
+
+import math
+import os
+from collections.abc import Mapping
+
+import numpy as np
+import pandas as pd
+
+from dprepro.studies.repr_transfer.common import (
+    EQUAL_DIM_CONTROLS,
+    REPRESENTATIONS,
+    STUDY,
+    fitted_as,
+    selected_row,
+)
+from dprepro.studies.repr_transfer.tables import pipeline_order
+
+__all__ = ['noise_stream', 'vae_hidden_width', 'vae_training_mb', 'vae_weights', 'auxiliary_score', 'configure_torch', 'fit_representation', 'representation_frame', 'select_hyperparameters', 'seed_representations', 'selected_spec']
+
+
+# --------------------------------------------------------------------------- #
+# representations and hyperparameter selection (public data only)
+# --------------------------------------------------------------------------- #
+def configure_torch(threads: int, device: str) -> str:
+    """Pin torch's CPU threads and make CUDA kernels deterministic; return the device used."""
+    os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
+    import torch
+
+    torch.set_num_threads(max(1, int(threads)))
+    if device == "auto":
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+    if device.startswith("cuda"):
+        torch.use_deterministic_algorithms(True, warn_only=True)
+        torch.backends.cudnn.benchmark = False
+    return device
+
+
+def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame, *,
+                       rng: np.random.Generator, vae_options: Mapping | None = None):
+    """Fit one representation on the public matrix (samples x genes).
+
+    Parameters
+    ----------
+    representation : {"pca", "random_projection", "vae"}
+    spec : mapping
+        ``dim``; for the VAE also ``learning_rate``, ``hidden_layers`` and
+        ``width_multiplier`` (hidden width = multiplier x dim).
+    rng : numpy.random.Generator
+        Seeds the random projection and every random choice of the VAE
+        (validation split, batch order, initial weights, noise). PCA uses the
+        exact SVD and no randomness.
+    vae_options : mapping, optional
+        Extra :class:`dprepro.representations.vae.VAERepresentation` arguments
+        (``batch_size``, ``max_epochs``, ``patience``, ``validation_fraction``,
+        ``device``, ``log_every``), and ``max_hidden_width``, the cap of
+        :func:`vae_hidden_width`.
+
+    Returns
+    -------
+    A fitted transformer with ``transform(DataFrame)``.
+    """
+    dim = int(spec["dim"])
+    if representation == "pca":
+        # exactly dprepro.representations.pca.fit_pca (tested equal), without importing torch
+        from sklearn.decomposition import PCA
+
+        m, d = np.shape(public)
+        if not 1 <= dim <= min(m, d):
+            raise ValueError(f"dim must be in [1, {min(m, d)}], got {dim}")
+        return PCA(n_components=dim, svd_solver="full").fit(public)
+    if representation == "random_projection":
+        from dprepro.representations.random_projection import RandomProjection
+
+        return RandomProjection(dim, random_state=rng).fit(public)
+    if representation == "vae":
+        from dprepro.representations.vae import VAERepresentation
+
+        options = dict(vae_options or {})
+        cap = options.pop("max_hidden_width", None)
+        return VAERepresentation(
+            dim,
+            n_hidden_layers=int(spec["hidden_layers"]),
+            hidden_width=vae_hidden_width(dim, spec["width_multiplier"], cap),
+            learning_rate=float(spec["learning_rate"]),
+            random_state=rng,
+            **options,
+        ).fit(public)
+    raise ValueError(f"unknown representation {representation!r}; expected one of "
+                     f"{list(REPRESENTATIONS)}")
+
+
+def vae_hidden_width(dim: int, multiplier: int, cap: int | None = None) -> int:
+    """A VAE candidate's hidden width: ``multiplier`` x r, at most ``cap``.
+
+    ``cap`` is ``vae.max_hidden_width`` (None: no cap).
+    """
+    width = int(multiplier) * int(dim)
+    return width if cap is None else min(width, int(cap))
+
+
+def vae_training_mb(n_features: int, width: int, layers: int, *, base_mb: float) -> float:
+    r"""Peak memory (MB) of training the VAE of :mod:`dprepro.representations.vae` on ``n_features`` genes.
+
+    Its weights: the encoder's first and the decoder's last layer
+    (:math:`2 n_{features} w`), :math:`2 (L - 1) w^2` between hidden layers, and
+    the small latent layers (left out, as the biases: a few :math:`w` each).
+    Each weight is held four times in float32 during training (value, gradient,
+    Adam's two moments): 16 bytes. ``base_mb`` is the rest (the data and the
+    process), from a measured fit (``benchmarks/paper_scale.csv``).
+    """
+    return float(base_mb) + 16 * vae_weights(n_features, width, layers) / 2**20
+
+
+def vae_weights(n_features: int, width: int, layers: int) -> int:
+    """The big weight matrices of the VAE (:func:`vae_training_mb`): what memory and an
+    epoch's arithmetic grow with."""
+    return 2 * int(n_features) * int(width) + 2 * max(int(layers) - 1, 0) * int(width) ** 2
+
+
+#: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.
+DETERMINISTIC = ("pca",)
+
+
+def seed_representations(representation: str, spec: Mapping, public: pd.DataFrame,
+                         private_sets: Mapping[str, pd.DataFrame], *, seeds: int,
+                         base_seed: int, stream: str, vae_options: Mapping | None = None,
+                         log=None) -> pd.DataFrame:
+    """Fit ``representation`` on ``public`` once per seed and map every set through it.
+
+    Seed ``s`` fits with the generator of stream ``stream``, replicate ``s``
+    (:func:`dprepro.runtime.seeds.seed_sequence`); ``private_sets`` maps a ``set``
+    label (``private``, ``private_line_local``) to the private matrix mapped
+    through it. A representation in :data:`DETERMINISTIC` ignores the
+    generator, so its single fit and mapping are reused for every seed (the
+    rows are the same values the per-seed fits gave). Returns the frames of
+    :func:`representation_frame` with a ``seed`` column, seed after seed.
+    """
+    from dprepro.runtime.seeds import seed_sequence
+
+    names = list(private_sets)
+    if not names or names[0] != "private":
+        raise ValueError(f"private_sets must start with 'private', got {names}")
+    frames, fitted = [], None
+    for seed in range(int(seeds)):
+        if fitted is None or representation not in DETERMINISTIC:
+            rng = np.random.default_rng(seed_sequence(base_seed, STUDY, stream, seed))
+            if log is not None:
+                log.info("%s seed %d: %s on public %d x %d", representation, seed, dict(spec),
+                         *public.shape)
+            model = fit_representation(representation, spec, public, rng=rng,
+                                       vae_options=vae_options)
+            private = private_sets["private"]
+            fitted = representation_frame(
+                model.transform(public), model.transform(private), public.index,
+                private.index,
+                extra_sets={name: model.transform(frame.loc[private.index])
+                            for name, frame in private_sets.items() if name != "private"})
+        elif log is not None:
+            log.info("%s seed %d: the seed-0 fit (a deterministic fit)", representation, seed)
+        frames.append(fitted.assign(seed=seed))
+    return pd.concat(frames, ignore_index=True)
+
+
+def representation_frame(public: np.ndarray, private: np.ndarray, public_index,
+                         private_index, *, extra_sets: Mapping | None = None) -> pd.DataFrame:
+    """Public and private representations in one long frame (``set``, ``sample``, z01...).
+
+    ``extra_sets`` adds further private matrices (rows = ``private_index``)
+    under their own ``set`` label, e.g. ``private_line_local``.
+    """
+    sets = [("public", public, public_index), ("private", private, private_index)]
+    sets += [(name, values, private_index) for name, values in (extra_sets or {}).items()]
+    dim = np.asarray(public).shape[1]
+    cols = [f"z{j + 1:02d}" for j in range(dim)]
+    frames = [pd.DataFrame(np.asarray(values, float), columns=cols).assign(
+                  set=name, sample=[str(s) for s in index])
+              for name, values, index in sets]
+    frame = pd.concat(frames, ignore_index=True)
+    return frame.loc[:, ["set", "sample", *cols]]
+
+
+def auxiliary_score(Z, labels, *, folds: int, random_state: int) -> dict:
+    """Public auxiliary task: CV accuracy of a non-private logistic regression on ``Z``.
+
+    Predicts the (multi-class) lineage of the public samples from their
+    representation: standardised features, scikit-learn's
+    ``LogisticRegression`` (L2, C = 1, lbfgs), ``StratifiedKFold(folds,
+    shuffle=True, random_state)``. Samples without a lineage and lineages with
+    fewer than ``folds`` samples are left out.
+
+    Returns
+    -------
+    dict
+        ``score`` (mean fold accuracy), ``score_se`` (its standard error over
+        folds), ``n_samples``, ``n_classes``.
+    """
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import StratifiedKFold
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    Z = np.asarray(Z, dtype=float)
+    labels = pd.Series(np.asarray(labels, dtype=object))
+    if len(labels) != Z.shape[0]:
+        raise ValueError(f"labels has {len(labels)} entries for {Z.shape[0]} rows")
+    counts = labels.dropna().value_counts()
+    kept = counts.index[counts >= folds]
+    mask = labels.isin(kept).to_numpy()
+    if len(kept) < 2:
+        raise ValueError(f"the auxiliary task needs two lineages with >= {folds} public samples "
+                         f"each; lineage counts: {counts.to_dict()}")
+    Z, y = Z[mask], labels[mask].to_numpy(dtype=str)
+    accs = []
+    skf = StratifiedKFold(n_splits=folds, shuffle=True, random_state=int(random_state))
+    for train, test in skf.split(Z, y):
+        model = make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000))
+        model.fit(Z[train], y[train])
+        accs.append(float(np.mean(model.predict(Z[test]) == y[test])))
+    accs = np.asarray(accs)
+    return {"score": float(accs.mean()),
+            "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs))) if len(accs) > 1 else 0.0,
+            "n_samples": int(mask.sum()), "n_classes": int(len(kept))}
+
+
+def select_hyperparameters(candidates: pd.DataFrame) -> pd.DataFrame:
+    """Mark the selected candidate of each (pipeline, representation) search (``selected``).
+
+    The one-standard-error rule (Hastie, Tibshirani & Friedman 2009, §7.10):
+    with :math:`s^*` the highest auxiliary ``score`` and :math:`se^*` its
+    ``score_se`` (0 when the column is absent), the selected candidate is the
+    smallest ``dim`` among the candidates with ``score`` ≥ :math:`s^* - se^*`;
+    ties go to the higher score, then to the first candidate in the given
+    order. The scores of two r within one SE are not told apart by the
+    search, so the simpler representation is taken. Trials whose ``status``
+    is not ``complete`` (over their wall-clock budget) have no score and are
+    never selected; a search with no complete trial is an error. Returns a copy sorted by pipeline
+    (study order; rows without a ``pipeline`` column are one search), then
+    representation (study order) and candidate order, with a boolean
+    ``selected`` column.
+    """
+    missing = {"representation", "candidate", "dim", "score"} - set(candidates.columns)
+    if missing:
+        raise ValueError(f"candidates lack columns {sorted(missing)}")
+    unknown = set(candidates["representation"]) - set(REPRESENTATIONS)
+    if unknown:
+        raise ValueError(f"unknown representation(s) {sorted(unknown)}")
+    failed = (candidates["status"] != "complete") if "status" in candidates.columns else \
+        pd.Series(False, index=candidates.index)
+    if candidates.loc[~failed, "score"].isna().any():
+        raise ValueError("a completed candidate has no score")
+    out = candidates.reset_index(drop=True).copy()
+    failed = failed.reset_index(drop=True)
+    out["_order"] = np.arange(len(out))
+    out["_rep"] = out["representation"].map(REPRESENTATIONS.index)
+    out["_pipe"] = pipeline_order(out["pipeline"]) if "pipeline" in out.columns else 0
+    out["selected"] = False
+    se = (out["score_se"].fillna(0.0) if "score_se" in out.columns
+          else pd.Series(0.0, index=out.index))
+    for key, group in out.groupby(["_pipe", "_rep"], sort=True):
+        group = group[~failed[group.index]]  # a trial over its budget has no score
+        if group.empty:
+            raise ValueError(f"every trial of search {key} failed (status over_budget): raise "
+                             "repr_transfer.selection.trial_minutes or narrow the VAE space")
+        top = group.sort_values(["score", "dim", "_order"], ascending=[False, True, True],
+                                kind="stable").index[0]
+        near = group[group["score"] >= out.loc[top, "score"] - se[top]]
+        best = near.sort_values(["dim", "score", "_order"], ascending=[True, False, True],
+                                kind="stable").index[0]
+        out.loc[best, "selected"] = True
+    out = out.sort_values(["_pipe", "_rep", "_order"], kind="stable")
+    return out.drop(columns=["_order", "_rep", "_pipe"]).reset_index(drop=True)
+
+
+def selected_spec(hyperparameters: pd.DataFrame, representation: str,
+                  pipeline: str | None = None) -> dict:
+    """The selected candidate of one search as a :func:`fit_representation` spec.
+
+    ``pipeline`` picks the search when the table has a ``pipeline`` column.
+    An equal-dimension control (:data:`EQUAL_DIM_CONTROLS`) is fitted as its
+    model at its source's selected ``dim`` (``pca_vae_dim``: PCA at the VAE's r).
+    ValueError unless exactly one row is selected.
+    """
+    row = selected_row(hyperparameters, representation, pipeline)
+    spec = {"dim": int(row["dim"])}
+    model = fitted_as(representation)
+    if model != representation:
+        if model != "pca":
+            raise ValueError(f"control {representation!r}: only PCA controls are defined")
+        return spec
+    if representation == "vae":
+        spec.update(learning_rate=float(row["learning_rate"]),
+                    hidden_layers=int(row["hidden_layers"]),
+                    width_multiplier=int(row["width_multiplier"]))
+    return spec
+
+
+def noise_stream(method: str, representations: Mapping[str, pd.DataFrame]) -> str:
+    """The method name whose DP noise streams the experiments draw ``method``'s noise from.
+
+    Every method has its own streams, so two models of a pipeline fitted on the
+    same private lines never share noise draws (a combination of two releases
+    could cancel shared noise). The one exception: an equal-dimension control
+    whose features are its model's to the bit (the same r and a deterministic
+    fit) *is* that model: it draws the model's noise and gives its rows, the same
+    release and not a second one.
+
+    Parameters
+    ----------
+    method : str
+        A method of :data:`METHODS`.
+    representations : mapping of str to DataFrame
+        The pipeline's representation frames (``z..`` feature columns), by method.
+
+    Returns
+    -------
+    str
+        The method whose streams ``method`` uses: itself, or a control's model.
+    """
+    if method not in EQUAL_DIM_CONTROLS:
+        return method
+    model = fitted_as(method)
+    if model not in representations:
+        return method
+    mine, theirs = representations[method], representations[model]
+    columns = [c for c in mine.columns if str(c).startswith("z")]
+    # the same release only if the features are the same to the bit (same r, and the
+    # deterministic fit gave the same numbers)
+    same = (columns == [c for c in theirs.columns if str(c).startswith("z")]
+            and mine.shape == theirs.shape
+            and np.array_equal(mine[columns].to_numpy(), theirs[columns].to_numpy()))
+    return model if same else method
+

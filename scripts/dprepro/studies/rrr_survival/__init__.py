@@ -1,0 +1,1 @@
+"""studies.rrr_survival: TODO."""

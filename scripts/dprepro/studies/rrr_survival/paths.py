@@ -1,0 +1,158 @@
+"""File layout of the ``rrr_survival`` study, computed from the configuration.
+
+The workflow's rule files call these functions (pure functions of the config
+mapping; no snakemake import), so the rules show only rules and the study's
+layout is written once: which releases exist, where each one's files live,
+what a cohort is built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from dprepro.data.cohort_spec import CohortSpec
+
+__all__ = [
+    "MECHANISMS",
+    "NO_EPSILON",
+    "RELEASE_ROOT",
+    "calibration_of",
+    "rrr_calibrations",
+    "cbioportal_base",
+    "cbioportal_raw",
+    "cbioportal_studies",
+    "cohort_inputs",
+    "cohort_priority",
+    "cohort_params",
+    "cohort_specs",
+    "release_files",
+    "release_name",
+    "releases",
+]
+
+RELEASE_ROOT = "results/rrr_survival/releases"
+
+
+def cohort_specs(config: Mapping) -> dict[str, CohortSpec]:
+    """The study's cohorts, validated (names from ``rrr_survival.datasets``)."""
+    return {d: CohortSpec.from_config(d, config["datasets"][d])
+            for d in config["rrr_survival"]["datasets"]}
+
+
+def cohort_params(spec: CohortSpec) -> dict:
+    """Title, time unit, origin and group order of a cohort (figures and analyses)."""
+    return {"title": spec.display_title, "time_unit": spec.axis_unit,
+            "data_origin": spec.origin, "groups": list(spec.groups),
+            "ordered": spec.ordered_groups, "endpoint": spec.endpoint,
+            "rows_per_person": spec.rows_per_person}
+
+
+#: Mechanisms of the study, in table and figure order.
+MECHANISMS = ("original", "rrr", "rrr_debiased", "lnte", "lnte_grid", "lnte_grid_no_noise")
+#: Mechanisms run once per cohort, with no ε (non-private references).
+NO_EPSILON = ("original", "lnte_grid_no_noise")
+
+
+def rrr_calibrations(config: Mapping) -> list[str]:
+    """RRR's ε↔p rules run: ``calibration`` first, then ``extra_calibrations`` (no repeats)."""
+    rrr = config["rrr_survival"]
+    return list(dict.fromkeys([rrr["calibration"], *rrr.get("extra_calibrations", [])]))
+
+
+def calibration_of(config: Mapping, mechanism: str, spec: CohortSpec) -> str:
+    """The ``calibration`` text of a release: RRR's ε↔p rule, the grid of lnte_grid."""
+    rrr = config["rrr_survival"]
+    if mechanism in ("rrr", "rrr_debiased"):
+        return rrr["calibration"]
+    if mechanism in ("lnte_grid", "lnte_grid_no_noise"):
+        bins = spec.lnte_grid_bins or int(rrr["lnte_grid_bins"])
+        text = f"grid={bins},rows={spec.rows_per_person}"
+        return f"{text},horizon={spec.horizon:g}" if spec.horizon else text
+    return ""
+
+
+def releases(config: Mapping, mechanisms=MECHANISMS) -> list[dict]:
+    """Every release of the study: dataset × mechanism × ε (one original per dataset)."""
+    rrr = config["rrr_survival"]
+    specs = cohort_specs(config)
+    out = []
+    for dataset in rrr["datasets"]:
+        for mechanism in mechanisms:
+            epsilons = [None] if mechanism in NO_EPSILON else rrr["epsilons"]
+            calibrations = (rrr_calibrations(config) if mechanism in ("rrr", "rrr_debiased")
+                            else [calibration_of(config, mechanism, specs[dataset])])
+            for calibration in calibrations:
+                for eps in epsilons:
+                    out.append({"dataset": dataset, "mechanism": mechanism,
+                                "epsilon": None if eps is None else float(eps),
+                                "calibration": calibration,
+                                "data_origin": specs[dataset].origin,
+                                "privacy_unit": specs[dataset].privacy_unit})
+    return out
+
+
+def release_name(release: Mapping) -> str:
+    """``original``, ``rrr_eps1``, ``rrr_exact_eps1``, ``lnte_eps2``: release folders and panels.
+
+    RRR releases with a calibration other than the paper's carry it in the name.
+    """
+    if release["mechanism"] in NO_EPSILON:
+        return release["mechanism"]
+    mechanism = release["mechanism"]
+    if mechanism in ("rrr", "rrr_debiased") and release.get("calibration", "paper") != "paper":
+        mechanism = f"{mechanism}_{release['calibration']}"
+    return f"{mechanism}_eps{float(release['epsilon']):g}"
+
+
+def release_files(releases_: list[Mapping], name: str) -> list[str]:
+    return [f"{RELEASE_ROOT}/{r['dataset']}/{release_name(r)}/{name}" for r in releases_]
+
+
+def cbioportal_studies(config: Mapping) -> dict[str, list[str]]:
+    """cBioPortal study id -> the cohorts read from it."""
+    out: dict[str, list[str]] = {}
+    for name, spec in config["datasets"].items():
+        if isinstance(spec, Mapping) and spec.get("source") == "cbioportal":
+            out.setdefault(spec["study_id"], []).append(name)
+    return out
+
+
+def cbioportal_raw(study: str, kind: str) -> str:
+    return f"results/data/raw/cbioportal/{study}_{kind}.json"
+
+
+def cbioportal_base(config: Mapping, study: str) -> str:
+    """The one base URL of the cohorts read from ``study``."""
+    bases = {config["datasets"][d]["cbioportal_url"] for d in cbioportal_studies(config)[study]}
+    if len(bases) != 1:
+        raise ValueError(f"cohorts of cBioPortal study {study} name different cbioportal_url "
+                         f"values {sorted(bases)}; use one")
+    return bases.pop()
+
+
+def cohort_priority(config: Mapping, dataset: str) -> int:
+    """Scheduling priority of a cohort's loading job: 1 for a generated or downloaded
+    cohort (the paper's IPSS-R, ~3,000 patients in either mode, whose release job is the
+    study's longest), 0 for bundled, local-file and package tables. Only the order of the
+    jobs depends on it, never a result."""
+    return int(config["datasets"][dataset]["source"] in ("synthetic", "cbioportal", "url"))
+
+
+def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path) -> dict[str, str]:
+    """What a cohort is built from, by its configured source."""
+    if dataset not in config["datasets"]:
+        raise ValueError(f"no entry datasets.{dataset} in the configuration")
+    spec = config["datasets"][dataset]
+    source = spec["source"]
+    if source == "bundled":
+        path = Path(workflow_dir) / spec["path"]
+        return {"table": str(path), "checksum": f"{path}.sha256"}
+    if source == "file":
+        return {"table": spec["path"]}
+    if source == "url":
+        return {"table": f"results/data/raw/cohorts/{dataset}.csv"}
+    if source == "cbioportal":
+        return {"patient": cbioportal_raw(spec["study_id"], "patient"),
+                "sample": cbioportal_raw(spec["study_id"], "sample")}
+    return {}
