@@ -6,16 +6,19 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.runtime import step
-from dprepro.studies.repr_transfer import baselines, cancer_type, fitting, privacy
+from dprepro.studies.repr_transfer import baselines as repr_baselines
+from dprepro.studies.repr_transfer import cancer_type as repr_cancer_type
+from dprepro.studies.repr_transfer import fitting as repr_fitting
+from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_cancer_type")
 p = snakemake.params
 inp = snakemake.input
 settings = p.settings
-spec = privacy.pipeline(snakemake.wildcards.pipeline)
+spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 lineage = pd.read_parquet(inp.private_lineage)["lineage"]
-epsilons = privacy.experiment_epsilons(settings)
-cases = cancer_type.cancer_type_cases(lineage, n_lineages=settings["lineages"],
+epsilons = repr_privacy.experiment_epsilons(settings)
+cases = repr_cancer_type.cancer_type_cases(lineage, n_lineages=settings["lineages"],
                                      min_count=settings["folds"], cases=settings["cases"])
 log.info("pipeline %s: %d cases %s, epsilons %s, %d seeds", spec.name, len(cases), cases,
          epsilons, p.seeds)
@@ -27,17 +30,17 @@ if "public_expression" in inp.keys():
 representations = {Path(path).stem: pd.read_parquet(path) for path in inp.representations}
 results = []
 for method in p.methods:
-    features = baselines.method_features(method, seeds=p.seeds, samples=lineage.index,
+    features = repr_baselines.method_features(method, seeds=p.seeds, samples=lineage.index,
                                           representations=representations,
                                           baselines=p.baselines,
                                           private_set=spec.private_set,
                                           public_parts=spec.public_selection, base_seed=p.seed,
                                           **genes)
     start = time.perf_counter()
-    rows = cancer_type.cancer_type_experiment(
+    rows = repr_cancer_type.cancer_type_experiment(
         features.private, lineage, cases, epsilons=epsilons, folds=settings["folds"],
         l2=settings["l2"], variant=spec.cancer_variant or settings["variant"], base_seed=p.seed,
-        stream=f"cancer_type/{fitting.noise_stream(method, representations)}",
+        stream=f"cancer_type/{repr_fitting.noise_stream(method, representations)}",
         scales=features.scales,
         selection=features.selection,
         mapping=spec.mapping)
@@ -57,6 +60,6 @@ streams = {"noise": "cancer_type/<method>/<case>/eps<epsilon>, replicate = seed 
                          "crc32(step), replicate])"}
 step.write_sidecars(
     snakemake, __file__, [path], config=dict(p.items()), seeds=streams,
-    privacy=privacy.distinct(privacy.table_records(rows, kind="cancer_type",
+    privacy=repr_privacy.distinct(repr_privacy.table_records(rows, kind="cancer_type",
                                                              settings=settings)),
     data_origin=p.data_origin)

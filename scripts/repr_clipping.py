@@ -11,7 +11,8 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.runtime import step
-from dprepro.studies.repr_transfer import drug, privacy
+from dprepro.studies.repr_transfer import drug as repr_drug
+from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_clipping")
 p = snakemake.params
@@ -20,14 +21,14 @@ response = pd.read_parquet(snakemake.input.private_response)
 n = int(response.notna().any(axis=1).sum()) - int(p.test_size)
 config = {key: value for key, value in p.items() if key != "pipelines"}
 for pipeline in p.pipelines:
-    spec = privacy.pipeline(pipeline)
+    spec = repr_privacy.pipeline(pipeline)
     settings = [s for eps in p.epsilons
-                for s in drug.clipping_settings(p.methods, epsilon=float(eps),
+                for s in repr_drug.clipping_settings(p.methods, epsilon=float(eps),
                                                       hyperparameters=hyper,
                                                       baselines=p.baselines,
                                                       extra_dim=spec.extra_dim,
                                                       pipeline=spec.name)]
-    table = drug.clipping_weight_table(n, settings, base_seed=p.seed,
+    table = repr_drug.clipping_weight_table(n, settings, base_seed=p.seed,
                                              xx_noise=spec.xx_noise,
                                              n_datasets=int(p.clipping_datasets),
                                              n_noise=int(p.clipping_noise_draws))
@@ -39,6 +40,6 @@ for pipeline in p.pipelines:
     step.write_sidecars(snakemake, __file__, [path], config=config,
                         seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
                                "base_seed": p.seed},
-                        privacy=privacy.INTERMEDIATES["clipping"],
+                        privacy=repr_privacy.INTERMEDIATES["clipping"],
                         data_origin=p.data_origin, extra={"wildcards": {"pipeline": pipeline}})
     log.info("wrote %s (%d settings)", Path(path).name, len(table))

@@ -1,11 +1,12 @@
 """The public or the private tables of repr_transfer: synthetic pair, or GDSC + DepMap."""
 
 from dprepro.runtime import step
-from dprepro.studies.repr_transfer import privacy, study_data
+from dprepro.studies.repr_transfer import privacy as repr_privacy
+from dprepro.studies.repr_transfer import study_data as repr_study_data
 
 log = step.start(snakemake, "repr_data")
 p = snakemake.params
-data, seeds = study_data.study_data(p.origin, p.kind, snakemake.input, settings=p.settings,
+data, seeds = repr_study_data.study_data(p.origin, p.kind, snakemake.input, settings=p.settings,
                                     seed=p.seed)
 names = [n for n in ("expression", "expression_line_local", "lineage", "response")
          if n in snakemake.output.keys()]
@@ -16,7 +17,7 @@ for name in names:
     step.write_parquet(frame, path, index=True)
     written.append(path)
     log.info("%s %s (%s): %d x %d", p.kind, name, p.origin, *frame.shape)
-privacy = privacy.INTERMEDIATES[f"{p.kind}_data"]
+privacy = repr_privacy.INTERMEDIATES[f"{p.kind}_data"]
 if "public_set" in snakemake.output.keys():
     table = data["public_set"]
     step.write_csv(table, snakemake.output.public_set)
@@ -31,7 +32,7 @@ if "public_set" in snakemake.output.keys():
                     row["public_lines"], row["private_lines"])
     step.write_sidecars(snakemake, __file__, [snakemake.output.public_set],
                         config=dict(p.items()), seeds=seeds,
-                        privacy=privacy.INTERMEDIATES["public_set"], data_origin=p.origin)
+                        privacy=repr_privacy.INTERMEDIATES["public_set"], data_origin=p.origin)
 lineage = data[f"{p.kind}_lineage"]["lineage"]
 log.info("%s lineages: %s", p.kind, lineage.value_counts(dropna=False).to_dict())
 step.write_sidecars(snakemake, __file__, written, config=dict(p.items()), seeds=seeds,

@@ -6,28 +6,32 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.runtime import step
-from dprepro.studies.repr_transfer import baselines, common, drug, fitting, privacy
+from dprepro.studies.repr_transfer import baselines as repr_baselines
+from dprepro.studies.repr_transfer import common as repr_common
+from dprepro.studies.repr_transfer import drug as repr_drug
+from dprepro.studies.repr_transfer import fitting as repr_fitting
+from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_drug")
 p = snakemake.params
 inp = snakemake.input
 settings = p.settings
-spec = privacy.pipeline(snakemake.wildcards.pipeline)
+spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)
 chunk_no = int(snakemake.wildcards.chunk)
 lineage = pd.read_parquet(inp.private_lineage)["lineage"]
 samples = lineage.index
 response = pd.read_parquet(inp.private_response).loc[samples]
-epsilons = privacy.experiment_epsilons(settings)
+epsilons = repr_privacy.experiment_epsilons(settings)
 drugs = [str(d) for d in response.columns]
 if settings["max_drugs"]:
     drugs = drugs[: settings["max_drugs"]]
 chunk = drugs[chunk_no:: settings["chunks"]]
-splits = drug.drug_splits(response, splits=settings["splits"],
+splits = repr_drug.drug_splits(response, splits=settings["splits"],
                                 test_size=settings["test_size"],
-                                rng=common.stream_rng(p.seed, "drug/splits"))
+                                rng=repr_common.stream_rng(p.seed, "drug/splits"))
 log.info("pipeline %s: %d drugs in chunk %d of %d, %d splits, epsilons %s, %d seeds",
          spec.name, len(chunk), chunk_no, settings["chunks"], len(splits), epsilons, p.seeds)
-clipping = drug.clipping_lookup([pd.read_csv(inp.clipping)])
+clipping = repr_drug.clipping_lookup([pd.read_csv(inp.clipping)])
 genes = {}
 if "public_expression" in inp.keys():
     mapped = {"global": inp.private_expression, "line_local": inp.private_expression_line_local}
@@ -36,20 +40,20 @@ if "public_expression" in inp.keys():
 representations = {Path(path).stem: pd.read_parquet(path) for path in inp.representations}
 results = []
 for method in p.methods:
-    features = baselines.method_features(method, seeds=p.seeds, samples=samples,
+    features = repr_baselines.method_features(method, seeds=p.seeds, samples=samples,
                                           representations=representations,
                                           baselines=p.baselines,
                                           private_set=spec.private_set,
                                           public_parts=spec.public_selection, base_seed=p.seed,
                                           **genes)
     start = time.perf_counter()
-    rows = drug.drug_experiment(
+    rows = repr_drug.drug_experiment(
         features.private, response, chunk, epsilons=epsilons, splits=splits,
         ridge=settings["ridge"], base_seed=p.seed,
-        stream=f"drug/{fitting.noise_stream(method, representations)}",
+        stream=f"drug/{repr_fitting.noise_stream(method, representations)}",
         clipping_weights=clipping, selection=features.selection, xx_noise=spec.xx_noise,
         mapping=spec.mapping,
-        **drug.public_centring(spec, features, settings))
+        **repr_drug.public_centring(spec, features, settings))
     rows.insert(0, "representation", method)
     rows.insert(1, "pipeline", spec.name)
     results.append(rows)
@@ -64,6 +68,6 @@ streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed (the sa
            "splits": "drug/splits", "base_seed": p.seed, "seeds": p.seeds,
            "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
                          "crc32(step), replicate])"}
-records = privacy.table_records(rows, kind="drug", settings=settings) if len(rows) else []
+records = repr_privacy.table_records(rows, kind="drug", settings=settings) if len(rows) else []
 step.write_sidecars(snakemake, __file__, [path], config=dict(p.items()), seeds=streams,
-                    privacy=privacy.distinct(records), data_origin=p.data_origin)
+                    privacy=repr_privacy.distinct(records), data_origin=p.data_origin)

@@ -11,7 +11,9 @@ import pandas as pd
 
 from dprepro.runtime import step
 from dprepro.runtime.seeds import seed_record
-from dprepro.studies.repr_transfer import common, fitting, privacy
+from dprepro.studies.repr_transfer import common as repr_common
+from dprepro.studies.repr_transfer import fitting as repr_fitting
+from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_fit")
 p = snakemake.params
@@ -23,20 +25,20 @@ line_local = pd.read_parquet(snakemake.input.private_expression_line_local)
 stream = f"fit/{rep}"
 vae_options = None
 if rep == "vae":
-    device = fitting.configure_torch(snakemake.threads, p.vae["device"])
+    device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
 config = {name: value for name, value in p.items() if name != "pipelines"}
 fitted = {}
 for pipeline in p.pipelines:
-    spec = fitting.selected_spec(table, rep, pipeline)
+    spec = repr_fitting.selected_spec(table, rep, pipeline)
     spec_key = json.dumps(spec, sort_keys=True)
     if spec_key in fitted:
         log.info("%s (%s search): %s, fitted above", rep, pipeline, spec)
     else:
         log.info("%s (%s search): %s", rep, pipeline, spec)
         # an equal-dimension control is its model's fit at another search's r (pca_vae_dim)
-        fitted[spec_key] = fitting.seed_representations(
-            common.fitted_as(rep), spec, public,
+        fitted[spec_key] = repr_fitting.seed_representations(
+            repr_common.fitted_as(rep), spec, public,
             {"private": private, "private_line_local": line_local},
             seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
     path = snakemake.output[pipeline]
@@ -44,7 +46,7 @@ for pipeline in p.pipelines:
     log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
              len(public), len(private), spec["dim"])
     step.write_sidecars(snakemake, __file__, [path], config={**config, "spec": spec},
-                        seeds=seed_record(p.seed, common.STUDY, stream, p.seeds),
-                        privacy=privacy.INTERMEDIATES["representation"],
+                        seeds=seed_record(p.seed, repr_common.STUDY, stream, p.seeds),
+                        privacy=repr_privacy.INTERMEDIATES["representation"],
                         data_origin=p.data_origin,
                         extra={"wildcards": {"pipeline": pipeline, "representation": rep}})

@@ -7,7 +7,9 @@ The pipelines' searches share their fits (:func:`dprepro.studies.repr_transfer.s
 import pandas as pd
 
 from dprepro.runtime import step
-from dprepro.studies.repr_transfer import fitting, privacy, search
+from dprepro.studies.repr_transfer import fitting as repr_fitting
+from dprepro.studies.repr_transfer import privacy as repr_privacy
+from dprepro.studies.repr_transfer import search as repr_search
 
 log = step.start(snakemake, "repr_search")
 p = snakemake.params
@@ -16,14 +18,14 @@ public = pd.read_parquet(snakemake.input.expression)
 lineage = pd.read_parquet(snakemake.input.lineage)["lineage"]
 vae_options, device = None, ""
 if rep == "vae":
-    device = fitting.configure_torch(snakemake.threads, p.vae["device"])
+    device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
 fits = {}
 for pipeline in p.pipelines:
     objective = p.objectives[pipeline]
     log.info("%s, pipeline %s: %d trials on public %d x %d (%s), objective %s", rep, pipeline,
              p.trials, *public.shape, p.data_origin, objective)
-    table = search.search(rep, public, lineage, trials=p.trials, space=p.space,
+    table = repr_search.search(rep, public, lineage, trials=p.trials, space=p.space,
                                objective=objective, base_seed=p.seed, vae_options=vae_options,
                                log=log, fit_cache=fits, trial_seconds=p.trial_seconds)
     table.insert(0, "pipeline", pipeline)
@@ -34,7 +36,7 @@ for pipeline in p.pipelines:
     step.write_csv(table, out)
     config = {key: value for key, value in p.items() if key not in ("objectives", "pipelines")}
     step.write_sidecars(snakemake, __file__, [out], config={**config, "objective": objective},
-                        seeds={**search.SEEDS, "base_seed": p.seed},
-                        privacy=privacy.INTERMEDIATES["candidate"],
+                        seeds={**repr_search.SEEDS, "base_seed": p.seed},
+                        privacy=repr_privacy.INTERMEDIATES["candidate"],
                         data_origin=p.data_origin, extra={"pipeline": pipeline})
 log.info("%d fits and mappings cached for %d searches", len(fits), len(p.pipelines))

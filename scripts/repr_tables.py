@@ -3,17 +3,18 @@
 import pandas as pd
 
 from dprepro.runtime import step
-from dprepro.studies.repr_transfer import privacy, tables
+from dprepro.studies.repr_transfer import privacy as repr_privacy
+from dprepro.studies.repr_transfer import tables as repr_tables
 
 log = step.start(snakemake, "repr_tables")
 p = snakemake.params
 frames = [pd.read_parquet(path) for path in snakemake.input.rows]
-table, summary = tables.TABLES[p.kind](frames, data_origin=p.data_origin)
+table, summary = repr_tables.TABLES[p.kind](frames, data_origin=p.data_origin)
 out = snakemake.output
 step.write_csv(table, out.table)
 step.write_csv(summary, out.summary)
 log.info("wrote %s (%d rows) and %s (%d rows)", out.table, len(table), out.summary,
          len(summary))
-records = privacy.table_records(table, kind=p.kind, settings=p.settings)
+records = repr_privacy.table_records(table, kind=p.kind, settings=p.settings)
 step.write_sidecars(snakemake, __file__, [out.table, out.summary], config=dict(p.items()),
-                    privacy=privacy.distinct(records), data_origin=p.data_origin)
+                    privacy=repr_privacy.distinct(records), data_origin=p.data_origin)

@@ -1,4 +1,5 @@
-"""Claims tables (dprepro.claims.table): criteria, verdicts at the boundaries, bootstrap intervals."""
+"""Claims tables (dprepro.claims.table): criteria, verdicts at the boundaries, bootstrap intervals.
+"""
 
 import math
 

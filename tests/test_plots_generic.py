@@ -1,4 +1,6 @@
-"""Generic figure helpers (dprepro.studies.ldp_indicators.figures): atomic, timestamp-free PDF and PNG output."""
+"""Generic figure helpers (dprepro.studies.ldp_indicators.figures): atomic, timestamp-free PDF and
+PNG output.
+"""
 
 import matplotlib.pyplot as plt
 import pytest

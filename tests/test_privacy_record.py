@@ -1,4 +1,6 @@
-"""The one privacy policy (dprepro.runtime.privacy_record): record columns, sidecar entries, budget split."""
+"""The one privacy policy (dprepro.runtime.privacy_record): record columns, sidecar entries, budget
+split.
+"""
 
 import dataclasses
 import json

@@ -214,9 +214,11 @@ def test_hashed_feature_selection_sensitivity_under_add_remove_neighbours(separa
     y = separable["private_response"].to_numpy()[:100, 0].copy()
     lines = np.array([f"line{i:03d}" for i in range(100)], dtype=object)
     m = 5
-    public = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000,
-                                         n_parts=10, part_key=repr_baselines.part_key(7))
-    paper = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)), lasso_max_iter=2000)
+    public = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)),
+                                             lasso_max_iter=2000, n_parts=10,
+                                             part_key=repr_baselines.part_key(7))
+    paper = repr_baselines.FeatureSelection(n_select=m, public=np.zeros((1, 60)),
+                                            lasso_max_iter=2000)
     assert public.public_parts and not paper.public_parts
     bound = 2 * m / 10
     full = _vote_fractions(public, X, y, lines)
@@ -268,8 +270,9 @@ def test_hashed_feature_selection_noise_covers_replacement_with_a_new_id(separab
     # the noise is scaled to 4m/(k eps): the draws are the authors' 2m/(k eps) draws doubled
     votes = np.arange(60.0) % 7
     for eps in (0.5, 1.0):
-        a = repr_baselines.noisy_top_features(votes, k, m, epsilon=eps, rng=np.random.default_rng(3),
-                                          changed_parts=selection.changed_parts)
+        a = repr_baselines.noisy_top_features(votes, k, m, epsilon=eps,
+                                              rng=np.random.default_rng(3),
+                                              changed_parts=selection.changed_parts)
         frac = votes / k + np.random.default_rng(3).laplace(0.0, 4 * m / (k * eps), size=60)
         np.testing.assert_array_equal(a, np.argsort(-frac, kind="stable")[:m])
     with pytest.raises(ValueError, match="changed_parts"):
@@ -284,7 +287,8 @@ def test_hashed_parts_depend_on_the_line_and_key_only():
     assert set(parts) == set(range(10))
     np.testing.assert_array_equal(repr_baselines.hashed_parts(lines[5:], 10, key), parts[5:])
     assert key == repr_baselines.part_key(7) != repr_baselines.part_key(8)
-    assert not np.array_equal(repr_baselines.hashed_parts(lines, 10, repr_baselines.part_key(8)), parts)
+    other_key = repr_baselines.part_key(8)
+    assert not np.array_equal(repr_baselines.hashed_parts(lines, 10, other_key), parts)
     with pytest.raises(ValueError, match="n_parts"):
         repr_baselines.hashed_parts(lines, 0, key)
     selection = repr_baselines.FeatureSelection(n_select=2, public=np.zeros((1, 3)), n_parts=4,

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""The privacy audit's figure: each mechanism's empirical lower bound on ε against its claim."""
 
 from __future__ import annotations
 

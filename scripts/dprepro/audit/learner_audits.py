@@ -192,7 +192,8 @@ def audit_objective_perturbation(
     statistic: str = "likelihood_ratio",
     level: float = DEFAULT_LEVEL,
 ) -> AuditResult:
-    r"""Audit :class:`dprepro.learners.logistic_regression.DPLogisticRegression` (objective perturbation).
+    r"""Audit :class:`dprepro.learners.logistic_regression.DPLogisticRegression` (objective
+    perturbation).
 
     Data (one feature, rows already in the unit ball, ``scale = 1``): a
     background of ``n_background`` rows :math:`x = 0` with label 1 and as many

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""The claims figure: every reproduced value with its interval against the paper's criterion,
+coloured by verdict.
+"""
 
 from __future__ import annotations
 

@@ -1,1 +1,3 @@
-"""data: TODO."""
+"""Inputs: checked downloads, cBioPortal, survival cohorts by config, expression sources (GDSC,
+DepMap, TCGA) and the synthetic stand-ins.
+"""

@@ -1,1 +1,1 @@
-"""figures: TODO."""
+"""Figure style shared by every study: layout, footers and atomic saving."""

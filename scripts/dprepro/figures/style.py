@@ -1,6 +1,7 @@
 """Figure helpers shared by every study: atomic, timestamp-free PDF and PNG output, footers.
 
-Kept apart from :mod:`dprepro.studies.ldp_indicators.figures` (the ldp_indicators figures, which import
+Kept apart from :mod:`dprepro.studies.ldp_indicators.figures` (the ldp_indicators figures, which
+import
 the simulation code) so a figure job imports matplotlib and nothing heavier.
 """
 

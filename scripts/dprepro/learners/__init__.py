@@ -1,1 +1,3 @@
-"""learners: TODO."""
+"""DP learners of the repr study: objective-perturbation logistic regression, SSP linear
+regression, clipping search, DP feature selection, metrics.
+"""

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""Eager argument checks shared by the DP learners (ValueError / TypeError naming the argument)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""Sufficient-statistics-perturbation (SSP) linear regression, as in the repr paper's drug-response
+step.
+"""
 
 from __future__ import annotations
 

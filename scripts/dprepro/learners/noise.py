@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""The learners' noise draws: objective perturbation (CMS11) and SSP's Laplace and Wishart terms."""
 
 from __future__ import annotations
 
@@ -11,7 +11,15 @@ from dprepro.learners.checks import check_epsilon, check_positive, check_rng, ch
 # re-exported: the clipping weights and the feature-selection baselines live in their own
 # modules (split by concept); importing them from here keeps callers working
 
-__all__ = ['objective_perturbation_noise', 'objective_perturbation_noise_draws', 'psd_repair', 'ssp_laplace_noise', 'ssp_noise', 'ssp_noise_draws', 'wishart_noise']
+__all__ = [
+    "objective_perturbation_noise",
+    "objective_perturbation_noise_draws",
+    "psd_repair",
+    "ssp_laplace_noise",
+    "ssp_noise",
+    "ssp_noise_draws",
+    "wishart_noise",
+]
 
 
 # --------------------------------------------------------------------------- #

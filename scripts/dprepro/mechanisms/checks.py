@@ -1,4 +1,6 @@
-"""Eager argument checks shared by the release mechanisms (diffprivlib style: ValueError / TypeError)."""
+"""Eager argument checks shared by the release mechanisms (diffprivlib style: ValueError /
+TypeError).
+"""
 
 from __future__ import annotations
 

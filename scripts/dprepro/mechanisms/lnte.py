@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""LNTE as published: Laplace noise on the Nelson–Aalen terms at the observed times, and its curves
+and medians.
+"""
 
 from __future__ import annotations
 
@@ -11,7 +13,15 @@ from dprepro.mechanisms.checks import check_draws, check_epsilon, check_generato
 from dprepro.runtime.privacy_record import PrivacyRecord
 from dprepro.survival.inputs import check_survival_data, normal_quantile
 
-__all__ = ['LNTE', 'LNTE_CI_METHOD', 'LNTE_NOTE', 'LNTEResult', 'lnte_band', 'lnte_median', 'lnte_survival']
+__all__ = [
+    "LNTE",
+    "LNTE_CI_METHOD",
+    "LNTE_NOTE",
+    "LNTEResult",
+    "lnte_band",
+    "lnte_median",
+    "lnte_survival",
+]
 
 
 # --------------------------------------------------------------------------- LNTE

@@ -66,7 +66,14 @@ import pandas as pd
 from dprepro.mechanisms.checks import check_draws, check_epsilon, check_generator, check_k, check_p
 from dprepro.runtime.privacy_record import PrivacyRecord
 
-__all__ = ['CALIBRATIONS', 'RevisedRandomizedResponse', 'privatize_labels', 'rrr_keep_probability', 'rrr_true_epsilon', 'transition_matrix']
+__all__ = [
+    "CALIBRATIONS",
+    "RevisedRandomizedResponse",
+    "privatize_labels",
+    "rrr_keep_probability",
+    "rrr_true_epsilon",
+    "transition_matrix",
+]
 
 CALIBRATIONS = ("paper", "exact")
 

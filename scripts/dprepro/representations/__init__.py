@@ -1,1 +1,3 @@
-"""representations: TODO."""
+"""Representations learned on public data: PCA, random projection, the torch VAE, quantile
+normalisation.
+"""

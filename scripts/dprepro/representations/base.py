@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""Shared pieces of the representations: argument checks, the generator, feature names and the fit
+budget.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""Quantile normalisation of expression data: a fitted scaler and the map of one set onto another's
+marginals.
+"""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""Gaussian random projection: the paper's data-independent baseline representation."""
 
 from __future__ import annotations
 

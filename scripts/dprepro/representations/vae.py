@@ -242,7 +242,8 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         Epoch progress is logged at INFO every ``log_every`` epochs (DEBUG otherwise).
     max_seconds : float, optional
         Wall-clock budget of ``fit`` (checked before every batch): past it,
-        :class:`dprepro.representations.base.FitBudgetExceeded` is raised. None (default): no budget.
+        :class:`dprepro.representations.base.FitBudgetExceeded` is raised. None (default): no
+        budget.
 
     Attributes
     ----------

@@ -1,1 +1,3 @@
-"""survival: TODO."""
+"""Survival estimators: Kaplan–Meier, medians, log-rank (plain and cluster-robust), conditional
+Beran / Nelson–Aalen and their bandwidth.
+"""

@@ -1,4 +1,4 @@
-"""TODO docstring."""
+"""Pairwise two-sample log-rank tests, one data set or many label draws at once."""
 
 from __future__ import annotations
 

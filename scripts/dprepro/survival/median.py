@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""Median survival times and their confidence intervals from a Kaplan–Meier curve (lifelines' and
+R's conventions).
+"""
 
 from __future__ import annotations
 

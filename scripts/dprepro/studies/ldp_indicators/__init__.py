@@ -1,1 +1,1 @@
-"""studies.ldp_indicators: TODO."""
+"""Study ldp_indicators: a local-DP failure indicator in conditional (Beran) survival estimation."""

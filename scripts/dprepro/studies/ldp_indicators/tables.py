@@ -414,7 +414,8 @@ def _draw_counts(frame: pd.DataFrame) -> dict[str, int]:
             for key in ("draws", "nonfinite_draws", "outside_unit_draws")}
 
 
-#: Robust columns of ``mse_clip.csv`` (:func:`dprepro.studies.ldp_indicators.simulation.heavy_tail_summary`).
+#: Robust columns of ``mse_clip.csv``
+#: (:func:`dprepro.studies.ldp_indicators.simulation.heavy_tail_summary`).
 _TAIL_COLUMNS = {"median_ise_ratio": "median_ise_ratio",
                  "share_unclipped_worse": "share_worse",
                  "top_sample_share_unclipped": "top_share"}

@@ -1,1 +1,3 @@
-"""studies.repr_transfer: TODO."""
+"""Study repr_transfer: DP drug-sensitivity and cancer-type prediction on representations learned
+from public data.
+"""

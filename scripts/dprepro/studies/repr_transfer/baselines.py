@@ -166,7 +166,7 @@ def hashed_parts(lines, n_parts: int, key: bytes) -> np.ndarray:
     if isinstance(n_parts, bool) or not isinstance(n_parts, int | np.integer) or n_parts < 1:
         raise ValueError(f"n_parts must be a positive integer, got {n_parts!r}")
     if not isinstance(key, bytes) or not 1 <= len(key) <= 64:
-        raise ValueError("key must be 1 to 64 bytes (dprepro.studies.repr_transfer.baselines.part_key)")
+        raise ValueError("key must be 1 to 64 bytes (part_key)")
     return np.array([int.from_bytes(hashlib.blake2b(str(line).encode("utf-8"), key=key,
                                                      digest_size=8).digest(), "big") % n_parts
                      for line in lines], dtype=np.int64)
@@ -230,7 +230,8 @@ def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
 
 def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int | None = None,
                     lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:
-    r"""The vote counts of :func:`dprepro.learners.feature_selection.dp_select_features`, before noise.
+    r"""The vote counts of :func:`dprepro.learners.feature_selection.dp_select_features`, before
+    noise.
 
     Rows with a missing response are dropped; the rows are split into
     :math:`k = \lfloor\sqrt n\rfloor` interleaved parts, a Lasso
@@ -328,7 +329,8 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
     Parameters
     ----------
     method : str
-        A representation (its long frame of :func:`dprepro.studies.repr_transfer.fitting.representation_frame`
+        A representation (its long frame of
+        :func:`dprepro.studies.repr_transfer.fitting.representation_frame`
         rows with a ``seed`` column is ``representations[method]``) or a baseline.
     seeds : int
         Number of representation seeds.

@@ -211,7 +211,8 @@ def _cube(wide: pd.DataFrame | None, a: str, b: str, eps_a: float,
 
 
 def case_lineages(cases: Sequence[str]) -> list[tuple[str, str]] | None:
-    """The two lineages of each case label ``"a vs b"`` (:func:`dprepro.studies.repr_transfer.cancer_type.case_label`).
+    """The two lineages of each case label ``"a vs b"``
+    (:func:`dprepro.studies.repr_transfer.cancer_type.case_label`).
 
     ``None`` when a label is not of that form (then the cases are resampled).
     """

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""Representation fits for the repr_transfer study: torch set-up, seeded fits, the auxiliary score
+and the hyperparameter choice.
+"""
 
 from __future__ import annotations
 
@@ -18,7 +20,19 @@ from dprepro.studies.repr_transfer.common import (
 )
 from dprepro.studies.repr_transfer.tables import pipeline_order
 
-__all__ = ['noise_stream', 'vae_hidden_width', 'vae_training_mb', 'vae_weights', 'auxiliary_score', 'configure_torch', 'fit_representation', 'representation_frame', 'select_hyperparameters', 'seed_representations', 'selected_spec']
+__all__ = [
+    "noise_stream",
+    "vae_hidden_width",
+    "vae_training_mb",
+    "vae_weights",
+    "auxiliary_score",
+    "configure_torch",
+    "fit_representation",
+    "representation_frame",
+    "select_hyperparameters",
+    "seed_representations",
+    "selected_spec",
+]
 
 
 # --------------------------------------------------------------------------- #
@@ -102,7 +116,8 @@ def vae_hidden_width(dim: int, multiplier: int, cap: int | None = None) -> int:
 
 
 def vae_training_mb(n_features: int, width: int, layers: int, *, base_mb: float) -> float:
-    r"""Peak memory (MB) of training the VAE of :mod:`dprepro.representations.vae` on ``n_features`` genes.
+    r"""Peak memory (MB) of training the VAE of :mod:`dprepro.representations.vae` on
+    ``n_features`` genes.
 
     Its weights: the encoder's first and the decoder's last layer
     (:math:`2 n_{features} w`), :math:`2 (L - 1) w^2` between hidden layers, and

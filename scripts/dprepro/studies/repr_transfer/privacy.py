@@ -322,7 +322,8 @@ def drug_learner(split: BudgetSplit, *, ridge: float, clip_x: float = math.inf,
 class LearnerTerms:
     """The parameters of a DP learner that its privacy record reads, without the learner.
 
-    What :func:`cancer_privacy` reads of a :class:`~dprepro.learners.logistic_regression.DPLogisticRegression`
+    What :func:`cancer_privacy` reads of a
+    :class:`~dprepro.learners.logistic_regression.DPLogisticRegression`
     (``epsilon``, ``variant``, ``l2``) and :func:`drug_privacy` of a
     :class:`~dprepro.learners.linear_regression.SSPLinearRegression` (``epsilon``, ``xx_noise``,
     ``public_centring``), under the same names.
@@ -411,7 +412,8 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
         DP: ``true_epsilon`` is ``inf`` and ``epsilon_if_bias_penalised`` is
         ``inf`` too.
     selection : FeatureSelection, optional
-        The feature selection that ran (:class:`dprepro.studies.repr_transfer.baselines.FeatureSelection`);
+        The feature selection that ran
+        (:class:`dprepro.studies.repr_transfer.baselines.FeatureSelection`);
         with the authors' data-dependent parts (``public_parts`` false)
         ``true_epsilon`` is ``inf`` (:data:`SELECTION_PARTS_NOTE`).
     """
@@ -489,7 +491,9 @@ class _PartsOf:
 
     @property
     def changed_parts(self) -> int:
-        """As :attr:`dprepro.studies.repr_transfer.baselines.FeatureSelection.changed_parts` (the same rule)."""
+        """As :attr:`dprepro.studies.repr_transfer.baselines.FeatureSelection.changed_parts` (the
+        same rule).
+        """
         return 2 if self.public_parts else 1
 
 

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""The repr_transfer study's data: public and private expression, drug responses and lineages
+(synthetic or real).
+"""
 
 from __future__ import annotations
 

@@ -29,7 +29,17 @@ from dprepro.studies.repr_transfer.common import (
     method_order,
 )
 
-__all__ = ['CANCER_COLUMNS', 'DRUG_COLUMNS', 'TABLES', 'cancer_summary', 'cancer_tables', 'cancer_type_table', 'drug_summary', 'drug_table', 'drug_tables']
+__all__ = [
+    "CANCER_COLUMNS",
+    "DRUG_COLUMNS",
+    "TABLES",
+    "cancer_summary",
+    "cancer_tables",
+    "cancer_type_table",
+    "drug_summary",
+    "drug_table",
+    "drug_tables",
+]
 
 #: Columns of ``cancer_type_accuracy.csv`` in order (the shared contract first).
 CANCER_COLUMNS = (

@@ -1,1 +1,3 @@
-"""studies.rrr_survival: TODO."""
+"""Study rrr_survival: Revised Randomized Response against LNTE on Kaplan–Meier curves, medians and
+log-rank tests.
+"""

@@ -37,7 +37,21 @@ from dprepro.survival.kaplan_meier import KaplanMeier, km_batch
 from dprepro.survival.logrank import pairwise_logrank, pairwise_logrank_batch
 from dprepro.survival.median import km_median, km_median_r
 
-__all__ = ['quantile_inf', 'censored_quantile', 'person_units', 'permuted_logrank', 'release_labels', 'run_release', 'time_grid', 'step_grid', 'analyse_original', 'analyse_rrr', 'analyse_lnte', 'analyse_rrr_debiased', 'analyse_lnte_grid']
+__all__ = [
+    "quantile_inf",
+    "censored_quantile",
+    "person_units",
+    "permuted_logrank",
+    "release_labels",
+    "run_release",
+    "time_grid",
+    "step_grid",
+    "analyse_original",
+    "analyse_rrr",
+    "analyse_lnte",
+    "analyse_rrr_debiased",
+    "analyse_lnte_grid",
+]
 
 
 def time_grid(times, points: int) -> np.ndarray:

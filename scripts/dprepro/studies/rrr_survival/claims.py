@@ -139,7 +139,8 @@ def _undefined(scores: pd.DataFrame) -> float:
 
 
 def _scores(inputs, releases) -> dict:
-    """Per private release: :func:`~dprepro.studies.rrr_survival.aggregate.sup_distances` of its curves to
+    """Per private release: :func:`~dprepro.studies.rrr_survival.aggregate.sup_distances` of its
+    curves to
     the original's (per draw and group), read from the table the utility job wrote with
     them (``inputs["distances"]``), else computed from ``inputs["curves"]``."""
     # by name (Snakemake's input list tests ``in`` against its paths, not its names)

@@ -1,4 +1,6 @@
-"""TODO docstring."""
+"""The rrr_survival releases: each mechanism at its calibration, and the privacy columns of the
+tables built on them.
+"""
 
 from __future__ import annotations
 
@@ -12,7 +14,16 @@ from dprepro.mechanisms.lnte import LNTE
 from dprepro.mechanisms.rrr import RevisedRandomizedResponse
 from dprepro.runtime.privacy_record import PrivacyRecord, non_private, provenance_of
 
-__all__ = ['ORIGINAL', 'PRIVACY_COLUMNS', 'privacy_columns', 'release_mechanism', 'release_record', 'records_from_tables', 'table_privacy', 'grid_calibration']
+__all__ = [
+    "ORIGINAL",
+    "PRIVACY_COLUMNS",
+    "privacy_columns",
+    "release_mechanism",
+    "release_record",
+    "records_from_tables",
+    "table_privacy",
+    "grid_calibration",
+]
 
 #: The record of the non-private reference (the original data).
 ORIGINAL = non_private("non-private reference", mechanism="original",
