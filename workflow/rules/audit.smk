@@ -21,6 +21,7 @@ rule privacy_audit_table:
         mem_mb=3000,
         runtime=15,
     params:
+        library_code=library_code("privacy_audit.py"),
         seed=config["seed"],
         draws_scale=config["audit"]["draws_scale"],
         learner_draws_scale=config["audit"]["learner_draws_scale"],
@@ -50,6 +51,7 @@ rule privacy_audit_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("privacy_audit_plot.py"),
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/privacy_audit_plot.py"

@@ -26,6 +26,8 @@ rule claims_table:
     resources:
         mem_mb=500,
         runtime=5,
+    params:
+        library_code=library_code("claims_table.py"),
     script:
         "../../scripts/claims_table.py"
 
@@ -52,6 +54,7 @@ rule claims_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("claims_figure.py"),
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/claims_figure.py"

@@ -7,6 +7,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 from dprepro.config.schema import check_config, fill_defaults, load_schema  # noqa: E402
+from dprepro.runtime.code_version import script_library_digest  # noqa: E402
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -76,6 +77,16 @@ onerror:
 def bundled(path):
     """A file shipped with the workflow, wherever the working directory is."""
     return str(Path(workflow.basedir) / path)
+
+
+def library_code(script):
+    """Digest of the library modules ``scripts/<script>`` imports (directly or not).
+
+    Every rule with a script carries it as ``params.library_code``, so an edit to
+    library code the script runs reruns the job (docs/design.md §1).
+    """
+    scripts = Path(workflow.basedir) / "scripts"
+    return script_library_digest(scripts / script, scripts / "dprepro")
 
 
 def prov(path):

@@ -19,6 +19,7 @@ rule cbioportal_download:
         mem_mb=1000,
         runtime=15,
     params:
+        library_code=library_code("cbioportal_download.py"),
         base=lambda wc: rrr_paths.cbioportal_base(config, wc.study),
         datasets=lambda wc: rrr_paths.cbioportal_studies(config)[wc.study],
         downloads=canonical(config["downloads"]),
@@ -41,6 +42,7 @@ rule cohort_download:
         mem_mb=1000,
         runtime=15,
     params:
+        library_code=library_code("rrr_cohort_download.py"),
         url=lambda wc: config["datasets"][wc.dataset]["url"],
         sha256=lambda wc: config["datasets"][wc.dataset]["sha256"],
         downloads=canonical(config["downloads"]),
@@ -65,6 +67,7 @@ rule rrr_cohort:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("rrr_cohort.py"),
         spec=lambda wc: canonical(config["datasets"][wc.dataset]),
         seed=config["seed"],
     script:
@@ -93,6 +96,7 @@ rule gdsc_download:
         mem_mb=1000,
         runtime=60,
     params:
+        library_code=library_code("repr_download.py"),
         spec=lambda wc: repr_raw_spec("gdsc", wc.rawfile),
         downloads=canonical(config["downloads"]),
     script:
@@ -116,6 +120,7 @@ rule depmap_download:
         mem_mb=1000,
         runtime=60,
     params:
+        library_code=library_code("repr_download.py"),
         spec=lambda wc: repr_raw_spec("depmap", wc.rawfile),
         downloads=canonical(config["downloads"]),
     script:
@@ -140,6 +145,7 @@ rule tcga_download:
         # the toil TPM matrix is about 4 GB gzipped
         runtime=240,
     params:
+        library_code=library_code("repr_download.py"),
         spec=lambda wc: repr_raw_spec("tcga", wc.rawfile),
         downloads=canonical(config["downloads"]),
     script:
@@ -164,6 +170,7 @@ rule gdsc_preprocess:
         mem_mb=8000,
         runtime=30,
     params:
+        library_code=library_code("repr_preprocess.py"),
         kind="gdsc",
     script:
         "../../scripts/repr_preprocess.py"
@@ -186,6 +193,7 @@ rule depmap_preprocess:
         mem_mb=8000,
         runtime=30,
     params:
+        library_code=library_code("repr_preprocess.py"),
         kind="depmap",
     script:
         "../../scripts/repr_preprocess.py"
@@ -214,6 +222,7 @@ rule tcga_preprocess:
         mem_mb=4000,
         runtime=120,
     params:
+        library_code=library_code("repr_preprocess.py"),
         kind="tcga",
         options={"cancer_type_column": config["datasets"]["tcga"]["cancer_type_column"]},
     script:

@@ -102,6 +102,7 @@ rule ldp_simulate:
         runtime=len(LDP_LABELS) * ldp_simulate_minutes(LDP["n"]),
     params:
         **ldp_simulate_params(None, LDP_LABELS, [LDP["n"]]),
+        library_code=library_code("ldp_simulate.py"),
     script:
         "../../scripts/ldp_simulate.py"
 
@@ -132,6 +133,7 @@ rule ldp_simulate_convergence:
             [LDP["convergence"]["censoring"]],
             LDP["convergence"]["sample_sizes"],
         ),
+        library_code=library_code("ldp_simulate.py"),
     script:
         "../../scripts/ldp_simulate.py"
 
@@ -152,6 +154,7 @@ rule ldp_mse_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_release_table.py"),
         settings=LDP_MAIN,
         x=LDP["x"],
         table="mse",
@@ -177,6 +180,7 @@ rule ldp_claims:
         mem_mb=2000,
         runtime=10,
     params:
+        library_code=library_code("ldp_claims.py"),
         seed=config["seed"],
         settings=LDP_CLAIMS,
         x=LDP["x"],
@@ -207,6 +211,7 @@ rule ldp_alpha_grid_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_release_table.py"),
         settings=LDP_GRID,
         x=LDP["x"],
         table="alpha_grid",
@@ -232,6 +237,7 @@ rule ldp_convergence_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_release_table.py"),
         settings=LDP_CONV,
         x=LDP["x"],
         table="convergence",
@@ -257,6 +263,7 @@ rule ldp_variant_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_variant_table.py"),
         settings=lambda wc: LDP_VARIANTS[wc.variant],
         column=lambda wc: LDP_VARIANT_COLUMNS[wc.variant],
         x=LDP["x"],
@@ -280,6 +287,7 @@ rule ldp_hazard_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_release_table.py"),
         settings=LDP_MAIN,
         x=LDP["x"],
         table="hazard",
@@ -303,6 +311,7 @@ rule ldp_clip_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_release_table.py"),
         settings=LDP_MAIN,
         x=LDP["x"],
         table="clip",
@@ -327,6 +336,7 @@ rule ldp_floor_table:
         mem_mb=500,
         runtime=5,
     params:
+        library_code=library_code("ldp_floor_table.py"),
         censoring=LDP["censoring"],
     script:
         "../../scripts/ldp_floor_table.py"
@@ -355,6 +365,7 @@ rule ldp_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("ldp_plot.py"),
         options=lambda wc: LDP_FIGURE_OPTIONS[wc.figure],
         dpi=config["figures"]["dpi"],
     script:

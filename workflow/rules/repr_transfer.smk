@@ -32,6 +32,7 @@ rule repr_public_data:
         mem_mb=REPR_MEM_MB["data"],
         runtime=20,
     params:
+        library_code=library_code("repr_data.py"),
         kind="public",
         origin=REPR_ORIGIN,
         seed=config["seed"],
@@ -56,6 +57,7 @@ rule repr_private_data:
         mem_mb=REPR_MEM_MB["data"],
         runtime=20,
     params:
+        library_code=library_code("repr_data.py"),
         kind="private",
         origin=REPR_ORIGIN,
         seed=config["seed"],
@@ -86,6 +88,7 @@ rule repr_search:
         mem_mb=repr_fit_mem_mb,
         runtime=lambda wc: repr_search_runtime(wc.representation),
     params:
+        library_code=library_code("repr_search.py"),
         pipelines=REPR_PIPELINES,
         trials=lambda wc: repr_trials(wc.representation),
         space=lambda wc: repr_search_space(wc.representation),
@@ -114,6 +117,7 @@ rule repr_hyperparameter_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("repr_select.py"),
         representations=REPR["representations"],
         data_origin=REPR_ORIGIN,
     script:
@@ -144,6 +148,7 @@ rule repr_fit:
         mem_mb=repr_fit_mem_mb,
         runtime=repr_fit_runtime,
     params:
+        library_code=library_code("repr_fit.py"),
         pipelines=REPR_PIPELINES,
         vae=lambda wc: repr_vae_options(wc.representation),
         seeds=REPR["seeds"],
@@ -171,6 +176,7 @@ rule repr_cancer_type:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=60,
     params:
+        library_code=library_code("repr_cancer_type.py"),
         methods=REPR_METHODS,
         settings=repr_canonical(REPR["cancer_type"]),
         baselines=repr_baseline_params(),
@@ -200,6 +206,7 @@ rule repr_clipping_weights:
         mem_mb=2000,
         runtime=30,
     params:
+        library_code=library_code("repr_clipping.py"),
         methods=REPR_METHODS,
         baselines=repr_baseline_params(),
         epsilons=epsilon_grid(REPR["drug"]),
@@ -232,6 +239,7 @@ rule repr_drug:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=120,
     params:
+        library_code=library_code("repr_drug.py"),
         methods=REPR_METHODS,
         settings=repr_canonical(REPR["drug"]),
         baselines=repr_baseline_params(),
@@ -260,6 +268,7 @@ rule repr_cancer_type_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("repr_tables.py"),
         kind="cancer_type",
         settings=repr_privacy_settings("cancer_type"),
         data_origin=REPR_ORIGIN,
@@ -285,6 +294,7 @@ rule repr_drug_table:
         mem_mb=2000,
         runtime=5,
     params:
+        library_code=library_code("repr_tables.py"),
         kind="drug",
         settings=repr_privacy_settings("drug"),
         data_origin=REPR_ORIGIN,
@@ -310,6 +320,7 @@ rule repr_claims_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("repr_claims.py"),
         epsilons={k: REPR[k]["epsilon"] for k in ("cancer_type", "drug")},
         pipelines=REPR_PIPELINES,
         cancer_settings=repr_privacy_settings("cancer_type"),
@@ -344,6 +355,7 @@ rule repr_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("repr_plot.py"),
         settings=lambda wc: repr_figure_settings(wc.figure),
         dpi=config["figures"]["dpi"],
         data_origin=REPR_ORIGIN,

@@ -2,7 +2,10 @@
 # Also the raw-file paths of the GDSC/DepMap/TCGA download rules in data.smk.
 
 from dprepro.studies.repr_transfer.common import fitted_as  # noqa: E402
-from dprepro.studies.repr_transfer.privacy import epsilon_grid, figure_privacy_text  # noqa: E402
+from dprepro.studies.repr_transfer.privacy import (
+    epsilon_grid,
+    figure_privacy_text,
+)  # noqa: E402
 
 REPR_RAW_ITEMS = {
     "gdsc": {"expression": ".zip", "dose_response": ".xlsx", "cell_lines": ".xlsx"},

@@ -129,6 +129,7 @@ rule rrr_original:
         mem_mb=1000,
         runtime=10,
     params:
+        library_code=library_code("rrr_analyse.py"),
         datasets=RRR["datasets"],
         releases=RRR_REFERENCE,
         # the original is analysed once; draws = the permuted-label reference's draws
@@ -163,6 +164,7 @@ rule rrr_private_releases:
         mem_mb=2000,
         runtime=20,
     params:
+        library_code=library_code("rrr_analyse.py"),
         datasets=lambda wc: [wc.dataset],
         releases=lambda wc: [r for r in RRR_PRIVATE if r["dataset"] == wc.dataset],
         draws=RRR["draws"],
@@ -190,6 +192,7 @@ rule rrr_median_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("rrr_tables.py"),
         table="median_survival",
         options={
             "releases": RRR_ALL,
@@ -215,6 +218,7 @@ rule rrr_logrank_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("rrr_tables.py"),
         table="pairwise_logrank",
         options={
             "releases": RRR_ALL,
@@ -241,6 +245,7 @@ rule rrr_rejection_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("rrr_tables.py"),
         table="logrank_rejection_rate",
         options={
             "releases": RRR_ALL,
@@ -270,6 +275,7 @@ rule rrr_utility_table:
         mem_mb=2000,
         runtime=5,
     params:
+        library_code=library_code("rrr_tables.py"),
         table="utility",
         options={
             "releases": RRR_ALL,
@@ -296,6 +302,7 @@ rule rrr_bands_table:
         mem_mb=2000,
         runtime=5,
     params:
+        library_code=library_code("rrr_tables.py"),
         table="km_bands",
         options={
             "releases": RRR_DRAWN,
@@ -325,6 +332,7 @@ rule rrr_curves_table:
         mem_mb=1000,
         runtime=5,
     params:
+        library_code=library_code("rrr_tables.py"),
         table="km_curves",
         options={
             "releases": RRR_ALL,
@@ -356,6 +364,7 @@ rule rrr_claims_table:
         mem_mb=2000,
         runtime=5,
     params:
+        library_code=library_code("rrr_claims.py"),
         releases=RRR_ALL,
         logrank_releases=RRR_LOGRANK,
         significance=RRR["significance"],
@@ -393,6 +402,7 @@ rule rrr_figure2:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
+        library_code=library_code("rrr_plot.py"),
         datasets=RRR["datasets"],
         figure="figure2",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
@@ -426,6 +436,7 @@ rule rrr_km_bands:
         runtime=10,
     params:
         **RRR_FIGURE_PARAMS,
+        library_code=library_code("rrr_plot.py"),
         datasets=RRR["datasets"],
         figure="km_bands",
         # the bands are quantiles over this many draws of each mechanism
@@ -456,6 +467,7 @@ rule rrr_utility:
         runtime=5,
     params:
         **RRR_FIGURE_PARAMS,
+        library_code=library_code("rrr_plot.py"),
         datasets=RRR["datasets"],
         figure="utility",
         figure_dir=lambda wildcards, output: os.path.dirname(output[0]),

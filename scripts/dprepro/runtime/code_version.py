@@ -1,0 +1,104 @@
+"""The library code a step script runs, as one digest: reruns that follow code changes.
+
+Snakemake reruns a job when its script file changes, but not when a library
+module that the script imports changes. Each rule therefore carries, as a
+``params`` entry, the digest of every library module its script can reach
+through ``dprepro`` imports (top-level and inside functions, followed
+transitively, with the ``__init__.py`` of every package on the way). An edit
+to one of those files changes the parameter and Snakemake's ``params`` rerun
+trigger plans the job again; an edit elsewhere in the library leaves it alone.
+
+The digest is of the files' bytes, so a comment-only or docstring-only edit in
+a reached module reruns the job too (cheap to explain, never misses a change).
+Reading is static (:mod:`ast`): nothing is imported, so the DAG is built
+without numpy, torch or the library itself.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+from functools import cache
+from pathlib import Path
+
+__all__ = ["library_modules", "library_digest", "script_library_digest"]
+
+PACKAGE = "dprepro"
+
+
+def _module_file(library_root: Path, dotted: str) -> Path | None:
+    """The file of module ``dotted`` (``dprepro.x.y``) under ``library_root``, if any."""
+    parts = dotted.split(".")[1:]
+    base = library_root.joinpath(*parts) if parts else library_root
+    if base.with_suffix(".py").is_file():
+        return base.with_suffix(".py")
+    if (base / "__init__.py").is_file():
+        return base / "__init__.py"
+    return None
+
+
+def _packages_on_the_way(dotted: str) -> list[str]:
+    parts = dotted.split(".")
+    return [".".join(parts[:i]) for i in range(1, len(parts))]
+
+
+@cache
+def _imported_modules(path: Path, library_root: Path) -> tuple[str, ...]:
+    """Every ``dprepro`` module that ``path`` imports, anywhere in the file."""
+    tree = ast.parse(path.read_bytes(), filename=str(path))
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        names: list[str] = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            # `from dprepro.pkg import mod` imports a module; `import name` a name
+            names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        for name in names:
+            if name == PACKAGE or name.startswith(PACKAGE + "."):
+                for candidate in [*_packages_on_the_way(name), name]:
+                    if _module_file(library_root, candidate) is not None:
+                        found.add(candidate)
+    return tuple(sorted(found))
+
+
+def library_modules(script: str | Path, library_root: str | Path) -> list[Path]:
+    """Library files that ``script`` can run, found by following its imports.
+
+    Parameters
+    ----------
+    script : path-like
+        A step script (or any Python file) importing ``dprepro``.
+    library_root : path-like
+        The ``dprepro`` package folder.
+
+    Returns
+    -------
+    list of Path
+        Sorted, each file once (its package ``__init__.py`` files included).
+    """
+    root = Path(library_root).resolve()
+    seen: set[str] = set()
+    stack = list(_imported_modules(Path(script).resolve(), root))
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack.extend(_imported_modules(_module_file(root, name), root))
+    return sorted({_module_file(root, name) for name in seen})
+
+
+def library_digest(files, library_root: str | Path) -> str:
+    """sha256 over each file's path (relative to the library's parent) and bytes."""
+    root = Path(library_root).resolve().parent
+    digest = hashlib.sha256()
+    for path in sorted(Path(f).resolve() for f in files):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def script_library_digest(script: str | Path, library_root: str | Path) -> str:
+    """The digest of the library code ``script`` runs (a rule's ``library_code`` param)."""
+    return library_digest(library_modules(script, library_root), library_root)
