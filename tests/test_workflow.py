@@ -767,3 +767,55 @@ def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
     assert "PENDING 0 EXIT 0" in proc.stdout, proc.stdout[-2000:] + proc.stderr[-3000:]
     work = background.folder("rate_limiter_timers")
     assert (work / "results" / "ldp_indicators" / "tables" / "mse.csv").exists()
+
+
+def _planned_rules(checkout: Path, work: Path) -> set[str]:
+    """Rules of the jobs a dry run plans because their params changed (library_code)."""
+    cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"),
+           "-n", "--cores", "2", "--configfile", str(SMALL), "--directory", str(work),
+           "--rerun-triggers", "params"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=checkout)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return set(job_counts(proc.stdout)) - {"all"}
+
+
+def test_reruns_follow_the_library_code_a_rule_runs(runs, tmp_path):
+    """After a complete run, an edit in a library module plans exactly the jobs whose scripts
+    reach it (and their dependants): the survival kernels rerun ldp and rrr jobs, never a
+    repr_transfer job; a repr_transfer module reruns no ldp or rrr job."""
+    checkout = tmp_path / "checkout"
+    checkout.mkdir()
+    for name in ("Snakefile", "workflow", "scripts", "config", "envs", "profiles"):
+        source = ROOT / name
+        (shutil.copytree if source.is_dir() else shutil.copy2)(
+            source, checkout / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
+                                        if source.is_dir() else {}))
+    (checkout / "resources").symlink_to(ROOT / "resources")
+    work = tmp_path / "work"
+    shutil.copytree(runs["2"], work, symlinks=True)
+    library = checkout / "scripts" / "dprepro"
+    assert _planned_rules(checkout, work) == set()
+
+    def edit(module: str) -> set[str]:
+        path = library / module
+        original = path.read_text()
+        path.write_text(original + "\n# an edit\n")
+        try:
+            return _planned_rules(checkout, work)
+        finally:
+            path.write_text(original)
+
+    beran = edit("survival/conditional.py")
+    assert "ldp_simulate" in beran and "ldp_mse_table" in beran
+    assert not any(r.startswith(("repr_", "rrr_")) for r in beran), beran
+    km = edit("survival/kaplan_meier.py")
+    assert {"rrr_original", "rrr_private_releases"} <= km
+    assert not any(r.startswith(("repr_", "ldp_")) for r in km), km
+    kernels = edit("survival/__init__.py")
+    assert any(r.startswith("ldp_") for r in kernels) and any(r.startswith("rrr_") for r in kernels)
+    assert not any(r.startswith("repr_") for r in kernels), kernels
+    repr_edit = edit("studies/repr_transfer/drug.py")
+    assert "repr_drug" in repr_edit
+    assert not any(r.startswith(("ldp_", "rrr_", "privacy_audit")) for r in repr_edit), repr_edit
+    # registering or changing a mechanism reruns the audit
+    assert "privacy_audit_table" in edit("mechanisms/registry.py")

@@ -74,11 +74,6 @@ onerror:
     cancel_rate_limiter_timers()
 
 
-def bundled(path):
-    """A file shipped with the workflow, wherever the working directory is."""
-    return str(Path(workflow.basedir) / path)
-
-
 def library_code(script):
     """Digest of the library modules ``scripts/<script>`` imports (directly or not).
 

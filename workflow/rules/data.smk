@@ -52,7 +52,11 @@ rule cohort_download:
 
 rule rrr_cohort:
     input:
-        unpack(lambda wc: rrr_paths.cohort_inputs(config, wc.dataset, workflow.basedir)),
+        unpack(
+            lambda wc: rrr_paths.cohort_inputs(
+                config, wc.dataset, workflow.basedir, os.getcwd()
+            )
+        ),
     output:
         cohort="results/data/cohorts/{dataset}.parquet",
         prov=prov("results/data/cohorts/{dataset}.parquet"),

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
-from dprepro.figures.style import (  # noqa: E402
+from dprepro.figures.style import (
     legend_and_footer,
 )
 

@@ -4,9 +4,9 @@ coloured by verdict.
 
 from __future__ import annotations
 
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
 
 from dprepro.figures.style import wrapped_footer
 

@@ -102,13 +102,13 @@ __all__ = [
 
 # the per-source readers and the shared helpers live in their own modules (split by
 # concept); importing them here keeps every caller of dprepro.data.expression working
-from dprepro.data import tcga  # noqa: E402
-from dprepro.data.depmap import (  # noqa: E402
+from dprepro.data import tcga
+from dprepro.data.depmap import (
     depmap_tables,
     read_depmap_expression,
     read_depmap_models,
 )
-from dprepro.data.expression_io import (  # noqa: E402
+from dprepro.data.expression_io import (
     _INT_COLUMNS_ATTR,
     DEPMAP_META_COLUMNS,
     GDSC_CELL_LINE_COLUMNS,
@@ -118,7 +118,7 @@ from dprepro.data.expression_io import (  # noqa: E402
     _collapse,
     _list_some,
 )
-from dprepro.data.gdsc import (  # noqa: E402
+from dprepro.data.gdsc import (
     gdsc_tables,
     read_gdsc_cell_lines,
     read_gdsc_dose_response,

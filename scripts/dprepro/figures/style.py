@@ -14,13 +14,13 @@ from pathlib import Path
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-from matplotlib.figure import Figure  # noqa: E402
-from matplotlib.layout_engine import PlaceHolderLayoutEngine  # noqa: E402
-from matplotlib.transforms import Bbox  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.figure import Figure
+from matplotlib.layout_engine import PlaceHolderLayoutEngine
+from matplotlib.transforms import Bbox
 
-from dprepro.runtime.io import atomic_path  # noqa: E402
+from dprepro.runtime.io import atomic_path
 
 __all__ = ["Part", "save_figure", "footer", "layout_with_footer", "legend_and_footer",
            "wrapped_footer"]

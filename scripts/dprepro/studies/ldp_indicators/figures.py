@@ -12,20 +12,19 @@ from __future__ import annotations
 import os
 
 import matplotlib
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
-from dprepro.figures.style import (  # noqa: E402
-    footer,
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from dprepro.figures.style import (
     legend_and_footer,
-    wrapped_footer,
 )
-from dprepro.studies.ldp_indicators.simulation import ESTIMATORS, estimators  # noqa: E402
+from dprepro.studies.ldp_indicators.simulation import ESTIMATORS, estimators
 
 __all__ = ['LDP_FIGURES', 'ldp_figure1', 'ldp_mse_vs_alpha', 'ldp_mse_vs_n']
 
-matplotlib.use("Agg")
 
 _STYLE = {
     "private_beran": {"color": "#d62728", "linestyle": "-"},
@@ -74,8 +73,8 @@ def _private_curves(rows: pd.DataFrame, estimator: str = "private_beran"):
         yield label, style, private[private["mechanism"] == mechanism]
 
 
-_footer = footer
-_wrapped_footer = wrapped_footer
+
+
 
 
 def _mse_curve(ax, part, label, style, value="mse", signed=False):

@@ -7,12 +7,14 @@ import textwrap
 from collections.abc import Mapping
 
 import matplotlib
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
 
-from dprepro.studies.ldp_indicators.figures import _footer  # noqa: E402
-from dprepro.studies.repr_transfer.privacy import (  # noqa: E402
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+
+from dprepro.figures.style import footer
+from dprepro.studies.repr_transfer.privacy import (
     cancer_variant_text,
     drug_privacy_text,
 )
@@ -20,7 +22,6 @@ from dprepro.studies.repr_transfer.tables import with_pipeline
 
 __all__ = ['FIGURES', 'draw_figure']
 
-matplotlib.use("Agg")
 
 _REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "VAE",
                 "pca_vae_dim": "PCA at the VAE's r", "fixed_genes": "fixed genes",
@@ -99,7 +100,7 @@ def _finish(fig, note: str, *, suptitle: str | None = None) -> None:
     """
     width = max(60, int(fig.get_figwidth() * 17))
     text = textwrap.fill(note, width)
-    _footer(fig, text)
+    footer(fig, text)
     lines = text.count("\n") + 1
     bottom = (lines * 7 * 1.3 + 6) / (fig.get_figheight() * 72)
     top = 1 - 14 / (fig.get_figheight() * 72)

@@ -9,12 +9,12 @@ import textwrap
 import matplotlib
 
 matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-import numpy as np  # noqa: E402
-import pandas as pd  # noqa: E402
-from matplotlib.transforms import blended_transform_factory  # noqa: E402
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from matplotlib.transforms import blended_transform_factory
 
-from dprepro.figures.style import Part, layout_with_footer  # noqa: E402
+from dprepro.figures.style import Part, layout_with_footer
 
 
 def _ylabel(endpoint: str) -> str:

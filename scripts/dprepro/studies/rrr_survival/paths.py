@@ -8,6 +8,7 @@ what a cohort is built from.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -139,15 +140,21 @@ def cohort_priority(config: Mapping, dataset: str) -> int:
     return int(config["datasets"][dataset]["source"] in ("synthetic", "cbioportal", "url"))
 
 
-def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path) -> dict[str, str]:
-    """What a cohort is built from, by its configured source."""
+def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path,
+                  working_dir: str | Path = ".") -> dict[str, str]:
+    """What a cohort is built from, by its configured source.
+
+    A bundled table is named relative to ``working_dir`` (the run's directory), so a
+    run folder copied with its checkout stays up to date: an absolute path would
+    change with the copy and Snakemake would plan the cohort's jobs again.
+    """
     if dataset not in config["datasets"]:
         raise ValueError(f"no entry datasets.{dataset} in the configuration")
     spec = config["datasets"][dataset]
     source = spec["source"]
     if source == "bundled":
-        path = Path(workflow_dir) / spec["path"]
-        return {"table": str(path), "checksum": f"{path}.sha256"}
+        path = os.path.relpath(Path(workflow_dir) / spec["path"], working_dir)
+        return {"table": path, "checksum": f"{path}.sha256"}
     if source == "file":
         return {"table": spec["path"]}
     if source == "url":

@@ -1,0 +1,71 @@
+"""dprepro.runtime.code_version: the library files a step script runs, and their digest."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dprepro.runtime.code_version import library_modules, script_library_digest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "scripts" / "dprepro"
+
+
+@pytest.fixture
+def tree(tmp_path):
+    """A small library: the script reaches a (top level), b (inside a function of a), c (b's
+    package __init__ and module), never d."""
+    lib = tmp_path / "dprepro"
+    (lib / "pkg").mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "pkg" / "__init__.py").write_text('"""pkg."""\n')
+    (lib / "a.py").write_text("def f():\n    from dprepro.pkg import b\n    return b.g()\n")
+    (lib / "pkg" / "b.py").write_text("from dprepro.pkg.c import h\n\ndef g():\n    return h()\n")
+    (lib / "pkg" / "c.py").write_text("def h():\n    return 1\n")
+    (lib / "d.py").write_text("import dprepro.a\n")
+    script = tmp_path / "step.py"
+    script.write_text("import numpy\nfrom dprepro.a import f\n")
+    return script, lib
+
+
+def _names(files, lib):
+    return sorted(p.relative_to(lib.resolve()).as_posix() for p in files)
+
+
+def test_imports_are_followed_through_functions_and_packages(tree):
+    script, lib = tree
+    assert _names(library_modules(script, lib), lib) == [
+        "__init__.py", "a.py", "pkg/__init__.py", "pkg/b.py", "pkg/c.py"]
+
+
+def test_the_digest_follows_reached_files_only(tree):
+    script, lib = tree
+    before = script_library_digest(script, lib)
+    (lib / "d.py").write_text("import dprepro.a\nX = 2\n")
+    assert script_library_digest(script, lib) == before
+    (lib / "pkg" / "c.py").write_text("def h():\n    return 2\n")
+    assert script_library_digest(script, lib) != before
+
+
+def test_the_digest_does_not_depend_on_where_the_checkout_lies(tree, tmp_path):
+    import shutil
+
+    script, lib = tree
+    moved = tmp_path / "elsewhere"
+    shutil.copytree(tmp_path, moved, ignore=shutil.ignore_patterns("elsewhere"))
+    assert script_library_digest(moved / "step.py", moved / "dprepro") == \
+        script_library_digest(script, lib)
+
+
+def test_the_real_scripts_reach_what_they_run():
+    """The survival kernels are reached by the ldp and rrr steps, never by repr_transfer's."""
+    def reached(script):
+        return _names(library_modules(ROOT / "scripts" / script, LIB), LIB)
+
+    assert "survival/conditional.py" in reached("ldp_simulate.py")
+    assert "survival/kaplan_meier.py" in reached("rrr_analyse.py")
+    assert "mechanisms/registry.py" in reached("privacy_audit.py")
+    for script in sorted((ROOT / "scripts").glob("repr_*.py")):
+        assert not any(n.startswith("survival/") for n in reached(script.name)), script.name
+    assert not any(n.startswith("studies/repr_transfer") for n in reached("rrr_tables.py"))

@@ -1,0 +1,154 @@
+"""The library's shape: subpackages by concept, imports that point down, no cycles.
+
+The graph is read from the source (every ``dprepro`` import, also those inside
+functions), so a lazy import cannot hide a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+LIB = ROOT / "scripts" / "dprepro"
+
+#: Layers of subpackages, lowest first: a package may import its own modules and those of
+#: lower layers only (the layout of docs/design.md §1).
+LAYERS = [
+    ["runtime"],
+    ["survival", "learners", "representations", "figures"],
+    ["mechanisms", "data", "claims"],
+    ["audit", "config"],
+    ["studies"],
+]
+LAYER = {package: level for level, packages in enumerate(LAYERS) for package in packages}
+STUDIES = ["ldp_indicators", "rrr_survival", "repr_transfer"]
+
+
+def _module_name(path: Path) -> str:
+    parts = path.relative_to(LIB.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _is_module(name: str) -> bool:
+    base = LIB.parent.joinpath(*name.split("."))
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
+
+
+def _imports(path: Path) -> set[str]:
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            assert node.level == 0, f"{path}: relative import (the library uses absolute ones)"
+            if node.module and node.module.startswith("dprepro."):
+                found.add(node.module)
+                found |= {f"{node.module}.{a.name}" for a in node.names
+                          if _is_module(f"{node.module}.{a.name}")}
+        elif isinstance(node, ast.Import):
+            found |= {a.name for a in node.names if a.name.startswith("dprepro.")}
+    return found
+
+
+MODULES = {_module_name(p): p for p in sorted(LIB.rglob("*.py"))}
+GRAPH = {name: _imports(path) - {name} for name, path in MODULES.items()}
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan)."""
+    index, low, stack, on_stack, found = {}, {}, [], set(), []
+
+    def visit(v):
+        index[v] = low[v] = len(index)
+        stack.append(v)
+        on_stack.add(v)
+        for w in graph.get(v, ()):
+            if w not in graph:
+                continue
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on_stack:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            component = []
+            while True:
+                w = stack.pop()
+                on_stack.discard(w)
+                component.append(w)
+                if w == v:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for v in graph:
+        if v not in index:
+            visit(v)
+    return found
+
+
+def test_the_cycle_finder_finds_a_cycle():
+    assert _cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+    assert _cycles({"a": {"b"}, "b": set()}) == []
+
+
+def test_no_import_cycle_among_library_modules():
+    assert _cycles(GRAPH) == []
+
+
+def test_every_module_sits_in_a_known_subpackage():
+    top = {name.split(".")[1] for name in MODULES if name != "dprepro"}
+    assert top == set(LAYER), "a new subpackage needs its layer in LAYERS (and design.md §1)"
+    flat = [name for name in MODULES
+            if name.count(".") == 1 and not (LIB / name.split(".")[1]).is_dir()]
+    assert flat == [], "library modules live in subpackages"
+
+
+@pytest.mark.parametrize("module", sorted(GRAPH))
+def test_imports_point_down(module):
+    if module == "dprepro":
+        return
+    package = module.split(".")[1]
+    for target in GRAPH[module]:
+        other = target.split(".")[1]
+        if other == package:
+            continue
+        assert LAYER[other] < LAYER[package], f"{module} imports {target}: up or sideways"
+
+
+def test_studies_do_not_import_each_other():
+    for module, targets in GRAPH.items():
+        parts = module.split(".")
+        if len(parts) < 3 or parts[1] != "studies":
+            continue
+        for target in targets:
+            t = target.split(".")
+            if t[1] == "studies" and len(t) > 2:
+                assert t[2] == parts[2], f"{module} imports {target}"
+
+
+def test_library_never_imports_snakemake():
+    for name, path in MODULES.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([a.name for a in node.names] if isinstance(node, ast.Import)
+                     else [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
+            assert not any(n.split(".")[0] == "snakemake" for n in names), name
+
+
+def test_no_module_grows_past_the_size_a_reader_takes_in():
+    """One concept per module: about 600 lines (the five above 600 are under 670)."""
+    sizes = {name: len(path.read_text().splitlines()) for name, path in MODULES.items()}
+    assert {name: n for name, n in sizes.items() if n > 700} == {}
+
+
+def test_study_scripts_import_only_their_own_study():
+    for script in sorted((ROOT / "scripts").glob("*.py")):
+        study = {"ldp": "ldp_indicators", "rrr": "rrr_survival", "repr": "repr_transfer"}.get(
+            script.stem.split("_")[0])
+        if study is None:
+            continue
+        for target in _imports(script):
+            t = target.split(".")
+            if t[1] == "studies" and len(t) > 2:
+                assert t[2] == study, f"{script.name} imports {target}"
