@@ -39,7 +39,7 @@ def requirement_pins(path):
 
 
 def test_requirements_are_exact_pins():
-    for path in ("requirements.txt", "requirements-test.txt"):
+    for path in ("requirements.txt", "requirements-cluster.txt", "requirements-test.txt"):
         for line in (ROOT / path).read_text().splitlines():
             line = line.split("#", 1)[0].strip()
             if line and not line.startswith("-r"):
