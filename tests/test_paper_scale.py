@@ -148,7 +148,7 @@ def test_vae_jobs_declare_the_memory_of_the_widest_allowed_candidate(paper_jobs)
     """Paper mode caps the VAE's width (the authors' 10,000 x r would need terabytes), and
     the VAE jobs declare MEM_MARGIN x the widest allowed candidate's training memory: the
     measured fit's rest (its peak less its weights) plus 16 bytes a weight of that width."""
-    from dprepro.studies.repr_transfer.fitting import vae_hidden_width, vae_training_mb
+    from dprepro.representations.vae_size import vae_hidden_width, vae_training_mb
 
     spec = _paper_config()
     cap = spec["vae"]["max_hidden_width"]

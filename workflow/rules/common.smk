@@ -8,6 +8,8 @@ sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 from dprepro.config.schema import check_config, fill_defaults, load_schema  # noqa: E402
 from dprepro.runtime.code_version import script_library_digest  # noqa: E402
+from dprepro.runtime.params import canonical  # noqa: E402
+from dprepro.runtime.provenance import sidecar_path as prov  # noqa: E402
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 
@@ -82,29 +84,6 @@ def library_code(script):
     """
     scripts = Path(workflow.basedir) / "scripts"
     return script_library_digest(scripts / script, scripts / "dprepro")
-
-
-def prov(path):
-    """Provenance sidecar written next to every table and figure."""
-    return f"{path}.prov.json"
-
-
-def canonical(value):
-    """``value`` with every mapping's keys sorted, recursively.
-
-    For params copied from the configuration: Snakemake compares params as they
-    are written, so the same keys listed in another order would rerun the job.
-    """
-    if isinstance(value, dict):
-        return {key: canonical(value[key]) for key in sorted(value)}
-    if isinstance(value, list):
-        return [canonical(item) for item in value]
-    return value
-
-
-def fmt_number(value):
-    """Canonical text of a number in file names (0.2 -> '0.2', 2.0 -> '2')."""
-    return f"{float(value):g}"
 
 
 STUDY_TARGETS = {}

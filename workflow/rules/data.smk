@@ -101,7 +101,7 @@ rule gdsc_download:
         runtime=60,
     params:
         library_code=library_code("repr_download.py"),
-        spec=lambda wc: repr_raw_spec("gdsc", wc.rawfile),
+        spec=lambda wc: REPR_PLAN.raw_spec("gdsc", wc.rawfile),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
@@ -125,7 +125,7 @@ rule depmap_download:
         runtime=60,
     params:
         library_code=library_code("repr_download.py"),
-        spec=lambda wc: repr_raw_spec("depmap", wc.rawfile),
+        spec=lambda wc: REPR_PLAN.raw_spec("depmap", wc.rawfile),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
@@ -150,7 +150,7 @@ rule tcga_download:
         runtime=240,
     params:
         library_code=library_code("repr_download.py"),
-        spec=lambda wc: repr_raw_spec("tcga", wc.rawfile),
+        spec=lambda wc: REPR_PLAN.raw_spec("tcga", wc.rawfile),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
@@ -158,9 +158,9 @@ rule tcga_download:
 
 rule gdsc_preprocess:
     input:
-        expression=repr_raw("gdsc", "expression"),
-        dose_response=repr_raw("gdsc", "dose_response"),
-        cell_lines=repr_raw("gdsc", "cell_lines"),
+        expression=REPR_PLAN.raw("gdsc", "expression"),
+        dose_response=REPR_PLAN.raw("gdsc", "dose_response"),
+        cell_lines=REPR_PLAN.raw("gdsc", "cell_lines"),
     output:
         **GDSC_CACHE,
         **{f"prov_{k}": prov(v) for k, v in GDSC_CACHE.items()},
@@ -182,8 +182,8 @@ rule gdsc_preprocess:
 
 rule depmap_preprocess:
     input:
-        expression=repr_raw("depmap", "expression"),
-        models=repr_raw("depmap", "models"),
+        expression=REPR_PLAN.raw("depmap", "expression"),
+        models=REPR_PLAN.raw("depmap", "models"),
     output:
         **DEPMAP_CACHE,
         **{f"prov_{k}": prov(v) for k, v in DEPMAP_CACHE.items()},
@@ -205,9 +205,9 @@ rule depmap_preprocess:
 
 rule tcga_preprocess:
     input:
-        expression=repr_raw("tcga", "expression"),
-        probemap=repr_raw("tcga", "probemap"),
-        phenotype=repr_raw("tcga", "phenotype"),
+        expression=REPR_PLAN.raw("tcga", "expression"),
+        probemap=REPR_PLAN.raw("tcga", "probemap"),
+        phenotype=REPR_PLAN.raw("tcga", "phenotype"),
         # the array's gene list (column names only): the genes kept from TCGA
         genes=GDSC_CACHE["expression"],
     output:

@@ -1,12 +1,25 @@
-# The study's helper functions (settings, paths) live beside it; Snakemake's
-# lint wants functions and rules in separate files.
-include: "ldp_indicators_common.smk"
+# ---- ldp_indicators: the study's plan (dprepro.studies.ldp_indicators.plan) and rules ----
+import re
+
+from dprepro.studies.ldp_indicators.plan import LdpPlan, simulate_minutes  # noqa: E402
+
+LDP = config["ldp_indicators"]
+LDP_DIR = "results/ldp_indicators"
+LDP_PLAN = LdpPlan(LDP, seed=config["seed"])
+LDP_DESIGNS = LDP_PLAN.designs
+
+
+wildcard_constraints:
+    censoring=r"[0-9]+",
+    n=r"[0-9]+",
+    design="|".join(re.escape(d) for d in LDP_DESIGNS),
+    mechanism=r"[a-z0-9_.]+",
 
 
 LDP_LABELS = [s["label"] for s in LDP["censoring"]]
-LDP_MAIN = ldp_settings("main", LDP_LABELS, [LDP["n"]], LDP["alphas"])
-LDP_GRID = ldp_settings("main", LDP_LABELS, [LDP["n"]], LDP["alpha_grid"])
-LDP_CONV = ldp_settings(
+LDP_MAIN = LDP_PLAN.settings("main", LDP_LABELS, [LDP["n"]], LDP["alphas"])
+LDP_GRID = LDP_PLAN.settings("main", LDP_LABELS, [LDP["n"]], LDP["alpha_grid"])
+LDP_CONV = LDP_PLAN.settings(
     "convergence",
     [LDP["convergence"]["censoring"]],
     LDP["convergence"]["sample_sizes"],
@@ -14,13 +27,13 @@ LDP_CONV = ldp_settings(
     LDP["convergence"]["mechanisms"],
 )
 LDP_VARIANTS = {
-    name: ldp_variant_settings(name) for name in ("x", "noise_scale", "phat")
+    name: LDP_PLAN.variant_settings(name) for name in ("x", "noise_scale", "phat")
 }
 # the variant columns of each variant table
 LDP_VARIANT_COLUMNS = {"x": "x", "noise_scale": "noise_scale", "phat": "phat_at"}
 # the claims read the Figure 1 replicates (the α of Figure 1 and the largest α of
 # the grid, for "F̂ and F̌ coincide as α → ∞": the same files) and every variant's
-LDP_CLAIMS = ldp_settings(
+LDP_CLAIMS = LDP_PLAN.settings(
     "main",
     LDP_LABELS,
     [LDP["n"]],
@@ -86,7 +99,7 @@ rule ldp_simulate:
     # one job per design and mechanism for every censoring at the study's n: a setting's
     # simulation costs about what a job's start-up does
     output:
-        **ldp_replicate_outputs("{design}", "{mechanism}", LDP_LABELS, [LDP["n"]]),
+        **LDP_PLAN.replicate_outputs("{design}", "{mechanism}", LDP_LABELS, [LDP["n"]]),
     log:
         "results/logs/ldp_simulate/{design}_{mechanism}.log",
     benchmark:
@@ -99,9 +112,9 @@ rule ldp_simulate:
     threads: 1
     resources:
         mem_mb=600 + LDP["n"] // 4,
-        runtime=len(LDP_LABELS) * ldp_simulate_minutes(LDP["n"]),
+        runtime=len(LDP_LABELS) * simulate_minutes(LDP["n"]),
     params:
-        **ldp_simulate_params(None, LDP_LABELS, [LDP["n"]]),
+        **LDP_PLAN.simulate_params(None, LDP_LABELS, [LDP["n"]]),
         library_code=library_code("ldp_simulate.py"),
     script:
         "../../scripts/ldp_simulate.py"
@@ -110,7 +123,7 @@ rule ldp_simulate:
 rule ldp_simulate_convergence:
     # one job per mechanism for every n of the convergence study
     output:
-        **ldp_replicate_outputs(
+        **LDP_PLAN.replicate_outputs(
             "convergence",
             "{mechanism}",
             [LDP["convergence"]["censoring"]],
@@ -126,9 +139,9 @@ rule ldp_simulate_convergence:
     threads: 1
     resources:
         mem_mb=600 + max(LDP["convergence"]["sample_sizes"]) // 4,
-        runtime=sum(ldp_simulate_minutes(n) for n in LDP["convergence"]["sample_sizes"]),
+        runtime=sum(simulate_minutes(n) for n in LDP["convergence"]["sample_sizes"]),
     params:
-        **ldp_simulate_params(
+        **LDP_PLAN.simulate_params(
             "convergence",
             [LDP["convergence"]["censoring"]],
             LDP["convergence"]["sample_sizes"],
@@ -140,7 +153,7 @@ rule ldp_simulate_convergence:
 
 rule ldp_mse_table:
     input:
-        estimates=ldp_estimate_paths(LDP_MAIN),
+        estimates=LDP_PLAN.estimate_paths(LDP_MAIN),
     output:
         table=LDP_TABLES["mse"],
         prov=prov(LDP_TABLES["mse"]),
@@ -164,7 +177,7 @@ rule ldp_mse_table:
 
 rule ldp_claims:
     input:
-        estimates=ldp_estimate_paths(LDP_CLAIMS),
+        estimates=LDP_PLAN.estimate_paths(LDP_CLAIMS),
     output:
         table=f"{LDP_DIR}/tables/claims.csv",
         prov=prov(f"{LDP_DIR}/tables/claims.csv"),
@@ -188,8 +201,8 @@ rule ldp_claims:
         alphas=LDP["alphas"],
         grid_alphas=[max(LDP["alpha_grid"])],
         mechanisms=LDP["mechanisms"],
-        claims=ldp_sorted(LDP["claims"]),
-        variants=ldp_sorted(LDP["variants"]),
+        claims=canonical(LDP["claims"]),
+        variants=canonical(LDP["variants"]),
         noise_draws=LDP["noise_draws"],
     script:
         "../../scripts/ldp_claims.py"
@@ -197,7 +210,7 @@ rule ldp_claims:
 
 rule ldp_alpha_grid_table:
     input:
-        estimates=ldp_estimate_paths(LDP_GRID),
+        estimates=LDP_PLAN.estimate_paths(LDP_GRID),
     output:
         table=LDP_TABLES["alpha_grid"],
         prov=prov(LDP_TABLES["alpha_grid"]),
@@ -221,7 +234,7 @@ rule ldp_alpha_grid_table:
 
 rule ldp_convergence_table:
     input:
-        estimates=ldp_estimate_paths(LDP_CONV),
+        estimates=LDP_PLAN.estimate_paths(LDP_CONV),
     output:
         table=LDP_TABLES["mse_vs_n"],
         rates=LDP_TABLES["rates"],
@@ -247,7 +260,7 @@ rule ldp_convergence_table:
 
 rule ldp_variant_table:
     input:
-        estimates=lambda wc: ldp_estimate_paths(LDP_VARIANTS[wc.variant]),
+        estimates=lambda wc: LDP_PLAN.estimate_paths(LDP_VARIANTS[wc.variant]),
     output:
         table=f"{LDP_DIR}/tables/mse_{{variant}}.csv",
         prov=prov(f"{LDP_DIR}/tables/mse_{{variant}}.csv"),
@@ -273,7 +286,7 @@ rule ldp_variant_table:
 
 rule ldp_hazard_table:
     input:
-        estimates=ldp_estimate_paths(LDP_MAIN),
+        estimates=LDP_PLAN.estimate_paths(LDP_MAIN),
     output:
         table=LDP_TABLES["hazard"],
         prov=prov(LDP_TABLES["hazard"]),
@@ -297,7 +310,7 @@ rule ldp_hazard_table:
 
 rule ldp_clip_table:
     input:
-        estimates=ldp_estimate_paths(LDP_MAIN),
+        estimates=LDP_PLAN.estimate_paths(LDP_MAIN),
     output:
         table=LDP_TABLES["clip"],
         prov=prov(LDP_TABLES["clip"]),

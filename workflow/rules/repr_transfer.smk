@@ -3,8 +3,8 @@
 # of paper mode live in data.smk.
 
 
-# The study's configuration, paths and helper functions live beside it (Snakemake's
-# lint wants functions and rules in separate files); data.smk includes it first.
+# The study's plan (names of paths and settings from dprepro.studies.repr_transfer.plan);
+# data.smk includes it first.
 include: "repr_transfer_common.smk"
 
 
@@ -16,7 +16,7 @@ wildcard_constraints:
 
 rule repr_public_data:
     input:
-        unpack(repr_data_inputs("public")),
+        unpack(REPR_PLAN.data_inputs("public")),
     output:
         **REPR_PUBLIC,
         **{f"prov_{k}": prov(v) for k, v in REPR_PUBLIC.items()},
@@ -43,7 +43,7 @@ rule repr_public_data:
 
 rule repr_private_data:
     input:
-        unpack(repr_data_inputs("private")),
+        unpack(REPR_PLAN.data_inputs("private")),
     output:
         **REPR_PRIVATE,
         **{f"prov_{k}": prov(v) for k, v in REPR_PRIVATE.items()},
@@ -72,7 +72,7 @@ rule repr_search:
     output:
         # one job per representation runs every pipeline's search, so a candidate that two
         # searches propose (their random start-up trials coincide) is fitted once
-        **repr_pipeline_outputs(
+        **REPR_PLAN.pipeline_outputs(
             lambda p: f"{REPR_DIR}/candidates/{p}/{{representation}}.csv"
         ),
     log:
@@ -85,16 +85,16 @@ rule repr_search:
     threads: 1
     resources:
         # the PCA search holds one exact SVD at a time: at paper scale repr_fit's memory
-        mem_mb=repr_fit_mem_mb,
-        runtime=lambda wc: repr_search_runtime(wc.representation),
+        mem_mb=REPR_PLAN.fit_mem_mb,
+        runtime=lambda wc: REPR_PLAN.search_runtime(wc.representation),
     params:
         library_code=library_code("repr_search.py"),
         pipelines=REPR_PIPELINES,
-        trials=lambda wc: repr_trials(wc.representation),
-        space=lambda wc: repr_search_space(wc.representation),
-        objectives={p: repr_search_objective(p) for p in REPR_PIPELINES},
-        vae=lambda wc: repr_vae_options(wc.representation),
-        trial_seconds=lambda wc: repr_trial_seconds(wc.representation),
+        trials=lambda wc: REPR_PLAN.trials(wc.representation),
+        space=lambda wc: REPR_PLAN.search_space(wc.representation),
+        objectives={p: REPR_PLAN.search_objective(p) for p in REPR_PIPELINES},
+        vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
+        trial_seconds=lambda wc: REPR_PLAN.trial_seconds(wc.representation),
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
     script:
@@ -103,7 +103,7 @@ rule repr_search:
 
 rule repr_hyperparameter_table:
     input:
-        candidates=repr_search_paths(),
+        candidates=REPR_PLAN.search_paths(),
     output:
         table=REPR_TABLES["hyperparameters"],
         prov=prov(REPR_TABLES["hyperparameters"]),
@@ -133,7 +133,7 @@ rule repr_fit:
     output:
         # one job per representation fits every pipeline's selected candidate (as
         # repr_search searches them): a candidate two pipelines select is fitted once
-        **repr_pipeline_outputs(
+        **REPR_PLAN.pipeline_outputs(
             lambda p: f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
         ),
     log:
@@ -145,12 +145,12 @@ rule repr_fit:
         "../../envs/learning.yaml"
     threads: 1
     resources:
-        mem_mb=repr_fit_mem_mb,
-        runtime=repr_fit_runtime,
+        mem_mb=REPR_PLAN.fit_mem_mb,
+        runtime=REPR_PLAN.fit_runtime,
     params:
         library_code=library_code("repr_fit.py"),
         pipelines=REPR_PIPELINES,
-        vae=lambda wc: repr_vae_options(wc.representation),
+        vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
         seeds=REPR["seeds"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -160,7 +160,7 @@ rule repr_fit:
 
 rule repr_cancer_type:
     input:
-        **repr_experiment_inputs(),
+        **REPR_PLAN.experiment_inputs(),
     output:
         rows=f"{REPR_DIR}/experiments/cancer_type_{{pipeline}}.parquet",
         prov=prov(f"{REPR_DIR}/experiments/cancer_type_{{pipeline}}.parquet"),
@@ -178,8 +178,8 @@ rule repr_cancer_type:
     params:
         library_code=library_code("repr_cancer_type.py"),
         methods=REPR_METHODS,
-        settings=repr_canonical(REPR["cancer_type"]),
-        baselines=repr_baseline_params(),
+        settings=canonical(REPR["cancer_type"]),
+        baselines=REPR_PLAN.baseline_params(),
         seeds=REPR["seeds"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -193,7 +193,9 @@ rule repr_clipping_weights:
         private_response=REPR_PRIVATE["response"],
     output:
         # one job for every pipeline: each job's start-up costs more than its arithmetic
-        **repr_pipeline_outputs(lambda p: f"{REPR_DIR}/experiments/clipping_{p}.csv"),
+        **REPR_PLAN.pipeline_outputs(
+            lambda p: f"{REPR_DIR}/experiments/clipping_{p}.csv"
+        ),
     log:
         "results/logs/repr_clipping_weights/repr_clipping_weights.log",
     benchmark:
@@ -208,7 +210,7 @@ rule repr_clipping_weights:
     params:
         library_code=library_code("repr_clipping.py"),
         methods=REPR_METHODS,
-        baselines=repr_baseline_params(),
+        baselines=REPR_PLAN.baseline_params(),
         epsilons=epsilon_grid(REPR["drug"]),
         test_size=REPR["drug"]["test_size"],
         clipping_datasets=REPR["drug"]["clipping_datasets"],
@@ -222,7 +224,7 @@ rule repr_clipping_weights:
 
 rule repr_drug:
     input:
-        **repr_experiment_inputs(),
+        **REPR_PLAN.experiment_inputs(),
         clipping=f"{REPR_DIR}/experiments/clipping_{{pipeline}}.csv",
     output:
         rows=f"{REPR_DIR}/experiments/drug_{{pipeline}}_chunk{{chunk}}.parquet",
@@ -241,8 +243,8 @@ rule repr_drug:
     params:
         library_code=library_code("repr_drug.py"),
         methods=REPR_METHODS,
-        settings=repr_canonical(REPR["drug"]),
-        baselines=repr_baseline_params(),
+        settings=canonical(REPR["drug"]),
+        baselines=REPR_PLAN.baseline_params(),
         seeds=REPR["seeds"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -252,7 +254,7 @@ rule repr_drug:
 
 rule repr_cancer_type_table:
     input:
-        rows=repr_cancer_type_paths(),
+        rows=REPR_PLAN.cancer_type_paths(),
     output:
         table=REPR_TABLES["cancer_type_accuracy"],
         summary=REPR_TABLES["cancer_type_summary"],
@@ -270,7 +272,7 @@ rule repr_cancer_type_table:
     params:
         library_code=library_code("repr_tables.py"),
         kind="cancer_type",
-        settings=repr_privacy_settings("cancer_type"),
+        settings=REPR_PLAN.privacy_settings("cancer_type"),
         data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_tables.py"
@@ -278,7 +280,7 @@ rule repr_cancer_type_table:
 
 rule repr_drug_table:
     input:
-        rows=repr_drug_paths(),
+        rows=REPR_PLAN.drug_paths(),
     output:
         table=REPR_TABLES["drug_sensitivity"],
         summary=REPR_TABLES["drug_summary"],
@@ -296,7 +298,7 @@ rule repr_drug_table:
     params:
         library_code=library_code("repr_tables.py"),
         kind="drug",
-        settings=repr_privacy_settings("drug"),
+        settings=REPR_PLAN.privacy_settings("drug"),
         data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_tables.py"
@@ -306,7 +308,7 @@ rule repr_claims_table:
     input:
         cancer_type=REPR_TABLES["cancer_type_accuracy"],
         drug=REPR_TABLES["drug_sensitivity"],
-        drug_rows=repr_drug_paths(),
+        drug_rows=REPR_PLAN.drug_paths(),
     output:
         table=REPR_TABLES["claims"],
         prov=prov(REPR_TABLES["claims"]),
@@ -323,8 +325,8 @@ rule repr_claims_table:
         library_code=library_code("repr_claims.py"),
         epsilons={k: REPR[k]["epsilon"] for k in ("cancer_type", "drug")},
         pipelines=REPR_PIPELINES,
-        cancer_settings=repr_privacy_settings("cancer_type"),
-        drug_settings=repr_privacy_settings("drug"),
+        cancer_settings=REPR_PLAN.privacy_settings("cancer_type"),
+        drug_settings=REPR_PLAN.privacy_settings("drug"),
         vae_learning_rates=REPR["vae"]["learning_rate_range"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -356,11 +358,11 @@ rule repr_figure:
         runtime=5,
     params:
         library_code=library_code("repr_plot.py"),
-        settings=lambda wc: repr_figure_settings(wc.figure),
+        settings=lambda wc: REPR_PLAN.figure_settings(wc.figure),
         dpi=config["figures"]["dpi"],
         data_origin=REPR_ORIGIN,
         # read by the report caption (workflow/report/repr_figure.rst)
-        privacy=lambda wc: repr_caption_privacy(wc.figure, wc.pipeline),
+        privacy=lambda wc: REPR_PLAN.caption_privacy(wc.figure, wc.pipeline),
     script:
         "../../scripts/repr_plot.py"
 

@@ -1,16 +1,20 @@
-"""``config/README.md``, rendered from the configuration schema.
+"""``config/README.md``, rendered from the configuration schema and the shipped configurations.
 
-The schema (``workflow/schemas/config.schema.yaml``) is the one source of every
-key's type, range, default and meaning; this module turns it into the reader's
-reference so the two cannot drift apart (``tests/test_config.py`` fails when
-the committed file differs from the rendering). Regenerate with::
+The schema (``workflow/schemas/config.schema.yaml``) gives every key's type, range, default
+and a short description; ``config/config.yaml`` (the quick default), ``config/full.yaml`` and
+``config/paper.yaml`` (overlays laid key by key over it) give the values the shipped runs use;
+``docs/configuration.md`` holds the longer explanations, one ``### `key``` heading per key
+under a section per study. This module turns them into the reader's reference, one line per
+key, so none of them can drift from it (``tests/test_config.py`` fails when the committed file
+differs from the rendering). Regenerate with::
 
     PYTHONPATH=scripts python -m dprepro.config.reference > config/README.md
 
-A top-level key whose object has at least :data:`SECTION_MIN_KEYS` keys gets a
-section of its own, titled by its ``title``; the other top-level keys share the
-"Top level" table. Where a shipped configuration sets a value other than the
-schema's default, the default column says so.
+The privacy parameters (every key named like ``epsilon``, ``epsilons``, ``alpha``, ``alphas``
+or ``alpha_grid``, see :func:`is_privacy_key`) come first, in a table of their own with the
+mechanism each one calibrates (:data:`PRIVACY_KEYS`). A top-level key whose object has at
+least :data:`SECTION_MIN_KEYS` keys gets a section of its own, titled by its ``title``; the
+other top-level keys share the "Top level" table.
 """
 
 from __future__ import annotations
@@ -23,55 +27,127 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["SECTION_MIN_KEYS", "render_config_readme", "schema_keys", "main"]
+__all__ = ["SECTION_MIN_KEYS", "MAX_DESCRIPTION", "DOCS_LINK", "PRIVACY_KEYS",
+           "RELATED_PRIVACY_KEYS", "is_privacy_key", "overlay", "documented_keys", "slug",
+           "render_config_readme", "schema_keys", "load_inputs", "main"]
 
 #: Objects with this many keys or more get a section of their own.
 SECTION_MIN_KEYS = 3
 
+#: Longest ``description`` a schema key may have; longer explanations belong in the docs.
+MAX_DESCRIPTION = 200
+
+#: Where a key's line links for its longer explanation (relative to ``config/``).
+DOCS_LINK = "../docs/configuration.md"
+
 REGENERATE = "PYTHONPATH=scripts python -m dprepro.config.reference > config/README.md"
 
+#: Every privacy-level key of the schema: (mechanism it calibrates, what the level means).
+PRIVACY_KEYS: dict[str, tuple[str, str]] = {
+    "ldp_indicators.alphas": (
+        "Laplace on the failure indicator δ (Z = δ + Laplace(1/α)); randomized response",
+        "α-LDP per person, each α exact; the levels of Figure 1"),
+    "ldp_indicators.alpha_grid": (
+        "as `ldp_indicators.alphas`",
+        "α-LDP levels of the integrated-MSE-against-α curve (beyond the paper)"),
+    "ldp_indicators.convergence.alphas": (
+        "as `ldp_indicators.alphas`",
+        "α-LDP levels of the MSE-against-n curves (beyond the paper)"),
+    "rrr_survival.epsilons": (
+        "randomized response on the group (RRR); Laplace on counts (LNTE)",
+        "stated ε per person (`privacy_unit`); tables add the true ε of each calibration"),
+    "repr_transfer.selection.epsilon": (
+        "objective perturbation (DP logistic regression)",
+        "ε of the DP learner scored in the hyperparameter search, on public data only"),
+    "repr_transfer.cancer_type.epsilon": (
+        "objective perturbation (DP logistic regression)",
+        "ε per released model of the cancer-type figure (the paper's headline)"),
+    "repr_transfer.cancer_type.epsilons": (
+        "objective perturbation (DP logistic regression)",
+        "ε sweep of the cancer-type task; the non-private fit (ε = ∞) is added"),
+    "repr_transfer.drug.epsilon": (
+        "sufficient statistics perturbation (DP linear regression)",
+        "ε per released model of the drug figure; half goes to DP feature selection there"),
+    "repr_transfer.drug.epsilons": (
+        "sufficient statistics perturbation (DP linear regression)",
+        "ε sweep of the drug task (beyond the paper); the non-private fit (ε = ∞) is added"),
+}
+
+#: Keys that set no level but change what a level guarantees.
+RELATED_PRIVACY_KEYS: dict[str, str] = {
+    "ldp_indicators.mechanisms": "which local mechanisms the α apply to",
+    "ldp_indicators.variants.noise_scales": "noise scale c/α: only c = 1 is α-LDP (the rest ε = α/c)",
+    "rrr_survival.calibration": "`paper` is truly (ε + ln(k − 1))-LDP; `exact` is ε-LDP",
+    "rrr_survival.extra_calibrations": "RRR calibrations run beside `calibration`",
+    "repr_transfer.pipelines": "`as_published` has no finite true ε; `corrected` is ε-DP per model",
+    "repr_transfer.cancer_type.variant": "objective perturbation as coded by the authors, or CMS11",
+    "repr_transfer.feature_selection.n_genes": "DP feature selection spends half of ε",
+}
+
+_FILES = (
+    "| `config/config.yaml` | **quick** default, plain `snakemake --cores all`: every figure and "
+    "table of the three papers at small Monte Carlo sizes (about 1.5 minutes on two cores) | "
+    "none |\n"
+    "| `config/full.yaml` | **full** run, `--configfile config/full.yaml`: an overlay of the "
+    "quick default with the full sizes and the beyond-the-paper cohorts (about 3-4 minutes) | "
+    "none |\n"
+    "| `config/paper.yaml` | **paper** mode, `--configfile config/paper.yaml`: real data, the "
+    "papers' sizes | cBioPortal, GDSC (Sanger), TCGA (UCSC Xena; or DepMap from figshare with "
+    "`repr_transfer.public_source: depmap`) |")
+
+_PRIVACY_NAME = re.compile(r"(^|_)(epsilon|alpha)s?($|_)")
+
+
+def is_privacy_key(path: str) -> bool:
+    """Whether a key's own name (last part of ``path``) names a privacy level ε or α."""
+    return bool(_PRIVACY_NAME.search(re.split(r"[.\]]", path)[-1]))
+
+
 _HEADER = """\
-<!-- Generated from workflow/schemas/config.schema.yaml; do not edit by hand.
-     Regenerate: {regenerate} -->
-# Configuration
+<!-- Generated from workflow/schemas/config.schema.yaml, the shipped configurations and
+     docs/configuration.md; do not edit by hand. Regenerate: {regenerate} -->
+# Configuration reference
 
-Three ready configurations:
+One line per key: its type, its default and the value each shipped run uses. Longer
+explanations are in [docs/configuration.md]({docs}) (the *more* links).
+"""
 
-| file | mode | network |
+_PRIVACY_INTRO = """\
+## Privacy parameters: where ε and α are set
+
+Every privacy level of the workflow. Each is per released model (or per person for the local
+mechanisms); nothing composes across them.
+"""
+
+_PRIVACY_OUTRO = """\
+The privacy audit (`audit`) sets no level of its own: it checks every mechanism at fixed
+levels (the papers' α and ε) and `audit.level` is only the confidence of its bounds.
+"""
+
+_READING = """\
+## Reading this file
+
+| file | run | network |
 |---|---|---|
-{embedded_rows}
-{paper_row}
+{files}
 
-Every key is checked against `workflow/schemas/config.schema.yaml` before any
-job runs. A bad value stops the workflow with one line per problem that names
-the key and what was expected, e.g.
+Columns: **default** is the schema's, used for a key no file sets; **quick** is the value in
+`config/config.yaml` (— = not set, so the default); **full** and **paper** are the values
+those overlays set (same = not set, so the quick column holds: both are laid key by key over
+`config/config.yaml`).
+
+Every key is checked before any job runs; a bad value stops the workflow with one line per
+problem that names the key and what was expected, e.g.
 
 ```
-config key 'ldp_indicators.alphas[0]': got 0, expected a number > 0 (Local privacy levels ...)
+config key 'ldp_indicators.alphas[0]': got 0, expected a number > 0 (...)
 config key 'ldp_indicators': unknown key(s) ['bandwith_multiplier']; allowed keys are [...]
 ```
 
-Keys left out take the **default** below (the schema's). Where a shipped
-configuration sets another value, the default column gives it too
-(*embedded*: `config/config.yaml`, *full*: `config/full.yaml` over it, *paper*:
-`config/paper.yaml`). Override
-single keys on the command line with `--config seed=7` or with a YAML of your
-own after `--configfile`.
-
-This file is generated from the schema's descriptions, so the schema is the
-one place to document a key.
+Override single keys with `--config seed=7`, or with a YAML of your own after `--configfile`.
+To document a key, edit its `description` in the schema (at most {max_description}
+characters) and, for more, its entry in `docs/configuration.md`.
 """
-
-_EMBEDDED_ROWS = (
-    "| `config/config.yaml` | **embedded default**, used by plain `snakemake --cores all`: "
-    "every figure and table of the three papers at quick Monte Carlo sizes (about 1.5 minutes "
-    "on two cores) | none |\n"
-    "| `config/full.yaml` | **full embedded run**, `snakemake --cores all --configfile "
-    "config/full.yaml`: an overlay of the embedded default that restores the full sizes and "
-    "adds the beyond-the-paper cohorts (about 3-4 minutes) | none |")
-_PAPER_ROW = ("| `config/paper.yaml` | **paper mode**, `snakemake --cores all --configfile "
-              "config/paper.yaml` | cBioPortal, GDSC (Sanger), TCGA (UCSC Xena; or DepMap from "
-              "figshare with `repr_transfer.public_source: depmap`) |")
 
 _PLURAL = {"integer": "integers", "number": "numbers", "string": "strings",
            "boolean": "booleans", "object": "objects"}
@@ -170,6 +246,10 @@ def _type_text(spec: Mapping) -> str:
     return kind
 
 
+
+_MISSING = object()
+
+
 def _lookup(config: Mapping | None, path: str):
     node = config
     for part in path.split("."):
@@ -179,27 +259,75 @@ def _lookup(config: Mapping | None, path: str):
     return node
 
 
-_MISSING = object()
+def overlay(base: Mapping, over: Mapping) -> dict:
+    """``over`` laid key by key over ``base``, as Snakemake merges configuration files.
+
+    Mappings merge recursively; any other value of ``over`` (lists included) replaces
+    the base's.
+    """
+    merged = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(merged.get(key), Mapping):
+            merged[key] = overlay(merged[key], value)
+        else:
+            merged[key] = value
+    return merged
 
 
-def _default_text(path: str, spec: Mapping, configs: Mapping[str, Mapping]) -> str:
-    if spec.get("type") == "object" or "[]" in path:
-        return ""
-    text = f"`{_value_text(spec['default'])}`" if "default" in spec else ""
-    others = []
-    # once one configuration differs from the default, a later one that sets the key shows
-    # its value even when it is the default: an overlay (full over embedded) restoring it
-    differs = False
-    for label, config in configs.items():
+def slug(heading: str) -> str:
+    """The anchor a Markdown heading gets on GitHub (lower case, punctuation dropped)."""
+    text = heading.strip().lower().replace("`", "")
+    text = re.sub(r"[^\w\- ]", "", text)
+    return text.replace(" ", "-")
+
+
+def documented_keys(docs: str) -> dict[str, str]:
+    """Keys with a longer explanation in ``docs`` (docs/configuration.md): key -> anchor.
+
+    A ``### `` heading documents every key written in backticks in it; the anchor is that
+    of the ``## `` section it is in.
+    """
+    found: dict[str, str] = {}
+    section = None
+    fenced = False
+    for line in docs.splitlines():
+        if line.startswith("```"):
+            fenced = not fenced
+        if fenced:
+            continue
+        if line.startswith("## "):
+            section = slug(line[3:])
+        elif line.startswith("### ") and section is not None:
+            for key in re.findall(r"`([^`]+)`", line):
+                if key in found:
+                    raise ValueError(f"docs: key {key!r} documented twice")
+                found[key] = section
+    return found
+
+
+def _has_value(path: str, spec: Mapping) -> bool:
+    # a structured object is described by its rows; a list item's keys vary per item
+    return "[]" not in path and not (spec.get("type") == "object" and "properties" in spec)
+
+
+def _value_cells(path: str, spec: Mapping, configs: Mapping[str, Mapping]) -> list[str]:
+    """One cell per configuration: the base's value or "—", an overlay's value or "same"."""
+    if not _has_value(path, spec):
+        return ["" for _ in configs]
+    cells = []
+    for i, config in enumerate(configs.values()):
         value = _lookup(config, path)
         if value is _MISSING:
-            continue
-        if value != spec.get("default") or differs:
-            others.append(f"{label}: `{_value_text(value)}`")
-            differs = differs or value != spec.get("default")
-    if others:
-        text += f" ({'; '.join(others)})"
-    return text
+            cells.append("—" if i == 0 else "same")
+        else:
+            cells.append(f"`{_value_text(value)}`")
+    return cells
+
+
+def _default_cell(path: str, spec: Mapping) -> str:
+    if not _has_value(path, spec) or "default" not in spec:
+        return ""
+    return f"`{_value_text(spec['default'])}`"
 
 
 def _cell(text: str) -> str:
@@ -207,66 +335,159 @@ def _cell(text: str) -> str:
     return re.sub(r"(?<!\\)\|", r"\\|", text)
 
 
-def _table(rows: list[tuple[str, Mapping]], configs: Mapping[str, Mapping]) -> list[str]:
-    lines = ["| key | type | default | meaning |", "|---|---|---|---|"]
+def _meaning(path: str, spec: Mapping, docs: Mapping[str, str]) -> str:
+    text = re.sub(r"\s+", " ", spec.get("description", "")).strip()
+    if path in docs:
+        text += f" [more]({DOCS_LINK}#{docs[path]})"
+    return text
+
+
+def _row(cells: list[str]) -> str:
+    return "| " + " | ".join(_cell(c) for c in cells) + " |"
+
+
+def _table(rows: list[tuple[str, Mapping]], configs: Mapping[str, Mapping],
+           docs: Mapping[str, str]) -> list[str]:
+    head = ["key", "type", "default", *configs, "meaning"]
+    lines = [_row(head), "|" + "---|" * len(head)]
     for path, spec in rows:
-        cells = [f"`{path}`", _type_text(spec), _default_text(path, spec, configs),
-                 spec.get("description", "")]
-        lines.append("| " + " | ".join(_cell(c) for c in cells) + " |")
+        lines.append(_row([f"`{path}`", _type_text(spec), _default_cell(path, spec),
+                           *_value_cells(path, spec, configs), _meaning(path, spec, docs)]))
     return lines
 
 
-def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None = None) -> str:
+def _privacy_table(keys: dict[str, Mapping], configs: Mapping[str, Mapping],
+                   privacy: Mapping[str, tuple[str, str]]) -> list[str]:
+    head = ["key", *configs, "mechanism", "meaning"]
+    lines = [_row(head), "|" + "---|" * len(head)]
+    for path, (mechanism, meaning) in privacy.items():
+        lines.append(_row([f"`{path}`", *_value_cells(path, keys[path], configs),
+                           mechanism, meaning]))
+    return lines
+
+
+def _check(schema: Mapping, keys: dict[str, Mapping], docs: Mapping[str, str],
+           privacy: Mapping[str, tuple[str, str]], related: Mapping[str, str]) -> None:
+    cohort_keys = {path for target in (schema.get("$defs") or {}).values()
+                   for path, _ in schema_keys(target, "datasets.<name>")}
+    everything = {**keys, **dict.fromkeys(cohort_keys, {})}
+    problems = []
+    missing = [path for path, spec in keys.items() if not spec.get("description")]
+    if missing:
+        problems.append(f"schema keys without a description: {missing}")
+    too_long = [path for path, spec in keys.items()
+                if len(re.sub(r"\s+", " ", spec.get("description", "")).strip())
+                > MAX_DESCRIPTION]
+    if too_long:
+        problems.append(f"descriptions over {MAX_DESCRIPTION} characters (move the rest to "
+                        f"docs/configuration.md): {too_long}")
+    unlisted = [path for path in keys if is_privacy_key(path) and path not in privacy]
+    if unlisted:
+        problems.append(f"privacy keys missing from PRIVACY_KEYS: {unlisted}")
+    stale = [path for path in [*privacy, *related] if path not in keys]
+    if stale:
+        problems.append(f"PRIVACY_KEYS / RELATED_PRIVACY_KEYS name keys not in the schema: "
+                        f"{stale}")
+    unknown = [path for path in docs if path not in everything]
+    if unknown:
+        problems.append(f"docs/configuration.md documents keys not in the schema: {unknown}")
+    if problems:
+        raise ValueError("; ".join(problems))
+
+
+def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None = None,
+                         docs: str = "", privacy: Mapping[str, tuple[str, str]] | None = None,
+                         related: Mapping[str, str] | None = None) -> str:
     """Render the configuration reference (Markdown) from a JSON schema.
 
     Parameters
     ----------
     schema : mapping
-        The configuration schema (JSON Schema as loaded from YAML); every key
-        needs a ``description``.
+        The configuration schema (JSON Schema as loaded from YAML); every key needs a
+        ``description`` of at most :data:`MAX_DESCRIPTION` characters.
     configs : mapping of label to configuration, optional
-        Shipped configurations in order (e.g. ``{"embedded": ..., "full": ...,
-        "paper": ...}``); a value that differs from the schema's default is shown
-        beside it, and so is a later configuration's value for a key where an
-        earlier one differs (an overlay that restores the default).
+        The shipped configuration files as read, in column order (e.g. ``{"quick": ...,
+        "full": ..., "paper": ...}``): the first is the base, each later one an overlay
+        laid over it. Each gets a column: the base's value or "—" where it does not set
+        the key, an overlay's value or "same" where it leaves the key to the base.
+    docs : str, optional
+        The text of docs/configuration.md; a key with a ``### `` heading there gets a
+        *more* link to its section (:func:`documented_keys`).
+    privacy, related : mapping, optional
+        The privacy-level keys (key -> (mechanism, meaning)) and the keys that change what
+        a level guarantees (key -> why); default :data:`PRIVACY_KEYS` and
+        :data:`RELATED_PRIVACY_KEYS`. Every key :func:`is_privacy_key` names must be in
+        ``privacy``.
 
     Returns
     -------
     str
-        The Markdown text, ending in a newline; the same inputs give the same
-        bytes.
+        The Markdown text, ending in a newline; the same inputs give the same bytes.
+
+    Raises
+    ------
+    ValueError
+        A key without a description or with a longer one, a privacy key missing from
+        ``privacy``, or a listed or documented key the schema does not have.
     """
     configs = dict(configs or {})
-    missing = [path for path, spec in schema_keys(schema) if not spec.get("description")]
-    if missing:
-        raise ValueError(f"schema keys without a description: {missing}")
-    out = [_HEADER.format(regenerate=REGENERATE, embedded_rows=_EMBEDDED_ROWS,
-                          paper_row=_PAPER_ROW).rstrip("\n"), ""]
+    privacy = PRIVACY_KEYS if privacy is None else privacy
+    related = RELATED_PRIVACY_KEYS if related is None else related
+    keys = dict(schema_keys(schema))
+    anchors = documented_keys(docs)
+    _check(schema, keys, anchors, privacy, related)
+
+    out = [_HEADER.format(regenerate=REGENERATE, docs=DOCS_LINK)]
+    if privacy:
+        out += [_PRIVACY_INTRO, *_privacy_table(keys, configs, privacy), "",
+                _PRIVACY_OUTRO.rstrip("\n")]
+        if related:
+            out += ["Keys that set no level but change what one guarantees:", ""]
+            out += [f"- `{path}`: {why}" for path, why in related.items()]
+        out.append("")
+    out.append(_READING.format(files=_FILES, max_description=MAX_DESCRIPTION))
+
     top, sections = [], []
     for key, spec in (schema.get("properties") or {}).items():
         rows = [(key, spec), *schema_keys(spec, key)]
         if len(spec.get("properties") or {}) >= SECTION_MIN_KEYS:
-            sections.append((key, spec, rows))
+            title = f" — {spec['title']}" if spec.get("title") else ""
+            sections.append((f"`{key}`{title}", rows))
         else:
             top.extend(rows)
-    if top:
-        out += ["## Top level", "", *_table(top, configs), ""]
-    for key, spec, rows in sections:
-        title = f" — {spec['title']}" if spec.get("title") else ""
-        out += [f"## `{key}`{title}", "", *_table(rows, configs), ""]
     # keys of a user-named entry (e.g. any cohort under datasets) live in $defs,
     # referenced from additionalProperties
+    named = []
     for key, spec in (schema.get("properties") or {}).items():
         ref = (spec.get("additionalProperties") or {}) if isinstance(
             spec.get("additionalProperties"), Mapping) else {}
         name = str(ref.get("$ref", "")).removeprefix("#/$defs/")
         target = (schema.get("$defs") or {}).get(name)
-        if not target:
-            continue
+        if target:
+            named.append((key, target))
+
+    headings = (["Top level"] if top else []) + [h for h, _ in sections] + [
+        f"`{key}.<name>` — any other entry under `{key}`" for key, _ in named]
+    out += ["Sections: " + " · ".join(f"[{h}](#{slug(h)})" for h in headings), ""]
+    if top:
+        out += ["## Top level", "", *_table(top, configs, anchors), ""]
+    for heading, rows in sections:
+        out += [f"## {heading}", "", *_table(rows, configs, anchors), ""]
+    for (key, target), heading in zip(named, headings[len(headings) - len(named):],
+                                      strict=True):
         where = f"{key}.<name>"
         rows = [(where, target), *schema_keys(target, where)]
-        out += [f"## `{where}` — any other entry under `{key}`", "",
-                target.get("description", ""), "", *_table(rows, {}), ""]
+        fixed = set(schema["properties"][key].get("properties") or {})
+        defined = []
+        for label, config in configs.items():
+            names = [name for name in (_lookup(config, key) or {}) if name not in fixed]
+            if names:
+                defined.append(f"{label}: " + ", ".join(f"`{name}`" for name in names))
+        out += [f"## {heading}", "", _cell(target.get("description", "")), ""]
+        if defined:
+            out += ["Entries of this kind in the shipped configurations (their values are in "
+                    f"the files): {'; '.join(defined)}.", ""]
+        out += [*_table(rows, {}, anchors), ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 
@@ -274,24 +495,40 @@ def _repo_root() -> Path:
     return Path(__file__).resolve().parents[3]
 
 
+def load_inputs(root: Path | None = None, schema: Path | None = None,
+                quick: Path | None = None, full: Path | None = None,
+                paper: Path | None = None, docs: Path | None = None):
+    """The repository's schema, shipped configurations and docs text, as the README uses them.
+
+    Returns ``(schema, configs, docs)``, ready for :func:`render_config_readme`.
+    """
+    root = _repo_root() if root is None else root
+    schema = schema or root / "workflow" / "schemas" / "config.schema.yaml"
+    paths = {"quick": quick or root / "config" / "config.yaml",
+             "full": full or root / "config" / "full.yaml",
+             "paper": paper or root / "config" / "paper.yaml"}
+    docs = docs or root / "docs" / "configuration.md"
+    configs = {label: yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+               for label, path in paths.items()}
+    return (yaml.safe_load(schema.read_text(encoding="utf-8")), configs,
+            docs.read_text(encoding="utf-8") if docs.exists() else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     """Command line: print (or ``--check``) the rendering of the repository's schema."""
-    root = _repo_root()
     parser = argparse.ArgumentParser(prog="python -m dprepro.config.reference",
                                      description="Render config/README.md from the schema.")
-    parser.add_argument("--schema", type=Path,
-                        default=root / "workflow" / "schemas" / "config.schema.yaml")
-    parser.add_argument("--embedded", type=Path, default=root / "config" / "config.yaml")
-    parser.add_argument("--full", type=Path, default=root / "config" / "full.yaml")
-    parser.add_argument("--paper", type=Path, default=root / "config" / "paper.yaml")
+    parser.add_argument("--schema", type=Path)
+    parser.add_argument("--quick", type=Path, help="default: config/config.yaml")
+    parser.add_argument("--full", type=Path, help="default: config/full.yaml")
+    parser.add_argument("--paper", type=Path, help="default: config/paper.yaml")
+    parser.add_argument("--docs", type=Path, help="default: docs/configuration.md")
     parser.add_argument("--check", type=Path, metavar="README",
                         help="exit 1 if this file differs from the rendering")
     args = parser.parse_args(argv)
-    schema = yaml.safe_load(args.schema.read_text(encoding="utf-8"))
-    configs = {label: yaml.safe_load(path.read_text(encoding="utf-8"))
-               for label, path in (("embedded", args.embedded), ("full", args.full),
-                                   ("paper", args.paper))}
-    text = render_config_readme(schema, configs)
+    schema, configs, docs = load_inputs(schema=args.schema, quick=args.quick, full=args.full,
+                                        paper=args.paper, docs=args.docs)
+    text = render_config_readme(schema, configs, docs)
     if args.check is not None:
         if args.check.read_text(encoding="utf-8") != text:
             print(f"{args.check} is out of date; regenerate it with: {REGENERATE}",

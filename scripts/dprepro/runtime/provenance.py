@@ -21,7 +21,8 @@ from pathlib import Path
 from dprepro import __version__
 from dprepro.runtime.io import sha256_of, write_json
 
-__all__ = ["PACKAGES", "git_commit", "package_versions", "provenance_record", "write_provenance"]
+__all__ = ["PACKAGES", "git_commit", "package_versions", "provenance_record", "sidecar_path",
+           "write_provenance"]
 
 PACKAGES = (
     "numpy",
@@ -139,8 +140,13 @@ def _sha256_of_version(path: str, size: int, mtime_ns: int, inode: int) -> str:
     return sha256_of(path)
 
 
+def sidecar_path(output: str | os.PathLike) -> str:
+    """The provenance sidecar of ``output``: ``<output>.prov.json`` beside it."""
+    return f"{output}.prov.json"
+
+
 def write_provenance(output: str | os.PathLike, **record_kwargs) -> Path:
     """Write ``<output>.prov.json`` atomically and return its path."""
-    sidecar = Path(f"{output}.prov.json")
+    sidecar = Path(sidecar_path(output))
     write_json(provenance_record(output=output, **record_kwargs), sidecar)
     return sidecar

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from dprepro.representations.vae_size import vae_hidden_width
 from dprepro.studies.repr_transfer.common import (
     EQUAL_DIM_CONTROLS,
     REPRESENTATIONS,
@@ -22,9 +23,6 @@ from dprepro.studies.repr_transfer.tables import pipeline_order
 
 __all__ = [
     "noise_stream",
-    "vae_hidden_width",
-    "vae_training_mb",
-    "vae_weights",
     "auxiliary_score",
     "configure_torch",
     "fit_representation",
@@ -104,35 +102,6 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         ).fit(public)
     raise ValueError(f"unknown representation {representation!r}; expected one of "
                      f"{list(REPRESENTATIONS)}")
-
-
-def vae_hidden_width(dim: int, multiplier: int, cap: int | None = None) -> int:
-    """A VAE candidate's hidden width: ``multiplier`` x r, at most ``cap``.
-
-    ``cap`` is ``vae.max_hidden_width`` (None: no cap).
-    """
-    width = int(multiplier) * int(dim)
-    return width if cap is None else min(width, int(cap))
-
-
-def vae_training_mb(n_features: int, width: int, layers: int, *, base_mb: float) -> float:
-    r"""Peak memory (MB) of training the VAE of :mod:`dprepro.representations.vae` on
-    ``n_features`` genes.
-
-    Its weights: the encoder's first and the decoder's last layer
-    (:math:`2 n_{features} w`), :math:`2 (L - 1) w^2` between hidden layers, and
-    the small latent layers (left out, as the biases: a few :math:`w` each).
-    Each weight is held four times in float32 during training (value, gradient,
-    Adam's two moments): 16 bytes. ``base_mb`` is the rest (the data and the
-    process), from a measured fit (``benchmarks/paper_scale.csv``).
-    """
-    return float(base_mb) + 16 * vae_weights(n_features, width, layers) / 2**20
-
-
-def vae_weights(n_features: int, width: int, layers: int) -> int:
-    """The big weight matrices of the VAE (:func:`vae_training_mb`): what memory and an
-    epoch's arithmetic grow with."""
-    return 2 * int(n_features) * int(width) + 2 * max(int(layers) - 1, 0) * int(width) ** 2
 
 
 #: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.

@@ -218,7 +218,8 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
 
     from dprepro.representations.base import FitBudgetExceeded
     from dprepro.representations.pca import truncate_pca
-    from dprepro.studies.repr_transfer.fitting import fit_representation, vae_hidden_width
+    from dprepro.representations.vae_size import vae_hidden_width
+    from dprepro.studies.repr_transfer.fitting import fit_representation
 
     if isinstance(trials, bool) or int(trials) < 1:
         raise ValueError(f"trials must be a positive integer, got {trials!r}")

@@ -1,0 +1,409 @@
+"""The repr_transfer study's plan: raw and cached data paths, search and fit settings, job sizes.
+
+What the rules of ``workflow/rules/repr_transfer.smk`` (and the download rules of
+``data.smk``) ask of the configuration, as methods of :class:`ReprPlan` built from
+the whole configuration (no Snakemake import), so the workflow's plan is tested
+like the estimators. Values handed to jobs as ``params`` keep their keys sorted
+(:func:`dprepro.runtime.params.canonical`): reordering a YAML file reruns nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from urllib.parse import urlsplit
+
+from dprepro.config.schema import ConfigError
+from dprepro.data.tcga import holdout_labels
+from dprepro.representations.vae_size import vae_hidden_width, vae_training_mb, vae_weights
+from dprepro.runtime.params import canonical
+from dprepro.runtime.provenance import sidecar_path
+from dprepro.studies.repr_transfer.common import fitted_as
+from dprepro.studies.repr_transfer.privacy import figure_privacy_text
+from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
+
+__all__ = ["DEPMAP_CACHE", "GDSC_CACHE", "RAW_FILE", "RAW_ITEMS", "TCGA_CACHE", "ReprPlan",
+           "raw_suffix"]
+
+RESULTS = "results/repr_transfer"
+DATA = "results/data/repr_transfer"
+
+#: Raw downloads of each source and the suffix each has when its URL names none.
+RAW_ITEMS = {
+    "gdsc": {"expression": ".zip", "dose_response": ".xlsx", "cell_lines": ".xlsx"},
+    "depmap": {"expression": ".csv", "models": ".csv"},
+    "tcga": {"expression": ".gz", "probemap": ".tsv", "phenotype": ".tsv.gz"},
+}
+RAW_SUFFIXES = (".txt.zip", ".csv.gz", ".tsv.gz", ".zip", ".xlsx", ".csv", ".tsv", ".txt",
+                ".gz")
+#: The ``{rawfile}`` wildcard of the download rules.
+RAW_FILE = (r"(expression|dose_response|cell_lines|models|probemap|phenotype)"
+            r"(\.txt\.zip|\.csv\.gz|\.tsv\.gz|\.zip|\.xlsx|\.csv|\.tsv|\.txt|\.gz)")
+GDSC_CACHE = {name: f"results/data/gdsc/{name}.parquet"
+              for name in ("expression", "dose_response", "cell_lines")}
+DEPMAP_CACHE = {name: f"results/data/depmap/{name}.parquet" for name in ("expression", "models")}
+TCGA_CACHE = {name: f"results/data/tcga/{name}.parquet" for name in ("expression", "lineage")}
+
+#: Each figure: the experiment (and summary table) it is drawn from.
+FIGURE_KIND = {
+    "cancer_type_accuracy": "cancer_type",
+    "cancer_type_vs_epsilon": "cancer_type",
+    "drug_prediction": "drug",
+    "drug_vs_epsilon": "drug",
+}
+SUMMARY = {"cancer_type": "cancer_type_summary", "drug": "drug_summary"}
+TABLE_NAMES = ("hyperparameters", "cancer_type_accuracy", "cancer_type_summary",
+               "drug_sensitivity", "drug_summary", "claims", "public_set")
+
+# repr_fit at paper scale (benchmarks/paper_scale.csv: 10,535 TCGA samples x 17,737
+# genes): one exact-SVD PCA fit peaks at ~7.2 GB and takes up to ~2,560 s CPU (time
+# extrapolated from 500-2,000 samples as m^2 n); declared with the margins of
+# tests/test_paper_scale.py: 1.5x the peak, 2x the time, once per seed and pipeline.
+FIT_PCA_PAPER = {"mem_mb": 11000, "minutes_per_seed": 86}
+# One VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
+# 1,280, one CPU thread, measured at load ~15): ~307 s; a fit runs up to vae.max_epochs
+# epochs, so the limits are epochs x this (2x margin); a GPU is far faster. Its peak was
+# 3,051 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with gradient and
+# Adam moments) ~693 MB: the rest, ~2,360 MB, is the data and the process.
+VAE_PAPER = {"epoch_seconds": 307, "n_features": 17737, "base_mb": 2360}
+
+
+def raw_suffix(url: str, default: str) -> str:
+    """The suffix of the file a URL names (``.txt.zip`` before ``.zip``), else ``default``."""
+    name = Path(urlsplit(str(url)).path).name.lower()
+    return next((s for s in RAW_SUFFIXES if name.endswith(s)), default)
+
+
+def _config_error(key: str, message: str) -> ConfigError:
+    return ConfigError(f"invalid configuration:\n  - config key '{key}': {message}")
+
+
+class ReprPlan:
+    """The plan of one configuration of the study.
+
+    Parameters
+    ----------
+    config : mapping
+        The whole configuration (schema defaults filled in): the study reads
+        ``repr_transfer`` and the ``datasets`` entries ``gdsc``, ``depmap`` and ``tcga``.
+
+    Raises
+    ------
+    ConfigError
+        When GDSC and DepMap are not both synthetic or both downloaded, or the TCGA
+        public set cannot hold the cases' cancer types out (names the key).
+    """
+
+    def __init__(self, config: Mapping):
+        self.config = config
+        self.study = config["repr_transfer"]
+        self.datasets = config["datasets"]
+        self.pipelines = list(self.study["pipelines"])
+        self.origin = self.data_origin()
+        self.tables = {name: f"{RESULTS}/tables/{name}.csv" for name in TABLE_NAMES}
+        self.figures = {
+            (name, p): [f"{RESULTS}/figures/{name}_{p}.pdf", f"{RESULTS}/figures/{name}_{p}.png"]
+            for name in FIGURE_KIND
+            for p in self.pipelines
+        }
+        self.public = {name: f"{DATA}/public_{name}.parquet" for name in ("expression", "lineage")}
+        self.private = {name: f"{DATA}/private_{name}.parquet"
+                        for name in ("expression", "expression_line_local", "lineage",
+                                     "response")}
+        # synthetic sizes need little memory; GDSC x DepMap matrices (~1,000 and ~1,500
+        # lines x ~15,000 shared genes) need more
+        self.mem_mb = ({"data": 2000, "learn": 2000} if self.origin == "synthetic"
+                       else {"data": 8000, "learn": 6000})
+
+    # ------------------------------------------------------------------ data
+    def raw(self, source: str, item: str) -> str:
+        """Local path of one raw download, its suffix taken from the configured URL."""
+        url = self.datasets[source][f"{item}_url"]
+        return f"results/data/raw/{source}/{item}{raw_suffix(url, RAW_ITEMS[source][item])}"
+
+    def raw_spec(self, source: str, rawfile: str) -> dict:
+        """What the download job of ``rawfile`` (a ``{rawfile}`` wildcard) fetches."""
+        item = rawfile.split(".", 1)[0]
+        spec = self.datasets[source]
+        return {"source": source, "item": item, "url": spec[f"{item}_url"],
+                "sha256": spec[f"{item}_sha256"]}
+
+    def public_source(self) -> str:
+        """``'depmap'`` or ``'tcga'``: the public expression of the real-data mode."""
+        return self.study["public_source"]
+
+    def tcga_holdout(self) -> list[str]:
+        """TCGA study labels of the cases' private cancer types, held out of the public set."""
+        cases = self.study["cancer_type"]["cases"]
+        column = self.datasets["gdsc"]["lineage_column"]
+        if column != "TCGA_LABEL":
+            raise _config_error(
+                "datasets.gdsc.lineage_column",
+                f"got {column!r}, but repr_transfer.public_source 'tcga' names cancer types by "
+                "TCGA study (the cases' types are held out of TCGA); use TCGA_LABEL")
+        if not cases:
+            raise _config_error(
+                "repr_transfer.cancer_type.cases",
+                "empty, but repr_transfer.public_source is 'tcga', which holds the private "
+                "cancer types of every case out of the public data; list the cases (pairs of "
+                "TCGA_LABELs)")
+        return holdout_labels(cases)
+
+    def data_origin(self) -> str:
+        """``'synthetic'`` or ``'real'``; GDSC and DepMap must both be one or the other."""
+        sources = {s: self.datasets[s]["source"] for s in ("gdsc", "depmap")}
+        if self.public_source() == "tcga":
+            sources.pop("depmap")
+        if len(set(sources.values())) != 1:
+            raise _config_error(
+                "datasets.depmap.source",
+                f"got {sources['depmap']!r} but datasets.gdsc.source is {sources['gdsc']!r}; "
+                "the public and private expression sets must both be synthetic or both "
+                "downloaded")
+        return "synthetic" if sources["gdsc"] == "synthetic" else "real"
+
+    def data_inputs(self, kind: str) -> Callable:
+        """Inputs of repr_public_data (``kind='public'``) or repr_private_data: none for the
+        synthetic pair; the caches of the configured sources otherwise."""
+        def inputs(wildcards):
+            if self.origin == "synthetic":
+                return {}
+            out = {"gdsc_expression": GDSC_CACHE["expression"]}
+            if self.public_source() == "tcga":
+                out.update(tcga_expression=TCGA_CACHE["expression"],
+                           tcga_lineage=TCGA_CACHE["lineage"])
+            else:
+                out.update(depmap_expression=DEPMAP_CACHE["expression"],
+                           depmap_models=DEPMAP_CACHE["models"],
+                           # the GDSC lines' Sanger model ids, to exclude them from DepMap
+                           gdsc_cell_lines=GDSC_CACHE["cell_lines"])
+            if kind == "private":
+                out["gdsc_dose_response"] = GDSC_CACHE["dose_response"]
+                out["gdsc_cell_lines"] = GDSC_CACHE["cell_lines"]
+            return out
+
+        return inputs
+
+    def data_settings(self) -> dict:
+        """What the public and private tables are built with (synthetic sizes, or the real
+        data's gene and line filters)."""
+        if self.origin == "synthetic":
+            return canonical(self.study["synthetic"])
+        settings = {
+            "min_shared_genes": self.study["min_shared_genes"],
+            "min_public_median": self.study["min_public_median"],
+            "lineage_column": self.datasets["gdsc"]["lineage_column"],
+            "exclude_private_lines": self.datasets["depmap"]["exclude_private_lines"],
+        }
+        # only with TCGA, so the DepMap mode's parameters (and jobs) stay as they were
+        if self.public_source() == "tcga":
+            settings |= {"public_source": "tcga", "holdout": self.tcga_holdout()}
+        return settings
+
+    # ------------------------------------------------------------------ search and fits
+    def trials(self, representation: str) -> int:
+        """Optuna trials of one representation's search (fewer for the slow VAE)."""
+        selection = self.study["selection"]
+        return int(selection["vae_trials" if representation == "vae" else "trials"])
+
+    def search_space(self, representation: str) -> dict:
+        """The search space of one representation (VAE keys only for the VAE: no reruns)."""
+        space = {"dim_range": list(self.study["selection"]["dim_range"])}
+        if representation == "vae":
+            vae = self.study["vae"]
+            space.update(learning_rate_range=list(vae["learning_rate_range"]),
+                         hidden_layers=list(vae["hidden_layers"]),
+                         width_multipliers=list(vae["width_multipliers"]))
+        return space
+
+    def search_objective(self, pipeline: str) -> dict:
+        """The paper's objective: DP logistic regression on held-out public lineage pairs,
+        with the objective-perturbation variant of ``pipeline`` (corrected: cms11)."""
+        selection = self.study["selection"]
+        variant = (pipeline_spec(pipeline).cancer_variant
+                   or self.study["cancer_type"]["variant"])
+        return {
+            "pairs": selection["pairs"],
+            "pair_list": [list(pair) for pair in selection["pair_list"]],
+            "pair_folds": selection["pair_folds"],
+            "startup_trials": selection["startup_trials"],
+            "noise_draws": selection["noise_draws"],
+            "folds": selection["folds"],
+            "epsilon": selection["epsilon"],
+            "variant": variant,
+            "l2": self.study["cancer_type"]["l2"],
+        }
+
+    def trial_seconds(self, representation: str) -> float | None:
+        """The VAE search's budget per trial in seconds (selection.trial_minutes); None: none."""
+        minutes = self.study["selection"].get("trial_minutes")
+        if representation != "vae" or minutes is None:
+            return None
+        return 60.0 * float(minutes)
+
+    def search_paths(self) -> list[str]:
+        """The candidate tables of every (pipeline, representation) search."""
+        return [f"{RESULTS}/candidates/{p}/{r}.csv"
+                for p in self.pipelines for r in self.study["representations"]]
+
+    def vae_options(self, representation: str) -> dict:
+        """VAE training options; empty for the other representations (no spurious reruns)."""
+        if representation != "vae":
+            return {}
+        vae = self.study["vae"]
+        keys = ("batch_size", "max_epochs", "patience", "validation_fraction", "device")
+        options = {key: vae[key] for key in keys}
+        if vae["max_hidden_width"] is not None:  # only when set: no reruns of uncapped runs
+            options["max_hidden_width"] = vae["max_hidden_width"]
+        return options
+
+    def representation_methods(self) -> list[str]:
+        """The configured representations, then the equal-dimension control when it applies."""
+        methods = list(self.study["representations"])
+        if self.study["equal_dim_control"] and {"pca", "vae"} <= set(methods):
+            methods.append("pca_vae_dim")
+        return methods
+
+    def methods(self) -> list[str]:
+        """Representations (with the control) and baselines, in table order."""
+        return self.representation_methods() + list(self.study["baselines"])
+
+    def baseline_params(self) -> dict:
+        """What the configured baselines need (fixed genes, feature selection settings)."""
+        out = {}
+        if "fixed_genes" in self.study["baselines"]:
+            out["fixed_genes"] = list(self.study["fixed_genes"])
+        if "dp_feature_selection" in self.study["baselines"]:
+            out["feature_selection"] = canonical(self.study["feature_selection"])
+        return out
+
+    def pipeline_outputs(self, path_of: Callable[[str], str]) -> dict[str, str]:
+        """Named outputs of a job that writes one file per pipeline: ``path_of(pipeline)``
+        under the pipeline's name, its provenance sidecar under ``prov_<pipeline>``."""
+        out = {p: path_of(p) for p in self.pipelines}
+        out.update({f"prov_{p}": sidecar_path(path_of(p)) for p in self.pipelines})
+        return out
+
+    # ------------------------------------------------------------------ experiments
+    def experiment_inputs(self) -> dict:
+        """Inputs of the cancer-type and drug experiments (the pipeline's representations
+        are a function of the ``{pipeline}`` wildcard)."""
+        out = {
+            "private_lineage": self.private["lineage"],
+            "private_response": self.private["response"],
+            # each pipeline's representations are fitted with its own search's choice
+            "representations": lambda wildcards: [
+                f"{RESULTS}/representations/{wildcards.pipeline}/{r}.parquet"
+                for r in self.representation_methods()
+            ],
+        }
+        if self.study["baselines"]:
+            out["public_expression"] = self.public["expression"]
+            out["private_expression"] = self.private["expression"]
+            out["private_expression_line_local"] = self.private["expression_line_local"]
+        return out
+
+    def privacy_settings(self, kind: str) -> dict:
+        """What the privacy records of a result table are rebuilt from (learner settings)."""
+        spec = self.study[kind]
+        keys = (("variant", "l2") if kind == "cancer_type"
+                else ("ridge", "response_center", "response_scale"))
+        return {key: spec[key] for key in keys}
+
+    def figure_settings(self, figure: str) -> dict:
+        """Learner settings plus the single-ε panel's ε of one figure."""
+        kind = FIGURE_KIND[figure]
+        settings = {**self.privacy_settings(kind), "epsilon": self.study[kind]["epsilon"]}
+        if kind == "drug":
+            settings.update({k: self.study[kind][k]
+                             for k in ("response_center", "response_scale")})
+        return settings
+
+    def caption_privacy(self, figure: str, pipeline: str) -> str:
+        """The privacy sentence of a figure's report caption, in the figure's own words."""
+        return figure_privacy_text(FIGURE_KIND[figure], pipeline,
+                                   variant=self.study["cancer_type"]["variant"])
+
+    def drug_paths(self) -> list[str]:
+        """The drug experiment's chunk files of every pipeline."""
+        chunks = self.study["drug"]["chunks"]
+        return [f"{RESULTS}/experiments/drug_{p}_chunk{c}.parquet"
+                for p in self.pipelines for c in range(chunks)]
+
+    def cancer_type_paths(self) -> list[str]:
+        """The cancer-type experiment file of every pipeline."""
+        return [f"{RESULTS}/experiments/cancer_type_{p}.parquet" for p in self.pipelines]
+
+    # ------------------------------------------------------------------ job sizes
+    def vae_widest(self) -> tuple[int, int]:
+        """(hidden width, layers) of the widest VAE candidate the configuration allows."""
+        vae = self.study["vae"]
+        width = vae_hidden_width(max(self.study["selection"]["dim_range"]),
+                                 max(vae["width_multipliers"]), vae["max_hidden_width"])
+        return width, max(vae["hidden_layers"])
+
+    def vae_mem_mb(self) -> int:
+        """The VAE jobs' memory at paper scale: 1.5x the widest allowed candidate's training."""
+        width, layers = self.vae_widest()
+        peak = vae_training_mb(VAE_PAPER["n_features"], width, layers,
+                               base_mb=VAE_PAPER["base_mb"])
+        return int(1.5 * peak + 1)
+
+    def vae_epoch_seconds(self) -> float:
+        """The measured paper-scale epoch, scaled by the widest allowed candidate's weights
+        (an epoch's arithmetic grows with them) when it is wider than the measured one."""
+        width, layers = self.vae_widest()
+        n = VAE_PAPER["n_features"]
+        ratio = vae_weights(n, width, layers) / vae_weights(n, 1280, 1)
+        return VAE_PAPER["epoch_seconds"] * max(1.0, ratio)
+
+    def search_runtime(self, representation: str) -> int:
+        """Minutes of every pipeline's search of one representation (the SLURM limit).
+
+        Paper scale is sized from benchmarks/paper_scale.csv (CPU, one thread): PCA is
+        nested, so one exact-SVD fit at r_max per pair fold (:data:`FIT_PCA_PAPER`, 2x
+        margin); the VAE either stops each trial at selection.trial_minutes (an overrun
+        is a failed trial) or, without a budget, every trial may run vae.max_epochs
+        epochs of the measured epoch time (2x margin) per pair fold. Scoring (DP logistic
+        regression over the pairs) is about a minute a trial at paper scale: 2 minutes
+        each. The synthetic sizes take seconds.
+        """
+        selection = self.study["selection"]
+        searches = len(self.pipelines)
+        trials = self.trials(representation)
+        paper = self.origin != "synthetic"
+        scoring = searches * trials * (2 if paper else 1)
+        if representation == "vae":
+            budget = selection.get("trial_minutes")
+            if budget is not None:
+                return int(10 + scoring + searches * trials * budget + 1)
+            epochs = self.study["vae"]["max_epochs"]
+            if not paper:
+                return 10 + searches * trials * max(2, epochs // 20)
+            fit_minutes = 2 * epochs * self.vae_epoch_seconds() / 60
+            return int(10 + scoring + searches * trials * selection["pair_folds"] * fit_minutes
+                       + 1)
+        if paper and representation == "pca":
+            return 10 + scoring + selection["pair_folds"] * FIT_PCA_PAPER["minutes_per_seed"]
+        return 10 + scoring
+
+    def fit_mem_mb(self, wildcards) -> int:
+        """Memory (MB) of one repr_fit job (``wildcards.representation``)."""
+        if self.origin != "synthetic" and fitted_as(wildcards.representation) == "pca":
+            return FIT_PCA_PAPER["mem_mb"]
+        if self.origin != "synthetic" and wildcards.representation == "vae":
+            return max(self.mem_mb["learn"], self.vae_mem_mb())
+        return self.mem_mb["learn"]
+
+    def fit_runtime(self, wildcards) -> int:
+        """Minutes for all seeds of one representation, for every pipeline's candidate."""
+        pipelines, seeds = len(self.pipelines), self.study["seeds"]
+        if wildcards.representation == "vae":
+            if self.origin != "synthetic":
+                epochs = self.study["vae"]["max_epochs"]
+                per_seed = 2 * epochs * self.vae_epoch_seconds() / 60
+                return int(per_seed * seeds * pipelines + 1)
+            return 60 * seeds * pipelines
+        if self.origin != "synthetic" and fitted_as(wildcards.representation) == "pca":
+            return FIT_PCA_PAPER["minutes_per_seed"] * seeds * pipelines
+        return 10 * pipelines
