@@ -18,6 +18,6 @@ include: "workflow/rules/claims.smk"
 rule all:
     default_target: True
     input:
-        study_targets(config["studies"]),
+        [path for study in config["studies"] for path in STUDY_TARGETS[study]],
         CLAIMS_TARGETS,
     localrule: True

@@ -76,7 +76,7 @@ PRIVACY_KEYS: dict[str, tuple[str, str]] = {
 #: Keys that set no level but change what a level guarantees.
 RELATED_PRIVACY_KEYS: dict[str, str] = {
     "ldp_indicators.mechanisms": "which local mechanisms the α apply to",
-    "ldp_indicators.variants.noise_scales": "noise scale c/α: only c = 1 is α-LDP (the rest ε = α/c)",
+    "ldp_indicators.variants.noise_scales": "Laplace scale c/α: only c = 1 is α-LDP (others: α/c)",
     "rrr_survival.calibration": "`paper` is truly (ε + ln(k − 1))-LDP; `exact` is ε-LDP",
     "rrr_survival.extra_calibrations": "RRR calibrations run beside `calibration`",
     "repr_transfer.pipelines": "`as_published` has no finite true ε; `corrected` is ε-DP per model",
@@ -115,8 +115,9 @@ explanations are in [docs/configuration.md]({docs}) (the *more* links).
 _PRIVACY_INTRO = """\
 ## Privacy parameters: where ε and α are set
 
-Every privacy level of the workflow. Each is per released model (or per person for the local
-mechanisms); nothing composes across them.
+Every privacy level the configuration sets. The local mechanisms and RRR/LNTE state theirs per
+person (per `privacy_unit`); the repr_transfer learners per released model, with no
+composition across models (see `repr_transfer.pipelines`).
 """
 
 _PRIVACY_OUTRO = """\

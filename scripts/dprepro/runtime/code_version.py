@@ -21,7 +21,7 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["library_modules", "library_digest", "script_library_digest"]
+__all__ = ["library_modules", "library_digest", "script_library_digest", "scripts_library_code"]
 
 PACKAGE = "dprepro"
 
@@ -102,3 +102,14 @@ def library_digest(files, library_root: str | Path) -> str:
 def script_library_digest(script: str | Path, library_root: str | Path) -> str:
     """The digest of the library code ``script`` runs (a rule's ``library_code`` param)."""
     return library_digest(library_modules(script, library_root), library_root)
+
+
+def scripts_library_code(scripts_dir: str | Path):
+    """``library_code(script)`` for the step scripts of ``scripts_dir`` (library in
+    ``scripts_dir/dprepro``): what the rules call to fill ``params.library_code``."""
+    scripts = Path(scripts_dir)
+
+    def library_code(script: str) -> str:
+        return script_library_digest(scripts / script, scripts / PACKAGE)
+
+    return library_code
