@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from dprepro.config.reference import REGENERATE, render_config_readme, schema_keys
+from dprepro.config.reference import REGENERATE, load_inputs, render_config_readme, schema_keys
 from dprepro.config.schema import ConfigError, check_config, fill_defaults, load_schema
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -102,10 +102,9 @@ def test_every_schema_key_has_type_default_and_description():
 
 def test_config_readme_is_the_rendering_of_the_schema():
     """config/README.md is generated from the schema, so every key is documented once."""
-    configs = {label: yaml.safe_load((ROOT / "config" / name).read_text())
-               for label, name in (("embedded", "config.yaml"), ("full", "full.yaml"),
-                                   ("paper", "paper.yaml"))}
-    expected = render_config_readme(SCHEMA, configs)
+    schema, configs, docs = load_inputs(ROOT)
+    assert schema == SCHEMA
+    expected = render_config_readme(SCHEMA, configs, docs)
     readme = (ROOT / "config" / "README.md").read_text()
     assert readme == expected, (
         f"config/README.md is out of date with the schema; regenerate it with:\n  {REGENERATE}")

@@ -27,7 +27,7 @@ from pathlib import Path
 
 import yaml
 
-__all__ = ["SECTION_MIN_KEYS", "MAX_DESCRIPTION", "DOCS_LINK", "PRIVACY_KEYS",
+__all__ = ["SECTION_MIN_KEYS", "MAX_DESCRIPTION", "LONG_VALUE", "DOCS_LINK", "PRIVACY_KEYS",
            "RELATED_PRIVACY_KEYS", "is_privacy_key", "overlay", "documented_keys", "slug",
            "render_config_readme", "schema_keys", "load_inputs", "main"]
 
@@ -36,6 +36,9 @@ SECTION_MIN_KEYS = 3
 
 #: Longest ``description`` a schema key may have; longer explanations belong in the docs.
 MAX_DESCRIPTION = 200
+
+#: A shipped value equal to the default is shown as "default" when longer than this.
+LONG_VALUE = 40
 
 #: Where a key's line links for its longer explanation (relative to ``config/``).
 DOCS_LINK = "../docs/configuration.md"
@@ -67,7 +70,7 @@ PRIVACY_KEYS: dict[str, tuple[str, str]] = {
         "ε sweep of the cancer-type task; the non-private fit (ε = ∞) is added"),
     "repr_transfer.drug.epsilon": (
         "sufficient statistics perturbation (DP linear regression)",
-        "ε per released model of the drug figure; half goes to DP feature selection there"),
+        "ε per released model of the drug figure (the paper's, 1)"),
     "repr_transfer.drug.epsilons": (
         "sufficient statistics perturbation (DP linear regression)",
         "ε sweep of the drug task (beyond the paper); the non-private fit (ε = ∞) is added"),
@@ -133,9 +136,10 @@ _READING = """\
 {files}
 
 Columns: **default** is the schema's, used for a key no file sets; **quick** is the value in
-`config/config.yaml` (— = not set, so the default); **full** and **paper** are the values
-those overlays set (same = not set, so the quick column holds: both are laid key by key over
-`config/config.yaml`).
+`config/config.yaml` (— = not set there, so the default); **full** and **paper** are the
+values of those runs, whose files are laid key by key over `config/config.yaml` (same = the
+quick column's value, because the overlay leaves the key alone or repeats that value;
+default = the default column's value, written out once where it is long).
 
 Every key is checked before any job runs; a bad value stops the workflow with one line per
 problem that names the key and what was expected, e.g.
@@ -146,8 +150,8 @@ config key 'ldp_indicators': unknown key(s) ['bandwith_multiplier']; allowed key
 ```
 
 Override single keys with `--config seed=7`, or with a YAML of your own after `--configfile`.
-To document a key, edit its `description` in the schema (at most {max_description}
-characters) and, for more, its entry in `docs/configuration.md`.
+To document a key, edit its `description` in the schema (at most {max_description} characters)
+and, for more, its entry in `docs/configuration.md`.
 """
 
 _PLURAL = {"integer": "integers", "number": "numbers", "string": "strings",
@@ -312,17 +316,35 @@ def _has_value(path: str, spec: Mapping) -> bool:
 
 
 def _value_cells(path: str, spec: Mapping, configs: Mapping[str, Mapping]) -> list[str]:
-    """One cell per configuration: the base's value or "—", an overlay's value or "same"."""
+    """One cell per configuration: the base's value or "—" where it does not set the key;
+    an overlay's value, or "same" where the run keeps the base's (the overlay leaves the key
+    alone or repeats its value)."""
     if not _has_value(path, spec):
         return ["" for _ in configs]
+
+    def shown(value) -> str:
+        text = _value_text(value)
+        if len(text) > LONG_VALUE and "default" in spec and _same(value, spec["default"]):
+            return "default"
+        return f"`{text}`"
+
     cells = []
+    base = _MISSING
     for i, config in enumerate(configs.values()):
         value = _lookup(config, path)
-        if value is _MISSING:
-            cells.append("—" if i == 0 else "same")
+        if i == 0:
+            base = value
+            cells.append("—" if value is _MISSING else shown(value))
+        elif value is _MISSING or _same(value, base):
+            cells.append("same")
         else:
-            cells.append(f"`{_value_text(value)}`")
+            cells.append(shown(value))
     return cells
+
+
+def _same(value, other) -> bool:
+    """Equal and written alike (``1`` and ``1.0`` are shown apart)."""
+    return _value_text(value) == _value_text(other) if other is not _MISSING else False
 
 
 def _default_cell(path: str, spec: Mapping) -> str:
@@ -410,7 +432,7 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
         The shipped configuration files as read, in column order (e.g. ``{"quick": ...,
         "full": ..., "paper": ...}``): the first is the base, each later one an overlay
         laid over it. Each gets a column: the base's value or "—" where it does not set
-        the key, an overlay's value or "same" where it leaves the key to the base.
+        the key; an overlay's value, or "same" where its run keeps the base's value.
     docs : str, optional
         The text of docs/configuration.md; a key with a ``### `` heading there gets a
         *more* link to its section (:func:`documented_keys`).
@@ -441,54 +463,53 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
     out = [_HEADER.format(regenerate=REGENERATE, docs=DOCS_LINK)]
     if privacy:
         out += [_PRIVACY_INTRO, *_privacy_table(keys, configs, privacy), "",
-                _PRIVACY_OUTRO.rstrip("\n")]
+                _PRIVACY_OUTRO]
         if related:
             out += ["Keys that set no level but change what one guarantees:", ""]
             out += [f"- `{path}`: {why}" for path, why in related.items()]
         out.append("")
     out.append(_READING.format(files=_FILES, max_description=MAX_DESCRIPTION))
 
+    # (link text, heading, rows, extra lines) of each section, in order
     top, sections = [], []
     for key, spec in (schema.get("properties") or {}).items():
         rows = [(key, spec), *schema_keys(spec, key)]
         if len(spec.get("properties") or {}) >= SECTION_MIN_KEYS:
             title = f" — {spec['title']}" if spec.get("title") else ""
-            sections.append((f"`{key}`{title}", rows))
+            sections.append((f"`{key}`", f"`{key}`{title}", _table(rows, configs, anchors), []))
         else:
             top.extend(rows)
+    if top:
+        sections.insert(0, ("Top level", "Top level", _table(top, configs, anchors), []))
     # keys of a user-named entry (e.g. any cohort under datasets) live in $defs,
     # referenced from additionalProperties
-    named = []
     for key, spec in (schema.get("properties") or {}).items():
-        ref = (spec.get("additionalProperties") or {}) if isinstance(
-            spec.get("additionalProperties"), Mapping) else {}
-        name = str(ref.get("$ref", "")).removeprefix("#/$defs/")
+        ref = spec.get("additionalProperties")
+        name = str(ref.get("$ref", "")).removeprefix("#/$defs/") if isinstance(
+            ref, Mapping) else ""
         target = (schema.get("$defs") or {}).get(name)
-        if target:
-            named.append((key, target))
-
-    headings = (["Top level"] if top else []) + [h for h, _ in sections] + [
-        f"`{key}.<name>` — any other entry under `{key}`" for key, _ in named]
-    out += ["Sections: " + " · ".join(f"[{h}](#{slug(h)})" for h in headings), ""]
-    if top:
-        out += ["## Top level", "", *_table(top, configs, anchors), ""]
-    for heading, rows in sections:
-        out += [f"## {heading}", "", *_table(rows, configs, anchors), ""]
-    for (key, target), heading in zip(named, headings[len(headings) - len(named):],
-                                      strict=True):
+        if not target:
+            continue
         where = f"{key}.<name>"
-        rows = [(where, target), *schema_keys(target, where)]
-        fixed = set(schema["properties"][key].get("properties") or {})
+        extra = [_cell(target.get("description", "")), ""]
         defined = []
         for label, config in configs.items():
-            names = [name for name in (_lookup(config, key) or {}) if name not in fixed]
+            entries = _lookup(config, key)
+            names = [entry for entry in (entries if isinstance(entries, Mapping) else {})
+                     if entry not in (spec.get("properties") or {})]
             if names:
-                defined.append(f"{label}: " + ", ".join(f"`{name}`" for name in names))
-        out += [f"## {heading}", "", _cell(target.get("description", "")), ""]
+                defined.append(f"{label}: " + ", ".join(f"`{entry}`" for entry in names))
         if defined:
-            out += ["Entries of this kind in the shipped configurations (their values are in "
-                    f"the files): {'; '.join(defined)}.", ""]
-        out += [*_table(rows, {}, anchors), ""]
+            extra += ["Entries of this kind in the shipped configurations (their values are in "
+                      f"the files): {'; '.join(defined)}.", ""]
+        sections.append((f"`{where}`", f"`{where}` — any other entry under `{key}`",
+                         _table([(where, target), *schema_keys(target, where)], {}, anchors),
+                         extra))
+
+    out += ["Sections: " + " · ".join(f"[{link}](#{slug(heading)})"
+                                      for link, heading, _, _ in sections), ""]
+    for _, heading, table, extra in sections:
+        out += [f"## {heading}", "", *extra, *table, ""]
     return "\n".join(out).rstrip("\n") + "\n"
 
 

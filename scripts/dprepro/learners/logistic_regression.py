@@ -1,17 +1,11 @@
-r"""Differentially private learners of study ``repr_transfer``.
+r"""DP logistic regression by objective perturbation (Chaudhuri, Monteleoni & Sarwate 2011),
+as used by Niinimäki et al. (2019) for the cancer-type task.
 
-* :class:`DPLogisticRegression` -- binary logistic regression by objective
-  perturbation (Chaudhuri, Monteleoni & Sarwate 2011), as used by Niinimäki et
-  al. (2019) for the cancer-type task.
-* :class:`SSPLinearRegression` -- ridge-type linear regression by sufficient
-  statistics perturbation (Honkela et al. 2018), used for drug sensitivity.
-* :func:`ssp_clipping_weights` -- the clipping weights of the SSP learner chosen
-  on synthetic data, as in the authors' ``diffpri.omega`` (in
-  :mod:`dprepro.learners.clipping`, re-exported here).
-* :func:`dp_select_features` -- DP feature selection by subsample-and-aggregate
-  (Kifer, Smith & Thakurta 2012), the paper's feature-selection baseline, and
-  :func:`select_columns`, the fixed-gene-set baseline (in
-  :mod:`dprepro.learners.feature_selection`, re-exported here).
+The other learners of study ``repr_transfer`` live beside it:
+:mod:`dprepro.learners.linear_regression` (SSP linear regression, Honkela et al. 2018),
+:mod:`dprepro.learners.clipping` (the SSP learner's clipping weights),
+:mod:`dprepro.learners.feature_selection` (DP feature selection, Kifer, Smith &
+Thakurta 2012) and :mod:`dprepro.learners.noise` (the noise draws).
 
 All mechanisms give pure epsilon-DP for *bounded* neighbouring data sets (one
 record replaced), the notion used in the paper. Randomness comes only from an

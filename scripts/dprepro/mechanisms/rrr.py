@@ -1,4 +1,8 @@
-r"""Revised randomized response (RRR) for a categorical label, and the LNTE baseline.
+r"""Revised randomized response (RRR) for a categorical label.
+
+The paper's baseline LNTE is in :mod:`dprepro.mechanisms.lnte` (as published) and
+:mod:`dprepro.mechanisms.grid_lnte` (on a public grid); the debiased estimator in
+:mod:`dprepro.mechanisms.debiased_rrr`.
 
 RRR (De Faveri et al., SEBD 2024, after Warner 1965 and Greenberg et al. 1969)
 privatises the group label of each patient locally: keep the true label with

@@ -2,17 +2,13 @@ r"""Representations learned on public data (study ``repr_transfer``).
 
 Niinimäki et al. (2019) learn a map :math:`f: \mathbb R^d \to \mathbb R^r`
 on public expression data only (no DP needed) and apply it to the private
-data before a DP learner. This module provides the three maps of the paper:
-
-* :func:`fit_pca` -- principal component analysis (scikit-learn);
-* :class:`RandomProjection` -- a data-independent orthonormal Gaussian
-  projection, centred on the public mean;
-* :class:`VAERepresentation` -- a variational autoencoder (Kingma & Welling
-  2014) in torch, inputs mapped to [0, 1] by :class:`QuantileScaler`
-  (defined in :mod:`dprepro.representations.vae`, so that torch loads only where a VAE is trained);
-
-plus :func:`quantile_map`, which puts the private matrix on the public
-data's scale by global quantile mapping over the shared genes.
+data before a DP learner. This module holds the first of the paper's three maps,
+:func:`fit_pca` (principal component analysis, scikit-learn) and
+:func:`truncate_pca` (the leading components of a wider fit); the others are
+:class:`~dprepro.representations.random_projection.RandomProjection` (a
+data-independent orthonormal Gaussian projection) and
+:class:`~dprepro.representations.vae.VAERepresentation` (a variational autoencoder,
+Kingma & Welling 2014, in torch; torch loads only where a VAE is trained).
 
 Everything is deterministic given ``random_state``; no global random state is
 touched (torch weights are initialised from a private ``torch.Generator``).

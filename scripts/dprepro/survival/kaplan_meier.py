@@ -1,7 +1,7 @@
-r"""Kaplan–Meier estimation, median survival and log-rank tests, vectorised.
+r"""Kaplan–Meier estimation, one label vector or many at once, vectorised.
 
-Everything here reproduces what the two reference implementations report,
-not just "a" Kaplan–Meier estimate:
+Medians live in :mod:`dprepro.survival.median`, log-rank tests in
+:mod:`dprepro.survival.logrank`; the three together reproduce the references:
 
 * :class:`KaplanMeier` equals ``lifelines.KaplanMeierFitter`` (same floating
   point recipe, so medians agree even where :math:`\hat S` sits on 0.5) and

@@ -1,10 +1,10 @@
-"""Figures built only from aggregated tables (one figure per rule).
+"""The ldp_indicators figures, built only from aggregated tables (one figure per rule).
 
 Every figure carries a footer saying what data it shows (real, synthetic
 stand-in or simulation) and its privacy parameters, so a PNG separated from
-the report still says what it is. This module holds the shared helpers and
-the ldp_indicators, audit and claims figures; :mod:`dprepro.studies.rrr_survival.figures` and
-:mod:`dprepro.studies.repr_transfer.figures` hold the other studies' figures.
+the report still says what it is. The shared style is
+:mod:`dprepro.figures.style`; the other studies, the audit and the claims have their own
+figure modules.
 """
 
 from __future__ import annotations

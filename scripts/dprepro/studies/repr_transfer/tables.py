@@ -1,22 +1,21 @@
-r"""The ``repr_transfer`` study: experiments and tables of Niinimäki et al. (2019).
+"""The ``repr_transfer`` study's result tables: per-row results, summaries and their columns.
 
-Pipeline (docs/design.md §5): a representation :math:`f` is learned on *public* expression only
-(PCA, random projection, VAE); its hyperparameters are chosen on a public
-auxiliary task (predicting the public lineage); the private lines are mapped
-through :math:`f` and a DP learner is trained on them. The study is split by
-concept; this module keeps every public name importable from one place:
+Pipeline (docs/design.md §5): a representation :math:`f` is learned on *public* expression
+only (PCA, random projection, VAE); its hyperparameters are chosen on a public auxiliary
+task (predicting the public lineage); the private lines are mapped through :math:`f` and
+a DP learner is trained on them. The study is split by concept:
 
 * :mod:`dprepro.studies.repr_transfer.common` -- study names and random streams;
+* :mod:`dprepro.studies.repr_transfer.study_data` -- the public and private data;
+* :mod:`dprepro.studies.repr_transfer.fitting` and :mod:`~dprepro.studies.repr_transfer.search`
+  -- representation fits and the hyperparameter search;
 * :mod:`dprepro.studies.repr_transfer.baselines` -- the gene baselines and DP feature selection;
-* :mod:`dprepro.studies.repr_transfer.privacy` -- the ε grid, the budget split and the privacy
-  records of every result row;
-* :mod:`dprepro.studies.repr_transfer.cancer_type` -- cancer-type pairs (DP logistic regression);
-* :mod:`dprepro.studies.repr_transfer.drug` -- drug sensitivity (SSP linear regression);
-* here -- input data, representations and their selection, result tables.
-
-Nothing here imports snakemake; torch is imported only when a VAE is fitted.
+* :mod:`dprepro.studies.repr_transfer.privacy` -- the ε grid, the budget split and the
+  privacy records of every result row;
+* :mod:`dprepro.studies.repr_transfer.cancer_type` -- cancer-type pairs (DP logistic
+  regression); :mod:`dprepro.studies.repr_transfer.drug` -- drug sensitivity (SSP);
+* here -- the tables built from the experiments' rows.
 """
-
 from __future__ import annotations
 
 import math

@@ -1,4 +1,4 @@
-r"""The ``rrr_survival`` study: analyses of released data and the tables of the paper.
+r"""The ``rrr_survival`` study: analyses of each release (one job per release).
 
 Per dataset (IPSS-R cohort, kidney) the study compares Kaplan–Meier curves,
 pairwise log-rank tests and median survival on
@@ -10,8 +10,10 @@ pairwise log-rank tests and median survival on
 
 at each ε, over many independent draws instead of the paper's single draw.
 
-Every table carries its privacy parameters: ``mechanism``, the nominal
-``epsilon`` stated by the paper, ``calibration`` of RRR, and
+The privacy columns of every table come from
+:mod:`dprepro.studies.rrr_survival.releases`; every table carries its privacy
+parameters: ``mechanism``, the nominal ``epsilon`` stated by the paper, ``calibration``
+of RRR, and
 ``true_epsilon``, the LDP level actually guaranteed (RRR with the paper's
 calibration: ε + ln(k − 1); LNTE as published: ∞, because it releases the
 observed times as the grid of the curve, see
