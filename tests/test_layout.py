@@ -152,3 +152,20 @@ def test_study_scripts_import_only_their_own_study():
             t = target.split(".")
             if t[1] == "studies" and len(t) > 2:
                 assert t[2] == study, f"{script.name} imports {target}"
+
+
+def test_every_scripted_rule_carries_its_library_code():
+    """A rule whose script imports the library reruns on library edits only through
+    ``params.library_code`` (dprepro.runtime.code_version)."""
+    import re
+
+    missing = []
+    for smk in sorted((ROOT / "workflow" / "rules").glob("*.smk")):
+        text = smk.read_text()
+        blocks = re.split(r"(?m)^(?=(?:rule|checkpoint) \w+:)", text)
+        for block in blocks[1:]:
+            name = re.match(r"(?:rule|checkpoint) (\w+):", block).group(1)
+            script = re.search(r'script:\s*\n\s*"[^"]*scripts/(\w+\.py)"', block)
+            if script and f'library_code=library_code("{script.group(1)}")' not in block:
+                missing.append(f"{smk.name}: {name}")
+    assert missing == []

@@ -1,4 +1,5 @@
-"""README quick start, CI and environments stay in step."""
+"""README quick start, CI and environments stay in step; the README stays short, its links
+resolve, and it names every privacy parameter of the schema."""
 
 import re
 from pathlib import Path
@@ -86,7 +87,41 @@ def test_every_step_rule_has_conda_log_and_resources():
         assert (ROOT / "workflow" / "rules" / env).resolve().exists(), f"{name}: {env}"
 
 
-def test_readme_lists_every_figure_and_table_target():
+def test_targets_page_lists_every_figure_and_table_target():
+    targets = (ROOT / "docs" / "targets.md").read_text()
     for smk, name, body in rule_blocks():
         if "figures/" in body or "tables/" in body:
-            assert f"`{name}`" in README, f"README does not list the target {name} ({smk})"
+            assert f"`{name}`" in targets, f"docs/targets.md does not list {name} ({smk})"
+
+
+def test_readme_stays_short():
+    lines = README.count("\n")
+    assert lines < 250, f"README.md has {lines} lines; move detail to a page under docs/"
+
+
+def test_every_relative_link_of_the_readme_exists():
+    links = [target for target in re.findall(r"\]\(([^)\s]+)\)", README)
+             if "://" not in target and not target.startswith("#")]
+    assert any(link.startswith("docs/") for link in links)
+    for link in links:
+        path = link.split("#", 1)[0]
+        assert (ROOT / path).exists(), f"README.md links to {link}, which does not exist"
+
+
+def privacy_parameter_keys(node, path=()):
+    """Dotted schema keys of the privacy parameters (epsilon, alphas, alpha_grid, ...)."""
+    for name, spec in node.get("properties", {}).items():
+        key = (*path, name)
+        if re.fullmatch(r"(\w+_)?(epsilon|alpha)s?(_\w+)?", name):
+            yield ".".join(key)
+        if isinstance(spec, dict):
+            yield from privacy_parameter_keys(spec, key)
+
+
+def test_readme_names_every_privacy_parameter_of_the_schema():
+    schema = yaml.safe_load((ROOT / "workflow" / "schemas" / "config.schema.yaml").read_text())
+    keys = sorted(set(privacy_parameter_keys(schema)))
+    assert {"ldp_indicators.alphas", "rrr_survival.epsilons",
+            "repr_transfer.drug.epsilons"} <= set(keys), keys
+    missing = [key for key in keys if f"`{key}`" not in README]
+    assert not missing, f"README.md does not name the privacy parameter(s) {missing}"

@@ -277,15 +277,16 @@ def test_vae_bad_device_is_rejected(lowrank):
 
 def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
     """vae.max_hidden_width caps a candidate's width (multiplier x r), and the weights that
-    size the VAE jobs' memory (fitting.vae_training_mb) are the network's own."""
+    size the VAE jobs' memory (vae_size.vae_training_mb) are the network's own."""
     import torch
 
+    from dprepro.representations import vae_size
     from dprepro.representations.vae import VAE
     from dprepro.studies.repr_transfer import fitting
 
-    assert fitting.vae_hidden_width(20, 10_000) == 200_000
-    assert fitting.vae_hidden_width(20, 10_000, 4096) == 4096
-    assert fitting.vae_hidden_width(3, 2, 4096) == 6
+    assert vae_size.vae_hidden_width(20, 10_000) == 200_000
+    assert vae_size.vae_hidden_width(20, 10_000, 4096) == 4096
+    assert vae_size.vae_hidden_width(3, 2, 4096) == 6
     train, _ = lowrank
     model = fitting.fit_representation(
         "vae", {"dim": 3, "hidden_layers": 2, "width_multiplier": 10, "learning_rate": 1e-3},
@@ -300,5 +301,5 @@ def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
     for width, layers in ((16, 1), (16, 3), (64, 2)):
         net = VAE(n, r, [width] * layers)
         weights = sum(m.weight.numel() for m in net.modules() if isinstance(m, torch.nn.Linear))
-        counted = (fitting.vae_training_mb(n, width, layers, base_mb=0) * 2**20) / 16
+        counted = (vae_size.vae_training_mb(n, width, layers, base_mb=0) * 2**20) / 16
         assert counted <= weights <= counted + 3 * width * r, (width, layers)

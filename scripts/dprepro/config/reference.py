@@ -89,10 +89,10 @@ RELATED_PRIVACY_KEYS: dict[str, str] = {
 
 _FILES = (
     "| `config/config.yaml` | **quick** default, plain `snakemake --cores all`: every figure and "
-    "table of the three papers at small Monte Carlo sizes (about 1.5 minutes on two cores) | "
+    "table of the three papers at small Monte Carlo sizes (about 70 s on two cores) | "
     "none |\n"
     "| `config/full.yaml` | **full** run, `--configfile config/full.yaml`: an overlay of the "
-    "quick default with the full sizes and the beyond-the-paper cohorts (about 3-4 minutes) | "
+    "quick default with the full sizes and the beyond-the-paper cohorts (about 3 min on 2 cores) | "
     "none |\n"
     "| `config/paper.yaml` | **paper** mode, `--configfile config/paper.yaml`: real data, the "
     "papers' sizes | cBioPortal, GDSC (Sanger), TCGA (UCSC Xena; or DepMap from figshare with "
