@@ -10,7 +10,7 @@ import pandas as pd
 
 from dprepro.figures.style import wrapped_footer
 
-__all__ = ['claims_figure']
+__all__ = ["claims_figure"]
 
 
 def _criterion_label(text: str) -> str:

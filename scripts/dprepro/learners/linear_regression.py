@@ -23,7 +23,7 @@ from dprepro.learners.noise import psd_repair, ssp_laplace_noise, ssp_noise
 # re-exported: the clipping weights and the feature-selection baselines live in their own
 # modules (split by concept); importing them from here keeps callers working
 
-__all__ = ['SSPLinearRegression']
+__all__ = ["SSPLinearRegression"]
 
 
 # --------------------------------------------------------------------------- #

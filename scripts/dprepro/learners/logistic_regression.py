@@ -49,7 +49,7 @@ from dprepro.learners.noise import objective_perturbation_noise
 # re-exported: the clipping weights and the feature-selection baselines live in their own
 # modules (split by concept); importing them from here keeps callers working
 
-__all__ = ['DPLogisticRegression', 'clip_rows_to_unit_ball']
+__all__ = ["DPLogisticRegression", "clip_rows_to_unit_ball"]
 
 #: Bound on |l''| for the logistic loss, the constant c of CMS11 Algorithm 2.
 LOGISTIC_LOSS_C = 0.25

@@ -4,15 +4,12 @@ budget.
 
 from __future__ import annotations
 
-import logging
 import math
 
 import numpy as np
 import pandas as pd
 
-__all__ = ['FitBudgetExceeded']
-
-logger = logging.getLogger(__name__)
+__all__ = ["FeatureNamesMixin", "FitBudgetExceeded", "as_generator", "check_float", "check_int"]
 
 
 # --------------------------------------------------------------------------- #

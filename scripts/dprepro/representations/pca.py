@@ -31,7 +31,7 @@ from sklearn.decomposition import PCA
 
 from dprepro.representations.base import check_int
 
-__all__ = ['fit_pca', 'truncate_pca']
+__all__ = ["fit_pca", "truncate_pca"]
 
 
 # --------------------------------------------------------------------------- #

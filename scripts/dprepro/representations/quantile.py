@@ -10,7 +10,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from dprepro.representations.base import FeatureNamesMixin, check_float
 
-__all__ = ['QuantileScaler', 'quantile_map']
+__all__ = ["QuantileScaler", "quantile_map"]
 
 
 # --------------------------------------------------------------------------- #

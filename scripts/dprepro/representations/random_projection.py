@@ -8,7 +8,7 @@ from sklearn.base import BaseEstimator, TransformerMixin
 
 from dprepro.representations.base import FeatureNamesMixin, as_generator, check_int
 
-__all__ = ['RandomProjection']
+__all__ = ["RandomProjection"]
 
 
 class RandomProjection(FeatureNamesMixin, TransformerMixin, BaseEstimator):

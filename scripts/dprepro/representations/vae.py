@@ -41,7 +41,7 @@ from dprepro.representations.quantile import QuantileScaler
 __all__ = ["VAE", "VAERepresentation"]
 
 # a child of the representations logger, under which the VAE has always logged
-logger = logging.getLogger("dprepro.representations.pca.vae")
+logger = logging.getLogger(__name__)
 
 
 # --------------------------------------------------------------------------- #

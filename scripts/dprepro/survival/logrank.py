@@ -10,7 +10,7 @@ import pandas as pd
 
 from dprepro.survival.inputs import SortedCounts, check_labels, check_survival_data, chi2_sf
 
-__all__ = ['LogrankBatch', 'pairwise_logrank', 'pairwise_logrank_batch']
+__all__ = ["LogrankBatch", "pairwise_logrank", "pairwise_logrank_batch"]
 
 
 # --------------------------------------------------------------------------- log-rank

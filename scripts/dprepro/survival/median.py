@@ -11,7 +11,7 @@ import numpy as np
 from dprepro.survival.inputs import normal_quantile
 from dprepro.survival.kaplan_meier import KaplanMeier, lifelines_qth
 
-__all__ = ['MedianSurvival', 'km_median', 'km_median_r']
+__all__ = ["MedianSurvival", "km_median", "km_median_r"]
 
 
 # --------------------------------------------------------------------------- medians

@@ -23,7 +23,7 @@ from dprepro.figures.style import (
 )
 from dprepro.studies.ldp_indicators.simulation import ESTIMATORS, estimators
 
-__all__ = ['LDP_FIGURES', 'ldp_figure1', 'ldp_mse_vs_alpha', 'ldp_mse_vs_n']
+__all__ = ["LDP_FIGURES", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
 
 
 _STYLE = {

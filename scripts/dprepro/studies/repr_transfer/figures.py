@@ -20,7 +20,7 @@ from dprepro.studies.repr_transfer.privacy import (
 )
 from dprepro.studies.repr_transfer.tables import with_pipeline
 
-__all__ = ['FIGURES', 'draw_figure']
+__all__ = ["FIGURES", "draw_figure"]
 
 
 _REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "VAE",

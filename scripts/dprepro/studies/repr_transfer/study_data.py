@@ -14,7 +14,7 @@ from dprepro.studies.repr_transfer.common import (
     STUDY,
 )
 
-__all__ = ['public_set_table', 'real_data', 'study_data', 'synthetic_data']
+__all__ = ["public_set_table", "real_data", "study_data", "synthetic_data"]
 
 
 def _lineage_frame(values: pd.Series) -> pd.DataFrame:
