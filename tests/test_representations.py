@@ -204,7 +204,7 @@ def test_vae_aligns_dataframe_columns(fitted_vae, lowrank):
 def test_vae_same_seed_gives_identical_weights_and_outputs(lowrank, caplog):
     train, test = lowrank
     kw = dict(VAE_KW, max_epochs=3, log_every=1)
-    with caplog.at_level(logging.INFO, logger="dprepro.representations.pca"):
+    with caplog.at_level(logging.INFO, logger="dprepro.representations.vae"):
         a = VAERepresentation(3, random_state=7, device="cpu", **kw).fit(train)
     assert any("epoch    3" in r.getMessage() for r in caplog.records)
     b = VAERepresentation(3, random_state=7, device="cpu", **kw).fit(train)
