@@ -51,6 +51,8 @@ import json, resource, sys, time
 sys.path.insert(0, {scripts!r})
 import numpy as np, pandas as pd
 from dprepro.data import expression as ed
+from dprepro.data import depmap
+from dprepro.data import gdsc
 def peak_kb():
     # VmHWM: this process's own high-water mark. ru_maxrss is kept across
     # exec on Linux, so it can report the parent's size at fork instead.
@@ -66,13 +68,13 @@ base = peak_kb()
 kind, path = sys.argv[1], sys.argv[2]
 t = time.perf_counter()
 if kind == "gdsc":
-    frame = ed.read_gdsc_expression(path)
+    frame = gdsc.read_gdsc_expression(path)
 elif kind == "depmap":
-    frame = ed.read_depmap_expression(path)
+    frame = depmap.read_depmap_expression(path)
 elif kind == "harmonise":
     gdsc_path, depmap_path = path.split("|")
-    private = ed.read_gdsc_expression(gdsc_path)
-    public = ed.read_depmap_expression(depmap_path)
+    private = gdsc.read_gdsc_expression(gdsc_path)
+    public = depmap.read_depmap_expression(depmap_path)
     t = time.perf_counter()
     frame, _ = ed.harmonise_genes(private, public, min_shared=1)
 elif kind == "naive-gdsc":

@@ -104,14 +104,14 @@ def main(argv=None) -> int:
     from dprepro.mechanisms.indicator_draws import laplace_indicators
     from dprepro.runtime.seeds import seed_sequence
     from dprepro.studies.ldp_indicators.simulation import simulate_censored_regression
-    from dprepro.survival import conditional
+    from dprepro.survival import bandwidth, conditional
 
     threadpool_limits(1)
     covariates, times, delta = simulate_censored_regression(
         seed_sequence(1, "bench", "kernels", 0), replicates=args.replicates, n=args.n,
         lambda_t=[1, 1, 1], lambda_c=[1, 1, 1])
     private = laplace_indicators(delta, alpha=0.3, rng=np.random.default_rng(2))
-    h = 5 * conditional.dpik_rows(covariates)
+    h = 5 * bandwidth.dpik_rows(covariates)
     b = np.sqrt(h)
     t = np.linspace(0.015, 1.5, args.times)
     window = conditional.uniform_kernel_window(covariates, x=0.5, h=h)

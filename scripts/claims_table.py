@@ -4,7 +4,7 @@ import json
 
 from dprepro.claims.table import CLAIMS_PRIVACY, merge_claims
 from dprepro.runtime import step
-from dprepro.runtime.io import read_table
+from dprepro.runtime.io import read_table, write_csv
 
 log = step.start(snakemake, "claims_table")
 tables = [read_table(path) for path in snakemake.input.tables]
@@ -16,7 +16,7 @@ origins = set()
 for path in snakemake.input.tables:
     with open(f"{path}.prov.json", encoding="utf-8") as handle:
         origins |= set(json.load(handle)["data_origin"].split(","))
-step.write_csv(merged, snakemake.output.table)
+write_csv(merged, snakemake.output.table)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table],
                     config={"tables": list(snakemake.input.tables)}, privacy=CLAIMS_PRIVACY,
                     data_origin=",".join(sorted(origins)) or "simulation")

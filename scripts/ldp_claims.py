@@ -1,6 +1,7 @@
 """ldp_indicators tables/claims.csv: every claim of the paper's results section, with its CI."""
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv
 from dprepro.studies.ldp_indicators.claims import error_set, ldp_claims
 from dprepro.studies.ldp_indicators.tables import privacy_records, read_results
 
@@ -17,7 +18,7 @@ claims = ldp_claims(errors, censorings=p.censorings, alphas=p.alphas, mechanisms
 for row in claims.itertuples():
     log.info("%-50s %-12s %.4g [%.4g, %.4g] (%s)", row.claim_id, row.verdict,
              row.reproduced_value, row.ci_lower, row.ci_upper, row.criterion)
-step.write_csv(claims, snakemake.output.table)
+write_csv(claims, snakemake.output.table)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table],
                     config={k: v for k, v in p.items() if k != "settings"},
                     privacy=privacy_records(p.settings), data_origin="simulation")

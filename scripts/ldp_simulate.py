@@ -3,6 +3,7 @@ estimate at every α of the design; one replicate file per setting."""
 
 from dprepro.mechanisms.registry import get_mechanism, records_of
 from dprepro.runtime import step
+from dprepro.runtime.io import write_parquet
 from dprepro.runtime.seeds import seed_record, seed_sequence
 from dprepro.studies.ldp_indicators.simulation import censoring_probability, simulate_alphas
 
@@ -40,7 +41,7 @@ for spec in p.settings:
              result.bandwidth.mean(), result.censored_fraction.mean())
     frame = result.to_frame()
     out = snakemake.output[spec["output"]]
-    step.write_parquet(frame, out)
+    write_parquet(frame, out)
     step.write_sidecars(
         snakemake, __file__, [out],
         config={**common, "censoring": censoring, "n": n, "setting": setting},

@@ -2,6 +2,7 @@
 
 from dprepro.audit.suite import run_all_audits
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv
 from dprepro.runtime.privacy_record import AUDIT_PRIVACY
 from dprepro.runtime.seeds import seed_record, seed_sequence
 
@@ -15,7 +16,7 @@ for row in table.itertuples():
     log.info("%-28s %-34s %-10s claimed %-6.3g lower bound %-7.3g %s", row.mechanism,
              row.variant, row.role, row.claimed_epsilon, row.empirical_epsilon_lower_bound,
              row.verdict)
-step.write_csv(table, snakemake.output.table)
+write_csv(table, snakemake.output.table)
 step.write_sidecars(
     snakemake, __file__, [snakemake.output.table], config=dict(p.items()),
     seeds={**seed_record(p.seed, "audit", "privacy_audit", 1), "audit_seed": rng_seed},

@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_parquet
 from dprepro.studies.repr_transfer import baselines as repr_baselines
 from dprepro.studies.repr_transfer import cancer_type as repr_cancer_type
 from dprepro.studies.repr_transfer import fitting as repr_fitting
@@ -50,7 +51,7 @@ for method in p.methods:
     log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
 rows = pd.concat(results, ignore_index=True)
 path = snakemake.output.rows
-step.write_parquet(rows, path)
+write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
 streams = {"noise": "cancer_type/<method>/<case>/eps<epsilon>, replicate = seed "
                     "(the same draws for both pipelines; pca_vae_dim draws pca's where its r "

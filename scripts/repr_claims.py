@@ -3,7 +3,7 @@
 import pandas as pd
 
 from dprepro.runtime import step
-from dprepro.runtime.io import read_table
+from dprepro.runtime.io import read_table, write_csv
 from dprepro.studies.repr_transfer import claims as repr_claims
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
@@ -24,7 +24,7 @@ table = repr_claims.repr_claims(cancer, drug, cancer_epsilon=p.epsilons["cancer_
 for row in table.itertuples(index=False):
     log.info("%s: %s [%.3g, %.3g] %s -> %s", row.claim_id, row.statistic, row.ci_lower,
              row.ci_upper, row.criterion, row.verdict)
-step.write_csv(table, snakemake.output.table)
+write_csv(table, snakemake.output.table)
 records = (repr_privacy.table_records(cancer, kind="cancer_type", settings=p.cancer_settings)
            + repr_privacy.table_records(drug, kind="drug", settings=p.drug_settings))
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),

@@ -11,6 +11,7 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv
 from dprepro.studies.repr_transfer import drug as repr_drug
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
@@ -36,7 +37,7 @@ for pipeline in p.pipelines:
         log.info("%s n=%d d=%d epsilon=%g: w_x=%g w_y=%g", spec.name, row.n, row.d,
                  row.epsilon, row.w_x, row.w_y)
     path = snakemake.output[pipeline]
-    step.write_csv(table, path)
+    write_csv(table, path)
     step.write_sidecars(snakemake, __file__, [path], config=config,
                         seeds={"stream": "drug/clipping/n<n>/d<d>/eps<epsilon>[/laplace]",
                                "base_seed": p.seed},

@@ -1,6 +1,7 @@
 """The public or the private tables of repr_transfer: synthetic pair, or GDSC + DepMap."""
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv, write_parquet
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import study_data as repr_study_data
 
@@ -14,13 +15,13 @@ written = []
 for name in names:
     frame = data[f"{p.kind}_{name}"]
     path = snakemake.output[name]
-    step.write_parquet(frame, path, index=True)
+    write_parquet(frame, path, index=True)
     written.append(path)
     log.info("%s %s (%s): %d x %d", p.kind, name, p.origin, *frame.shape)
 privacy = repr_privacy.INTERMEDIATES[f"{p.kind}_data"]
 if "public_set" in snakemake.output.keys():
     table = data["public_set"]
-    step.write_csv(table, snakemake.output.public_set)
+    write_csv(table, snakemake.output.public_set)
     row = table.iloc[0]
     log.info("public set (%s): %d of %d source lines (excluded by COSMIC id %d, by Sanger model "
              "id %d, held-out cancer types %d), %d private lines", row["source"],

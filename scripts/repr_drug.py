@@ -6,6 +6,7 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_parquet
 from dprepro.studies.repr_transfer import baselines as repr_baselines
 from dprepro.studies.repr_transfer import common as repr_common
 from dprepro.studies.repr_transfer import drug as repr_drug
@@ -60,7 +61,7 @@ for method in p.methods:
     log.info("%s: %d rows in %.1f s", method, len(rows), time.perf_counter() - start)
 rows = pd.concat(results, ignore_index=True)
 path = snakemake.output.rows
-step.write_parquet(rows, path)
+write_parquet(rows, path)
 log.info("wrote %s (%d rows)", path, len(rows))
 streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed (the same "
                     "draws for both pipelines; pca_vae_dim draws pca's where its r is "

@@ -10,6 +10,7 @@ import json
 import pandas as pd
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_parquet
 from dprepro.runtime.seeds import seed_record
 from dprepro.studies.repr_transfer import common as repr_common
 from dprepro.studies.repr_transfer import fitting as repr_fitting
@@ -42,7 +43,7 @@ for pipeline in p.pipelines:
             {"private": private, "private_line_local": line_local},
             seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
     path = snakemake.output[pipeline]
-    step.write_parquet(fitted[spec_key], path)
+    write_parquet(fitted[spec_key], path)
     log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,
              len(public), len(private), spec["dim"])
     step.write_sidecars(snakemake, __file__, [path], config={**config, "spec": spec},

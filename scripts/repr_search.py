@@ -7,6 +7,7 @@ The pipelines' searches share their fits (:func:`dprepro.studies.repr_transfer.s
 import pandas as pd
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv
 from dprepro.studies.repr_transfer import fitting as repr_fitting
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import search as repr_search
@@ -33,7 +34,7 @@ for pipeline in p.pipelines:
                          variant=objective["variant"], device=device,
                          data_origin=p.data_origin)
     out = snakemake.output[pipeline]
-    step.write_csv(table, out)
+    write_csv(table, out)
     config = {key: value for key, value in p.items() if key not in ("objectives", "pipelines")}
     step.write_sidecars(snakemake, __file__, [out], config={**config, "objective": objective},
                         seeds={**repr_search.SEEDS, "base_seed": p.seed},

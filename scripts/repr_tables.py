@@ -3,6 +3,7 @@
 import pandas as pd
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import tables as repr_tables
 
@@ -11,8 +12,8 @@ p = snakemake.params
 frames = [pd.read_parquet(path) for path in snakemake.input.rows]
 table, summary = repr_tables.TABLES[p.kind](frames, data_origin=p.data_origin)
 out = snakemake.output
-step.write_csv(table, out.table)
-step.write_csv(summary, out.summary)
+write_csv(table, out.table)
+write_csv(summary, out.summary)
 log.info("wrote %s (%d rows) and %s (%d rows)", out.table, len(table), out.summary,
          len(summary))
 records = repr_privacy.table_records(table, kind=p.kind, settings=p.settings)

@@ -8,6 +8,7 @@ import pandas as pd
 
 from dprepro.data.cohort_spec import group_order
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv, write_parquet
 from dprepro.studies.rrr_survival.analysis import run_release
 from dprepro.studies.rrr_survival.paths import release_files
 
@@ -33,7 +34,7 @@ for release in p.releases:
         path = release_files([release], f"{key}.{suffix}")[0]
         if path not in declared:
             raise RuntimeError(f"{path} is not a declared output of this rule")
-        (step.write_parquet if suffix == "parquet" else step.write_csv)(frame, path)
+        (write_parquet if suffix == "parquet" else write_csv)(frame, path)
         outputs.append(path)
     log.info("%s %s ε=%s: %d groups %s, %d draws", dataset, release["mechanism"],
              release["epsilon"], len(labels), labels, results["medians"]["draw"].nunique())

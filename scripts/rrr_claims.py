@@ -3,6 +3,7 @@
 import numpy as np
 
 from dprepro.runtime import step
+from dprepro.runtime.io import write_csv
 from dprepro.runtime.seeds import seed_record, seed_sequence
 from dprepro.studies.rrr_survival import outputs as rrr_outputs
 from dprepro.studies.rrr_survival import releases as rrr_releases
@@ -14,7 +15,7 @@ stream = "claims/bootstrap"
 rng = np.random.default_rng(seed_sequence(p.seed, "rrr_survival", stream, 0))
 table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logrank_releases,
                    significance=p.significance, rng=rng, clustered=p.clustered)
-step.write_csv(table, snakemake.output.table)
+write_csv(table, snakemake.output.table)
 log.info("wrote %s: %s", snakemake.output.table, table["verdict"].value_counts().to_dict())
 records = rrr_outputs.records_of_releases(p.releases, snakemake.input.medians)
 step.write_sidecars(snakemake, __file__, [snakemake.output.table], config=dict(p.items()),

@@ -2,6 +2,7 @@
 
 from dprepro.data.cohort_spec import CohortSpec, build_cohort
 from dprepro.runtime import step
+from dprepro.runtime.io import write_parquet
 from dprepro.runtime.privacy_record import non_private
 
 log = step.start(snakemake, "rrr_cohort")
@@ -10,7 +11,7 @@ spec = CohortSpec.from_config(snakemake.wildcards.dataset, p.spec)
 built = build_cohort(spec, inputs=dict(snakemake.input.items()), seed=p.seed)
 log.info("%s (%s, %s): %s", spec.name, spec.source, built.origin, built.summary)
 out = snakemake.output.cohort
-step.write_parquet(built.frame.assign(data_origin=built.origin), out)
+write_parquet(built.frame.assign(data_origin=built.origin), out)
 step.write_sidecars(snakemake, __file__, [out], config={"dataset": spec.name, **p.spec},
                     seeds=built.seeds, privacy=non_private("raw cohort (sensitive)"),
                     data_origin=built.origin, extra={"cohort": built.summary})

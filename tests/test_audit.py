@@ -32,7 +32,12 @@ from dprepro.audit.release_audits import (
     audit_rrr,
     lnte_audit_cohort,
 )
-from dprepro.audit.suite import INDICATOR_ALPHAS, INDICATOR_CONTROL, run_all_audits
+from dprepro.audit.suite import (
+    INDICATOR_ALPHAS,
+    INDICATOR_CONTROL,
+    control_run_alpha,
+    run_all_audits,
+)
 from dprepro.learners.logistic_regression import DPLogisticRegression
 from dprepro.learners.noise import objective_perturbation_noise
 from dprepro.mechanisms.registry import MECHANISMS
@@ -158,14 +163,23 @@ def test_every_registered_indicator_mechanism_has_audit_rows(toy):
                                    [mechanism.true_epsilon(a) for a in published.claimed_epsilon])
         control = rows[rows.role == "control"]
         assert len(control) == 1, mechanism.name
-        claimed, run = INDICATOR_CONTROL
+        claimed, true_level = INDICATOR_CONTROL
         assert control.claimed_epsilon.iloc[0] == claimed
-        assert control.true_epsilon.iloc[0] == pytest.approx(mechanism.true_epsilon(run))
+        # the control runs where the mechanism is truly twice the claim, whatever its
+        # calibration (the toy is α/2-LDP: it runs at α = 1.2)
+        assert control.true_epsilon.iloc[0] == pytest.approx(true_level, abs=1e-9)
     # the toy's rows come last: adding a mechanism leaves the other rows' streams alone
     assert (table.mechanism.iloc[-4:] == toy.release_name).all()
     others = [name for name in MECHANISMS if name != toy.name]
     without = run_all_audits(rng_seed=4, draws_scale=0.001, indicator_mechanisms=others)
     pd.testing.assert_frame_equal(table.iloc[:-4].reset_index(drop=True), without)
+
+
+def test_the_control_level_inverts_each_mechanisms_true_epsilon(toy):
+    laplace = MECHANISMS["laplace"]
+    assert control_run_alpha(laplace, 0.3, 0.6) == 0.6  # exact mechanisms: unchanged
+    assert control_run_alpha(toy, 0.3, 0.6) == pytest.approx(1.2, abs=1e-9)
+    assert toy.true_epsilon(control_run_alpha(toy, 0.3, 0.6)) == pytest.approx(0.6, abs=1e-9)
 
 
 def test_generic_indicator_audit_has_power_against_a_miscalibrated_toy(toy):

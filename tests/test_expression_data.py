@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dprepro.data import depmap, expression_io
 from dprepro.data import expression as ed
+from dprepro.data import gdsc as gdsc_source
 from dprepro.data.download import ChecksumError, download
 from dprepro.data.expression_io import ExpressionDataError
 from helpers.httpserver import serve
@@ -81,7 +83,7 @@ def test_fixtures_are_reproducible(tmp_path):
 # GDSC basal expression
 # --------------------------------------------------------------------------- #
 def test_gdsc_expression_from_zip():
-    frame = ed.read_gdsc_expression(GDSC_ZIP)
+    frame = gdsc_source.read_gdsc_expression(GDSC_ZIP)
     raw = gdsc_raw()
     assert frame.dtypes.unique().tolist() == [np.dtype(np.float32)]
     assert frame.index.name == "COSMIC_ID" and frame.index.dtype == np.int64
@@ -105,31 +107,31 @@ def test_gdsc_expression_from_zip():
 
 
 def test_gdsc_expression_plain_text_equals_zip(tmp_path):
-    plain = ed.read_gdsc_expression(write_gdsc(tmp_path, gdsc_text()))
-    zipped = ed.read_gdsc_expression(GDSC_ZIP)
+    plain = gdsc_source.read_gdsc_expression(write_gdsc(tmp_path, gdsc_text()))
+    zipped = gdsc_source.read_gdsc_expression(GDSC_ZIP)
     pd.testing.assert_frame_equal(plain, zipped, check_exact=True)
 
 
 def test_gdsc_expression_small_chunks_same_result():
-    a = ed.read_gdsc_expression(GDSC_ZIP, chunksize=3)
-    b = ed.read_gdsc_expression(GDSC_ZIP)
+    a = gdsc_source.read_gdsc_expression(GDSC_ZIP, chunksize=3)
+    b = gdsc_source.read_gdsc_expression(GDSC_ZIP)
     pd.testing.assert_frame_equal(a, b, check_exact=True)
 
 
 def test_gdsc_expression_strict_duplicates_named():
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_gdsc_expression(GDSC_ZIP, duplicates="error")
+        gdsc_source.read_gdsc_expression(GDSC_ZIP, duplicates="error")
     msg = str(err.value)
     assert "DPM1" in msg and "906826" in msg and GDSC_ZIP.name in msg
     with pytest.raises(ValueError, match="duplicates must be one of"):
-        ed.read_gdsc_expression(GDSC_ZIP, duplicates="first")
+        gdsc_source.read_gdsc_expression(GDSC_ZIP, duplicates="first")
 
 
 def test_gdsc_expression_truncated_zip(tmp_path):
     bad = tmp_path / "cut.zip"
     bad.write_bytes(GDSC_ZIP.read_bytes()[:1500])
     with pytest.raises(ExpressionDataError, match="not a readable zip archive") as err:
-        ed.read_gdsc_expression(bad)
+        gdsc_source.read_gdsc_expression(bad)
     assert "cut.zip" in str(err.value) and "download it again" in str(err.value)
 
 
@@ -143,7 +145,7 @@ def test_gdsc_expression_corrupted_zip_data(tmp_path):
     bad = tmp_path / "flipped.zip"
     bad.write_bytes(bytes(data))
     with pytest.raises(ExpressionDataError, match="corrupt or truncated") as err:
-        ed.read_gdsc_expression(bad)
+        gdsc_source.read_gdsc_expression(bad)
     assert "flipped.zip" in str(err.value)
 
 
@@ -151,13 +153,13 @@ def test_gdsc_expression_not_a_zip(tmp_path):
     bad = tmp_path / "page.zip"
     bad.write_text("<html>Service unavailable</html>")
     with pytest.raises(ExpressionDataError, match="page.zip is not a readable zip archive"):
-        ed.read_gdsc_expression(bad)
+        gdsc_source.read_gdsc_expression(bad)
 
 
 def test_gdsc_expression_missing_symbol_column_lists_found(tmp_path):
     path = write_gdsc(tmp_path, gdsc_text().replace("GENE_SYMBOLS", "SYMBOL", 1))
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_gdsc_expression(path)
+        gdsc_source.read_gdsc_expression(path)
     msg = str(err.value)
     assert "'GENE_SYMBOLS' not found" in msg
     assert "'SYMBOL'" in msg and "'GENE_title'" in msg and "'DATA.906826'" in msg
@@ -167,14 +169,14 @@ def test_gdsc_expression_missing_symbol_column_lists_found(tmp_path):
 def test_gdsc_expression_unexpected_column(tmp_path):
     path = write_gdsc(tmp_path, gdsc_text().replace("DATA.910927", "SAMPLE_X", 1))
     with pytest.raises(ExpressionDataError, match="unexpected column.*'SAMPLE_X'"):
-        ed.read_gdsc_expression(path)
+        gdsc_source.read_gdsc_expression(path)
 
 
 @pytest.mark.parametrize("chunksize", [2048, 4])
 def test_gdsc_expression_non_numeric_named(tmp_path, chunksize):
     path = write_gdsc(tmp_path, replace_first_value(gdsc_text(), "7.1x", line=10))
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_gdsc_expression(path, chunksize=chunksize)
+        gdsc_source.read_gdsc_expression(path, chunksize=chunksize)
     msg = str(err.value)
     assert "'DATA.687983'" in msg and "'7.1x'" in msg and "line 10" in msg and "'FUCA2'" in msg
 
@@ -182,8 +184,8 @@ def test_gdsc_expression_non_numeric_named(tmp_path, chunksize):
 def test_gdsc_expression_missing_value(tmp_path):
     path = write_gdsc(tmp_path, replace_first_value(gdsc_text(), "NA"))
     with pytest.raises(ExpressionDataError, match="missing or non-finite.*'TNMD'.*DATA.687983"):
-        ed.read_gdsc_expression(path)
-    frame = ed.read_gdsc_expression(path, allow_missing=True)
+        gdsc_source.read_gdsc_expression(path)
+    frame = gdsc_source.read_gdsc_expression(path, allow_missing=True)
     assert np.isnan(frame.loc[687983, "TNMD"])
 
 
@@ -192,7 +194,7 @@ def test_gdsc_expression_ragged_row(tmp_path):
     text[4] += "\t1.0\t2.0"
     path = write_gdsc(tmp_path, "\n".join(text))
     with pytest.raises(ExpressionDataError, match="malformed table"):
-        ed.read_gdsc_expression(path)
+        gdsc_source.read_gdsc_expression(path)
 
 
 def test_gdsc_expression_zip_member_choice(tmp_path):
@@ -201,17 +203,17 @@ def test_gdsc_expression_zip_member_choice(tmp_path):
         zf.writestr("README.txt", "hello")
         zf.writestr("other.txt", "x")
     with pytest.raises(ExpressionDataError, match="which member.*README.txt"):
-        ed.read_gdsc_expression(path)
+        gdsc_source.read_gdsc_expression(path)
     with zipfile.ZipFile(path, "a") as zf:
         zf.writestr(f"data/{GDSC_MEMBER}", gdsc_text())
-    assert ed.read_gdsc_expression(path).shape == (11, 30)
+    assert gdsc_source.read_gdsc_expression(path).shape == (11, 30)
 
 
 # --------------------------------------------------------------------------- #
 # DepMap
 # --------------------------------------------------------------------------- #
 def test_depmap_expression_model_layout():
-    frame = ed.read_depmap_expression(DEPMAP_OLD)
+    frame = depmap.read_depmap_expression(DEPMAP_OLD)
     raw = pd.read_csv(DEPMAP_OLD, index_col=0)
     assert frame.shape == raw.shape == (10, 32)
     assert frame.dtypes.unique().tolist() == [np.dtype(np.float32)]
@@ -222,8 +224,8 @@ def test_depmap_expression_model_layout():
 
 
 def test_depmap_expression_profile_layout_keeps_default_entries():
-    new = ed.read_depmap_expression(DEPMAP_NEW)
-    old = ed.read_depmap_expression(DEPMAP_OLD)
+    new = depmap.read_depmap_expression(DEPMAP_NEW)
+    old = depmap.read_depmap_expression(DEPMAP_OLD)
     assert new.attrs["layout"] == "profiles"
     pd.testing.assert_frame_equal(new.loc[old.index], old, check_exact=True)
     assert sorted(new.index) == sorted(old.index)
@@ -233,12 +235,12 @@ def test_depmap_expression_profile_layout_with_unnamed_index(tmp_path):
     raw = pd.read_csv(DEPMAP_NEW)
     path = tmp_path / "with_index.csv"
     raw.to_csv(path)  # adds a leading unnamed 0..n-1 column
-    frame = ed.read_depmap_expression(path)
+    frame = depmap.read_depmap_expression(path)
     assert frame.shape == (10, 32)
 
 
 def test_depmap_expression_models_filter():
-    frame = ed.read_depmap_expression(DEPMAP_NEW, models=["ACH-000002", "ACH-000019", "ACH-9"])
+    frame = depmap.read_depmap_expression(DEPMAP_NEW, models=["ACH-000002", "ACH-000019", "ACH-9"])
     assert list(frame.index) == ["ACH-000002", "ACH-000019"]
     assert frame.attrs["missing_models"] == ["ACH-9"]
 
@@ -249,7 +251,7 @@ def test_depmap_expression_duplicated_model(tmp_path):
     path = tmp_path / "dups.csv"
     raw.to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="duplicated ModelID.*ACH-000002"):
-        ed.read_depmap_expression(path)
+        depmap.read_depmap_expression(path)
 
 
 def test_depmap_expression_bad_flag(tmp_path):
@@ -258,7 +260,7 @@ def test_depmap_expression_bad_flag(tmp_path):
     path = tmp_path / "flag.csv"
     raw.to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="'is_default_entry'.*'maybe'"):
-        ed.read_depmap_expression(path)
+        depmap.read_depmap_expression(path)
 
 
 def test_depmap_expression_no_id_column(tmp_path):
@@ -266,7 +268,7 @@ def test_depmap_expression_no_id_column(tmp_path):
     path = tmp_path / "noid.csv"
     raw.to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="no model-id column.*'GCLC \\(2729\\)'"):
-        ed.read_depmap_expression(path)
+        depmap.read_depmap_expression(path)
 
 
 def test_depmap_expression_non_numeric_named(tmp_path):
@@ -275,7 +277,7 @@ def test_depmap_expression_non_numeric_named(tmp_path):
     path = tmp_path / "text.csv"
     raw.to_csv(path)
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_depmap_expression(path)
+        depmap.read_depmap_expression(path)
     msg = str(err.value)
     assert "'STPG1 (90529)'" in msg and "'high'" in msg and "line 6" in msg
     assert "ACH-000009" in msg
@@ -287,15 +289,15 @@ def test_depmap_expression_duplicated_symbols(tmp_path):
     path = tmp_path / "dupsym.csv"
     raw.to_csv(path)
     with pytest.raises(ExpressionDataError, match="duplicated gene symbols.*'GCLC'"):
-        ed.read_depmap_expression(path, duplicates="error")
-    frame = ed.read_depmap_expression(path)
+        depmap.read_depmap_expression(path, duplicates="error")
+    frame = depmap.read_depmap_expression(path)
     assert frame.shape == (10, 31)
     expected = (raw.iloc[:, 0] + raw.iloc[:, -1]).to_numpy() / 2
     np.testing.assert_allclose(frame["GCLC"].to_numpy(), expected, rtol=1e-6)
 
 
 def test_public_sources_registry():
-    assert ed.PUBLIC_SOURCES["depmap"] is ed.read_depmap_expression
+    assert ed.PUBLIC_SOURCES["depmap"] is depmap.read_depmap_expression
     frame = ed.read_public_expression("depmap", DEPMAP_OLD)
     assert frame.shape == (10, 32)
     with pytest.raises(TypeError, match="probemap"):
@@ -305,7 +307,7 @@ def test_public_sources_registry():
 
 
 def test_depmap_models():
-    models = ed.read_depmap_models(MODELS)
+    models = depmap.read_depmap_models(MODELS)
     assert list(models.columns[:4]) == ["ModelID", "lineage", "COSMICID", "SangerModelID"]
     assert models.shape[0] == 10
     assert models.loc[0, "lineage"] == "Breast"
@@ -319,10 +321,10 @@ def test_depmap_models_fallback_and_missing_lineage(tmp_path):
     raw = pd.read_csv(MODELS, dtype=str)
     path = tmp_path / "Model.csv"
     raw.rename(columns={"OncotreeLineage": "lineage"}).to_csv(path, index=False)
-    assert ed.read_depmap_models(path)["lineage"].iloc[1] == "Lung"
+    assert depmap.read_depmap_models(path)["lineage"].iloc[1] == "Lung"
     raw.drop(columns="OncotreeLineage").to_csv(path, index=False)
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_depmap_models(path)
+        depmap.read_depmap_models(path)
     msg = str(err.value)
     assert "'OncotreeLineage'" in msg and "columns found" in msg and "'ModelID'" in msg
 
@@ -332,20 +334,20 @@ def test_depmap_models_duplicated_and_bad_cosmic(tmp_path):
     path = tmp_path / "Model.csv"
     pd.concat([raw, raw.iloc[[3]]]).to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="duplicated 'ModelID'.*ACH-000007"):
-        ed.read_depmap_models(path)
+        depmap.read_depmap_models(path)
     raw.loc[2, "COSMICID"] = "abc"
     raw.to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="'COSMICID' must hold integer ids but has 'abc'"):
-        ed.read_depmap_models(path)
+        depmap.read_depmap_models(path)
 
 
 # --------------------------------------------------------------------------- #
 # GDSC dose response and cell lines
 # --------------------------------------------------------------------------- #
 def test_dose_response_csv():
-    wide = ed.read_gdsc_dose_response(DOSE_CSV)
+    wide = gdsc_source.read_gdsc_dose_response(DOSE_CSV)
     raw = pd.read_csv(DOSE_CSV)
-    assert list(raw.columns) == list(ed.GDSC_DOSE_RESPONSE_COLUMNS)
+    assert list(raw.columns) == list(expression_io.GDSC_DOSE_RESPONSE_COLUMNS)
     assert wide.index.name == "COSMIC_ID" and wide.columns.name == "DRUG_ID"
     assert wide.shape == (10, 5)
     assert list(wide.columns) == [1003, 1004, 1005, 1006, 1007]
@@ -356,14 +358,15 @@ def test_dose_response_csv():
     assert len(pair) == 2
     assert wide.loc[first.COSMIC_ID, first.DRUG_ID] == pytest.approx(pair.LN_IC50.mean())
     assert wide.isna().sum().sum() == 10 * 5 - (len(raw) - 1)  # unscreened pairs
-    auc = ed.read_gdsc_dose_response(DOSE_CSV, value="AUC")
+    auc = gdsc_source.read_gdsc_dose_response(DOSE_CSV, value="AUC")
     assert auc.attrs["value"] == "AUC" and (auc.stack() <= 1).all()
 
 
 def test_dose_response_xlsx_equals_csv():
     pytest.importorskip("openpyxl")
     pd.testing.assert_frame_equal(
-        ed.read_gdsc_dose_response(DOSE_XLSX), ed.read_gdsc_dose_response(DOSE_CSV)
+        gdsc_source.read_gdsc_dose_response(DOSE_XLSX),
+        gdsc_source.read_gdsc_dose_response(DOSE_CSV),
     )
 
 
@@ -372,26 +375,26 @@ def test_dose_response_missing_column_and_bad_value(tmp_path):
     path = tmp_path / "dr.csv"
     raw.drop(columns="LN_IC50").to_csv(path, index=False)
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_gdsc_dose_response(path)
+        gdsc_source.read_gdsc_dose_response(path)
     assert "'LN_IC50' not found" in str(err.value) and "'Z_SCORE'" in str(err.value)
     raw = raw.astype({"LN_IC50": object})
     raw.loc[5, "LN_IC50"] = "n.d."
     raw.to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="'LN_IC50' must be numeric but has 'n.d.'"):
-        ed.read_gdsc_dose_response(path)
+        gdsc_source.read_gdsc_dose_response(path)
 
 
 def test_dose_response_dataset_filter():
-    assert ed.read_gdsc_dose_response(DOSE_CSV, dataset="GDSC2").shape == (10, 5)
+    assert gdsc_source.read_gdsc_dose_response(DOSE_CSV, dataset="GDSC2").shape == (10, 5)
     with pytest.raises(ExpressionDataError, match="DATASET == 'GDSC1'"):
-        ed.read_gdsc_dose_response(DOSE_CSV, dataset="GDSC1")
+        gdsc_source.read_gdsc_dose_response(DOSE_CSV, dataset="GDSC1")
 
 
 @pytest.mark.parametrize("name", ["Cell_Lines_Details.csv", "Cell_Lines_Details.xlsx"])
 def test_cell_lines(name):
     if name.endswith(".xlsx"):
         pytest.importorskip("openpyxl")
-    lines = ed.read_gdsc_cell_lines(FIX / name)
+    lines = gdsc_source.read_gdsc_cell_lines(FIX / name)
     assert lines.index.name == "COSMIC_ID" and lines.index.dtype == np.int64
     assert lines.shape[0] == 11 and lines.attrs["rows_without_cosmic_id"] == 1  # totals row
     assert list(lines.columns[:4]) == [
@@ -410,20 +413,20 @@ def test_cell_lines_missing_column_and_duplicates(tmp_path):
     path = tmp_path / "lines.csv"
     raw.drop(columns="Cancer Type\n(matching TCGA label)").to_csv(path, index=False)
     with pytest.raises(ExpressionDataError) as err:
-        ed.read_gdsc_cell_lines(path)
+        gdsc_source.read_gdsc_cell_lines(path)
     assert "'Cancer Type (matching TCGA label)' not found" in str(err.value)
     assert "'GDSC\\nTissue descriptor 1'" in str(err.value)
     pd.concat([raw.iloc[:3], raw.iloc[[1]]]).to_csv(path, index=False)
     with pytest.raises(ExpressionDataError, match="duplicated COSMIC identifier.*687983"):
-        ed.read_gdsc_cell_lines(path)
+        gdsc_source.read_gdsc_cell_lines(path)
 
 
 # --------------------------------------------------------------------------- #
 # harmonisation
 # --------------------------------------------------------------------------- #
 def test_harmonise_genes_maps_onto_public_distribution():
-    private = ed.read_gdsc_expression(GDSC_ZIP)
-    public = ed.read_depmap_expression(DEPMAP_OLD)
+    private = gdsc_source.read_gdsc_expression(GDSC_ZIP)
+    public = depmap.read_depmap_expression(DEPMAP_OLD)
     mapped, pub = ed.harmonise_genes(private, public, min_shared=10)
     shared = sorted(set(private.columns) & set(public.columns))
     assert len(shared) == 22
@@ -464,8 +467,8 @@ def test_harmonise_genes_case_insensitive():
 
 
 def test_harmonise_genes_no_overlap():
-    private = ed.read_gdsc_expression(GDSC_ZIP)
-    public = ed.read_depmap_expression(DEPMAP_OLD)
+    private = gdsc_source.read_gdsc_expression(GDSC_ZIP)
+    public = depmap.read_depmap_expression(DEPMAP_OLD)
     public.columns = [f"ENSG{i:011d}" for i in range(public.shape[1])]
     with pytest.raises(ExpressionDataError) as err:
         ed.harmonise_genes(private, public)
@@ -473,7 +476,8 @@ def test_harmonise_genes_no_overlap():
     assert "only 0 gene symbols shared" in msg and "30 genes" in msg and "32 genes" in msg
     assert GDSC_ZIP.name in msg and DEPMAP_OLD.name in msg
     with pytest.raises(ExpressionDataError, match="only 22 gene symbols shared.*at least 1000"):
-        ed.harmonise_genes(ed.read_gdsc_expression(GDSC_ZIP), ed.read_depmap_expression(DEPMAP_OLD))
+        ed.harmonise_genes(gdsc_source.read_gdsc_expression(GDSC_ZIP),
+                           depmap.read_depmap_expression(DEPMAP_OLD))
 
 
 def test_harmonise_genes_rejects_missing_values():
@@ -512,11 +516,11 @@ def test_download_then_parse(tmp_path):
             )
     assert not (tmp_path / "other.csv").exists()
     pd.testing.assert_frame_equal(
-        ed.read_gdsc_expression(rec_zip.path),
-        ed.read_gdsc_expression(GDSC_ZIP),
+        gdsc_source.read_gdsc_expression(rec_zip.path),
+        gdsc_source.read_gdsc_expression(GDSC_ZIP),
         check_exact=True,
     )
-    assert ed.read_depmap_expression(rec_csv.path).shape == (10, 32)
+    assert depmap.read_depmap_expression(rec_csv.path).shape == (10, 32)
 
 
 def test_download_of_corrupt_archive_fails_clearly(tmp_path):
@@ -531,17 +535,17 @@ def test_download_of_corrupt_archive_fails_clearly(tmp_path):
             sleep=lambda s: None,
         )
     with pytest.raises(ExpressionDataError, match="gdsc.zip is not a readable zip archive"):
-        ed.read_gdsc_expression(rec.path)
+        gdsc_source.read_gdsc_expression(rec.path)
 
 
 def test_parquet_round_trip(tmp_path):
-    expr = ed.read_gdsc_expression(GDSC_ZIP)
+    expr = gdsc_source.read_gdsc_expression(GDSC_ZIP)
     path = ed.write_parquet_atomic(expr, tmp_path / "cache" / "gdsc.parquet")
     back = ed.read_parquet_matrix(path)
     pd.testing.assert_frame_equal(back, expr, check_exact=True)
     assert back.attrs["duplicated_genes"] == ["DPM1"]
     assert [p.name for p in path.parent.iterdir()] == ["gdsc.parquet"]  # no temp file left
-    wide = ed.read_gdsc_dose_response(DOSE_CSV)
+    wide = gdsc_source.read_gdsc_dose_response(DOSE_CSV)
     ed.write_parquet_atomic(wide, tmp_path / "dr.parquet")
     back = ed.read_parquet_matrix(tmp_path / "dr.parquet")
     pd.testing.assert_frame_equal(back, wide, check_exact=True)
@@ -598,10 +602,10 @@ def test_tcga_reader_streams_sums_ids_per_symbol_and_filters(tmp_path):
     assert part.shape == (2, 1) and list(part.index) == list(lineage.index)
     bad = tmp_path / "bad.tsv"
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\n")
-    with pytest.raises(ed.ExpressionDataError, match="line 2: 1 values for 2 samples"):
+    with pytest.raises(expression_io.ExpressionDataError, match="line 2: 1 values for 2 samples"):
         tcga.read_tcga_xena_expression(bad, probemap=probemap)
     bad.write_text("sample\tA\tB\nENSG01.1\t1.0\t2.0\nENSG02.3\t1.0\tNA\n")
-    with pytest.raises(ed.ExpressionDataError,
+    with pytest.raises(expression_io.ExpressionDataError,
                        match="line 3: non-numeric value for gene 'ENSG02.3'"):
         tcga.read_tcga_xena_expression(bad, probemap=probemap)
 
@@ -614,21 +618,19 @@ def test_gdsctools_ic50_matrix_reads_like_the_release_workbook(tmp_path, monkeyp
     with gzip.open(path, "wt") as handle:
         handle.write("COSMIC_ID,Drug_1_IC50,Drug_1047_IC50,Drug_3_IC50,FEATURE\n"
                      "906826,-1.5,2.25,,x\n683665,0.5,,3.0,y\n")
-    frame = ed.read_gdsc_ic50_matrix(path)
+    frame = gdsc_source.read_gdsc_ic50_matrix(path)
     assert list(frame.index) == [683665, 906826] and list(frame.columns) == [1, 3, 1047]
     assert frame.loc[906826, 1047] == 2.25 and np.isnan(frame.loc[906826, 3])
     assert frame.index.dtype == np.int64 and frame.columns.dtype == np.int64
     # the preprocessing step picks the IC50 reader from the file's header
-    from dprepro.data import gdsc
-
-    monkeypatch.setattr(gdsc, "read_gdsc_expression", lambda path: "expression")
-    monkeypatch.setattr(gdsc, "read_gdsc_cell_lines", lambda path: "cell lines")
+    monkeypatch.setattr(gdsc_source, "read_gdsc_expression", lambda path: "expression")
+    monkeypatch.setattr(gdsc_source, "read_gdsc_cell_lines", lambda path: "cell lines")
     inputs = SimpleNamespace(dose_response=str(path), expression="e", cell_lines="c")
-    pd.testing.assert_frame_equal(ed.gdsc_tables(inputs)["dose_response"], frame)
+    pd.testing.assert_frame_equal(gdsc_source.gdsc_tables(inputs)["dose_response"], frame)
     bad = tmp_path / "bad.csv"
     bad.write_text("COSMIC_ID,Drug_1_IC50\nabc,1\n")
-    with pytest.raises(ed.ExpressionDataError, match="non-integer COSMIC_ID"):
-        ed.read_gdsc_ic50_matrix(bad)
+    with pytest.raises(expression_io.ExpressionDataError, match="non-integer COSMIC_ID"):
+        gdsc_source.read_gdsc_ic50_matrix(bad)
 
 
 # --------------------------------------------------------------------------- #

@@ -64,9 +64,7 @@ import pandas as pd
 from dprepro.audit.bound import (
     AUDIT_COLUMNS,
     DEFAULT_LEVEL,
-    AuditResult,
     _check_positive,
-    epsilon_lower_bound,
 )
 from dprepro.audit.learner_audits import audit_objective_perturbation, audit_ssp
 from dprepro.audit.release_audits import (
@@ -78,40 +76,49 @@ from dprepro.audit.release_audits import (
 )
 from dprepro.mechanisms.registry import MECHANISMS
 from dprepro.mechanisms.rrr import rrr_keep_probability
-from dprepro.runtime.privacy_record import AUDIT_PRIVACY
 
-__all__ = [
-    "AUDIT_COLUMNS",
-    "AuditResult",
-    "AUDIT_PRIVACY",
-    "audit_indicator_mechanism",
-    "audit_laplace_indicators",
-    "audit_lnte",
-    "audit_objective_perturbation",
-    "audit_rrr",
-    "audit_ssp",
-    "epsilon_lower_bound",
-    "indicator_audit_plan",
-    "lnte_audit_cohort",
-    "run_all_audits",
-]
+__all__ = ["control_run_alpha", "indicator_audit_plan", "run_all_audits"]
 
 # --------------------------------------------------------------------------- all audits
 
 
 #: Claimed α of the audits of the indicator mechanisms (the paper's Figure 1),
-#: and the control: claimed 0.3, run at 0.6 (a mechanism calibrated to 2α).
+#: and the control: claimed 0.3, run where the mechanism is truly 0.6-LDP (twice the claim).
 INDICATOR_ALPHAS = (0.2, 0.3, 0.4)
 INDICATOR_CONTROL = (0.3, 0.6)
+
+
+def control_run_alpha(mechanism, claimed: float, true_level: float) -> float:
+    """The α at which ``mechanism`` is truly ``true_level``-LDP (its ``true_epsilon`` inverted).
+
+    A control row claims ``claimed`` but runs the mechanism at this α, so a working audit
+    must flag it whatever the mechanism's calibration: for a mechanism that is exactly
+    α-LDP this is ``true_level`` itself; for one whose true ε is, say, α/2 it is twice
+    that. ``true_epsilon`` must increase with α (any sensible calibration does).
+    """
+    from scipy.optimize import brentq
+
+    if float(mechanism.true_epsilon(true_level)) == true_level:
+        return float(true_level)
+    def gap(alpha):
+        return float(mechanism.true_epsilon(alpha)) - true_level
+
+    low, high = claimed / 1024, true_level
+    while gap(high) < 0:
+        high *= 2
+        if high > 1e6:
+            raise ValueError(f"mechanism {mechanism.name!r}: no α reaches true ε {true_level}")
+    return float(brentq(gap, low, high, xtol=1e-12))
 
 
 def indicator_audit_plan(mechanisms, draws: int):
     """Audits of registered indicator mechanisms other than Laplace, in registry order.
 
-    Each gets a published row per :data:`INDICATOR_ALPHAS` and a control row
-    run at twice the claimed α (:data:`INDICATOR_CONTROL`), which a working
-    audit must flag. (Laplace's rows keep their historic place at the top of
-    the table, with the same control.)
+    Each gets a published row per :data:`INDICATOR_ALPHAS` and a control row that
+    claims 0.3 but runs where the mechanism is truly 0.6-LDP
+    (:data:`INDICATOR_CONTROL`, :func:`control_run_alpha`), which a working audit must
+    flag. (Laplace's rows keep their historic place at the top of the table, with the
+    same control.)
     """
     plan = []
     for name in mechanisms:
@@ -120,7 +127,8 @@ def indicator_audit_plan(mechanisms, draws: int):
         for alpha in INDICATOR_ALPHAS:
             plan.append(("published", audit_indicator_mechanism,
                          {"mechanism": name, "alpha": alpha, "draws": draws}))
-        claimed, run = INDICATOR_CONTROL
+        claimed, true_level = INDICATOR_CONTROL
+        run = control_run_alpha(MECHANISMS[name], claimed, true_level)
         plan.append(("control", audit_indicator_mechanism,
                      {"mechanism": name, "alpha": claimed, "run_alpha": run, "draws": draws}))
     return plan

@@ -78,23 +78,9 @@ import pandas as pd
 from dprepro.runtime.io import write_parquet
 
 __all__ = [
-    "DEPMAP_META_COLUMNS",
-    "GDSC_CELL_LINE_COLUMNS",
-    "GDSC_DOSE_RESPONSE_COLUMNS",
-    "GDSC_EXPRESSION_MEMBER",
     "PREPROCESSORS",
     "PUBLIC_SOURCES",
-    "ExpressionDataError",
-    "depmap_tables",
-    "gdsc_tables",
     "harmonise_genes",
-    "read_depmap_expression",
-    "read_depmap_models",
-    "read_gdsc_cell_lines",
-    "read_gdsc_dose_response",
-    "read_gdsc_expression",
-    "read_gdsc_ic50_matrix",
-    "read_gdsc_sanger_ids",
     "read_parquet_matrix",
     "read_public_expression",
     "write_parquet_atomic",
@@ -106,25 +92,15 @@ from dprepro.data import tcga
 from dprepro.data.depmap import (
     depmap_tables,
     read_depmap_expression,
-    read_depmap_models,
 )
 from dprepro.data.expression_io import (
     _INT_COLUMNS_ATTR,
-    DEPMAP_META_COLUMNS,
-    GDSC_CELL_LINE_COLUMNS,
-    GDSC_DOSE_RESPONSE_COLUMNS,
-    GDSC_EXPRESSION_MEMBER,
     ExpressionDataError,
     _collapse,
     _list_some,
 )
 from dprepro.data.gdsc import (
     gdsc_tables,
-    read_gdsc_cell_lines,
-    read_gdsc_dose_response,
-    read_gdsc_expression,
-    read_gdsc_ic50_matrix,
-    read_gdsc_sanger_ids,
 )
 
 # --------------------------------------------------------------------------- #

@@ -11,9 +11,12 @@ import numpy as np
 
 from dprepro.mechanisms.checks import check_generator, check_privacy_parameter
 
-__all__ = ["check_generator", "check_privacy_parameter", "debias_randomized_response",
-           "laplace_indicators", "randomized_response_indicators",
-           "randomized_response_keep_probability"]
+__all__ = [
+    "debias_randomized_response",
+    "laplace_indicators",
+    "randomized_response_indicators",
+    "randomized_response_keep_probability",
+]
 
 
 def laplace_indicators(delta, *, alpha: float, rng: np.random.Generator) -> np.ndarray:

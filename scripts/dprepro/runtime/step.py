@@ -15,11 +15,10 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from dprepro.runtime.io import atomic_path, write_csv, write_parquet
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 
-__all__ = ["atomic_path", "write_csv", "write_parquet", "start", "script_path", "write_sidecars"]
+__all__ = ["start", "script_path", "write_sidecars"]
 
 _SCRIPTS_DIR = Path(__file__).resolve().parents[2]
 

@@ -28,11 +28,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from dprepro.survival.bandwidth import dpik, dpik_rows
-
 __all__ = [
-    "dpik",
-    "dpik_rows",
     "uniform_kernel_window",
     "beran_cdf",
     "presmoothed_indicators",

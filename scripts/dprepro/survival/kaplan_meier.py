@@ -38,14 +38,7 @@ import numpy as np
 
 from dprepro.survival.inputs import SortedCounts, check_alpha, check_survival_data, normal_quantile
 
-__all__ = [
-    "normal_quantile",
-    "KaplanMeier",
-    "KMBatch",
-    "check_survival_data",
-    "kaplan_meier",
-    "km_batch",
-]
+__all__ = ["KaplanMeier", "KMBatch", "kaplan_meier", "km_batch"]
 
 
 # --------------------------------------------------------------------------- Kaplan–Meier
