@@ -8,6 +8,7 @@ configfile: "config/config.yaml"
 
 include: "workflow/rules/common.smk"
 include: "workflow/rules/ldp_indicators.smk"
+include: "workflow/rules/repr_transfer_common.smk"
 include: "workflow/rules/data.smk"
 include: "workflow/rules/rrr_survival.smk"
 include: "workflow/rules/repr_transfer.smk"

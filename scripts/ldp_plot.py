@@ -2,18 +2,18 @@
 
 import pandas as pd
 
-from dprepro.figures import style as plots_style
+from dprepro.figures import style
 from dprepro.runtime import step
 from dprepro.runtime.io import read_table
-from dprepro.studies.ldp_indicators import figures as plots_figures
+from dprepro.studies.ldp_indicators import figures
 from dprepro.studies.ldp_indicators.tables import table_privacy_records
 
 log = step.start(snakemake, "ldp_plot")
 p = snakemake.params
 tables = {name: read_table(path) for name, path in snakemake.input.items()}
-fig = plots_figures.LDP_FIGURES[snakemake.wildcards.figure](**tables, **p.options)
-outputs = plots_figures.figure_paths(snakemake.output)
-plots_style.save_figure(fig, outputs, dpi=p.dpi)
+fig = figures.LDP_FIGURES[snakemake.wildcards.figure](**tables, **p.options)
+outputs = figures.figure_paths(snakemake.output)
+style.save_figure(fig, outputs, dpi=p.dpi)
 step.write_sidecars(snakemake, __file__, outputs, config=dict(p.items()),
                     privacy=table_privacy_records(pd.concat(tables.values())),
                     data_origin="simulation")

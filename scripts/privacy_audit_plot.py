@@ -1,14 +1,14 @@
 """Plot the privacy audit: claimed ε against the empirical lower bound."""
 
-from dprepro.audit import figure as plots_figure
-from dprepro.figures import style as plots_style
+from dprepro.audit import figure as audit_figure
+from dprepro.figures import style
 from dprepro.runtime import step
 from dprepro.runtime.io import read_table
 from dprepro.runtime.privacy_record import AUDIT_PRIVACY
 
 log = step.start(snakemake, "privacy_audit_plot")
 outputs = [snakemake.output.pdf, snakemake.output.png]
-plots_style.save_figure(plots_figure.privacy_audit(read_table(snakemake.input.table)), outputs,
+style.save_figure(audit_figure.privacy_audit(read_table(snakemake.input.table)), outputs,
                   dpi=snakemake.params.dpi)
 step.write_sidecars(snakemake, __file__, outputs, config=dict(snakemake.params.items()),
                     privacy=AUDIT_PRIVACY, data_origin="simulation")

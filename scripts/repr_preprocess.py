@@ -1,6 +1,6 @@
 """Parse the raw GDSC, DepMap or TCGA files of the repr_transfer paper mode into Parquet caches."""
 
-from dprepro.data import tcga as tcga_data
+from dprepro.data import tcga
 from dprepro.data.expression import PREPROCESSORS, write_parquet_atomic
 from dprepro.runtime import step
 from dprepro.studies.repr_transfer import privacy as repr_privacy
@@ -16,5 +16,5 @@ for name, frame in frames.items():
     write_parquet_atomic(frame, out[name])
 step.write_sidecars(snakemake, __file__, [out[name] for name in frames],
                     config={"kind": p.kind, **options},
-                    privacy={**repr_privacy.INTERMEDIATES, "tcga": tcga_data.PRIVACY}[p.kind],
+                    privacy={**repr_privacy.INTERMEDIATES, "tcga": tcga.PRIVACY}[p.kind],
                     data_origin="real")

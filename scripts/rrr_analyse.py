@@ -10,7 +10,7 @@ from dprepro.data.cohort_spec import group_order
 from dprepro.runtime import step
 from dprepro.runtime.io import write_csv, write_parquet
 from dprepro.studies.rrr_survival.analysis import run_release
-from dprepro.studies.rrr_survival.paths import release_files
+from dprepro.studies.rrr_survival.plan import release_files
 
 log = step.start(snakemake, "rrr_analyse")
 p = snakemake.params
@@ -26,7 +26,7 @@ for release in p.releases:
     results, record, seeds = run_release(
         cohort, dataset=dataset, mechanism=release["mechanism"],
         epsilon=release["epsilon"], calibration=release["calibration"], labels=labels,
-        grid_points=p.grid_points, draws=p.draws, seed=p.seed,
+        draws=p.draws, seed=p.seed,
         privacy_unit=p.privacy_unit[dataset])
     outputs = []
     for key, frame in results.items():

@@ -2,15 +2,15 @@
 
 from dprepro.figures.style import save_figure
 from dprepro.runtime import step
-from dprepro.studies.rrr_survival import figures as plots_rrr
+from dprepro.studies.rrr_survival import figures as rrr_figures
 from dprepro.studies.rrr_survival import releases as rrr_releases
 
 log = step.start(snakemake, "rrr_plot")
 p = snakemake.params
-tables = plots_rrr.read_figure_tables(snakemake.input)
+tables = rrr_figures.read_figure_tables(snakemake.input)
 declared = set(map(str, snakemake.output))
 written = {}
-for dataset, stem, fig in plots_rrr.RRR_FIGURES[p.figure](
+for dataset, stem, fig in rrr_figures.RRR_FIGURES[p.figure](
         tables, datasets=p.datasets, epsilons=p.epsilons, cohorts=p.cohorts):
     # the formats the rule declares (Figure 2's single panels: PNG only)
     paths = [f"{p.figure_dir}/{stem}.{ext}" for ext in ("pdf", "png")
@@ -28,7 +28,7 @@ for (dataset, stem), paths in written.items():
     if dataset is not None and dataset not in cohort_tables:
         cohort_tables[dataset] = {name: frame[frame["dataset"] == dataset]
                                   for name, frame in tables.items()}
-    records = rrr_releases.records_from_tables(plots_rrr.shown_rows(
+    records = rrr_releases.records_from_tables(rrr_figures.shown_rows(
         p.figure, tables if dataset is None else cohort_tables[dataset], dataset, stem=stem))
     origin = p.data_origin if dataset is None else p.cohorts[dataset]["data_origin"]
     # the utility figure scores every release against the original; Figure 2's panels

@@ -125,7 +125,7 @@ def test_generated_and_downloaded_cohorts_are_loaded_first():
     the higher scheduling priority, the bundled and package tables the lower."""
     import yaml
 
-    from dprepro.studies.rrr_survival import paths
+    from dprepro.studies.rrr_survival import plan
 
     root = Path(__file__).resolve().parents[1]
     for name, first in (("config.yaml", {"ipssr"}), ("paper.yaml", {"ipssr"})):
@@ -133,7 +133,7 @@ def test_generated_and_downloaded_cohorts_are_loaded_first():
         if "datasets" not in config:
             continue
         datasets = {d: spec for d, spec in config["datasets"].items() if "source" in spec}
-        high = {d for d in datasets if paths.cohort_priority({"datasets": datasets}, d)}
+        high = {d for d in datasets if plan.cohort_priority({"datasets": datasets}, d)}
         assert first <= high and high <= {d for d, s in datasets.items()
                                           if s["source"] in ("synthetic", "cbioportal", "url")}
         assert "kidney" not in high

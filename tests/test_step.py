@@ -35,6 +35,7 @@ def fake_smk(tmp_path):
         input={"table": str(one), "parts": [str(two), str(three)]},
         wildcards={"dataset": "kidney", "epsilon": "1"},
         rule="rrr_release",
+        params=SimpleNamespace(library_code="c0de"),
         log=[str(tmp_path / "logs" / "job.log")],
         threads=1,
     )
@@ -59,11 +60,13 @@ def test_write_sidecars_names_inputs_and_converts_a_privacy_record(tmp_path):
         assert set(prov["inputs"]) == {"table", "parts[0]", "parts[1]"}
         assert prov["inputs"]["parts[1]"]["path"] == smk.input["parts"][1]
         committed = ROOT / "scripts" / "rrr_analyse.py"
-        assert prov["script"] == {"path": str(committed),
+        # named as the workflow names it, not by the producer's directory
+        assert prov["script"] == {"path": "scripts/rrr_analyse.py",
                                   "sha256": hashlib.sha256(committed.read_bytes()).hexdigest()}
         assert prov["privacy"] == record.provenance()
         assert prov["privacy"]["release"] is True
         assert prov["rule"] == "rrr_release"
+        assert prov["library_code"] == "c0de"  # the rule's digest of the library it ran
         assert prov["wildcards"] == {"dataset": "kidney", "epsilon": "1"}
         assert prov["note"] == "x" and prov["config"] == {"draws": 3}
 

@@ -267,8 +267,11 @@ def test_every_table_and_figure_has_provenance(runs):
     assert any(p.suffix == ".pdf" for p in outputs) and any(p.suffix == ".png" for p in outputs)
     for output in outputs:
         record = json.loads(Path(f"{output}.prov.json").read_text())
+        # the script as the workflow names it (no producer's directory), hashed
+        assert record["script"]["path"].startswith("scripts/"), output
         script = ROOT / record["script"]["path"]
-        assert script.parent.name == "scripts" and sha256(script) == record["script"]["sha256"]
+        assert sha256(script) == record["script"]["sha256"]
+        assert len(record["library_code"]) == 64, output  # the library code it ran
         assert record["dprepro"]["version"]
         assert record["packages"]["numpy"] and record["packages"]["pandas"]
         assert record["config"], output

@@ -2,8 +2,9 @@ import os
 import sys
 from pathlib import Path
 
-# The library lives next to the step scripts; the workflow imports it for
-# config checks only (layers point down: Snakefile -> rules -> scripts -> dprepro).
+# The library lives next to the step scripts; the rules import it for the config
+# check, each study's plan (paths, params, job sizes) and the code digests (layers
+# point down: Snakefile -> rules -> scripts -> dprepro).
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
 
 import yaml

@@ -1,12 +1,12 @@
 # Cohorts of rrr_survival (any name under `datasets`): sources and downloads.
-# Layout from dprepro.studies.rrr_survival.paths; no dataset names in the rules.
-from dprepro.studies.rrr_survival import paths as rrr_paths  # noqa: E402
+# Layout from dprepro.studies.rrr_survival.plan; no dataset names in the rules.
+from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
 
 
 rule cbioportal_download:
     output:
-        patient=rrr_paths.cbioportal_raw("{study}", "patient"),
-        sample=rrr_paths.cbioportal_raw("{study}", "sample"),
+        patient=rrr_plan.cbioportal_raw("{study}", "patient"),
+        sample=rrr_plan.cbioportal_raw("{study}", "sample"),
         manifest="results/data/raw/cbioportal/{study}_manifest.json",
     log:
         "results/logs/cbioportal_download/{study}.log",
@@ -20,8 +20,8 @@ rule cbioportal_download:
         runtime=15,
     params:
         library_code=library_code("cbioportal_download.py"),
-        base=lambda wc: rrr_paths.cbioportal_base(config, wc.study),
-        datasets=lambda wc: rrr_paths.cbioportal_studies(config)[wc.study],
+        base=lambda wc: rrr_plan.cbioportal_base(config, wc.study),
+        datasets=lambda wc: rrr_plan.cbioportal_studies(config)[wc.study],
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/cbioportal_download.py"
@@ -53,7 +53,7 @@ rule cohort_download:
 rule rrr_cohort:
     input:
         unpack(
-            lambda wc: rrr_paths.cohort_inputs(
+            lambda wc: rrr_plan.cohort_inputs(
                 config, wc.dataset, workflow.basedir, os.getcwd()
             )
         ),
@@ -63,7 +63,7 @@ rule rrr_cohort:
     log:
         "results/logs/rrr_cohort/{dataset}.log",
     # generated or downloaded cohorts (IPSS-R) first: their release jobs are the longest
-    priority: lambda wc: TABLE_PRIORITY + rrr_paths.cohort_priority(config, wc.dataset)
+    priority: lambda wc: TABLE_PRIORITY + rrr_plan.cohort_priority(config, wc.dataset)
     conda:
         "../../envs/data.yaml"
     threads: 1
@@ -79,8 +79,6 @@ rule rrr_cohort:
 
 
 # ---- GDSC (private), DepMap and TCGA (public) raw files of repr_transfer's paper mode ----
-# (paths and URL helpers in repr_transfer_common.smk: lint wants functions and rules apart)
-include: "repr_transfer_common.smk"
 
 
 rule gdsc_download:

@@ -3,9 +3,8 @@
 # of paper mode live in data.smk.
 
 
-# The study's plan (names of paths and settings from dprepro.studies.repr_transfer.plan);
-# data.smk includes it first.
-include: "repr_transfer_common.smk"
+# The study's names of paths and settings (repr_transfer_common.smk, from
+# dprepro.studies.repr_transfer.plan) are included by the Snakefile before data.smk.
 
 
 wildcard_constraints:

@@ -1,5 +1,5 @@
 # ---- repr_transfer: the study's plan (dprepro.studies.repr_transfer.plan) and its names ----
-# Included by data.smk (the download rules name the raw files) before repr_transfer.smk.
+# Included by the Snakefile before data.smk, whose download rules name the raw files.
 from dprepro.studies.repr_transfer import plan as repr_plan  # noqa: E402
 from dprepro.studies.repr_transfer.privacy import epsilon_grid  # noqa: E402
 

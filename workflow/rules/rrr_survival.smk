@@ -1,4 +1,4 @@
-from dprepro.studies.rrr_survival import paths as rrr_paths  # noqa: E402
+from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
 from dprepro.data.cohort_spec import cohort_config_problems  # noqa: E402
 from dprepro.config.schema import ConfigError  # noqa: E402
 
@@ -11,16 +11,16 @@ if cohort_config_problems(config):
     raise ConfigError(
         "invalid configuration:\n  - " + "\n  - ".join(cohort_config_problems(config))
     )
-RRR_COHORTS = rrr_paths.cohort_specs(config)
-RRR_ALL = rrr_paths.releases(config)
-RRR_LOGRANK = rrr_paths.releases(config, ("original", "rrr"))
+RRR_COHORTS = rrr_plan.cohort_specs(config)
+RRR_ALL = rrr_plan.releases(config)
+RRR_LOGRANK = rrr_plan.releases(config, ("original", "rrr"))
 # the non-private references (the original data, the noise-free grid discretisation) are
 # computed by rrr_original, a reference rule; every other release by rrr_private_releases
-RRR_REFERENCE_NAMES = list(rrr_paths.NO_EPSILON)
-RRR_REFERENCE = rrr_paths.releases(config, RRR_REFERENCE_NAMES)
-RRR_ORIGINAL = rrr_paths.releases(config, ["original"])
-RRR_PRIVATE = rrr_paths.releases(
-    config, [m for m in rrr_paths.MECHANISMS if m not in rrr_paths.NO_EPSILON]
+RRR_REFERENCE_NAMES = list(rrr_plan.NO_EPSILON)
+RRR_REFERENCE = rrr_plan.releases(config, RRR_REFERENCE_NAMES)
+RRR_ORIGINAL = rrr_plan.releases(config, ["original"])
+RRR_PRIVATE = rrr_plan.releases(
+    config, [m for m in rrr_plan.MECHANISMS if m not in rrr_plan.NO_EPSILON]
 )
 # releases drawn many times (bands over draws, figure panels)
 RRR_DRAWN = RRR_PRIVATE
@@ -28,17 +28,17 @@ RRR_DRAWN = RRR_PRIVATE
 # figure and the tables carry every calibration)
 RRR_FIGURE_NAMES = list(
     dict.fromkeys(
-        rrr_paths.release_name(r)
+        rrr_plan.release_name(r)
         for r in RRR_DRAWN
         if r["mechanism"] not in ("rrr", "rrr_debiased")
         or r["calibration"] == RRR["calibration"]
     )
 )
 # release folder names are the same for every dataset (mechanism and ε only)
-RRR_PRIVATE_NAMES = list(dict.fromkeys(rrr_paths.release_name(r) for r in RRR_PRIVATE))
+RRR_PRIVATE_NAMES = list(dict.fromkeys(rrr_plan.release_name(r) for r in RRR_PRIVATE))
 RRR_LOGRANK_NAMES = list(
     dict.fromkeys(
-        rrr_paths.release_name(r) for r in RRR_LOGRANK if r["mechanism"] != "original"
+        rrr_plan.release_name(r) for r in RRR_LOGRANK if r["mechanism"] != "original"
     )
 )
 RRR_PRIVATE_FILES = [
@@ -49,7 +49,7 @@ RRR_PRIVATE_FILES = [
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
     "epsilons": RRR["epsilons"],
-    "cohorts": {d: rrr_paths.cohort_params(s) for d, s in RRR_COHORTS.items()},
+    "cohorts": {d: rrr_plan.cohort_params(s) for d, s in RRR_COHORTS.items()},
     "dpi": config["figures"]["dpi"],
 }
 # Figure 2 of one cohort: the composite as PDF and PNG, each single panel as PNG only (a
@@ -101,20 +101,20 @@ rule rrr_original:
             "results/data/cohorts/{dataset}.parquet", dataset=RRR["datasets"]
         ),
     output:
-        medians=rrr_paths.release_files(RRR_REFERENCE, "medians.csv"),
-        curves=rrr_paths.release_files(RRR_REFERENCE, "curves.parquet"),
-        logrank=rrr_paths.release_files(RRR_ORIGINAL, "logrank.csv"),
+        medians=rrr_plan.release_files(RRR_REFERENCE, "medians.csv"),
+        curves=rrr_plan.release_files(RRR_REFERENCE, "curves.parquet"),
+        logrank=rrr_plan.release_files(RRR_ORIGINAL, "logrank.csv"),
         # the same tests with labels permuted among persons: the ε = 0 reference
-        logrank_permuted=rrr_paths.release_files(RRR_ORIGINAL, "logrank_permuted.csv"),
+        logrank_permuted=rrr_plan.release_files(RRR_ORIGINAL, "logrank_permuted.csv"),
         prov=[
             prov(path)
             for file in ("medians.csv", "curves.parquet")
-            for path in rrr_paths.release_files(RRR_REFERENCE, file)
+            for path in rrr_plan.release_files(RRR_REFERENCE, file)
         ]
         + [
             prov(path)
             for file in ("logrank.csv", "logrank_permuted.csv")
-            for path in rrr_paths.release_files(RRR_ORIGINAL, file)
+            for path in rrr_plan.release_files(RRR_ORIGINAL, file)
         ],
     log:
         "results/logs/rrr_original/rrr_original.log",
@@ -134,7 +134,6 @@ rule rrr_original:
         releases=RRR_REFERENCE,
         # the original is analysed once; draws = the permuted-label reference's draws
         draws=RRR["draws"],
-        grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups={d: list(spec.groups) for d, spec in RRR_COHORTS.items()},
         privacy_unit={d: spec.privacy_unit for d, spec in RRR_COHORTS.items()},
@@ -168,7 +167,6 @@ rule rrr_private_releases:
         datasets=lambda wc: [wc.dataset],
         releases=lambda wc: [r for r in RRR_PRIVATE if r["dataset"] == wc.dataset],
         draws=RRR["draws"],
-        grid_points=RRR["grid_points"],
         seed=config["seed"],
         groups=lambda wc: {wc.dataset: list(RRR_COHORTS[wc.dataset].groups)},
         privacy_unit=lambda wc: {wc.dataset: RRR_COHORTS[wc.dataset].privacy_unit},
@@ -178,7 +176,7 @@ rule rrr_private_releases:
 
 rule rrr_median_table:
     input:
-        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        medians=rrr_plan.release_files(RRR_ALL, "medians.csv"),
     output:
         table=RRR_TABLES["median_survival"],
         prov=prov(RRR_TABLES["median_survival"]),
@@ -203,8 +201,8 @@ rule rrr_median_table:
 
 rule rrr_logrank_table:
     input:
-        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
-        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
+        medians=rrr_plan.release_files(RRR_ALL, "medians.csv"),
+        logrank=rrr_plan.release_files(RRR_LOGRANK, "logrank.csv"),
     output:
         table=RRR_TABLES["pairwise_logrank"],
         prov=prov(RRR_TABLES["pairwise_logrank"]),
@@ -230,8 +228,8 @@ rule rrr_logrank_table:
 
 rule rrr_rejection_table:
     input:
-        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
-        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
+        medians=rrr_plan.release_files(RRR_ALL, "medians.csv"),
+        logrank=rrr_plan.release_files(RRR_LOGRANK, "logrank.csv"),
     output:
         table=RRR_TABLES["logrank_rejection_rate"],
         prov=prov(RRR_TABLES["logrank_rejection_rate"]),
@@ -258,8 +256,8 @@ rule rrr_rejection_table:
 
 rule rrr_utility_table:
     input:
-        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
-        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
+        medians=rrr_plan.release_files(RRR_ALL, "medians.csv"),
+        curves=rrr_plan.release_files(RRR_ALL, "curves.parquet"),
     output:
         table=RRR_TABLES["utility"],
         distances=RRR_DISTANCES,
@@ -286,8 +284,8 @@ rule rrr_utility_table:
 
 rule rrr_bands_table:
     input:
-        medians=rrr_paths.release_files(RRR_DRAWN, "medians.csv"),
-        curves=rrr_paths.release_files(RRR_DRAWN, "curves.parquet"),
+        medians=rrr_plan.release_files(RRR_DRAWN, "medians.csv"),
+        curves=rrr_plan.release_files(RRR_DRAWN, "curves.parquet"),
     output:
         table=RRR_TABLES["km_bands"],
         prov=prov(RRR_TABLES["km_bands"]),
@@ -316,8 +314,8 @@ rule rrr_bands_table:
 
 rule rrr_curves_table:
     input:
-        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
-        curves=rrr_paths.release_files(RRR_ALL, "curves.parquet"),
+        medians=rrr_plan.release_files(RRR_ALL, "medians.csv"),
+        curves=rrr_plan.release_files(RRR_ALL, "curves.parquet"),
     output:
         table=RRR_TABLES["km_curves"],
         prov=prov(RRR_TABLES["km_curves"]),
@@ -343,11 +341,11 @@ rule rrr_curves_table:
 
 rule rrr_claims_table:
     input:
-        medians=rrr_paths.release_files(RRR_ALL, "medians.csv"),
+        medians=rrr_plan.release_files(RRR_ALL, "medians.csv"),
         # the curves' sup-distances, computed once by the utility table's job
         distances=RRR_DISTANCES,
-        logrank=rrr_paths.release_files(RRR_LOGRANK, "logrank.csv"),
-        permuted=rrr_paths.release_files(
+        logrank=rrr_plan.release_files(RRR_LOGRANK, "logrank.csv"),
+        permuted=rrr_plan.release_files(
             [r for r in RRR_ALL if r["mechanism"] == "original"],
             "logrank_permuted.csv",
         ),

@@ -164,7 +164,7 @@ def _spearman_rows(P: np.ndarray, y: np.ndarray) -> np.ndarray:
     \tilde s_{o_k}` and :math:`\sum_i \tilde r_{ri}^2 = n(n^2-1)/12`. Rows with
     ties (and rows :func:`_row_order` cannot order for sure) fall back to
     :func:`scipy.stats.rankdata`. Equals the ``rankdata`` formula bit for bit
-    (tests/test_dp_learners.py).
+    (tests/test_learners.py).
     """
     P = np.asarray(P, dtype=float)
     n = P.shape[1]

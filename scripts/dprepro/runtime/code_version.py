@@ -113,3 +113,26 @@ def scripts_library_code(scripts_dir: str | Path):
         return script_library_digest(scripts / script, scripts / PACKAGE)
 
     return library_code
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m dprepro.runtime.code_version SCRIPT...``: each script's library files and
+    digest (run from the repository root), to see what an edit will rerun."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="python -m dprepro.runtime.code_version",
+                                     description=main.__doc__)
+    parser.add_argument("scripts", nargs="+", help="step scripts, e.g. scripts/rrr_plot.py")
+    parser.add_argument("--library", default=str(Path(__file__).resolve().parents[1]),
+                        help="the dprepro package folder (default: this one)")
+    args = parser.parse_args(argv)
+    root = Path(args.library).resolve()
+    for script in args.scripts:
+        print(f"{script}: {script_library_digest(script, root)}")
+        for path in library_modules(script, root):
+            print(f"  {path.relative_to(root.parent).as_posix()}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

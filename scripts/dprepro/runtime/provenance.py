@@ -110,7 +110,7 @@ def provenance_record(
     repo = str(script.resolve().parent)
     return {
         "output": str(output),
-        "script": {"path": str(script), "sha256": sha256_of(script)},
+        "script": {"path": _workflow_relative(script), "sha256": sha256_of(script)},
         "dprepro": {"version": __version__, "git_commit": git_commit(repo)},
         "config": dict(config or {}),
         "seeds": seeds,
@@ -122,6 +122,15 @@ def provenance_record(
         "python": platform.python_version(),
         **(dict(extra) if extra else {}),
     }
+
+
+def _workflow_relative(script: Path) -> str:
+    """A step script's path as the workflow names it (``scripts/<name>.py``), so sidecars do
+    not carry the producer's directory layout and equal ones compare equal across checkouts."""
+    resolved = script.resolve()
+    if resolved.parent.name == "scripts":
+        return f"scripts/{resolved.name}"
+    return str(script)
 
 
 def _input_sha256(path) -> str:

@@ -112,7 +112,10 @@ def write_sidecars(smk, file: str, outputs, **record) -> None:
         values = [value] if isinstance(value, str) else list(value)
         for i, path in enumerate(values):
             inputs[key if len(values) == 1 else f"{key}[{i}]"] = path
+    params = getattr(smk, "params", None)
+    library_code = getattr(params, "library_code", None) if params is not None else None
     extra = {"rule": getattr(smk, "rule", None), "wildcards": dict(smk.wildcards.items()),
+             **({"library_code": library_code} if library_code else {}),
              **record.pop("extra", {})}
     for output in outputs:
         write_provenance(output, script=script_path(file), inputs=inputs, extra=extra, **record)

@@ -449,7 +449,7 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
 
 
 def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: float | None,
-                calibration: str, labels, grid_points: int, draws: int = 1,
+                calibration: str, labels, draws: int = 1,
                 seed: int | None = None,
                 privacy_unit: str = "patient") -> tuple[dict, PrivacyRecord, dict | None]:
     """Analyse one release of a cohort: the original data or ``draws`` draws of a mechanism.
@@ -467,7 +467,7 @@ def run_release(cohort: pd.DataFrame, *, dataset: str, mechanism: str, epsilon: 
     seeds : dict or None
         The seed record of the noise stream (None for the original).
     """
-    # curves are stored at their exact step times (grid_points is no longer used)
+    # curves are stored at their exact step times
     grid = step_grid(cohort["time"])
     obj = release_mechanism(mechanism, epsilon=epsilon, labels=labels, calibration=calibration)
     if obj is None:

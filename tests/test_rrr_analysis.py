@@ -414,7 +414,7 @@ def _claims_of(tmp_path, cohort, labels, rrr_logrank):
     for r in releases:
         results, _, _ = run_release(cohort, dataset="toy", mechanism=r["mechanism"],
                                     epsilon=r["epsilon"], calibration=r["calibration"],
-                                    labels=labels, grid_points=10, draws=200, seed=3)
+                                    labels=labels, draws=200, seed=3)
         folder = tmp_path / r["mechanism"]
         folder.mkdir()
         results["curves"].to_parquet(folder / "curves.parquet")
@@ -602,7 +602,7 @@ def write_releases(kidney, releases, labels, folder, *, draws, seed) -> dict[str
     for i, r in enumerate(releases):
         results, _, _ = run_release(kidney, dataset="kidney", mechanism=r["mechanism"],
                                     epsilon=r["epsilon"], calibration=r["calibration"],
-                                    labels=labels, grid_points=10, draws=draws, seed=seed)
+                                    labels=labels, draws=draws, seed=seed)
         out = folder / str(i)
         out.mkdir(parents=True)
         results["curves"].to_parquet(out / "curves.parquet")

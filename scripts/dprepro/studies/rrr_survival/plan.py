@@ -1,4 +1,4 @@
-"""File layout of the ``rrr_survival`` study, computed from the configuration.
+"""The rrr_survival study's plan: its releases, their file layout and cohort inputs.
 
 The workflow's rule files call these functions (pure functions of the config
 mapping; no snakemake import), so the rules show only rules and the study's
