@@ -372,10 +372,9 @@ rule rrr_claims_table:
         "../../scripts/rrr_claims.py"
 
 
-# one job per figure for every cohort: a figure job costs about its start-up and table
-# reading, and the aggregated tables hold every cohort, so they rebuild together anyway
-# one job for every cohort: a job per cohort cost each its own start-up, imports and
-# read of the curves table (about 2 CPU-s each) for a shorter critical path only
+# one job per figure for every cohort: a job per cohort cost each its own start-up,
+# imports and read of the curves table (about 2 CPU-s each) for a shorter critical path
+# only, and the aggregated tables hold every cohort, so they rebuild together anyway
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
