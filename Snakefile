@@ -14,6 +14,7 @@ include: "workflow/rules/rrr_survival.smk"
 include: "workflow/rules/repr_transfer.smk"
 include: "workflow/rules/audit.smk"
 include: "workflow/rules/claims.smk"
+include: "workflow/rules/verify.smk"
 
 
 rule all:

@@ -2,8 +2,8 @@ r"""Registry of the local mechanisms on failure indicators of ``ldp_indicators``
 
 A mechanism on the failure indicator :math:`\delta \in \{0, 1\}` is one
 function ``f(delta, *, alpha, rng) -> released`` registered with
-:func:`register` (or the decorator :func:`indicator_mechanism`); the registry entry (:class:`IndicatorMechanism`)
-then knows everything the workflow needs:
+:func:`register` (or the decorator :func:`indicator_mechanism`); the registry entry
+(:class:`IndicatorMechanism`) then knows everything the workflow needs:
 
 * how to privatise δ (the function itself: keyword-only ``alpha``, an
   explicit :class:`numpy.random.Generator`);

@@ -110,6 +110,8 @@ def provenance_record(
     repo = str(script.resolve().parent)
     return {
         "output": str(output),
+        # the output as written (a received copy is checked against it: dprepro.runtime.verify)
+        "output_sha256": sha256_of(output) if Path(output).is_file() else None,
         "script": {"path": _workflow_relative(script), "sha256": sha256_of(script)},
         "dprepro": {"version": __version__, "git_commit": git_commit(repo)},
         "config": dict(config or {}),

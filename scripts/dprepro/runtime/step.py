@@ -17,6 +17,7 @@ from threadpoolctl import threadpool_limits
 
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
+from dprepro.runtime.run_config import run_config_subset
 
 __all__ = ["start", "script_path", "write_sidecars"]
 
@@ -114,8 +115,11 @@ def write_sidecars(smk, file: str, outputs, **record) -> None:
             inputs[key if len(values) == 1 else f"{key}[{i}]"] = path
     params = getattr(smk, "params", None)
     library_code = getattr(params, "library_code", None) if params is not None else None
-    extra = {"rule": getattr(smk, "rule", None), "wildcards": dict(smk.wildcards.items()),
+    rule = getattr(smk, "rule", None)
+    run_config = getattr(smk, "config", None)
+    extra = {"rule": rule, "wildcards": dict(smk.wildcards.items()),
              **({"library_code": library_code} if library_code else {}),
+             **({"run_config": run_config_subset(run_config, rule)} if run_config else {}),
              **record.pop("extra", {})}
     for output in outputs:
         write_provenance(output, script=script_path(file), inputs=inputs, extra=extra, **record)

@@ -1,0 +1,67 @@
+"""The part of the configuration an output was made under, as a sidecar records it.
+
+A sidecar's ``config`` holds the parameters its job ran with; ``run_config`` holds the
+configuration *sections* those parameters come from (the study's own section, the
+cohorts it reads, the root seed and the figure settings), so that a received results
+folder can be checked key by key against the configuration at hand
+(:mod:`dprepro.runtime.verify`). The section is chosen by the rule's name: every rule
+of a study starts with the study's prefix (``ldp_``, ``rrr_``, ``repr_``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+__all__ = ["flatten", "run_config_subset"]
+
+#: Datasets entries of the repr_transfer study (the rrr_survival study reads those it lists).
+REPR_DATASETS = ("gdsc", "depmap", "tcga")
+
+
+def run_config_subset(config: Mapping, rule: str | None) -> dict:
+    """The configuration sections that can change what ``rule`` makes.
+
+    Parameters
+    ----------
+    config : mapping
+        The whole configuration of the run (schema defaults filled in).
+    rule : str or None
+        The rule's name; an unknown rule gets the root seed only.
+
+    Returns
+    -------
+    dict
+        ``seed`` and, by rule: ``ldp_indicators``; ``rrr_survival`` with the
+        ``datasets`` it lists; ``repr_transfer`` with ``datasets.gdsc/depmap/tcga``;
+        ``audit``; or (the merged claims) ``studies``. Figures add ``figures``.
+    """
+    rule = rule or ""
+    out: dict = {"seed": config.get("seed")}
+    datasets = config.get("datasets") or {}
+    if rule.startswith("ldp_"):
+        out["ldp_indicators"] = config.get("ldp_indicators")
+    elif rule.startswith(("rrr_", "cbioportal_")):
+        study = config.get("rrr_survival") or {}
+        out["rrr_survival"] = study
+        out["datasets"] = {name: datasets.get(name) for name in study.get("datasets", [])}
+    elif rule.startswith(("repr_", "gdsc_", "depmap_", "tcga_")):
+        out["repr_transfer"] = config.get("repr_transfer")
+        out["datasets"] = {name: datasets.get(name) for name in REPR_DATASETS
+                           if name in datasets}
+    elif rule.startswith("privacy_audit"):
+        out["audit"] = config.get("audit")
+    elif rule.startswith("claims"):
+        out["studies"] = config.get("studies")
+    if rule.endswith(("figure", "figure2", "km_bands", "utility")) or "plot" in rule:
+        out["figures"] = config.get("figures")
+    return out
+
+
+def flatten(value, prefix: str = "") -> dict[str, object]:
+    """``{"a": {"b": 1}}`` -> ``{"a.b": 1}``; lists and scalars are leaves."""
+    if isinstance(value, Mapping):
+        out: dict[str, object] = {}
+        for key, item in value.items():
+            out.update(flatten(item, f"{prefix}{key}."))
+        return out if out or not prefix else {prefix[:-1]: {}}
+    return {prefix[:-1]: value}

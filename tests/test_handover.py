@@ -1,0 +1,142 @@
+"""Results that travel: a run moved or handed over stays up to date and verifies itself.
+
+One small run of the rrr_survival study (kidney, one ε) is made in a copy of the
+checkout, the way a user runs it (no --directory); the tests copy it, run it again
+elsewhere, edit copies and unpack an archive of it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+import tarfile
+from pathlib import Path
+
+import pytest
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+pytestmark = pytest.mark.workflow
+
+CHECKOUT = ("Snakefile", "workflow", "scripts", "config", "envs", "profiles", "resources")
+CONFIG = {"studies": ["rrr_survival"], "figures": {"dpi": 50},
+          "rrr_survival": {"datasets": ["kidney"], "epsilons": [1], "draws": 3}}
+
+
+def snakemake(work: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    # targets before --configfile, which takes several files
+    proc = subprocess.run([sys.executable, "-m", "snakemake", *args, "--cores", "2",
+                           "--configfile", "handover.yaml"],
+                          cwd=work, capture_output=True, text=True, timeout=900)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed in {work}:\n"
+                             f"{proc.stdout[-3000:]}\n{proc.stderr[-3000:]}")
+    return proc
+
+
+def checkout_copy(folder: Path) -> Path:
+    folder.mkdir(parents=True)
+    ignore = shutil.ignore_patterns("__pycache__", ".snakemake", "results")
+    for name in CHECKOUT:
+        source = ROOT / name
+        if source.is_dir():
+            shutil.copytree(source, folder / name, ignore=ignore)
+        else:
+            shutil.copy2(source, folder / name)
+    (folder / "handover.yaml").write_text(yaml.safe_dump(CONFIG))
+    return folder
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Two runs of the same configuration in two directories."""
+    base = tmp_path_factory.mktemp("handover")
+    first, second = checkout_copy(base / "first"), checkout_copy(base / "second")
+    for work in (first, second):
+        snakemake(work)
+    return base, first, second
+
+
+def sidecars(work: Path) -> dict[str, bytes]:
+    return {p.relative_to(work).as_posix(): p.read_bytes()
+            for p in sorted((work / "results").rglob("*.prov.json"))}
+
+
+def test_a_run_copied_elsewhere_plans_no_job(runs):
+    base, first, _ = runs
+    moved = base / "moved"
+    shutil.copytree(first, moved, symlinks=True)
+    out = snakemake(moved, "-n").stdout
+    assert "Nothing to be done" in out, out[-2000:]
+
+
+def test_two_runs_in_two_directories_write_identical_sidecars(runs):
+    base, first, second = runs
+    one, two = sidecars(first), sidecars(second)
+    assert one and one.keys() == two.keys()
+    assert [name for name in one if one[name] != two[name]] == []
+    for text in one.values():
+        assert str(base).encode() not in text  # no producer's directory in a sidecar
+
+
+def test_verify_passes_on_a_complete_run(runs):
+    _, first, _ = runs
+    out = snakemake(first, "verify").stdout
+    assert ", 0 with mismatches" in out, out[-2000:]
+    assert out.count("\nok       results/") >= 10
+
+
+def test_verify_names_an_edited_table_input_script_library_and_config_key(runs):
+    base, first, _ = runs
+    work = base / "edited"
+    shutil.copytree(first, work, symlinks=True)
+    table = work / "results" / "rrr_survival" / "tables" / "median_survival.csv"
+    table.write_text(table.read_text() + "kidney,edited\n")
+    cohort = work / "resources" / "kidney" / "kidney.csv"
+    cohort.write_text(cohort.read_text() + "\n")
+    (work / "scripts" / "rrr_plot.py").write_text(
+        (work / "scripts" / "rrr_plot.py").read_text() + "\n# edited\n")
+    km = work / "scripts" / "dprepro" / "survival" / "kaplan_meier.py"
+    km.write_text(km.read_text() + "\n# edited\n")
+    changed = dict(CONFIG, rrr_survival={**CONFIG["rrr_survival"], "draws": 4})
+    (work / "handover.yaml").write_text(yaml.safe_dump(changed))
+    proc = snakemake(work, "verify", check=False)
+    assert proc.returncode != 0
+    out = proc.stdout
+    assert ("MISMATCH results/rrr_survival/tables/median_survival.csv: output: sha256"
+            in out)
+    assert "input: table (resources/kidney/kidney.csv) changed since" in out
+    assert "results/rrr_survival/figures/utility.pdf: script: scripts/rrr_plot.py" in out
+    assert "library_code: library modules reached by scripts/rrr_analyse.py" in out
+    assert "config: rrr_survival.draws = 3 when made; 4 now" in out
+    # an unchanged file outside the edits stays ok (its sidecar, inputs and code match)
+    assert "ok       results/data/cohorts/kidney.parquet" not in out  # its input changed
+    assert "ok       results/audit" not in out
+
+
+def test_an_unpacked_archive_verifies_and_is_up_to_date(runs):
+    """The handover the README describes: the files git tracks (code, configuration, bundled
+    inputs) and the results with Snakemake's metadata, in tar archives that keep the files'
+    times, unpacked elsewhere."""
+    base, first, _ = runs
+    work = base / "archived"
+    shutil.copytree(first, work, symlinks=True)
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
+    subprocess.run([*git, "init", "-q"], cwd=work, check=True)
+    subprocess.run([*git, "add", *CHECKOUT, "handover.yaml"], cwd=work, check=True)
+    subprocess.run([*git, "commit", "-qm", "run"], cwd=work, check=True)
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=work, check=True,
+                             capture_output=True).stdout.split(b"\0")
+    subprocess.run(["tar", "--null", "-T", "-", "-czf", str(base / "code.tar.gz")],
+                   input=b"\0".join(t for t in tracked if t), cwd=work, check=True)
+    with tarfile.open(base / "results.tar.gz", "w:gz") as archive:
+        for name in ("results", ".snakemake/metadata"):
+            archive.add(work / name, arcname=name)
+    unpacked = base / "unpacked"
+    unpacked.mkdir()
+    for name in ("code.tar.gz", "results.tar.gz"):
+        with tarfile.open(base / name) as archive:
+            archive.extractall(unpacked, filter="tar")
+    assert "Nothing to be done" in snakemake(unpacked, "-n").stdout
+    assert ", 0 with mismatches" in snakemake(unpacked, "verify").stdout
