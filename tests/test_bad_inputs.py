@@ -75,9 +75,19 @@ def cohort(groups, events):
                          "event": events})
 
 
-def test_empty_group_is_named():
-    with pytest.raises(ValueError, match=r"groups \['C'\] have no observations"):
-        analyse_original(cohort(["A", "B"], [1, 1]), labels=["A", "B", "C"],
+def test_a_label_no_one_has_is_kept_and_has_no_median():
+    """The label set is public: a configured group without patients stays a label, with
+    no median (NaN), rather than being dropped or given one."""
+    out = analyse_original(cohort(["A", "A", "B", "B"], [1, 0, 1, 1]), labels=["A", "B", "C"],
+                           grid=np.linspace(0, 2, 3))
+    medians = out["medians"].set_index("group")
+    assert list(medians.index) == ["A", "B", "C"]
+    assert np.isnan(medians.loc["C", "median"]) and np.isfinite(medians.loc["B", "median"])
+
+
+def test_comparisons_need_two_groups_with_patients():
+    with pytest.raises(ValueError, match=r"two groups with patients; only \['A'\]"):
+        analyse_original(cohort(["A", "A"], [1, 0]), labels=["A", "B"],
                          grid=np.linspace(0, 2, 3))
 
 

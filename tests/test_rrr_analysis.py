@@ -162,7 +162,7 @@ def test_utility_is_zero_for_an_identical_release(kidney):
         (pd.DataFrame({"group": ["a", "c"], "time": [1.0, 2.0], "event": [1, 0]}),
          r"groups \['c'\] not among"),
         (pd.DataFrame({"group": ["a", "a"], "time": [1.0, 2.0], "event": [1, 0]}),
-         r"groups \['b'\] have no observations"),
+         r"two groups with patients; only \['a'\]"),
     ],
 )
 def test_bad_cohorts_are_rejected(frame, message):

@@ -34,6 +34,7 @@ __all__ = [
     "canonical_groups",
     "cohort_config_problems",
     "group_order",
+    "absent_groups",
     "tidy_cohort",
 ]
 
@@ -288,6 +289,14 @@ def cohort_config_problems(config: Mapping, study: str = "rrr_survival") -> list
                             "its source and columns")
             continue
         problems += _spec_problems(name, datasets[name])
+        spec = datasets[name]
+        if isinstance(spec, Mapping) and not spec.get("groups"):
+            problems.append(
+                f"config key 'datasets.{name}.groups': not set, but the cohort is in "
+                f"'{study}.datasets'; randomized response draws each label from a public "
+                "set fixed in advance (its size k sets the true ε), so list every group a "
+                "patient may have, present in the data or not (e.g. groups: [control, "
+                "treated]); the list is also the order of the tables and figures")
     return problems
 
 
@@ -323,11 +332,37 @@ def canonical_groups(values, *, groups, aliases=None, source: str, key: str = "g
 
 
 def group_order(values, groups=()) -> list[str]:
-    """Groups present in ``values``: in the configured order if given, else sorted."""
+    """The label set of a cohort's releases: the configured ``groups``, present or not.
+
+    A randomized-response release randomises each label over a domain that must be
+    public and fixed before the data are seen: taking it from the data would make the
+    number of labels k, the keep probability and the true ε depend on the private
+    data, and a released label set without a group would reveal that no patient had
+    it. So with configured ``groups`` every one of them is a label, in the configured
+    order, whether or not a patient has it (an absent group is released with a zero
+    true count). Without configured groups (allowed outside the private study, e.g.
+    to look at a table) the groups present are returned, sorted.
+
+    Raises
+    ------
+    ValueError
+        A value is none of the configured groups (the cohort builder maps spellings
+        and aliases first, so this means a group the configuration does not list).
+    """
     present = set(pd.Series(values, dtype=object).astype(str))
     if groups:
-        return [g for g in groups if g in present] + sorted(present - set(groups))
+        extra = sorted(present - set(groups))
+        if extra:
+            raise ValueError(f"groups {extra} are not among the configured groups "
+                             f"{list(groups)}")
+        return list(groups)
     return sorted(present)
+
+
+def absent_groups(values, groups=()) -> list[str]:
+    """Configured groups that no row of ``values`` has (reported, never dropped)."""
+    present = set(pd.Series(values, dtype=object).astype(str))
+    return [g for g in groups if g not in present]
 
 
 def _event_indicator(status: pd.Series, spec: CohortSpec, source: str) -> np.ndarray:

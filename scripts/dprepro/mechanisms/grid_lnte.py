@@ -215,12 +215,15 @@ def grid_counts(durations, events, *, horizon: float, bins: int
 
     Returns ``(edges, d, c)``: the bins' right ends, and counts of length
     ``bins + 1`` whose last cell holds those followed past the horizon (as
-    censorings, "alive at H"; its event count is 0).
+    censorings, "alive at H"; its event count is 0). A group without members (a
+    label of the public domain no one has) has zero counts everywhere.
     """
-    t, e = check_survival_data(durations, events)
     if not np.isfinite(horizon) or horizon <= 0:
         raise ValueError(f"horizon must be finite and > 0, got {horizon}")
     edges = np.linspace(0.0, float(horizon), bins + 1)[1:]
+    if np.size(durations) == 0 and np.size(events) == 0:
+        return edges, np.zeros(bins + 1), np.zeros(bins + 1)
+    t, e = check_survival_data(durations, events)
     beyond = t > float(horizon)
     which = np.where(beyond, bins, np.searchsorted(edges, t, side="left"))
     d = np.bincount(which[~beyond], weights=e[~beyond], minlength=bins + 1)

@@ -66,6 +66,11 @@ def median_table(parts) -> pd.DataFrame:
             censored_at = (group["censored_at"].to_numpy(float) if "censored_at" in group
                            else np.full(len(group), np.nan))
             censored = np.isnan(values)
+            if len(values) and np.isnan(censored_at).all() and censored.all():
+                # a configured group no patient has (in the data, or in this release): no
+                # median exists; reported as such, never dropped
+                rows += _empty_group_rows(info, label, draws)
+                continue
             if np.isnan(censored_at[censored]).any():
                 raise ValueError(f"{info['dataset']} {label}: a NaN median without its "
                                  "censoring time (column censored_at)")
@@ -98,6 +103,23 @@ def median_table(parts) -> pd.DataFrame:
                              "censored": float(np.mean(censored)),
                              "plateau": False, "median_r": np.nan})
     return pd.DataFrame(rows)
+
+
+#: median_status of a group without patients (a label of the public domain no one has)
+NO_PATIENTS = "no patients in this group"
+
+
+def _empty_group_rows(info, label, draws: int) -> list[dict]:
+    base = {"dataset": info["dataset"], "data_origin": info["data_origin"],
+            **info["privacy"], "group": label, "median": np.nan, "ci_lower": np.nan,
+            "ci_upper": np.nan, "censored_at": np.nan, "not_reached": 0.0, "censored": 0.0,
+            "plateau": False, "median_r": np.nan}
+    rows = [{**base, "statistic": "single_draw", "ci_method": NO_PATIENTS, "draws": 1,
+             "median_status": NO_PATIENTS}]
+    if draws > 1:
+        rows.append({**base, "statistic": "over_draws", "ci_method": NO_PATIENTS,
+                     "draws": draws, "median_status": f"over draws: {NO_PATIENTS}"})
+    return rows
 
 
 def _median_status(median: float, censored_at: float, *, over_draws: bool = False) -> str:

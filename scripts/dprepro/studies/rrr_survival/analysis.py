@@ -81,11 +81,12 @@ def _check_cohort(cohort: pd.DataFrame, labels) -> tuple[np.ndarray, np.ndarray,
     unknown = sorted(set(cohort["group"]) - set(labels))
     if unknown:
         raise ValueError(f"cohort has groups {unknown} not among the labels {list(labels)}")
-    empty = [g for g in labels if not (cohort["group"] == g).any()]
-    if empty:
-        raise ValueError(f"groups {empty} have no observations; every group needs at least one")
-    if len(labels) < 2:
-        raise ValueError("pairwise comparisons need at least two groups")
+    # a label no patient has stays a label (the public domain of the release); the
+    # comparisons still need two groups with patients
+    present = [g for g in labels if (cohort["group"] == g).any()]
+    if len(present) < 2:
+        raise ValueError(f"pairwise comparisons need at least two groups with patients; "
+                         f"only {present} of the labels {list(labels)} have any")
     if not (cohort["event"] == 1).any():
         raise ValueError("every observation is censored (no event): survival curves stay at 1 "
                          "and log-rank tests are undefined")
@@ -125,19 +126,23 @@ DRAWS_CI_METHOD = ("2.5%-97.5% quantiles over all draws (inf = not reached; a dr
 MIN_DEFINED_RESAMPLES = 0.95
 
 
-def _lifelines_medians(times, events, groups, labels) -> pd.DataFrame:
+def _lifelines_medians(times, events, groups, labels, *, empty: float = np.inf
+                       ) -> pd.DataFrame:
     """Medians by lifelines' rule with its CI, plus R's rule and a plateau flag.
 
     Where the KM curve is exactly 0.5 over an interval the two rules differ:
     lifelines takes the start of the plateau, R (``quantile.survfit``) its
     midpoint; ``plateau`` flags those groups and ``median_r`` gives R's value.
+    A group without rows gets ``empty``: NaN for the original data (a configured
+    group no patient has: no median exists), ``inf`` for a released draw whose
+    label no one received (as the vectorised medians of the other draws).
     """
     rows = []
     for label in labels:
         mask = groups == label
         if not mask.any():
-            rows.append({"group": label, "median": np.inf, "ci_lower": np.nan,
-                         "ci_upper": np.nan, "median_r": np.inf, "plateau": False})
+            rows.append({"group": label, "median": empty, "ci_lower": np.nan,
+                         "ci_upper": np.nan, "median_r": empty, "plateau": False})
             continue
         km = KaplanMeier().fit(times[mask], events[mask])
         med, med_r = km_median(km), km_median_r(km).median
@@ -244,7 +249,8 @@ def analyse_original(cohort: pd.DataFrame, *, labels, grid, permutations: int = 
     frame["at_risk"] = np.concatenate(at_risk)
     frame["censored"] = np.concatenate(censored)
     out = {
-        "medians": _lifelines_medians(times, events, groups, labels).assign(draw=0),
+        "medians": _lifelines_medians(times, events, groups, labels,
+                                      empty=np.nan).assign(draw=0),
         "logrank": _with_robust(logrank, times, events, groups[None, :], codes, labels),
         "curves": frame,
     }
@@ -388,6 +394,14 @@ def analyse_lnte(cohort: pd.DataFrame, *, labels, epsilon: float, draws: int,
     medians = []
     for g, label in enumerate(labels):
         mask = groups == label
+        if not mask.any():
+            # LNTE as published releases a curve on the group's own observed times: a
+            # label no one has gives no curve (grid LNTE releases noisy zero counts)
+            curves[:, g, :] = np.nan
+            medians.append(pd.DataFrame({"draw": np.arange(draws), "median": np.nan,
+                                         "ci_lower": np.nan, "ci_upper": np.nan,
+                                         "group": label}))
+            continue
         result = mechanism.release(times[mask], events[mask], rng=rng, draws=draws)
         curves[:, g, :] = result.on_grid(grid)
         # like KM, a group's curve ends at its last follow-up time
@@ -438,9 +452,13 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
         # then has its median "not reached"; one undefined from the first bin end (nobody
         # released at risk) tells nothing: censored at that first bin end
         empty = ~reached & np.isnan(survival[:, 0])
+        # the noise-free reference of a group no patient has: no median exists (a noisy
+        # release of its zero counts is a release like any other)
+        no_patients = rng is None and not mask.any()
         medians.append(pd.DataFrame({"draw": np.arange(draws), "group": label,
                                      "median": np.where(empty, np.nan, median),
-                                     "censored_at": np.where(empty, edges[0], np.nan)}))
+                                     "censored_at": np.where(empty & ~no_patients, edges[0],
+                                                             np.nan)}))
     medians = pd.concat(medians, ignore_index=True).assign(
         ci_lower=np.nan, ci_upper=np.nan, median_r=np.nan, plateau=False,
         ci_method="first bin end with S <= 0.5; no single-draw interval")
