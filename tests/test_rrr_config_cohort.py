@@ -64,8 +64,9 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     # the unit and title come from config, not from code
     sidecar = json.loads((figures / "figure2_toy.png.prov.json").read_text())
     assert sidecar["config"]["cohorts"]["toy"] == {
-        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real", "groups": [],
-        "ordered": False, "endpoint": "", "rows_per_person": 1}
+        "title": "Toy trial", "time_unit": "weeks", "data_origin": "real",
+        "groups": ["arm A", "arm B", "arm C"], "ordered": False, "endpoint": "",
+        "rows_per_person": 1}
 
 
 def expected_record(row, k):
@@ -180,7 +181,8 @@ def test_cohort_config_errors_name_the_key(spec, message):
 
 def test_a_study_dataset_without_entry_names_the_key():
     problems = cohort_config_problems({"rrr_survival": {"datasets": ["ipssr", "mine"]},
-                                       "datasets": {"ipssr": {"source": "synthetic"}}})
+                                       "datasets": {"ipssr": {"source": "synthetic",
+                                                             "groups": ["Low", "High"]}}})
     assert problems == [p for p in problems if "'rrr_survival.datasets[1]'" in p] and problems
 
 
