@@ -204,3 +204,23 @@ def test_vectorised_lnte_equals_the_published_loop_with_resets():
         np.testing.assert_allclose(res.greenwood[i], v, rtol=1e-9, atol=1e-12)
         resets += int((res.at_risk[i, 1:] <= 0).any())
     assert resets > 20  # the reset branch was exercised
+
+
+def test_a_negative_noisy_interval_sum_gives_an_undefined_band_without_a_warning():
+    """At small ε the noisy Greenwood-type sum goes negative: the published band is NaN
+    there (as in the authors' code), silently: an expected case, not log noise."""
+    import warnings
+
+    from dprepro.mechanisms.lnte import lnte_band
+
+    rng = np.random.default_rng(4)
+    times = rng.exponential(10.0, 60)
+    result = lnte_survival(times, np.ones(60, dtype=int), epsilon=0.1, rng=rng, draws=50)
+    assert (result.greenwood < 0).any()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        lower, upper = lnte_band(result)
+        medians = lnte_median(result)
+    assert np.isnan(lower[result.greenwood < 0]).all()
+    assert np.isfinite(lower[result.greenwood >= 0]).all()
+    assert len(medians) == 50

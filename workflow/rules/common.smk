@@ -42,6 +42,11 @@ fill_defaults(config, SCHEMA_SPEC)
 
 onsuccess:
     cancel_scheduler_timers()
+    print(
+        "dprepro: outputs are under results/ (tables, figures, claims.csv); "
+        "`snakemake --report results/report.html` builds the report and "
+        "`snakemake verify` checks every file against its sidecar."
+    )
 
 
 onerror:

@@ -267,7 +267,10 @@ def lnte_band(result: LNTEResult, *, alpha: float = 0.05) -> tuple[np.ndarray, n
     used here. Shapes ``(draws, m)``.
     """
     z = normal_quantile(1 - alpha / 2)
-    half = z * np.sqrt(result.greenwood)
+    # the noisy interval sum can be negative: the published band is then undefined (NaN,
+    # as in the authors' code), an expected case rather than a numerical accident
+    with np.errstate(invalid="ignore"):
+        half = z * np.sqrt(result.greenwood)
     return result.survival - half, result.survival + half
 
 
