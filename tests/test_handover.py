@@ -84,14 +84,17 @@ def test_verify_passes_on_a_complete_run(runs):
     _, first, _ = runs
     out = snakemake(first, "verify").stdout
     assert ", 0 with mismatches" in out, out[-2000:]
-    assert out.count("\nok       results/") >= 10
+    assert "MISMATCH" not in out
+    every_file = (first / "results" / "logs" / "verify" / "verify_report.txt").read_text()
+    assert every_file.count("ok       results/") >= 10
 
 
-def test_verify_names_an_edited_table_input_script_library_and_config_key(runs):
+def test_verify_names_each_kind_of_change(runs):
     base, first, _ = runs
     work = base / "edited"
     shutil.copytree(first, work, symlinks=True)
-    table = work / "results" / "rrr_survival" / "tables" / "median_survival.csv"
+    results = work / "results" / "rrr_survival"
+    table = results / "tables" / "median_survival.csv"
     table.write_text(table.read_text() + "kidney,edited\n")
     cohort = work / "resources" / "kidney" / "kidney.csv"
     cohort.write_text(cohort.read_text() + "\n")
@@ -99,20 +102,29 @@ def test_verify_names_an_edited_table_input_script_library_and_config_key(runs):
         (work / "scripts" / "rrr_plot.py").read_text() + "\n# edited\n")
     km = work / "scripts" / "dprepro" / "survival" / "kaplan_meier.py"
     km.write_text(km.read_text() + "\n# edited\n")
+    rules = work / "workflow" / "rules" / "rrr_survival.smk"
+    rules.write_text(rules.read_text() + "\n# edited\n")
+    for gone in (results / "tables" / "utility.csv", results / "tables" / "utility.csv.prov.json"):
+        gone.unlink()
+    (results / "tables" / "extra.csv").write_text("x\n1\n")
     changed = dict(CONFIG, rrr_survival={**CONFIG["rrr_survival"], "draws": 4})
     (work / "handover.yaml").write_text(yaml.safe_dump(changed))
     proc = snakemake(work, "verify", check=False)
     assert proc.returncode != 0
     out = proc.stdout
-    assert ("MISMATCH results/rrr_survival/tables/median_survival.csv: output: sha256"
-            in out)
+    tables = "results/rrr_survival/tables"
+    assert f"MISMATCH {tables}/median_survival.csv: output: sha256" in out
     assert "input: table (resources/kidney/kidney.csv) changed since" in out
     assert "results/rrr_survival/figures/utility.pdf: script: scripts/rrr_plot.py" in out
-    assert "library_code: library modules reached by scripts/rrr_analyse.py" in out
+    # the changed module is named
+    assert ("library_code: library modules reached by scripts/rrr_analyse.py differ from "
+            "those that made the file: dprepro/survival/kaplan_meier.py") in out
+    assert ": rules: the Snakefile or workflow/rules/*.smk differ" in out
     assert "config: rrr_survival.draws = 3 when made; 4 now" in out
-    # an unchanged file outside the edits stays ok (its sidecar, inputs and code match)
-    assert "ok       results/data/cohorts/kidney.parquet" not in out  # its input changed
-    assert "ok       results/audit" not in out
+    assert "configuration keys that differ (files): rrr_survival.draws (" in out
+    assert (f"MISMATCH {tables}/utility.csv: output: expected by the workflow's targets, "
+            "absent with its sidecar") in out
+    assert f"MISMATCH {tables}/extra.csv: sidecar: none" in out
 
 
 def test_an_unpacked_archive_verifies_and_is_up_to_date(runs):

@@ -45,7 +45,8 @@ onsuccess:
     print(
         "dprepro: outputs are under results/ (tables, figures, claims.csv); "
         "`snakemake --report results/report.html` builds the report and "
-        "`snakemake verify` checks every file against its sidecar."
+        "`snakemake verify` (with the same --configfile options) checks every file "
+        "against its sidecar."
     )
 
 

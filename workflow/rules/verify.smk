@@ -13,5 +13,8 @@ rule verify:
         runtime=10,
     params:
         library_code=library_code("verify_results.py"),
+        # every output the `all` target names: each must be there with its sidecar
+        expected=[p for s in config["studies"] for p in STUDY_TARGETS[s]]
+        + CLAIMS_TARGETS,
     script:
         "../../scripts/verify_results.py"

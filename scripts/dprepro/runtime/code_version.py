@@ -21,7 +21,8 @@ import hashlib
 from functools import cache
 from pathlib import Path
 
-__all__ = ["library_modules", "library_digest", "script_library_digest", "scripts_library_code"]
+__all__ = ["library_digest", "library_modules", "module_checksums", "rules_digest",
+           "script_library_digest", "scripts_library_code"]
 
 PACKAGE = "dprepro"
 
@@ -96,6 +97,27 @@ def library_digest(files, library_root: str | Path) -> str:
     for path in sorted(Path(f).resolve() for f in files):
         digest.update(path.relative_to(root).as_posix().encode() + b"\0")
         digest.update(hashlib.sha256(path.read_bytes()).digest())
+    return digest.hexdigest()
+
+
+def module_checksums(script: str | Path, library_root: str | Path) -> dict[str, str]:
+    """sha256 of each library file ``script`` reaches, by its path from the library's parent
+    (``dprepro/survival/kaplan_meier.py``): what a sidecar records so that a later check
+    can name the module that changed."""
+    root = Path(library_root).resolve().parent
+    return {path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in library_modules(script, library_root)}
+
+
+def rules_digest(workflow_root: str | Path) -> str:
+    """sha256 over the ``Snakefile`` and ``workflow/rules/*.smk`` of a checkout (their names
+    and bytes): the rules that turn the configuration into each job's parameters."""
+    root = Path(workflow_root)
+    digest = hashlib.sha256()
+    for path in [root / "Snakefile", *sorted((root / "workflow" / "rules").glob("*.smk"))]:
+        if path.is_file():
+            digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+            digest.update(hashlib.sha256(path.read_bytes()).digest())
     return digest.hexdigest()
 
 

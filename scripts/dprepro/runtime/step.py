@@ -15,6 +15,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
+from dprepro.runtime.code_version import module_checksums, rules_digest
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
@@ -117,8 +118,13 @@ def write_sidecars(smk, file: str, outputs, **record) -> None:
     library_code = getattr(params, "library_code", None) if params is not None else None
     rule = getattr(smk, "rule", None)
     run_config = getattr(smk, "config", None)
-    extra = {"rule": rule, "wildcards": dict(smk.wildcards.items()),
-             **({"library_code": library_code} if library_code else {}),
+    committed = script_path(file)
+    code = {}
+    if library_code:
+        code = {"library_code": library_code,
+                "library_modules": module_checksums(committed, committed.parent / "dprepro"),
+                "rules_sha256": rules_digest(committed.parents[1])}
+    extra = {"rule": rule, "wildcards": dict(smk.wildcards.items()), **code,
              **({"run_config": run_config_subset(run_config, rule)} if run_config else {}),
              **record.pop("extra", {})}
     for output in outputs:

@@ -10,8 +10,18 @@ Every table and figure has a provenance sidecar ``<file>.prov.json``
 * **script**: ``scripts/<name>.py`` of the checkout has the recorded sha256;
 * **library code**: the digest of the library modules that script reaches
   (:mod:`dprepro.runtime.code_version`) is the recorded ``library_code``;
+* **rules**: the ``Snakefile`` and ``workflow/rules/*.smk`` are those that made it (they
+  turn the configuration into each job's parameters);
 * **configuration** (when one is given): every key of the sections the file was made
-  under (:mod:`dprepro.runtime.run_config`) has the value of the configuration at hand.
+  under (:mod:`dprepro.runtime.run_config`) has the value of the configuration at hand;
+* **upstream**: no input is itself a file that fails a check (a stale table makes the
+  figures drawn from it stale too).
+
+It also reports files the workflow expects that are absent with their sidecars, and
+files under ``results/`` that no sidecar describes. Inputs under ``results/data/``
+(raw data: sensitive, often not handed over) that are absent are listed as unchecked,
+not as mismatches. It checks consistency, not authenticity: whoever edits a file can
+edit its sidecar too.
 
 A mismatch names the file, what differs and how. Checksums of a file read by many
 sidecars are computed once.
@@ -24,8 +34,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dprepro.runtime.code_version import script_library_digest
+from dprepro.runtime.code_version import module_checksums, rules_digest, script_library_digest
 from dprepro.runtime.io import sha256_of
+from dprepro.runtime.provenance import git_commit
 from dprepro.runtime.run_config import flatten, run_config_subset
 
 __all__ = ["Mismatch", "VerifyReport", "verify_run"]
@@ -38,7 +49,7 @@ class Mismatch:
     """One difference between a file's sidecar and what is at hand."""
 
     file: str
-    what: str  # output, input, script, library_code, config, sidecar
+    what: str  # output, input, script, library_code, rules, config, upstream, sidecar
     detail: str
 
     def __str__(self) -> str:
@@ -47,26 +58,45 @@ class Mismatch:
 
 @dataclass
 class VerifyReport:
-    """What :func:`verify_run` found: the files checked and every mismatch."""
+    """What :func:`verify_run` found: the files checked, every mismatch, what went unchecked."""
 
     files: list[str] = field(default_factory=list)
     mismatches: list[Mismatch] = field(default_factory=list)
+    unchecked: list[str] = field(default_factory=list)
+    commits: set = field(default_factory=set)
+    checkout_commit: str | None = None
 
     @property
     def ok(self) -> bool:
         return not self.mismatches
 
-    def lines(self) -> list[str]:
-        """One line per file (``ok`` or its mismatches), then a summary."""
+    def lines(self, *, every_file: bool = False) -> list[str]:
+        """The mismatches (with ``every_file``, also one ``ok`` line per good file), then a
+        summary: counts, the configuration keys that differ, the commits."""
         bad: dict[str, list[Mismatch]] = {}
         for m in self.mismatches:
             bad.setdefault(m.file, []).append(m)
         out = []
-        for name in self.files:
+        for name in sorted(set(self.files) | set(bad)):
             if name in bad:
                 out += [f"MISMATCH {m}" for m in bad[name]]
-            else:
+            elif every_file:
                 out.append(f"ok       {name}")
+        keys: dict[str, int] = {}
+        for m in self.mismatches:
+            if m.what == "config":
+                keys[m.detail.split(" ", 1)[0]] = keys.get(m.detail.split(" ", 1)[0], 0) + 1
+        if keys:
+            out.append("configuration keys that differ (files): " + ", ".join(
+                f"{key} ({n})" for key, n in sorted(keys.items())) + " (verify takes the "
+                "run's --configfile options: was one left out?)")
+        if self.unchecked:
+            out.append(f"unchecked: {len(self.unchecked)} inputs under results/data/ are "
+                       "absent (raw data, often not handed over; their checksums are "
+                       "recorded)")
+        if self.commits:
+            out.append(f"made at commit {', '.join(sorted(self.commits))}; this checkout "
+                       f"is {self.checkout_commit or 'not a git checkout'}")
         out.append(f"{len(self.files)} files checked, {len(bad)} with mismatches "
                    f"({len(self.mismatches)} in all)")
         return out
@@ -104,7 +134,7 @@ def _config_mismatches(name: str, recorded: Mapping, config: Mapping, rule: str 
 
 
 def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
-               config: Mapping | None = None) -> VerifyReport:
+               config: Mapping | None = None, expected=()) -> VerifyReport:
     """Check every sidecar under ``run_dir/results`` (see the module docstring).
 
     Parameters
@@ -116,6 +146,9 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
     config : mapping, optional
         The configuration to compare with (schema defaults filled in); None skips
         the configuration check.
+    expected : iterable of str
+        Outputs the workflow's targets name (paths relative to ``run_dir``): each must
+        be there with its sidecar.
 
     Returns
     -------
@@ -125,7 +158,11 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
     library = root / "scripts" / "dprepro"
     checksum = _Checksums()
     digests: dict[str, str] = {}
+    modules: dict[str, dict[str, str]] = {}
+    rules_now = rules_digest(root)
+    inputs_of: dict[str, set[str]] = {}
     report = VerifyReport()
+    report.checkout_commit = git_commit(str(root))
     for sidecar in sorted((run_dir / "results").rglob(f"*{SIDECAR_SUFFIX}")):
         name = sidecar.relative_to(run_dir).as_posix()[: -len(SIDECAR_SUFFIX)]
         report.files.append(name)
@@ -145,10 +182,16 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
         elif actual != recorded:
             found.append(Mismatch(name, "output", f"sha256 {actual[:12]}… differs from the "
                                                   f"recorded {recorded[:12]}… (edited)"))
+        if (record.get("dprepro") or {}).get("git_commit"):
+            report.commits.add(record["dprepro"]["git_commit"])
+        inputs_of[name] = set()
         for key, item in sorted((record.get("inputs") or {}).items()):
             path = _located(item["path"], run_dir)
+            inputs_of[name].add(Path(item["path"]).as_posix())
             actual = checksum(path)
-            if actual is None:
+            if actual is None and Path(item["path"]).as_posix().startswith("results/data/"):
+                report.unchecked.append(f"{name}: {key} ({item['path']})")
+            elif actual is None:
                 found.append(Mismatch(name, "input", f"{key} ({item['path']}) missing"))
             elif actual != item["sha256"]:
                 found.append(Mismatch(name, "input", f"{key} ({item['path']}) changed since"))
@@ -166,9 +209,45 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                 if script not in digests:
                     digests[script] = script_library_digest(script_file, library)
                 if digests[script] != code:
+                    if script not in modules:
+                        modules[script] = module_checksums(script_file, library)
+                    made = record.get("library_modules") or {}
+                    changed = sorted(k for k in set(made) | set(modules[script])
+                                     if made.get(k) != modules[script].get(k))
+                    which = f": {', '.join(changed)}" if made else ""
                     found.append(Mismatch(name, "library_code", f"library modules reached "
-                                          f"by {script} differ from those that made the file"))
+                                          f"by {script} differ from those that made the file"
+                                          f"{which}"))
+            if record.get("rules_sha256") not in (None, rules_now):
+                found.append(Mismatch(name, "rules", "the Snakefile or workflow/rules/*.smk "
+                                      "differ from those that made the file (a job's "
+                                      "parameters may differ)"))
         if config is not None and "run_config" in record:
             found.extend(_config_mismatches(name, record["run_config"], config,
                                             record.get("rule")))
+    described = set(report.files)
+    for path in expected:
+        path = Path(path).as_posix()
+        if path not in described and not (run_dir / path).is_file():
+            report.mismatches.append(Mismatch(path, "output", "expected by the workflow's "
+                                              "targets, absent with its sidecar"))
+    for path in sorted((run_dir / "results").rglob("*")):
+        rel = path.relative_to(run_dir).as_posix()
+        if (path.is_file() and not rel.endswith(SIDECAR_SUFFIX) and rel not in described
+                and not rel.startswith(("results/logs/", "results/benchmarks/"))
+                and rel != "results/report.html"):
+            report.mismatches.append(Mismatch(rel, "sidecar", "none: no rule of this "
+                                              "workflow records having made this file"))
+    # a file whose input fails a check is stale too (its readers, transitively)
+    failing = {m.file for m in report.mismatches}
+    while True:
+        new = {name for name, sources in inputs_of.items()
+               if name not in failing and sources & failing}
+        if not new:
+            break
+        for name in sorted(new):
+            source = sorted(inputs_of[name] & failing)[0]
+            report.mismatches.append(Mismatch(name, "upstream", f"its input {source} fails "
+                                              "a check (this file is stale with it)"))
+        failing |= new
     return report

@@ -1,0 +1,82 @@
+"""dprepro.runtime.verify on a hand-made results folder: what it reports and how."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+from dprepro.runtime.verify import verify_run
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def _made(run: Path, output: str, inputs: dict[str, str]) -> None:
+    """A sidecar as a step writes it (no script, so only files and inputs are checked)."""
+    path = run / output
+    record = {"output": output, "output_sha256": _sha(path),
+              "script": {"path": "scripts/rrr_plot.py",
+                         "sha256": _sha(ROOT / "scripts" / "rrr_plot.py")},
+              "inputs": {k: {"path": v, "sha256": _sha(run / v)} for k, v in inputs.items()}}
+    Path(f"{path}.prov.json").write_text(json.dumps(record))
+
+
+def _run(tmp_path) -> Path:
+    run = tmp_path / "run"
+    (run / "results" / "tables").mkdir(parents=True)
+    (run / "results" / "data").mkdir()
+    (run / "results" / "data" / "cohort.csv").write_text("id\n1\n")
+    (run / "results" / "tables" / "a.csv").write_text("a\n1\n")
+    (run / "results" / "tables" / "b.csv").write_text("b\n2\n")
+    (run / "results" / "tables" / "c.csv").write_text("c\n3\n")
+    _made(run, "results/data/cohort.csv", {})
+    _made(run, "results/tables/a.csv", {"cohort": "results/data/cohort.csv"})
+    _made(run, "results/tables/b.csv", {"a": "results/tables/a.csv"})
+    _made(run, "results/tables/c.csv", {"b": "results/tables/b.csv"})
+    return run
+
+
+def test_a_complete_folder_verifies(tmp_path):
+    run = _run(tmp_path)
+    report = verify_run(run, workflow_root=ROOT, expected=["results/tables/c.csv"])
+    assert report.ok, report.lines()
+    assert len(report.files) == 4
+
+
+def test_files_drawn_from_a_failing_file_are_stale_with_it(tmp_path):
+    run = _run(tmp_path)
+    (run / "results" / "tables" / "a.csv").write_text("a\n9\n")
+    report = verify_run(run, workflow_root=ROOT)
+    found = {(m.file, m.what) for m in report.mismatches}
+    assert ("results/tables/a.csv", "output") in found
+    # b read a (and its recorded checksum no longer matches), c read b: stale downstream
+    assert ("results/tables/b.csv", "input") in found
+    assert ("results/tables/c.csv", "upstream") in found
+
+
+def test_absent_raw_data_is_unchecked_not_a_mismatch(tmp_path):
+    run = _run(tmp_path)
+    for name in ("cohort.csv", "cohort.csv.prov.json"):  # raw data not handed over
+        (run / "results" / "data" / name).unlink()
+    report = verify_run(run, workflow_root=ROOT)
+    assert report.ok and report.unchecked == ["results/tables/a.csv: cohort "
+                                              "(results/data/cohort.csv)"]
+    assert any(line.startswith("unchecked: 1 inputs under results/data/")
+               for line in report.lines())
+
+
+def test_missing_targets_and_stray_files_are_named(tmp_path):
+    run = _run(tmp_path)
+    for name in ("c.csv", "c.csv.prov.json"):
+        (run / "results" / "tables" / name).unlink()
+    (run / "results" / "tables" / "stray.csv").write_text("x\n")
+    report = verify_run(run, workflow_root=ROOT, expected=["results/tables/c.csv"])
+    found = {(m.file, m.what, m.detail.split(":")[0]) for m in report.mismatches}
+    assert ("results/tables/c.csv", "output",
+            "expected by the workflow's targets, absent with its sidecar") in found
+    assert ("results/tables/stray.csv", "sidecar", "none") in found
+    assert not report.ok
