@@ -112,3 +112,17 @@ def test_the_workflow_refuses_a_cohort_without_groups_before_any_job(tmp_path):
     assert proc.returncode != 0
     assert "config key 'datasets.mine.groups': not set" in proc.stdout + proc.stderr
     assert not (tmp_path / "results").exists()  # no job ran
+
+
+def test_a_users_cohort_says_what_its_data_are():
+    """A simulated CSV is not real data: ``data_origin`` is what figures and provenance say."""
+    from dprepro.data.cohort_spec import CohortSpec
+
+    spec = {"source": "file", "path": "x.csv", "groups": ["a", "b"]}
+    assert CohortSpec.from_config("mine", spec).origin == "real"
+    assert CohortSpec.from_config("mine", {**spec, "data_origin": "simulation"}).origin == \
+        "simulation"
+    problems = cohort_config_problems({"rrr_survival": {"datasets": ["mine"]},
+                                       "datasets": {"mine": {**spec, "data_origin": "fake"}}})
+    assert any(p.startswith("config key 'datasets.mine.data_origin': got 'fake'")
+               for p in problems)

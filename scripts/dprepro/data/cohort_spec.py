@@ -41,6 +41,9 @@ __all__ = [
 #: Where a cohort's table can come from.
 SOURCES = ("synthetic", "bundled", "file", "url", "cbioportal", "package")
 _COLUMN_ROLES = ("id", "time", "status", "group")
+#: What a cohort's data may be (``""``: by its source, see :attr:`CohortSpec.origin`).
+DATA_ORIGINS = ("", "real", "synthetic", "simulation")
+
 _SPEC_DEFAULTS = {
     "source": "file", "path": "", "url": "", "sha256": "", "package": "",
     "columns": {"id": "id", "time": "time", "status": "status", "group": "group"},
@@ -49,7 +52,7 @@ _SPEC_DEFAULTS = {
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
     "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "lnte_grid_bins": 0,
-    "endpoint": "",
+    "endpoint": "", "data_origin": "",
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
         "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
@@ -147,6 +150,7 @@ class CohortSpec:
     horizon: float = 0.0
     lnte_grid_bins: int = 0
     endpoint: str = ""
+    data_origin: str = ""
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -183,7 +187,8 @@ class CohortSpec:
                    ordered_groups=bool(merged["ordered_groups"]),
                    horizon=float(merged["horizon"]),
                    lnte_grid_bins=int(merged["lnte_grid_bins"]),
-                   endpoint=str(merged["endpoint"]))
+                   endpoint=str(merged["endpoint"]),
+                   data_origin=str(merged["data_origin"]))
 
     @property
     def display_title(self) -> str:
@@ -195,7 +200,11 @@ class CohortSpec:
 
     @property
     def origin(self) -> str:
-        """``synthetic`` for the generated stand-in, ``real`` for every table of records."""
+        """What the cohort's data are, as figures, captions and provenance say it:
+        ``data_origin`` when configured (a user's simulated CSV is not real data), else
+        ``synthetic`` for the generated stand-in and ``real`` for every table of records."""
+        if self.data_origin:
+            return self.data_origin
         return "synthetic" if self.source == "synthetic" else "real"
 
 
@@ -250,6 +259,10 @@ def _spec_problems(name: str, spec) -> list[str]:
         if bad:
             problems.append(f"config key '{key}.group_aliases': targets {bad} are not among "
                             f"groups {groups}")
+    if spec.get("data_origin", "") not in DATA_ORIGINS:
+        problems.append(f"config key '{key}.data_origin': got {spec['data_origin']!r}, "
+                        f"expected one of {list(DATA_ORIGINS)} ('' = real, or synthetic "
+                        "for source synthetic)")
     if spec.get("missing_groups", "error") not in ("error", "drop"):
         problems.append(f"config key '{key}.missing_groups': got {spec['missing_groups']!r}, "
                         "expected 'error' or 'drop'")

@@ -160,8 +160,8 @@ def _source(dataset: str, where: str) -> str:
 
 
 def _origin_text(origin: str) -> str:
-    return ("data: synthetic stand-in for the paper's cohort" if origin == "synthetic"
-            else "data: real")
+    return {"synthetic": "data: synthetic stand-in for the paper's cohort",
+            "simulation": "data: simulated (no real patient)"}.get(origin, "data: real")
 
 
 def _original_rows(d, medians, logrank, origin, unit) -> list[dict]:

@@ -24,6 +24,7 @@ def _ylabel(endpoint: str) -> str:
 
 def _origin_text(origin: str) -> str:
     return {"synthetic": "SYNTHETIC stand-in calibrated to published facts (not the real cohort)",
+            "simulation": "SIMULATED data (no real patient)",
             "real": "the real cohort"}.get(origin, origin)
 
 
