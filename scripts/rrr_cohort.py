@@ -10,6 +10,9 @@ p = snakemake.params
 spec = CohortSpec.from_config(snakemake.wildcards.dataset, p.spec)
 built = build_cohort(spec, inputs=dict(snakemake.input.items()), seed=p.seed)
 log.info("%s (%s, %s): %s", spec.name, spec.source, built.origin, built.summary)
+if built.summary.get("ignored_columns"):
+    log.info("%s: columns not used by the study (ignored): %s", spec.name,
+             built.summary["ignored_columns"])
 for group in absent_groups(built.frame["group"], spec.groups):
     log.warning("%s: configured group %r has no patient; its releases hold a zero true "
                 "count (the label set is the configured one, k = %d)", spec.name, group,

@@ -1,5 +1,6 @@
 from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
 from dprepro.data.cohort_spec import cohort_config_problems  # noqa: E402
+from dprepro.data.cohort_checks import check_cohort_tables  # noqa: E402
 from dprepro.config.schema import ConfigError  # noqa: E402
 
 RRR = config["rrr_survival"]
@@ -10,6 +11,17 @@ RRR_RELEASE = "results/rrr_survival/releases/{dataset}"
 if cohort_config_problems(config):
     raise ConfigError(
         "invalid configuration:\n  - " + "\n  - ".join(cohort_config_problems(config))
+    )
+# ... and every cohort table already on disk (file, bundled) must hold usable data.
+RRR_TABLE_CHECK = check_cohort_tables(
+    config, workflow_dir=workflow.basedir, working_dir=os.getcwd()
+)
+for _warning in RRR_TABLE_CHECK.warnings:
+    print(f"dprepro: warning: {_warning}", file=sys.stderr)
+if RRR_TABLE_CHECK.problems:
+    raise ConfigError(
+        "cohort data not usable (nothing was run):\n  - "
+        + "\n  - ".join(RRR_TABLE_CHECK.problems)
     )
 RRR_COHORTS = rrr_plan.cohort_specs(config)
 RRR_ALL = rrr_plan.releases(config)

@@ -35,6 +35,7 @@ __all__ = [
     "cohort_config_problems",
     "group_order",
     "absent_groups",
+    "single_group_message",
     "tidy_cohort",
 ]
 
@@ -378,6 +379,22 @@ def absent_groups(values, groups=()) -> list[str]:
     return [g for g in groups if g not in present]
 
 
+_EVENT_WORDS = ("dead", "death", "died", "deceased", "event", "relapse", "recurrence",
+                "progression", "yes", "true", "1")
+_CENSORED_WORDS = ("alive", "living", "censored", "censor", "no", "false", "0")
+
+
+def _status_suggestion(values) -> str:
+    """A config line that would read ``values`` as event/censored codes, when it can tell."""
+    def guess(words):
+        return [v for v in values if any(w == str(v).strip().lower() or
+                                         str(v).strip().lower().startswith(w) for w in words)]
+    event, censored = guess(_EVENT_WORDS), guess(_CENSORED_WORDS)
+    if event and censored and not set(event) & set(censored):
+        return f"event_values: {event} and censored_values: {censored}"
+    return "event_values: [<event codes>] and censored_values: [<censored codes>]"
+
+
 def _event_indicator(status: pd.Series, spec: CohortSpec, source: str) -> np.ndarray:
     """1 where ``status`` is an event value, 0 where censored; anything else raises."""
     def matches(values):
@@ -390,10 +407,13 @@ def _event_indicator(status: pd.Series, spec: CohortSpec, source: str) -> np.nda
     event, censored = matches(spec.event_values), matches(spec.censored_values)
     bad = ~(event | censored)
     if bad.any():
-        raise ValueError(f"{source}: column {spec.columns['status']!r} has values "
-                         f"{sorted(set(status[bad].astype(str)))[:5]} that are neither "
-                         f"event_values {list(spec.event_values)} nor censored_values "
-                         f"{list(spec.censored_values)} (config key 'datasets.{spec.name}')")
+        found = sorted(set(status.astype(str)))
+        raise ValueError(
+            f"{source}: column {spec.columns['status']!r} has values "
+            f"{sorted(set(status[bad].astype(str)))[:5]} that are neither event_values "
+            f"{list(spec.event_values)} nor censored_values {list(spec.censored_values)}; "
+            f"set datasets.{spec.name}.event_values and .censored_values to the table's "
+            f"codes (values found: {found[:10]}), e.g. {_status_suggestion(found[:10])}")
     return event.to_numpy(int)
 
 
@@ -452,9 +472,12 @@ def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.Dat
         rows = np.flatnonzero(status.isna().to_numpy())[:5].tolist()
         raise ValueError(f"{source}: column {roles['status']!r} has missing values (rows {rows})")
     event = _event_indicator(status, spec, source)
+    ids = (frame[roles["id"]].astype(str).to_numpy() if roles["id"]
+           else np.arange(1, len(frame) + 1).astype(str))
     tidy = check_survival_frame(pd.DataFrame({"group": group.to_numpy(),
                                               "time": frame[roles["time"]].to_numpy(),
-                                              "event": event}), source=source)
+                                              "event": event}), source=source,
+                                ids=ids if roles["id"] else None, columns=roles)
     tidy["time"] = tidy["time"] / spec.time_divisor
     raw = tidy["group"].astype(str)
     tidy["group"] = canonical_groups(tidy["group"], groups=spec.groups,
@@ -463,11 +486,11 @@ def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.Dat
     # rows a configured alias moved into another group (e.g. lung ECOG 3 into "2+"): logged
     moved = raw.map(_label_key) != tidy["group"].astype(str).map(_label_key)
     merged = (raw[moved] + " -> " + tidy["group"][moved].astype(str)).value_counts()
-    ids = (frame[roles["id"]].astype(str).to_numpy() if roles["id"]
-           else np.arange(1, len(frame) + 1).astype(str))
     out = tidy.assign(id=ids)[["id", "group", "time", "event"]]
     out.attrs["dropped_missing_group"] = dropped
     out.attrs["merged_groups"] = {str(k): int(v) for k, v in merged.sort_index().items()}
+    used = set(needed) | set(spec.group_indicators)
+    out.attrs["ignored_columns"] = [str(c) for c in frame.columns if c not in used]
     return out
 
 
@@ -570,6 +593,11 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
             raw, source = read_csv_checked(inputs["table"], required=(), id_column=None), \
                 inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
+    # the columns the spec leaves unused are logged, not kept (nor stored in the Parquet)
+    ignored = list(frame.attrs.pop("ignored_columns", []))
+    present = sorted(set(frame["group"].astype(str)))
+    if len(present) < 2:
+        raise ValueError(single_group_message(spec, present))
     per_id = frame.groupby("id").size()
     if int(per_id.max()) > spec.rows_per_person:
         worst = per_id.idxmax()
@@ -579,11 +607,20 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
     summary = {**summary,
                "dropped_missing_group": int(frame.attrs.get("dropped_missing_group", 0)),
                "merged_groups": dict(frame.attrs.get("merged_groups", {})),
+               "ignored_columns": ignored,
                "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),
                "ids": int(frame["id"].nunique()), "max_rows_per_id": int(per_id.max()),
                "groups": {str(k): int(v) for k, v in frame.groupby("group").size().items()},
                "censored_fraction": float(1 - frame["event"].mean())}
     return CohortBuild(frame=frame, origin=spec.origin, seeds=seeds, summary=summary)
+
+
+def single_group_message(spec: CohortSpec, present) -> str:
+    """The error of a cohort whose patients are all in one group (or none)."""
+    return (f"config key 'datasets.{spec.name}.columns.group': every patient of cohort "
+            f"{spec.name!r} is in group(s) {list(present)}; the study compares groups, so at "
+            "least two must have patients: check the group column (or group_indicators) and "
+            "the groups the table holds")
 
 
 def _with_columns(spec: CohortSpec, **roles) -> CohortSpec:

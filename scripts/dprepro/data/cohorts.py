@@ -18,6 +18,7 @@ References
 from __future__ import annotations
 
 import os
+from collections.abc import Mapping
 
 import numpy as np
 import pandas as pd
@@ -50,7 +51,8 @@ IPSSR_PUBLISHED = {
 }
 
 
-def check_survival_frame(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
+def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
+                         columns: Mapping | None = None) -> pd.DataFrame:
     """Validate and normalise a ``group, time, event`` frame.
 
     Parameters
@@ -59,6 +61,11 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
         Must have columns ``group``, ``time`` and ``event``.
     source : str
         Where the frame came from (a path); every error message names it.
+    ids : array-like, optional
+        The id of each row: errors name the first offending ids (else row numbers).
+    columns : mapping, optional
+        The source table's name of each role (``{"time": "futime"}``): errors name
+        the column as the table spells it.
 
     Returns
     -------
@@ -71,19 +78,31 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str) -> pd.DataFrame:
         A column is missing, has missing values, ``time`` is not a finite
         number >= 0, or ``event`` is not 0/1.
     """
+    columns = dict(columns or {})
+
+    def where(mask) -> str:
+        mask = np.asarray(mask, bool)
+        if ids is not None:
+            return f"ids {np.asarray(ids, dtype=object)[mask][:5].tolist()}"
+        return f"rows {np.flatnonzero(mask)[:5].tolist()}"
+
     for col in ("group", "time", "event"):
         if col not in frame.columns:
             raise ValueError(f"{source}: missing column {col!r} (have {list(frame.columns)})")
         if frame[col].isna().any():
-            rows = np.flatnonzero(frame[col].isna().to_numpy())[:5].tolist()
-            raise ValueError(f"{source}: column {col!r} has missing values (rows {rows})")
+            raise ValueError(f"{source}: column {columns.get(col, col)!r} has missing values "
+                             f"({where(frame[col].isna())})")
+    name = repr(columns.get("time", "time"))
     time = pd.to_numeric(frame["time"], errors="coerce")
     if time.isna().any():
         bad = frame["time"][time.isna()].head(3).tolist()
-        raise ValueError(f"{source}: column 'time' must be numeric, got {bad}")
-    if not np.all(np.isfinite(time)) or (time < 0).any():
-        bad = time[~np.isfinite(time) | (time < 0)].head(3).tolist()
-        raise ValueError(f"{source}: column 'time' must be finite and >= 0, got {bad}")
+        raise ValueError(f"{source}: column {name} must be numeric, got {bad} "
+                         f"({where(time.isna())})")
+    invalid = ~np.isfinite(time) | (time < 0)
+    if invalid.any():
+        bad = time[invalid].head(3).tolist()
+        raise ValueError(f"{source}: column {name} must be finite and >= 0, got {bad} "
+                         f"({where(invalid)}); fix or remove those rows")
     event = pd.to_numeric(frame["event"], errors="coerce")
     if event.isna().any() or not event.isin([0, 1]).all():
         bad = frame["event"][event.isna() | ~event.isin([0, 1])].head(3).tolist()
