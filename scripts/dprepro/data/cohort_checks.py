@@ -6,8 +6,9 @@ this module reads the tables that are already on disk when the workflow starts
 the cohort's job runs (:func:`dprepro.data.cohort_spec.tidy_cohort`), so a table
 that would fail inside a job stops the run before the first job, and leaves
 nothing behind. Downloaded and generated cohorts are checked by their job as soon
-as they are parsed (the same messages). A bundled table's checksum is its job's check (``snakemake verify``
-must still run, and name the file, when a bundled table was edited).
+as they are parsed (the same messages). A bundled table's checksum is its job's
+check (``snakemake verify`` must still run, and name the file, when a bundled table
+was edited).
 
 Every problem names the key ``datasets.<name>.<key>``, the file and the fix.
 Warnings are what a run may go on with but a user must hear of: a configured
