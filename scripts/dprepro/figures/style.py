@@ -22,8 +22,46 @@ from matplotlib.transforms import Bbox
 
 from dprepro.runtime.io import atomic_path
 
-__all__ = ["Part", "save_figure", "footer", "layout_with_footer", "legend_and_footer",
-           "wrapped_footer"]
+__all__ = ["MECHANISM_NAMES", "Part", "save_figure", "footer", "layout_with_footer",
+           "legend_and_footer", "mechanism_name", "wrapped_footer"]
+
+#: Mechanism identifiers (the tables' ``mechanism`` column, the registries' names) -> the
+#: words a legend, a panel title or a row label prints: (full name, short name). The short
+#: name is for panel titles of a study that defines it in the full name elsewhere.
+MECHANISM_NAMES = {
+    "laplace": ("Laplace indicators", "Laplace indicators"),
+    "laplace_indicators": ("Laplace indicators", "Laplace indicators"),
+    "randomized_response": ("Randomized response", "Randomized response"),
+    "rrr": ("Revised randomized response (RRR)", "RRR"),
+    "rrr_debiased": ("Debiased RRR", "Debiased RRR"),
+    "lnte": ("LNTE", "LNTE"),
+    "lnte_grid": ("Grid LNTE", "Grid LNTE"),
+    "lnte_grid_no_noise": ("Grid LNTE without noise", "Grid LNTE without noise"),
+    "objective_perturbation": ("Objective perturbation", "Objective perturbation"),
+    "ssp": ("Sufficient statistics perturbation (SSP)", "SSP"),
+    "original": ("Original (non-private)", "Original"),
+    "non_private": ("Non-private", "Non-private"),
+    "none": ("Non-private", "Non-private"),
+}
+
+_SCALE = "_scale"
+
+
+def mechanism_name(identifier: str, *, short: bool = False) -> str:
+    """The words for a mechanism identifier (:data:`MECHANISM_NAMES`).
+
+    A rescaled variant ``<name>_scale<c>`` (a deliberately mis-scaled control) reads
+    "<name> (noise scale × c)"; an unknown identifier its words, the underscores as
+    spaces and the first letter capitalised, so no legend prints a raw identifier.
+    """
+    identifier = str(identifier)
+    if identifier in MECHANISM_NAMES:
+        return MECHANISM_NAMES[identifier][1 if short else 0]
+    base, _, scale = identifier.rpartition(_SCALE)
+    if base in MECHANISM_NAMES and scale:
+        return f"{MECHANISM_NAMES[base][1 if short else 0]} (noise scale × {scale})"
+    words = identifier.replace("_", " ").strip()
+    return words[:1].upper() + words[1:]
 
 #: zlib level of every PNG written, not Pillow's 6: half the CPU of encoding (Figure 2
 #: writes 84 PNGs) for ~9 % more bytes; the pixels are the same.
@@ -187,9 +225,9 @@ def _save_part(part: Part, paths, dpi: int) -> None:
             _write_png(image, tmp, dpi)
 
 
-def footer(fig, text: str) -> None:
+def footer(fig, text: str, *, fontsize: float = 7) -> None:
     """A grey line of text at the figure's bottom left (what data, which privacy)."""
-    fig.text(0.01, 0.005, text, fontsize=7, color="0.35", ha="left", va="bottom")
+    fig.text(0.01, 0.005, text, fontsize=fontsize, color="0.35", ha="left", va="bottom")
 
 
 def wrapped_footer(fig, text: str) -> None:
@@ -197,8 +235,9 @@ def wrapped_footer(fig, text: str) -> None:
     footer(fig, _wrapped(fig, text))
 
 
-def _wrapped(fig, text: str) -> str:
-    return textwrap.fill(text, max(60, int(fig.get_figwidth() * 17)))
+def _wrapped(fig, text: str, fontsize: float = 7) -> str:
+    # about 17 characters of 7 pt text an inch, fewer of larger text
+    return textwrap.fill(text, max(60, int(fig.get_figwidth() * 17 * 7 / fontsize)))
 
 
 def legend_and_footer(fig, text: str, handles=(), labels=(), *, ncol: int = 4) -> None:
@@ -238,7 +277,7 @@ def legend_and_footer(fig, text: str, handles=(), labels=(), *, ncol: int = 4) -
     fig.tight_layout(rect=(0.01, bottom, 1, 1))
 
 
-def layout_with_footer(fig, text: str) -> None:
+def layout_with_footer(fig, text: str, *, fontsize: float = 7) -> None:
     """:func:`wrapped_footer` as the figure's supxlabel, then ``fig.tight_layout()``.
 
     tight_layout reserves the footer's own height (as it does the suptitle's)
@@ -246,6 +285,6 @@ def layout_with_footer(fig, text: str) -> None:
     every panel twice (Figure 2's IPSS-R layout 0.54 -> 0.27 CPU-s), and the
     share of the height reserved was a guess.
     """
-    fig.supxlabel(_wrapped(fig, text), x=0.01, y=0.005, ha="left", va="bottom", fontsize=7,
-                  color="0.35")
+    fig.supxlabel(_wrapped(fig, text, fontsize), x=0.01, y=0.005, ha="left", va="bottom",
+                  fontsize=fontsize, color="0.35")
     fig.tight_layout()

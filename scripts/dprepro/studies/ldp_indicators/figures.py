@@ -18,9 +18,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dprepro.figures.style import (
-    legend_and_footer,
-)
+from dprepro.figures.style import legend_and_footer, mechanism_name
 from dprepro.studies.ldp_indicators.simulation import ESTIMATORS, estimators
 
 __all__ = ["LDP_FIGURES", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]
@@ -61,15 +59,18 @@ _MECHANISM_COLORS = ["#9467bd", "#ff7f0e", "#8c564b", "#e377c2"]
 
 
 def _private_curves(rows: pd.DataFrame, estimator: str = "private_beran"):
-    """(label, style, rows) of a private estimator, one per mechanism in table order."""
+    """(label, style, rows) of a private estimator, one per mechanism in table order.
+
+    Every label names its mechanism in words (``Laplace indicators``, ``Randomized
+    response``), never by its identifier.
+    """
     private = rows[rows["estimator"] == estimator]
     mechanisms = list(dict.fromkeys(private["mechanism"]))
     for i, mechanism in enumerate(mechanisms):
         style = dict(_STYLE[estimator])
-        label = _label(estimator)
         if mechanism != "laplace_indicators":
             style["color"] = _MECHANISM_COLORS[(i - 1) % len(_MECHANISM_COLORS)]
-            label += f" [{mechanism}]"
+        label = f"{_label(estimator)}, {mechanism_name(mechanism)}"
         yield label, style, private[private["mechanism"] == mechanism]
 
 
@@ -130,8 +131,9 @@ def ldp_figure1(mse: pd.DataFrame, *, alphas, log_scale: bool = False, target: s
     n = int(mse["n"].iloc[0])
     legend_and_footer(
         fig, f"Simulation (no real data): {_samples(mse, f'of n = {n}')}; x = {x:g}; bands "
-             "±2 Monte Carlo SE. Private curves α-LDP (mechanism in brackets; unmarked: "
-             "Z = δ + Laplace(1/α)); the others are non-private references.", handles, labels)
+             "±2 Monte Carlo SE. Private curves α-LDP, their mechanism named in the legend "
+             "(Laplace indicators: Z = δ + Laplace(1/α)); the others are non-private "
+             "references.", handles, labels)
     return fig
 
 
@@ -178,8 +180,8 @@ def ldp_mse_vs_alpha(imse: pd.DataFrame):
     # below the panels: inside the axes it covered the small-α points of a panel
     handles, labels = axes[0, 0].get_legend_handles_labels()
     legend_and_footer(
-        fig, "Simulation (no real data); $\\hat{F}_n$ is α-LDP (mechanism in brackets; "
-             "unmarked: Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
+        fig, "Simulation (no real data); $\\hat{F}_n$ is α-LDP, its mechanism named in the "
+             "legend (Laplace indicators: Laplace on δ, scale 1/α); bands ±2 Monte Carlo SE; "
              f"{_samples(imse, 'of n = ' + str(int(imse['n'].iloc[0])))}.", handles, labels)
     return fig
 
@@ -217,18 +219,16 @@ def _mse_vs_n_panel(ax, imse, rates, target):
         slope = rate["slope"].iloc[0] if len(rate) else np.nan
         slope_text = f"slope {slope:.2f}"
         if len(rate) and "slope_ci_lower" in rate:
-            slope_text += (f" [{rate['slope_ci_lower'].iloc[0]:.2f}, "
-                           f"{rate['slope_ci_upper'].iloc[0]:.2f}]")
+            slope_text += (f", 95% CI {rate['slope_ci_lower'].iloc[0]:.2f} to "
+                           f"{rate['slope_ci_upper'].iloc[0]:.2f}")
         style = dict(_STYLE[name], marker="o")
         label = _label(name)
         if ESTIMATORS[name]["private"]:
             shade = 0.45 + 0.5 * private_alphas.index(alpha) / max(1, len(private_alphas) - 1)
             style["color"] = palette(shade)
-            label += f", α = {alpha:g}"
             index = mechanisms.index(mechanism)
             style["marker"] = markers[index % len(markers)]
-            if mechanism != "laplace_indicators":
-                label += f" [{mechanism}]"
+            label += f", {mechanism_name(mechanism)} (α = {alpha:g})"
         ax.plot(group["n"], group["imse"], label=f"{label} ({slope_text})", **style)
         if "imse_se" in group:
             ax.errorbar(group["n"], group["imse"], yerr=2 * group["imse_se"], fmt="none",

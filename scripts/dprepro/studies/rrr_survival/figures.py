@@ -12,9 +12,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.transforms import blended_transform_factory
+from matplotlib.transforms import blended_transform_factory, offset_copy
 
-from dprepro.figures.style import Part, layout_with_footer
+from dprepro.figures.style import Part, layout_with_footer, mechanism_name
+from dprepro.studies.rrr_survival import panel_scale
 
 
 def _ylabel(endpoint: str) -> str:
@@ -33,14 +34,12 @@ def _panel_title(row) -> str:
         return "original (non-private)"
     true = row["true_epsilon"]
     true_text = "no finite ε" if not np.isfinite(true) else f"true ε = {true:.2f}"
-    name = _MECHANISM_LABELS.get(row["mechanism"], row["mechanism"])
+    name = mechanism_name(row["mechanism"], short=True)
     return f"{name} ε = {row['epsilon']:g} ({true_text})"
 
 
 #: Private mechanisms of rrr_survival in display order (those present in a table are drawn).
 _RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte", "lnte_grid")
-_MECHANISM_LABELS = {"rrr": "RRR", "rrr_debiased": "debiased RRR", "lnte": "LNTE",
-                     "lnte_grid": "grid LNTE"}
 
 
 def _private_mechanisms(table: pd.DataFrame) -> list[str]:
@@ -162,35 +161,45 @@ def _at_risk_table(ax, rows, groups, colors, reference, rows_per_person: int = 1
     """Numbers at risk of the original data per group under the reference panel's x ticks.
 
     Each count sits at its tick's x position of the reference panel (a transform
-    blended from that panel's data x and this axes' y), under a header row of the
-    times, so the columns line up with the curves above whatever the layout. The
+    blended from that panel's data x and this axes' y), so the columns line up
+    with the curves and the tick labels above whatever the layout; Figure 2 puts
+    this axes directly under that panel (:func:`panel_scale.place_below`). The
     counts are rows; with several rows per patient (kidney: two) the title says
     so, so they are not read as patients.
     """
     ax.axis("off")
     if "at_risk" not in rows:
         return
-    ticks = [t for t in reference.get_xticks()
-             if reference.get_xlim()[0] <= t <= reference.get_xlim()[1]]
+    size = panel_scale.FONT["text"]
+    low, high = sorted(reference.get_xlim())
+    ticks = [t for t in reference.get_xticks() if low <= t <= high]
     at_tick = blended_transform_factory(reference.transData, ax.transAxes)
-    left = blended_transform_factory(reference.transAxes, ax.transAxes)
+    left = _names_left_of(blended_transform_factory(reference.transAxes, ax.transAxes), rows,
+                          ax.figure)
     ax.set_title("numbers at risk (original)" if rows_per_person == 1 else
-                 f"rows at risk (original; {rows_per_person} per patient)", fontsize=8)
-    ax.text(-0.02, 0.92, "time", fontsize=6, color="0.3", transform=left, ha="right")
-    for tick in ticks:
-        ax.text(tick, 0.92, f"{tick:g}", fontsize=6, color="0.3", transform=at_tick,
-                ha="center")
+                 f"rows at risk (original; {rows_per_person} per patient)", fontsize=size,
+                 pad=2)
     for i, group in enumerate(groups):
         part = rows[rows["group"] == group].sort_values("t")
         t = part["t"].to_numpy(float)
         n = pd.to_numeric(part["at_risk"], errors="coerce").to_numpy(float)
-        y = 0.78 - i * 0.72 / max(1, len(groups))
-        ax.text(-0.02, y, str(group), color=colors[group], fontsize=7, transform=left,
-                ha="right")
+        y = 1 - (i + 0.5) / max(1, len(groups))
+        ax.text(0.0, y, str(group), color=colors[group], fontsize=size, transform=left,
+                ha="right", va="center")
         for tick in ticks:
             idx = np.searchsorted(t, tick, side="left")
             count = str(int(n[idx])) if idx < len(t) else "0"
-            ax.text(tick, y, count, fontsize=7, transform=at_tick, ha="center")
+            ax.text(tick, y, count, fontsize=size, transform=at_tick, ha="center",
+                    va="center")
+
+
+def _names_left_of(transform, rows, fig):
+    """``transform`` moved left past the widest count centred on a tick at the axis'
+    start: where the at-risk table's group names end (right-aligned at x = 0)."""
+    widest = max((len(str(int(v))) for v in pd.to_numeric(rows["at_risk"], errors="coerce")
+                  if np.isfinite(v)), default=1)
+    return offset_copy(transform, fig=fig, x=-(0.3 * panel_scale.FONT["text"] * widest + 4),
+                       units="points")
 
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
@@ -200,13 +209,19 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
 
     Panel letters run down the layout: (a) original, then RRR at each ε in
     the configured order, then LNTE at each ε; the single-panel files are
-    named by release instead of letter. With ``panels=True`` returns
-    ``(figure, {release name: Part})``: each panel is the crop of the
-    composite's drawing around its axes (the original's with its
-    numbers-at-risk table), over its mechanism's strip: the legend (the
-    original panel has its legend inside), the mechanism's caveats and the
-    data note. The caller closes the strips (``part.strip``) after saving.
+    named by release instead of letter. Every panel has the same time range,
+    and every row the y range [0, 1] (:mod:`panel_scale`): a value outside it is
+    cut at the edge and marked with a triangle and its value. The y label is
+    written once a row (its first panel), the time label under the bottom row
+    and panel (a), whose numbers-at-risk table sits directly under it on its x
+    axis. No text is under 9 pt. With ``panels=True`` returns ``(figure,
+    {release name: Part})``: each panel is the crop of the composite's drawing
+    around its axes (the original's with its numbers-at-risk table), over its
+    mechanism's strip: the legend (the original panel has its legend inside),
+    the axes' names, the mechanism's caveats and the data note. The caller
+    closes the strips (``part.strip``) after saving.
     """
+    size = panel_scale.FONT["text"]
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups, ordered)
@@ -214,53 +229,82 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     cols = 1 + len(epsilons)
     mechanisms = _private_mechanisms(rows)
     nrows = max(2, len(mechanisms))
-    # every panel has its own axes, limits and tick labels: a shared y would let one
-    # panel's range (a curve outside [0, 1]) decide the others' silently
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.3 * cols, 3.1 * nrows), squeeze=False)
+    fig, axes = plt.subplots(nrows, cols, figsize=(3.7 * cols, 3.0 * nrows + 0.9),
+                             squeeze=False)
     letters = iter("abcdefghijklmnopqrstuvwxyz")
     layout = [(0, 0, "original", None)]
     for r, mechanism in enumerate(mechanisms):
         layout += [(r, 1 + i, mechanism, float(e)) for i, e in enumerate(epsilons)]
+    for r in range(1, nrows):
+        fig.delaxes(axes[r, 0])
     origin = rows["data_origin"].iloc[0]
+    shown = [_select(rows, dataset, m, e) for _, _, m, e in layout]
+    xlim, ylim = panel_scale.time_limits(pd.concat([p["t"] for p in shown])), \
+        panel_scale.y_limits()
+    first = {}  # row -> its first panel, which carries the row's y label
     parts = {}
-    for r, c, mechanism, epsilon in layout:
-        part = _select(rows, dataset, mechanism, epsilon)
+    for (r, c, mechanism, _), part in zip(layout, shown, strict=True):
         ax = axes[r, c]
+        if r in first:
+            ax.sharey(first[r])
+        else:
+            first[r] = ax
+            ax.set_ylabel(ylabel, fontsize=size)
+        if ax is not axes[0, 0]:
+            ax.sharex(axes[0, 0])
         _draw_curves(ax, part, groups, colors)
+        ax.set_xlim(*xlim)
+        ax.set_ylim(*ylim)
+        panel_scale.mark_clipped(ax, part, groups, colors)
         if mechanism == "original":
             _censoring_ticks(ax, part, groups, colors)
-        ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}", fontsize=8)
-        ax.set_xlabel(f"time ({time_unit})", fontsize=8)
-        ax.set_ylabel(ylabel, fontsize=8)
-    _at_risk_table(axes[1, 0], _select(rows, dataset, "original", None), groups, colors,
-                   axes[0, 0], rows_per_person)
-    for r in range(2, nrows):
-        axes[r, 0].axis("off")
+        ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}",
+                     fontsize=panel_scale.FONT["title"])
+        if r == nrows - 1 or mechanism == "original":
+            ax.set_xlabel(f"time ({time_unit})", fontsize=size)
+        ax.tick_params(labelsize=size)
     handles, names = axes[0, 0].get_legend_handles_labels()
-    axes[0, 0].legend(handles, names, fontsize=7, title="group", title_fontsize=7)
+    axes[0, 0].legend(handles, names, fontsize=size, title="group", title_fontsize=size)
+    original = _select(rows, dataset, "original", None)
+    if "at_risk" in original and groups:
+        # room on the canvas for the at-risk table's group names, laid out with panel (a):
+        # the widest name, invisible, where the names will be (a panel's file is a crop
+        # of the canvas, which lacked what lay left of it)
+        axes[0, 0].text(0, 0.5, max(map(str, groups), key=len), fontsize=size, alpha=0,
+                        ha="right", va="center",
+                        transform=_names_left_of(axes[0, 0].transAxes, original, fig))
     fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
-                 fontsize=10)
+                 fontsize=panel_scale.FONT["suptitle"])
     layout_with_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
                  "RRR privatises "
                  "the group label (paper's ε↔p); debiased RRR inverts the public transition "
                  "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
                  "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
-                 "censoring counts (ε-DP). Each panel has its own y range, widened to show "
-                 "values outside [0, 1]; ticks |: censorings; table: numbers at risk.")
+                 "censoring counts (ε-DP). Every panel has the same time range and the y range "
+                 "[0, 1]; a value outside it is cut at the edge and marked ▲ (above) or ▼ "
+                 "(below) with its value. Ticks |: censorings; table under (a): numbers at "
+                 "risk.", fontsize=size)
+    # after the layout: directly under panel (a)'s tick labels and time label
+    risk = fig.add_axes([0, 0, 1, 1])
+    _at_risk_table(risk, original, groups, colors, axes[0, 0], rows_per_person)
+    panel_scale.place_below(risk, axes[0, 0],
+                            height=len(groups) * 1.5 * size / 72 + 0.05)
     if not panels:
         return fig
     note = f"{title or dataset}; data: {_origin_text(origin)}"
-    # one strip per mechanism: its legend (the original's is in its panel), the data note
-    # and what the composite's footer says of that mechanism
+    scales = (f"x: time ({time_unit}); y: {ylabel.replace(chr(10), ' ')}, range [0, 1], "
+              "values outside marked ▲/▼.")
+    # one strip per mechanism: its legend (the original's is in its panel), the axes, the
+    # data note and what the composite's footer says of that mechanism
     strips = {mechanism: _panel_strip(
-                  " ".join(filter(None, [_PANEL_NOTES.get(mechanism, ""), note])),
+                  " ".join(filter(None, [_PANEL_NOTES.get(mechanism, ""), scales, note])),
                   [] if mechanism == "original" else handles,
                   [] if mechanism == "original" else names)
               for mechanism in ["original", *mechanisms]}
     for r, c, mechanism, epsilon in layout:
         # the original's file shows its numbers-at-risk table too
         parts[_release_name(mechanism, epsilon)] = Part(
-            fig, [axes[r, c], axes[1, 0]] if mechanism == "original" else [axes[r, c]],
+            fig, [axes[r, c], risk] if mechanism == "original" else [axes[r, c]],
             strip=strips[mechanism])
     return fig, parts
 
@@ -278,7 +322,7 @@ _PANEL_NOTES = {
 
 
 #: Width of a single-panel file's strip, inches: about one panel of the composite.
-_STRIP_WIDTH = 3.3
+_STRIP_WIDTH = 3.7
 
 
 def _row_major(handles, labels, ncol: int) -> tuple[list, list]:
@@ -304,18 +348,22 @@ def _row_major(handles, labels, ncol: int) -> tuple[list, list]:
 
 def _panel_strip(note: str, handles, names):
     """A single-panel file's strip: the groups' legend (if any) over the panel's data
-    note, drawn once as a figure of its own and stacked under each panel's crop."""
-    note = textwrap.fill(note, int(_STRIP_WIDTH * 17))
+    note, drawn once as a figure of its own and stacked under each panel's crop
+    (Figure 2's text size, :data:`panel_scale.FONT`)."""
+    size = panel_scale.FONT["text"]
+    # about 17 characters of 7 pt text an inch, fewer of larger text
+    note = textwrap.fill(note, int(_STRIP_WIDTH * 17 * 7 / size))
     lines = note.count("\n") + 1
     ncol = min(3, max(1, len(names)))
     legend_rows = -(-len(names) // ncol) if names else 0
-    strip = plt.figure(figsize=(_STRIP_WIDTH, 0.05 + 0.19 * legend_rows + 0.12 * lines))
+    strip = plt.figure(figsize=(_STRIP_WIDTH, 0.05 + 0.24 * legend_rows
+                                + 1.25 * size / 72 * lines))
     if names:
         handles, names = _row_major(list(handles), list(names), ncol)
-        strip.legend(handles, names, loc="upper left", ncol=ncol, fontsize=7,
+        strip.legend(handles, names, loc="upper left", ncol=ncol, fontsize=size,
                      frameon=False, bbox_to_anchor=(0, 1), borderaxespad=0.1,
                      handlelength=1.5, columnspacing=1.0)
-    strip.text(0.01, 0.02, note, fontsize=7, color="0.35", ha="left", va="bottom")
+    strip.text(0.01, 0.02, note, fontsize=size, color="0.35", ha="left", va="bottom")
     return strip
 
 
@@ -413,10 +461,10 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
                 undefined = (part.groupby(x)["undefined_share_mean"].mean()
                              if "undefined_share_mean" in part
                              else pd.Series(np.nan, index=mean.index))
-                label = _MECHANISM_LABELS[mechanism] + ("" if finite else " (at stated ε; no "
-                                                                          "finite true ε)")
+                label = mechanism_name(mechanism) + ("" if finite else " (at stated ε; no "
+                                                                       "finite true ε)")
                 if len(ranked) > 1:
-                    label += f" [calibration {calibration}]"
+                    label += f", {calibration} calibration"
                 style = dict(styles[mechanism])
                 if n:
                     # open markers over the filled ones: a filled marker at nearly the same
@@ -434,7 +482,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         floor = rows[rows["mechanism"] == "lnte_grid_no_noise"]
         if len(floor):
             # grid LNTE on the exact counts: its binning error alone, the floor of grid LNTE
-            label = "grid LNTE without noise (binning floor)"
+            label = "Grid LNTE without noise (binning floor)"
             line = ax.axhline(float(floor["sup_distance_mean"].mean()), color="grey", lw=0.8,
                               ls=(0, (1, 2)), label=label)
             key.setdefault(label, line)
