@@ -13,6 +13,12 @@ from snakemake.utils import update_config
 from dprepro.config.overlays import embedded_default_to_lay_under  # noqa: E402
 from dprepro.config.schema import check_config, fill_defaults, load_schema  # noqa: E402
 from dprepro.runtime.scheduler_timers import cancel_scheduler_timers  # noqa: E402
+from dprepro.runtime.run_folder import (  # noqa: E402
+    remove_outputs,
+    run_directory,
+    stale_outputs,
+    write_stale_list,
+)
 from dprepro.runtime.code_version import scripts_library_code  # noqa: E402
 from dprepro.runtime.params import canonical  # noqa: E402
 from dprepro.runtime.provenance import sidecar_path as prov  # noqa: E402
@@ -39,11 +45,41 @@ SCHEMA_SPEC = load_schema(SCHEMA)
 check_config(config, SCHEMA_SPEC)
 fill_defaults(config, SCHEMA_SPEC)
 
+# A named run lives in runs/<run_name>/ (results, logs, Snakemake's records), apart from
+# every other configuration's; relative cohort paths still mean the launch directory.
+LAUNCH_DIR = os.getcwd()
+RUN_DIRECTORY = run_directory(config)
+if RUN_DIRECTORY and workflow.overwrite_workdir is None:
+    workflow.workdir(os.path.join(LAUNCH_DIR, RUN_DIRECTORY))
+elif RUN_DIRECTORY:
+    print(
+        f"dprepro: warning: run_name {config['run_name']!r} ignored: --directory chose "
+        "the run's folder",
+        file=sys.stderr,
+    )
+
 
 onsuccess:
     cancel_scheduler_timers()
+    # after a complete run, what an earlier configuration left in results/ is listed
+    # (and removed with remove_stale_outputs); a run of chosen targets lists nothing
+    if any(rule.name == "all" for rule in workflow.dag.targetrules):
+        stale = stale_outputs(f for job in workflow.dag.jobs for f in job.output)
+        if stale and config["remove_stale_outputs"]:
+            print(f"dprepro: removed {remove_outputs(stale)} files of earlier configurations")
+            stale = []
+        listed = write_stale_list(stale)
+        if listed:
+            print(
+                f"dprepro: {len(stale)} files under results/ come from an earlier "
+                f"configuration and are not part of this one: listed in {listed}; remove "
+                "them with --config remove_stale_outputs=true (or give each configuration "
+                "its own run_name)"
+            )
+    where = os.path.relpath(os.getcwd(), LAUNCH_DIR)
+    folder = "results/" if where == "." else f"{where}/results/"
     print(
-        "dprepro: outputs are under results/ (tables, figures, claims.csv); "
+        f"dprepro: outputs are under {folder} (tables, figures, claims.csv); "
         "`snakemake --report results/report.html` builds the report and "
         "`snakemake verify` (with the same --configfile options) checks every file "
         "against its sidecar."

@@ -54,7 +54,7 @@ rule rrr_cohort:
     input:
         unpack(
             lambda wc: rrr_plan.cohort_inputs(
-                config, wc.dataset, workflow.basedir, os.getcwd()
+                config, wc.dataset, workflow.basedir, os.getcwd(), LAUNCH_DIR
             )
         ),
     output:

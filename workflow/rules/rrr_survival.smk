@@ -14,7 +14,7 @@ if cohort_config_problems(config):
     )
 # ... and every cohort table already on disk (file, bundled) must hold usable data.
 RRR_TABLE_CHECK = check_cohort_tables(
-    config, workflow_dir=workflow.basedir, working_dir=os.getcwd()
+    config, workflow_dir=workflow.basedir, working_dir=LAUNCH_DIR
 )
 for _warning in RRR_TABLE_CHECK.warnings:
     print(f"dprepro: warning: {_warning}", file=sys.stderr)

@@ -55,11 +55,13 @@ def cohort_table_path(spec: Mapping, workflow_dir: str | Path,
     return Path(base) / str(spec.get("path", ""))
 
 
-def _table_problems(name: str, spec: CohortSpec, path: Path) -> tuple[list[str], list[str]]:
+def _table_problems(name: str, spec: CohortSpec, path: Path,
+                    working_dir: str | Path) -> tuple[list[str], list[str]]:
     key = f"datasets.{name}"
     if not path.is_file():
         where = "inside the workflow" if spec.source == "bundled" else (
-            f"relative to {os.getcwd()}" if not Path(spec.path).is_absolute() else "")
+            "" if Path(spec.path).is_absolute()
+            else f"relative to {os.path.abspath(working_dir)}")
         return [f"config key '{key}.path': file {spec.path!r} not found {where}".rstrip()
                 + "; give the cohort's CSV, absolute or relative to the directory "
                 "snakemake runs in"], []
@@ -118,7 +120,7 @@ def check_cohort_tables(config: Mapping, *, workflow_dir: str | Path,
         if spec.source not in CHECKED_SOURCES:
             continue
         problems, warnings = _table_problems(
-            name, spec, cohort_table_path(raw_spec, workflow_dir, working_dir))
+            name, spec, cohort_table_path(raw_spec, workflow_dir, working_dir), working_dir)
         check.problems += problems
         check.warnings += warnings
     return check

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dprepro.data.cohort_spec import CohortSpec
+from dprepro.runtime.run_folder import launch_relative
 
 __all__ = [
     "MECHANISMS",
@@ -141,12 +142,15 @@ def cohort_priority(config: Mapping, dataset: str) -> int:
 
 
 def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path,
-                  working_dir: str | Path = ".") -> dict[str, str]:
+                  working_dir: str | Path = ".",
+                  launch_dir: str | Path | None = None) -> dict[str, str]:
     """What a cohort is built from, by its configured source.
 
     A bundled table is named relative to ``working_dir`` (the run's directory), so a
     run folder copied with its checkout stays up to date: an absolute path would
-    change with the copy and Snakemake would plan the cohort's jobs again.
+    change with the copy and Snakemake would plan the cohort's jobs again. A relative
+    ``file`` path means ``launch_dir``, the directory snakemake was started in (or its
+    ``--directory``), also for a run kept in ``runs/<run_name>``.
     """
     if dataset not in config["datasets"]:
         raise ValueError(f"no entry datasets.{dataset} in the configuration")
@@ -156,7 +160,8 @@ def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path,
         path = os.path.relpath(Path(workflow_dir) / spec["path"], working_dir)
         return {"table": path, "checksum": f"{path}.sha256"}
     if source == "file":
-        return {"table": spec["path"]}
+        launch = working_dir if launch_dir is None else launch_dir
+        return {"table": launch_relative(spec["path"], launch, working_dir)}
     if source == "url":
         return {"table": f"results/data/raw/cohorts/{dataset}.csv"}
     if source == "cbioportal":

@@ -1,0 +1,125 @@
+"""Runs of two configurations kept apart: run_name folders, and leftovers listed or removed."""
+
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from dprepro.runtime.run_folder import (
+    launch_relative,
+    remove_outputs,
+    run_directory,
+    stale_outputs,
+    write_stale_list,
+)
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def touch(root: Path, *names: str) -> None:
+    for name in names:
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text("x")
+
+
+def test_run_directory_is_here_unless_the_run_is_named():
+    assert run_directory({"run_name": ""}) == ""
+    assert run_directory({}) == ""
+    assert run_directory({"run_name": "trial_2"}) == "runs/trial_2"
+
+
+def test_a_relative_path_keeps_meaning_the_launch_directory(tmp_path):
+    work = tmp_path / "runs" / "a"
+    work.mkdir(parents=True)
+    assert launch_relative("data/x.csv", tmp_path, tmp_path) == "data/x.csv"
+    assert launch_relative("data/x.csv", tmp_path, work) == "../../data/x.csv"
+    assert (work / launch_relative("data/x.csv", tmp_path, work)).resolve() == \
+        (tmp_path / "data/x.csv").resolve()
+    assert launch_relative("/abs/x.csv", tmp_path, work) == "/abs/x.csv"
+
+
+def test_stale_outputs_are_files_no_expected_output_accounts_for(tmp_path):
+    touch(tmp_path, "results/t/a.csv", "results/t/a.csv.prov.json", "results/t/old.csv",
+          "results/t/old.csv.prov.json", "results/dir/inner/f.parquet",
+          "results/logs/old/x.log", "results/benchmarks/x.tsv", "results/data/raw/big.gz",
+          "results/report.html", "other/file.txt")
+    stale = stale_outputs(["results/t/a.csv", "results/dir"], tmp_path)
+    assert stale == ["results/t/old.csv", "results/t/old.csv.prov.json"]
+
+
+def test_the_stale_list_is_written_and_removed_and_files_deleted(tmp_path):
+    touch(tmp_path, "results/t/sub/old.csv", "results/t/keep.csv")
+    listed = write_stale_list(["results/t/sub/old.csv"], tmp_path)
+    assert listed.read_text() == "results/t/sub/old.csv\n"
+    assert remove_outputs(["results/t/sub/old.csv"], tmp_path) == 1
+    assert not (tmp_path / "results/t/sub").exists()  # emptied folders go too
+    assert (tmp_path / "results/t/keep.csv").exists()
+    assert write_stale_list([], tmp_path) is None and not listed.exists()
+
+
+CONFIG = {
+    "studies": ["rrr_survival"],
+    "figures": {"dpi": 50},
+    "rrr_survival": {"datasets": ["toy"], "epsilons": [1, 3], "draws": 3, "grid_points": 20},
+    "datasets": {"toy": {"source": "file", "path": "cohort/toy.csv",
+                         "event_values": ["dead"], "censored_values": ["alive"],
+                         "groups": ["arm A", "arm B", "arm C"], "horizon": 100,
+                         "lnte_grid_bins": 4}},
+}
+
+
+def run(work: Path, config: dict, *extra: str) -> subprocess.CompletedProcess:
+    (work / "overlay.yaml").write_text(yaml.safe_dump(config))
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"),
+                           "--cores", "2", "--configfile", "overlay.yaml", *extra],
+                          cwd=work, capture_output=True, text=True, timeout=600)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    return proc
+
+
+@pytest.mark.workflow
+def test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left(tmp_path):
+    (tmp_path / "cohort").mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", tmp_path / "cohort" / "toy.csv")
+    run(tmp_path, CONFIG)
+    figures = tmp_path / "results" / "rrr_survival" / "figures"
+    assert (figures / "figure2_toy_rrr_eps3.png").exists()
+    assert not (tmp_path / "results" / "stale_outputs.txt").exists()
+
+    changed = {**CONFIG, "rrr_survival": {**CONFIG["rrr_survival"], "epsilons": [1, 2]}}
+    proc = run(tmp_path, changed)
+    listed = (tmp_path / "results" / "stale_outputs.txt").read_text().split()
+    assert "results/rrr_survival/figures/figure2_toy_rrr_eps3.png" in listed
+    assert "results/rrr_survival/releases/toy/rrr_eps3/medians.csv" in listed
+    assert all("eps3" in name for name in listed), listed
+    assert "come from an earlier configuration" in proc.stdout
+    # the tables and the merged claims follow the new configuration
+    medians = pd.read_csv(tmp_path / "results/rrr_survival/tables/median_survival.csv")
+    assert set(medians["epsilon"].dropna()) == {1.0, 2.0}
+    claims = pd.read_csv(tmp_path / "results" / "claims.csv")
+    assert not claims["claim_id"].str.contains("eps3").any()
+
+    again = {**changed, "rrr_survival": {**changed["rrr_survival"], "epsilons": [1]},
+             "remove_stale_outputs": True}
+    run(tmp_path, again)
+    assert not (tmp_path / "results" / "stale_outputs.txt").exists()
+    assert not (figures / "figure2_toy_rrr_eps3.png").exists()
+    assert not (figures / "figure2_toy_rrr_eps2.png").exists()
+    assert (figures / "figure2_toy_rrr_eps1.png").exists()
+
+
+@pytest.mark.workflow
+def test_a_named_run_lives_in_its_own_folder(tmp_path):
+    (tmp_path / "cohort").mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", tmp_path / "cohort" / "toy.csv")
+    proc = run(tmp_path, {**CONFIG, "run_name": "trial"})
+    folder = tmp_path / "runs" / "trial"
+    assert (folder / "results/rrr_survival/tables/median_survival.csv").exists()
+    assert (folder / ".snakemake").is_dir()
+    assert not (tmp_path / "results").exists()
+    assert "outputs are under runs/trial/results/" in proc.stdout
