@@ -10,9 +10,10 @@ cumulative sums, tied-event sums come from ``numpy.add.reduceat``, and only the
 Newton iterations are a Python loop. :class:`CoxPH` is the one-design
 estimator with a lifelines/sklearn-like interface.
 
-Agreement with the references (``tests/test_cox.py``): coefficients equal
-lifelines' ``CoxPHFitter`` (Efron) to 1e-8 and R's ``coxph`` (Efron and
-Breslow) to ~1e-9, model-based and cluster-robust standard errors to ~1e-7.
+Agreement with the references (``tests/test_cox.py``, observed ~1e-13 when the
+reference is run to full convergence; the tests assert 1e-8 / 1e-9): coefficients,
+standard errors and log-likelihoods equal lifelines' ``CoxPHFitter`` (Efron) and
+R's ``coxph`` (Efron and Breslow, with and without ``cluster``).
 The robust variance uses R's score residuals (``coxscore2.c``) and so equals R's
 ``coxph(..., cluster = id)`` also with tied event times; lifelines' score
 residuals ignore ties, so lifelines' robust variance agrees only without ties.
