@@ -490,7 +490,7 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.set_title(textwrap.fill(f"{titles.get(dataset, dataset)} "
                                    f"({rows['data_origin'].iloc[0]})", 60), fontsize=9)
         ax.set_xlabel("true ε (per patient)")
-        ax.set_ylabel("mean sup |Ŝ_released − Ŝ_original|")
+        ax.set_ylabel("mean sup-distance\nto the original KM", fontsize=9)
         ax.set_ylim(bottom=0)
         ax.margins(x=0.08)
         ax.grid(alpha=0.3)
