@@ -23,9 +23,14 @@ table = pd.read_csv(snakemake.input.hyperparameters)
 public = pd.read_parquet(snakemake.input.public_expression)
 private = pd.read_parquet(snakemake.input.private_expression)
 line_local = pd.read_parquet(snakemake.input.private_expression_line_local)
-stream = f"fit/{rep}"
+# fit/<rep>; the VAE control vae_svae_dim shares the joint model's stream (only λ differs)
+stream = repr_common.fit_stream(rep)
+labels = None
+if rep in repr_common.SUPERVISED:
+    # the joint model's auxiliary target: the public samples' lineage
+    labels = pd.read_parquet(snakemake.input.public_lineage)["lineage"]
 vae_options = None
-if rep == "vae":
+if repr_common.fitted_as(rep) in repr_common.VAE_MODELS:
     device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
 config = {name: value for name, value in p.items() if name != "pipelines"}
@@ -41,7 +46,8 @@ for pipeline in p.pipelines:
         fitted[spec_key] = repr_fitting.seed_representations(
             repr_common.fitted_as(rep), spec, public,
             {"private": private, "private_line_local": line_local},
-            seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log)
+            seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log,
+            labels=labels)
     path = snakemake.output[pipeline]
     write_parquet(fitted[spec_key], path)
     log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,

@@ -8,6 +8,7 @@ import pandas as pd
 
 from dprepro.runtime import step
 from dprepro.runtime.io import write_csv
+from dprepro.studies.repr_transfer import common as repr_common
 from dprepro.studies.repr_transfer import fitting as repr_fitting
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import search as repr_search
@@ -18,7 +19,7 @@ rep = snakemake.wildcards.representation
 public = pd.read_parquet(snakemake.input.expression)
 lineage = pd.read_parquet(snakemake.input.lineage)["lineage"]
 vae_options, device = None, ""
-if rep == "vae":
+if rep in repr_common.VAE_MODELS:
     device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
 fits = {}

@@ -8,7 +8,7 @@
 
 
 wildcard_constraints:
-    representation=r"pca|random_projection|vae|pca_vae_dim",
+    representation=r"pca|random_projection|vae|supervised_vae|pca_vae_dim|vae_svae_dim",
     chunk=r"[0-9]+",
     pipeline="|".join(REPR_PIPELINES),
 
@@ -129,6 +129,8 @@ rule repr_fit:
         public_expression=REPR_PUBLIC["expression"],
         private_expression=REPR_PRIVATE["expression"],
         private_expression_line_local=REPR_PRIVATE["expression_line_local"],
+        # the joint model's auxiliary target (the public lineages); none for the others
+        public_lineage=REPR_PLAN.fit_lineage,
     output:
         # one job per representation fits every pipeline's selected candidate (as
         # repr_search searches them): a candidate two pipelines select is fitted once

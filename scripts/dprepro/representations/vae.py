@@ -163,6 +163,10 @@ class VAE(nn.Module):
         early stopping compares epoch to epoch).
         """
         x_hat, mu, log_var = self(x, generator, mean=mean)
+        return self.negative_elbo(x, x_hat, mu, log_var)
+
+    def negative_elbo(self, x, x_hat, mu, log_var):
+        r"""Summed negative ELBO from a forward pass (``x_hat``, ``mu``, ``log_var``)."""
         xlv = self.x_log_var()
         nll = 0.5 * (
             torch.sum((x - x_hat) ** 2) * torch.exp(-xlv)
@@ -327,6 +331,7 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         self._validate_params()
         start = time.perf_counter()
         X = self._to_array_fit(X)
+        targets = self._fit_targets(y, X.shape[0])
         rng = as_generator(self.random_state)
         n = X.shape[0]
         n_val = int(round(self.validation_fraction * n))
@@ -353,14 +358,17 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         # far above the [0, 1] data's spread and slows early training
         resid_var = float(np.mean(np.var(U[train_idx], axis=0)))
         init_log_var = max(math.log(max(resid_var, 1e-12)), float(self.log_var_floor) + 1e-3)
-        model = VAE(
+        model = self._build_model(
             X.shape[1],
-            self.latent_dim,
             [width] * self.n_hidden_layers,
-            log_var_floor=float(self.log_var_floor),
             init_log_var=init_log_var,
             generator=gen_init,
         ).to(device)
+        # per-row targets of a supervised subclass (None for the VAE), on the model's device
+        t_train = t_val = None
+        if targets is not None:
+            t_train = torch.from_numpy(targets[train_idx]).to(device)
+            t_val = torch.from_numpy(targets[val_idx]).to(device)
         # foreach: each update step's arithmetic on all parameters at once instead of a
         # Python loop over them (torch's CPU default); the same values bit for bit (tested),
         # ~1/3 of a CPU search's time was the per-parameter loop. (fused=True is faster still
@@ -368,18 +376,19 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         optimizer = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate),
                                      foreach=True)
 
-        def mean_loss(data) -> float:
+        def mean_loss(data, target) -> float:
             model.eval()
             total = 0.0
             with torch.no_grad():
                 # z = posterior mean: a deterministic loss, and no noise drawn for it
                 for i in range(0, data.shape[0], 1024):
-                    total += float(model.loss(data[i : i + 1024], mean=True))
+                    part = None if target is None else target[i : i + 1024]
+                    total += float(self._loss(model, data[i : i + 1024], part, mean=True))
             model.train()
             return total / data.shape[0]
 
-        self.initial_train_loss_ = mean_loss(u_train)
-        self.initial_val_loss_ = mean_loss(u_val)
+        self.initial_train_loss_ = mean_loss(u_train, t_train)
+        self.initial_val_loss_ = mean_loss(u_val, t_val)
         logger.info(
             "VAE fit: %d train / %d validation rows, %d features, r=%d, hidden=%s, device=%s; "
             "initial loss train %.4f val %.4f",
@@ -412,14 +421,16 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
                         f"learning rate {self.learning_rate:g})",
                         epochs=epoch - 1,
                     )
-                batch = u_train[order[i : i + bs]]
+                rows = order[i : i + bs]
+                batch = u_train[rows]
                 optimizer.zero_grad(set_to_none=True)
-                loss = model.loss(batch, gen_noise)
+                loss = self._loss(model, batch, None if t_train is None else t_train[rows],
+                                  gen_noise)
                 loss.backward()
                 optimizer.step()
                 total += float(loss.detach())
             train_loss = total / n_train
-            val_loss = mean_loss(u_val)
+            val_loss = mean_loss(u_val, t_val)
             history["train_loss"].append(train_loss)
             history["val_loss"].append(val_loss)
             level = logging.INFO if epoch % int(self.log_every) == 0 else logging.DEBUG
@@ -460,6 +471,27 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         self.fit_time_ = time.perf_counter() - start
         logger.info("VAE fit done: %d epochs, best %d, %.1f s", epoch, best_epoch, self.fit_time_)
         return self
+
+    # -- what a subclass changes (dprepro.representations.supervised_vae) ---- #
+    def _fit_targets(self, y, n_rows: int) -> np.ndarray | None:
+        """Per-row training targets for :meth:`_loss`; the VAE is unsupervised (``y`` ignored)."""
+        return None
+
+    def _build_model(self, n_features: int, hidden_dims, *, init_log_var: float,
+                     generator) -> VAE:
+        """The torch module, its weights drawn from ``generator`` (before ``.to(device)``)."""
+        return VAE(
+            n_features,
+            self.latent_dim,
+            hidden_dims,
+            log_var_floor=float(self.log_var_floor),
+            init_log_var=init_log_var,
+            generator=generator,
+        )
+
+    def _loss(self, model, x, target, generator=None, *, mean: bool = False):
+        """The summed training loss of a batch (``target``: its rows' targets, or None)."""
+        return model.loss(x, generator, mean=mean)
 
     # -- mapping ------------------------------------------------------------ #
     def _encode_scaled(self, U: np.ndarray) -> np.ndarray:

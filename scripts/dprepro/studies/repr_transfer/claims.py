@@ -53,7 +53,13 @@ Claims (per pipeline; ε the task's configured ε unless stated):
 * ``vae_vs_pca_depends_on_task`` (the paper: the VAE's benefit "depends on
   the task"): holds iff ``vae_beats_pca`` holds on one task and fails on the
   other, from those two verdicts (:func:`task_dependence_row`); no statistic
-  mixes accuracy with ρ.
+  mixes accuracy with ρ;
+* beyond the paper (its Discussion's open question, :func:`_supervised_rows`):
+  ``supervised_vae_beats_vae`` (the VAE learned jointly with the public
+  lineage − the VAE, each at its own searched settings),
+  ``supervised_vae_beats_vae_at_equal_dim`` (− the VAE at the joint model's r,
+  learning rate, depth and width, from its fit stream: only λ differs) and
+  ``vae_svae_dim_beats_vae`` (the effect of those settings alone), > 0.
 
 ``paper_value`` stays empty: the paper makes these statements in words and
 shows its numbers only in figures (no table of values), and the text we
@@ -87,6 +93,11 @@ _OURS = ("ours: issue 13's paraphrase (VAE about as good as PCA), not a statemen
          "Niinimäki et al. (2019)")
 _CONTROL = ("ours: a control of the paper's VAE-vs-PCA comparison (each at its own searched r) "
             "that holds r equal; not a statement of Niinimäki et al. (2019)")
+_JOINT = "Niinimäki et al. (2019), Discussion (open question)"
+_JOINT_NOTE = ("beyond the paper: the Discussion asks whether a representation learned "
+               "concurrently with an auxiliary prediction task would help; supervised_vae (the "
+               "VAE + lambda x cross-entropy of the public lineage) is ours, the question the "
+               "paper's")
 _EMPTY_PAPER_VALUE = ("paper_value empty: the paper states this in words and gives its numbers "
                       "in figures only")
 _DRUG_NOTE = ("descriptive, capped at inconclusive: drugs share lines, splits and features, "
@@ -421,6 +432,9 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
                         criterion=f"< {EQUIVALENCE_MARGIN:g}",
                         note=f"pipeline {pipeline}; margin {EQUIVALENCE_MARGIN:g} is ours",
                         **common))
+            rows += _supervised_rows(pair, epsilon, pipeline=pipeline, task=task, eps=eps,
+                                     what=what, unit=unit, base_seed=base_seed,
+                                     dims=_dims(table, pipeline))
         if deltas.get("cancer") is not None and deltas.get("drug") is not None:
             row = task_dependence_row(deltas["cancer"], deltas["drug"], pipeline=pipeline)
             if any(r is not None and r["claim_id"].startswith(f"repr.{pipeline}.")
@@ -447,6 +461,57 @@ def _dims(table: pd.DataFrame, pipeline: str) -> dict:
     rows = table if "pipeline" not in table.columns else table[table["pipeline"] == pipeline]
     dims = rows.groupby("representation")["dim"].unique()
     return {method: int(d[0]) for method, d in dims.items() if len(d) == 1 and pd.notna(d[0])}
+
+
+def _supervised_rows(pair, epsilon: float, *, pipeline: str, task: str, eps: str, what: str,
+                     unit: str, base_seed: int, dims: dict) -> list[dict]:
+    """The joint model's rows (beyond the paper), each on a bootstrap stream of its own.
+
+    ``pair(a, b, eps_a, eps_b)`` gives the :func:`_matrix`/:func:`_cube` pair of
+    a − b. ``supervised_vae_beats_vae`` compares each at its own searched
+    settings; where the control ``vae_svae_dim`` ran (the VAE with the joint
+    model's selected r, learning rate, depth and width, fitted from the joint
+    model's stream: the same split, batch order, initial weights and noise),
+    ``supervised_vae_beats_vae_at_equal_dim`` isolates λ and
+    ``vae_svae_dim_beats_vae`` the settings. Absent methods: no rows.
+    """
+    beats = pair("supervised_vae", "vae", epsilon, epsilon)
+    if beats["D"] is None:
+        return []
+    r = ", ".join(f"{m} {dims[m]}" for m in ("supervised_vae", "vae") if m in dims)
+    r_text = f" (r: {r})" if r else ""
+    rows = [_claim(
+        **beats, claim_id=f"repr.{pipeline}.{task}.supervised_vae_beats_vae",
+        claim=f"{task}: the VAE learned jointly with the public lineage beats the VAE at "
+              f"epsilon = {eps} ({pipeline} pipeline)",
+        statistic=f"{what}: supervised_vae - vae", criterion="> 0",
+        note=f"pipeline {pipeline}; {_JOINT_NOTE}; each at its own searched settings{r_text}",
+        source=_JOINT, unit=unit,
+        rng=stream_rng(base_seed, f"claims/{pipeline}/{task}/supervised_vae"))]
+    control = pair("supervised_vae", "vae_svae_dim", epsilon, epsilon)
+    if control["D"] is None:
+        return rows
+    rows.append(_claim(
+        **control, claim_id=f"repr.{pipeline}.{task}.supervised_vae_beats_vae_at_equal_dim",
+        claim=f"{task}: the VAE learned jointly with the public lineage beats the VAE with its r "
+              f"and settings at epsilon = {eps} ({pipeline} pipeline)",
+        statistic=f"{what}: supervised_vae - vae_svae_dim", criterion="> 0",
+        note=f"pipeline {pipeline}; {_JOINT_NOTE}; control: the VAE (lambda = 0) with the joint "
+             f"model's selected r, learning rate, depth and width, fitted from its stream (the "
+             f"same split, batches, initial weights and noise), so only lambda differs",
+        source=_JOINT, unit=unit,
+        rng=stream_rng(base_seed, f"claims/{pipeline}/{task}/supervised_vae/equal_dim")))
+    rows.append(_claim(
+        **pair("vae_svae_dim", "vae", epsilon, epsilon),
+        claim_id=f"repr.{pipeline}.{task}.vae_svae_dim_beats_vae",
+        claim=f"{task}: the VAE with the joint model's r and settings beats the VAE with its own "
+              f"searched ones at epsilon = {eps} ({pipeline} pipeline)",
+        statistic=f"{what}: vae_svae_dim - vae", criterion="> 0",
+        note=f"pipeline {pipeline}; {_JOINT_NOTE}; the effect of the settings the two searches "
+             f"picked, without the supervised term: read with the two rows above",
+        source=_JOINT, unit=unit,
+        rng=stream_rng(base_seed, f"claims/{pipeline}/{task}/supervised_vae/settings")))
+    return rows
 
 
 def _equal_dim_rows(beats: dict, control: dict, r_effect: dict, *, pipeline: str, task: str,

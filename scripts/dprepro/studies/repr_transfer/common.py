@@ -15,18 +15,28 @@ import pandas as pd
 from dprepro.runtime.seeds import seed_sequence
 
 __all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "REPRESENTATIONS",
-           "REPRESENTATION_METHODS", "STUDY", "dim_source", "eps_text", "fitted_as", "method_order",
-           "selected_row",
+           "REPRESENTATION_METHODS", "STUDY", "SUPERVISED", "VAE_MODELS", "dim_source",
+           "eps_text", "fit_stream", "fitted_as", "method_order", "selected_row",
            "stream_int", "stream_rng"]
 
 STUDY = "repr_transfer"
-REPRESENTATIONS = ("pca", "random_projection", "vae")
+REPRESENTATIONS = ("pca", "random_projection", "vae", "supervised_vae")
 BASELINES = ("fixed_genes", "dp_feature_selection")
+#: Representations that are a torch VAE (the joint model is a VAE with a classification head).
+VAE_MODELS = ("vae", "supervised_vae")
+#: Representations fitted with the public samples' auxiliary labels (the lineage).
+SUPERVISED = ("supervised_vae",)
 #: Controls fitted as one representation at the dimension another one's search
 #: selected: ``pca_vae_dim`` is PCA with the VAE's r. The DP learners' noise grows
 #: with the feature dimension (SSP's L1 sensitivity is d²B²), so "VAE vs PCA" at
 #: each one's own r mixes the representation with its r; the control separates them.
-EQUAL_DIM_CONTROLS = {"pca_vae_dim": ("pca", "vae")}
+#: ``vae_svae_dim`` is the VAE (λ = 0) with the joint model's selected r, learning
+#: rate, depth and width, fitted from the joint model's fit stream
+#: (:func:`fit_stream`): the same split, batches, initial weights and noise, so only
+#: the supervised term differs.
+EQUAL_DIM_CONTROLS = {"pca_vae_dim": ("pca", "vae"), "vae_svae_dim": ("vae", "supervised_vae")}
+#: Controls fitted from their source's stream (a paired ablation, not a second draw).
+SHARED_FIT_STREAM = ("vae_svae_dim",)
 #: Methods whose features are a representation fitted on the public set.
 REPRESENTATION_METHODS = REPRESENTATIONS + tuple(EQUAL_DIM_CONTROLS)
 METHODS = REPRESENTATION_METHODS + BASELINES
@@ -50,6 +60,12 @@ def eps_text(epsilon: float) -> str:
 def fitted_as(method: str) -> str:
     """The representation ``method`` is fitted as (itself, or a control's model)."""
     return EQUAL_DIM_CONTROLS[method][0] if method in EQUAL_DIM_CONTROLS else method
+
+
+def fit_stream(method: str) -> str:
+    """The stream ``repr_fit`` fits ``method`` from: ``fit/<method>``, or its source's for a
+    paired control (:data:`SHARED_FIT_STREAM`)."""
+    return f"fit/{dim_source(method) if method in SHARED_FIT_STREAM else method}"
 
 
 def dim_source(method: str) -> str:

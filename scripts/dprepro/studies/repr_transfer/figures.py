@@ -24,15 +24,18 @@ __all__ = ["FIGURES", "draw_figure"]
 
 
 _REPR_LABELS = {"pca": "PCA", "random_projection": "random projection", "vae": "VAE",
-                "pca_vae_dim": "PCA at the VAE's r", "fixed_genes": "fixed genes",
+                "supervised_vae": "VAE + lineage (joint)",
+                "pca_vae_dim": "PCA at the VAE's r",
+                "vae_svae_dim": "VAE at the joint model's r, λ = 0", "fixed_genes": "fixed genes",
                 "dp_feature_selection": "DP feature selection"}
 _REPR_COLORS = {"pca": "#1f77b4", "random_projection": "#ff7f0e", "vae": "#2ca02c",
-                "pca_vae_dim": "#8c564b", "fixed_genes": "#7f7f7f",
+                "supervised_vae": "#d62728", "pca_vae_dim": "#8c564b", "vae_svae_dim": "#17becf",
+                "fixed_genes": "#7f7f7f",
                 "dp_feature_selection": "#9467bd"}
-#: The equal-dimension control is drawn with squares, so it is not read as PCA itself.
-_REPR_MARKERS = {"pca_vae_dim": "s"}
+#: The equal-dimension controls are drawn with squares, so they are not read as their models.
+_REPR_MARKERS = {"pca_vae_dim": "s", "vae_svae_dim": "s"}
 #: Methods whose r the legends state (each one's own search picks it).
-_WITH_R = ("pca", "random_projection", "vae", "pca_vae_dim")
+_WITH_R = ("pca", "random_projection", "vae", "supervised_vae", "pca_vae_dim", "vae_svae_dim")
 _VALUE_COLUMNS = ("accuracy_mean", "accuracy_se", "spearman_mean", "spearman_se",
                   "pc_index_mean", "pc_index_se")
 _SAME_AS_PCA = "PCA at the VAE's r is PCA itself here (the two searches picked the same r)"

@@ -16,6 +16,8 @@ from dprepro.studies.repr_transfer.common import (
     EQUAL_DIM_CONTROLS,
     REPRESENTATIONS,
     STUDY,
+    SUPERVISED,
+    VAE_MODELS,
     fitted_as,
     selected_row,
 )
@@ -51,15 +53,17 @@ def configure_torch(threads: int, device: str) -> str:
 
 
 def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame, *,
-                       rng: np.random.Generator, vae_options: Mapping | None = None):
+                       rng: np.random.Generator, vae_options: Mapping | None = None,
+                       labels: pd.Series | None = None):
     """Fit one representation on the public matrix (samples x genes).
 
     Parameters
     ----------
-    representation : {"pca", "random_projection", "vae"}
+    representation : {"pca", "random_projection", "vae", "supervised_vae"}
     spec : mapping
-        ``dim``; for the VAE also ``learning_rate``, ``hidden_layers`` and
-        ``width_multiplier`` (hidden width = multiplier x dim).
+        ``dim``; for the VAE and the joint model also ``learning_rate``,
+        ``hidden_layers`` and ``width_multiplier`` (hidden width = multiplier x
+        dim); for the joint model also ``supervised_weight`` (λ).
     rng : numpy.random.Generator
         Seeds the random projection and every random choice of the VAE
         (validation split, batch order, initial weights, noise). PCA uses the
@@ -69,6 +73,9 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         (``batch_size``, ``max_epochs``, ``patience``, ``validation_fraction``,
         ``device``, ``log_every``), and ``max_hidden_width``, the cap of
         :func:`vae_hidden_width`.
+    labels : Series, optional
+        The joint model's auxiliary target, by public sample (the lineage;
+        missing = unlabelled). Required for ``supervised_vae``, unused otherwise.
 
     Returns
     -------
@@ -87,19 +94,24 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         from dprepro.representations.random_projection import RandomProjection
 
         return RandomProjection(dim, random_state=rng).fit(public)
-    if representation == "vae":
-        from dprepro.representations.vae import VAERepresentation
-
+    if representation in VAE_MODELS:
         options = dict(vae_options or {})
         cap = options.pop("max_hidden_width", None)
-        return VAERepresentation(
-            dim,
-            n_hidden_layers=int(spec["hidden_layers"]),
-            hidden_width=vae_hidden_width(dim, spec["width_multiplier"], cap),
-            learning_rate=float(spec["learning_rate"]),
-            random_state=rng,
-            **options,
-        ).fit(public)
+        common = {"n_hidden_layers": int(spec["hidden_layers"]),
+                  "hidden_width": vae_hidden_width(dim, spec["width_multiplier"], cap),
+                  "learning_rate": float(spec["learning_rate"]), "random_state": rng,
+                  **options}
+        if representation == "vae":
+            from dprepro.representations.vae import VAERepresentation
+
+            return VAERepresentation(dim, **common).fit(public)
+        from dprepro.representations.supervised_vae import SupervisedVAERepresentation
+
+        if labels is None:
+            raise ValueError(f"{representation} needs the public samples' auxiliary labels")
+        y = pd.Series(labels).reindex(public.index)
+        return SupervisedVAERepresentation(
+            dim, supervised_weight=float(spec["supervised_weight"]), **common).fit(public, y)
     raise ValueError(f"unknown representation {representation!r}; expected one of "
                      f"{list(REPRESENTATIONS)}")
 
@@ -111,13 +123,14 @@ DETERMINISTIC = ("pca",)
 def seed_representations(representation: str, spec: Mapping, public: pd.DataFrame,
                          private_sets: Mapping[str, pd.DataFrame], *, seeds: int,
                          base_seed: int, stream: str, vae_options: Mapping | None = None,
-                         log=None) -> pd.DataFrame:
+                         log=None, labels: pd.Series | None = None) -> pd.DataFrame:
     """Fit ``representation`` on ``public`` once per seed and map every set through it.
 
     Seed ``s`` fits with the generator of stream ``stream``, replicate ``s``
     (:func:`dprepro.runtime.seeds.seed_sequence`); ``private_sets`` maps a ``set``
     label (``private``, ``private_line_local``) to the private matrix mapped
-    through it. A representation in :data:`DETERMINISTIC` ignores the
+    through it (``labels``: the joint model's public auxiliary target, as
+    :func:`fit_representation`). A representation in :data:`DETERMINISTIC` ignores the
     generator, so its single fit and mapping are reused for every seed (the
     rows are the same values the per-seed fits gave). Returns the frames of
     :func:`representation_frame` with a ``seed`` column, seed after seed.
@@ -135,7 +148,7 @@ def seed_representations(representation: str, spec: Mapping, public: pd.DataFram
                 log.info("%s seed %d: %s on public %d x %d", representation, seed, dict(spec),
                          *public.shape)
             model = fit_representation(representation, spec, public, rng=rng,
-                                       vae_options=vae_options)
+                                       vae_options=vae_options, labels=labels)
             private = private_sets["private"]
             fitted = representation_frame(
                 model.transform(public), model.transform(private), public.index,
@@ -264,20 +277,22 @@ def selected_spec(hyperparameters: pd.DataFrame, representation: str,
 
     ``pipeline`` picks the search when the table has a ``pipeline`` column.
     An equal-dimension control (:data:`EQUAL_DIM_CONTROLS`) is fitted as its
-    model at its source's selected ``dim`` (``pca_vae_dim``: PCA at the VAE's r).
+    model at its source's selected ``dim`` (``pca_vae_dim``: PCA at the VAE's r;
+    ``vae_svae_dim``: the VAE with the joint model's r, learning rate, depth and
+    width, without the supervised term).
     ValueError unless exactly one row is selected.
     """
     row = selected_row(hyperparameters, representation, pipeline)
     spec = {"dim": int(row["dim"])}
     model = fitted_as(representation)
-    if model != representation:
-        if model != "pca":
-            raise ValueError(f"control {representation!r}: only PCA controls are defined")
-        return spec
-    if representation == "vae":
+    if model != representation and model not in ("pca", "vae"):
+        raise ValueError(f"control {representation!r}: only PCA and VAE controls are defined")
+    if model in VAE_MODELS:
         spec.update(learning_rate=float(row["learning_rate"]),
                     hidden_layers=int(row["hidden_layers"]),
                     width_multiplier=int(row["width_multiplier"]))
+    if model in SUPERVISED:
+        spec["supervised_weight"] = float(row["supervised_weight"])
     return spec
 
 

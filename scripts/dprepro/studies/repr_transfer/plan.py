@@ -18,7 +18,7 @@ from dprepro.data.tcga import holdout_labels
 from dprepro.representations.vae_size import vae_hidden_width, vae_training_mb, vae_weights
 from dprepro.runtime.params import canonical
 from dprepro.runtime.provenance import sidecar_path
-from dprepro.studies.repr_transfer.common import fitted_as
+from dprepro.studies.repr_transfer.common import SUPERVISED, VAE_MODELS, fitted_as
 from dprepro.studies.repr_transfer.privacy import figure_privacy_text
 from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
 
@@ -202,18 +202,24 @@ class ReprPlan:
 
     # ------------------------------------------------------------------ search and fits
     def trials(self, representation: str) -> int:
-        """Optuna trials of one representation's search (fewer for the slow VAE)."""
+        """Optuna trials of one representation's search (fewer for the slow VAE and the
+        joint model)."""
         selection = self.study["selection"]
-        return int(selection["vae_trials" if representation == "vae" else "trials"])
+        key = {"vae": "vae_trials", "supervised_vae": "supervised_vae_trials"}
+        return int(selection[key.get(representation, "trials")])
 
     def search_space(self, representation: str) -> dict:
-        """The search space of one representation (VAE keys only for the VAE: no reruns)."""
+        """The search space of one representation (VAE keys only for the VAE and the joint
+        model, λ only for the joint model: no reruns)."""
         space = {"dim_range": list(self.study["selection"]["dim_range"])}
-        if representation == "vae":
+        if representation in VAE_MODELS:
             vae = self.study["vae"]
             space.update(learning_rate_range=list(vae["learning_rate_range"]),
                          hidden_layers=list(vae["hidden_layers"]),
                          width_multipliers=list(vae["width_multipliers"]))
+        if representation in SUPERVISED:
+            space["supervised_weight_range"] = list(
+                self.study["supervised_vae"]["weight_range"])
         return space
 
     def search_objective(self, pipeline: str) -> dict:
@@ -237,7 +243,7 @@ class ReprPlan:
     def trial_seconds(self, representation: str) -> float | None:
         """The VAE search's budget per trial in seconds (selection.trial_minutes); None: none."""
         minutes = self.study["selection"].get("trial_minutes")
-        if representation != "vae" or minutes is None:
+        if representation not in VAE_MODELS or minutes is None:
             return None
         return 60.0 * float(minutes)
 
@@ -247,8 +253,9 @@ class ReprPlan:
                 for p in self.pipelines for r in self.study["representations"]]
 
     def vae_options(self, representation: str) -> dict:
-        """VAE training options; empty for the other representations (no spurious reruns)."""
-        if representation != "vae":
+        """VAE training options (the VAE, the joint model and the VAE control); empty for the
+        other representations (no spurious reruns)."""
+        if fitted_as(representation) not in VAE_MODELS:
             return {}
         vae = self.study["vae"]
         keys = ("batch_size", "max_epochs", "patience", "validation_fraction", "device")
@@ -258,11 +265,20 @@ class ReprPlan:
         return options
 
     def representation_methods(self) -> list[str]:
-        """The configured representations, then the equal-dimension control when it applies."""
+        """The configured representations, then the equal-dimension controls that apply
+        (``pca_vae_dim`` with PCA and the VAE, ``vae_svae_dim`` with the VAE and the joint
+        model)."""
         methods = list(self.study["representations"])
         if self.study["equal_dim_control"] and {"pca", "vae"} <= set(methods):
             methods.append("pca_vae_dim")
+        if self.study["equal_dim_control"] and {"vae", "supervised_vae"} <= set(methods):
+            methods.append("vae_svae_dim")
         return methods
+
+    def fit_lineage(self, wildcards) -> list[str]:
+        """repr_fit's public lineage input: the joint model's auxiliary target; none for the
+        other representations (their jobs keep their inputs)."""
+        return [self.public["lineage"]] if wildcards.representation in SUPERVISED else []
 
     def methods(self) -> list[str]:
         """Representations (with the control) and baselines, in table order."""
@@ -373,7 +389,8 @@ class ReprPlan:
         trials = self.trials(representation)
         paper = self.origin != "synthetic"
         scoring = searches * trials * (2 if paper else 1)
-        if representation == "vae":
+        # the joint model is the VAE with a head of r x classes weights: the VAE's sizes
+        if representation in VAE_MODELS:
             budget = selection.get("trial_minutes")
             if budget is not None:
                 return int(10 + scoring + searches * trials * budget + 1)
@@ -391,14 +408,14 @@ class ReprPlan:
         """Memory (MB) of one repr_fit job (``wildcards.representation``)."""
         if self.origin != "synthetic" and fitted_as(wildcards.representation) == "pca":
             return FIT_PCA_PAPER["mem_mb"]
-        if self.origin != "synthetic" and wildcards.representation == "vae":
+        if self.origin != "synthetic" and fitted_as(wildcards.representation) in VAE_MODELS:
             return max(self.mem_mb["learn"], self.vae_mem_mb())
         return self.mem_mb["learn"]
 
     def fit_runtime(self, wildcards) -> int:
         """Minutes for all seeds of one representation, for every pipeline's candidate."""
         pipelines, seeds = len(self.pipelines), self.study["seeds"]
-        if wildcards.representation == "vae":
+        if fitted_as(wildcards.representation) in VAE_MODELS:
             if self.origin != "synthetic":
                 epochs = self.study["vae"]["max_epochs"]
                 per_seed = 2 * epochs * self.vae_epoch_seconds() / 60

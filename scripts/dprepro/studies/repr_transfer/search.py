@@ -42,9 +42,16 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from dprepro.studies.repr_transfer.common import STUDY, stream_int, stream_rng
+from dprepro.studies.repr_transfer.common import (
+    STUDY,
+    SUPERVISED,
+    VAE_MODELS,
+    stream_int,
+    stream_rng,
+)
 
-__all__ = ["dp_pair_score", "pair_groups", "search", "trial_spec", "validation_pairs"]
+__all__ = ["auxiliary_labels", "dp_pair_score", "pair_groups", "search", "trial_spec",
+           "validation_pairs"]
 
 
 def validation_pairs(lineage: pd.Series, *, pairs: int, min_count: int,
@@ -96,13 +103,14 @@ def pair_groups(pairs: Sequence[tuple[str, str]], pair_folds: int) -> list[list]
 def trial_spec(trial, representation: str, space: Mapping) -> dict:
     """Draw one candidate from ``space`` through an optuna ``trial``.
 
-    ``space``: ``dim_range`` [low, high] (integers); for the VAE also
-    ``learning_rate_range`` (log scale), ``hidden_layers`` and
-    ``width_multipliers`` (categorical choices).
+    ``space``: ``dim_range`` [low, high] (integers); for the VAE and the joint
+    model also ``learning_rate_range`` (log scale), ``hidden_layers`` and
+    ``width_multipliers`` (categorical choices); for the joint model also
+    ``supervised_weight_range`` (λ, log scale; 0 is not in it: λ = 0 is the VAE).
     """
     low, high = (int(v) for v in space["dim_range"])
     spec = {"dim": trial.suggest_int("dim", low, high)}
-    if representation == "vae":
+    if representation in VAE_MODELS:
         lr_low, lr_high = (float(v) for v in space["learning_rate_range"])
         spec.update(
             learning_rate=trial.suggest_float("learning_rate", lr_low, lr_high, log=True),
@@ -110,7 +118,24 @@ def trial_spec(trial, representation: str, space: Mapping) -> dict:
                 "hidden_layers", [int(h) for h in space["hidden_layers"]])),
             width_multiplier=int(trial.suggest_categorical(
                 "width_multiplier", [int(w) for w in space["width_multipliers"]])))
+    if representation in SUPERVISED:
+        w_low, w_high = (float(v) for v in space["supervised_weight_range"])
+        spec["supervised_weight"] = trial.suggest_float("supervised_weight", w_low, w_high,
+                                                        log=True)
     return spec
+
+
+def auxiliary_labels(lineage: pd.Series, rows, held) -> pd.Series:
+    """The joint model's auxiliary target on the fit ``rows``: their public lineage, with
+    every lineage in ``held`` (the pair fold's validation lineages) unlabelled (NaN).
+
+    The search scores a candidate on held-out public lineage pairs; were their
+    labels in the cross-entropy, the representation would be trained on the
+    answer it is scored on. The fit rows already leave those lineages out; this
+    also keeps their labels out if they did not.
+    """
+    labels = pd.Series(lineage).reindex(rows)
+    return labels.mask(labels.isin(set(held)))
 
 
 def startup_dims(low: int, high: int, count: int) -> list[int]:
@@ -212,7 +237,10 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     ``n_pairs``, ``n_fit`` (smallest fit set over pair folds), ``epochs``,
     ``best_epoch`` (first pair fold), ``validation_pairs``, ``pair_folds``,
     ``sampler`` (``stratified_startup`` or ``tpe``), ``duplicate_of``,
-    ``status`` (``complete`` or ``over_budget``).
+    ``status`` (``complete`` or ``over_budget``); the joint model's rows also
+    ``supervised_weight`` (λ). The joint model (``supervised_vae``) is fitted
+    with the fit rows' public lineages as its auxiliary target, every lineage of
+    the pair fold's validation pairs unlabelled (:func:`auxiliary_labels`).
     """
     import optuna
 
@@ -242,6 +270,10 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                              f"public lines to fit on; need >= {max(2 * high, 10)} "
                              f"(dim_range upper end {high})")
         folds.append((group, fit_rows, public.loc[val], lineage[val].to_numpy(dtype=object)))
+    # the joint model's auxiliary labels of each pair fold: no held-out lineage among them
+    fit_labels = [auxiliary_labels(lineage, fit_rows.index,
+                                   {name for pair in group for name in pair})
+                  for group, fit_rows, _, _ in folds]
     sampler = optuna.samplers.TPESampler(seed=stream_int(base_seed, f"search/{representation}"),
                                          n_startup_trials=startup)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -266,10 +298,12 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                                                  fit_rows, rng=rng, vae_options=vae_options)
             return truncate_pca(cache[base], spec["dim"])
         options = dict(vae_options or {})
-        if trial_seconds is not None and representation == "vae":
+        if trial_seconds is not None and representation in VAE_MODELS:
             options["max_seconds"] = max(float(trial_seconds) - spent, 1e-3)
         return fit_representation(representation, spec, fit_rows, rng=rng,
-                                  vae_options=options or vae_options)
+                                  vae_options=options or vae_options,
+                                  labels=fit_labels[g] if representation in SUPERVISED
+                                  else None)
 
     def evaluate(spec):
         accs, n_fit, epochs, best_epoch = [], [], np.nan, np.nan
@@ -337,6 +371,8 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                                                            "max_hidden_width"))
                                       if "width_multiplier" in spec else np.nan),
                      **result,
+                     **({"supervised_weight": spec["supervised_weight"]}
+                        if "supervised_weight" in spec else {}),
                      "validation_pairs": "; ".join(f"{a} vs {b}" for a, b in pairs),
                      "pair_folds": len(folds),
                      "sampler": "stratified_startup" if trial.number < startup else "tpe",
