@@ -22,4 +22,5 @@ rule all:
     input:
         [path for study in config["studies"] for path in STUDY_TARGETS[study]],
         CLAIMS_TARGETS,
+        REPORT_TABLE_TARGETS,
     localrule: True

@@ -390,6 +390,14 @@ def test_report_builds_with_captions(runs):
     assert "synthetic stand-in" in html and "figure2_ipssr" in html
     assert "drug_prediction_corrected.pdf" in html
     assert "cancer_type_accuracy_as_published.pdf" in html and "pipeline: corrected" in html
+    # one category per study, subcategories per dataset or pipeline, PNG beside PDF, and
+    # the claims and headline tables as tables
+    for name in ("ldp_indicators", "rrr_survival", "repr_transfer", "audit", "claims",
+                 "Toy trial", "corrected pipeline", "pipeline as published", "all claims"):
+        assert name in html, name
+    assert "figure1.png" in html and "claims.png" in html and "privacy_audit.png" in html
+    assert "claims.html" in html and "rrr_median_survival.html" in html
+    assert "RRR, \\u03b5 = 1" in html and "Figure 2" in html
 
 
 def test_paper_mode_cohort_from_a_cbioportal_server(tmp_path):

@@ -37,9 +37,17 @@ rule privacy_audit_figure:
         pdf=report(
             "results/audit/privacy_audit.pdf",
             caption="../report/privacy_audit.rst",
-            category="privacy audit",
+            category="audit",
+            subcategory="privacy audit",
+            labels={"figure": "lower bounds on ε", "format": "PDF"},
         ),
-        png="results/audit/privacy_audit.png",
+        png=report(
+            "results/audit/privacy_audit.png",
+            caption="../report/privacy_audit.rst",
+            category="audit",
+            subcategory="privacy audit",
+            labels={"figure": "lower bounds on ε", "format": "PNG"},
+        ),
         prov_pdf=prov("results/audit/privacy_audit.pdf"),
         prov_png=prov("results/audit/privacy_audit.png"),
     log:

@@ -1,3 +1,5 @@
+from dprepro.figures.report_tables import report_table_path, report_tables  # noqa: E402
+
 # One claims table for the whole workflow: every configured study that has a
 # claims table (STUDY_CLAIMS, filled by the study's .smk) is merged into
 # results/claims.csv, and drawn one row per claim.
@@ -40,8 +42,16 @@ rule claims_figure:
             "results/claims.pdf",
             caption="../report/claims.rst",
             category="claims",
+            subcategory="all claims",
+            labels={"figure": "claims by verdict", "format": "PDF"},
         ),
-        png="results/claims.png",
+        png=report(
+            "results/claims.png",
+            caption="../report/claims.rst",
+            category="claims",
+            subcategory="all claims",
+            labels={"figure": "claims by verdict", "format": "PNG"},
+        ),
         prov_pdf=prov("results/claims.pdf"),
         prov_png=prov("results/claims.png"),
     log:
@@ -58,6 +68,42 @@ rule claims_figure:
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/claims_figure.py"
+
+
+# The report shows the claims and each study's headline tables as tables (HTML pages
+# it displays inline; a CSV would only be a download).
+REPORT_TABLES = report_tables(config["studies"])
+REPORT_TABLE_TARGETS = [report_table_path(name) for name in REPORT_TABLES]
+
+
+rule report_tables:
+    input:
+        **{name: table.csv for name, table in REPORT_TABLES.items()},
+    output:
+        **{
+            name: report(
+                report_table_path(name),
+                caption="../report/report_table.rst",
+                category=table.category,
+                subcategory=table.subcategory,
+                labels={"table": table.title, "format": "HTML table"},
+            )
+            for name, table in REPORT_TABLES.items()
+        },
+        prov=[prov(report_table_path(name)) for name in REPORT_TABLES],
+    log:
+        "results/logs/report_tables/report_tables.log",
+    priority: CLAIMS_PRIORITY
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        library_code=library_code("report_tables.py"),
+    script:
+        "../../scripts/report_tables.py"
 
 
 rule claims:

@@ -66,7 +66,9 @@ onsuccess:
     if any(rule.name == "all" for rule in workflow.dag.targetrules):
         stale = stale_outputs(f for job in workflow.dag.jobs for f in job.output)
         if stale and config["remove_stale_outputs"]:
-            print(f"dprepro: removed {remove_outputs(stale)} files of earlier configurations")
+            print(
+                f"dprepro: removed {remove_outputs(stale)} files of earlier configurations"
+            )
             stale = []
         listed = write_stale_list(stale)
         if listed:

@@ -57,6 +57,13 @@ LDP_FIGURE_INPUTS = {
     "nelson_aalen": {"mse": LDP_TABLES["hazard"]},
     "bias_variance": {"mse": LDP_TABLES["mse"]},
 }
+LDP_FIGURE_TITLES = {
+    "figure1": "Figure 1: MSE against t",
+    "mse_vs_alpha": "integrated MSE against α",
+    "mse_vs_n": "convergence in n",
+    "nelson_aalen": "cumulative hazard",
+    "bias_variance": "bias and variance",
+}
 LDP_FIGURE_OPTIONS = {
     "figure1": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
     "mse_vs_alpha": {},
@@ -363,8 +370,22 @@ rule ldp_figure:
             f"{LDP_DIR}/figures/{{figure}}.pdf",
             caption="../report/ldp_figure.rst",
             category="ldp_indicators",
+            subcategory=lambda wc: LDP_FIGURE_TITLES[wc.figure],
+            labels=lambda wc: {
+                "figure": LDP_FIGURE_TITLES[wc.figure],
+                "format": "PDF",
+            },
         ),
-        png=f"{LDP_DIR}/figures/{{figure}}.png",
+        png=report(
+            f"{LDP_DIR}/figures/{{figure}}.png",
+            caption="../report/ldp_figure.rst",
+            category="ldp_indicators",
+            subcategory=lambda wc: LDP_FIGURE_TITLES[wc.figure],
+            labels=lambda wc: {
+                "figure": LDP_FIGURE_TITLES[wc.figure],
+                "format": "PNG",
+            },
+        ),
         prov_pdf=prov(f"{LDP_DIR}/figures/{{figure}}.pdf"),
         prov_png=prov(f"{LDP_DIR}/figures/{{figure}}.png"),
     log:

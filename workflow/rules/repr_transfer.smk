@@ -335,6 +335,18 @@ rule repr_claims_table:
         "../../scripts/repr_claims.py"
 
 
+REPR_PIPELINE_TITLES = {
+    "as_published": "pipeline as published",
+    "corrected": "corrected pipeline",
+}
+REPR_FIGURE_TITLES = {
+    "cancer_type_accuracy": "cancer-type pairs",
+    "cancer_type_vs_epsilon": "cancer type against ε",
+    "drug_prediction": "drug sensitivity",
+    "drug_vs_epsilon": "drug sensitivity against ε",
+}
+
+
 rule repr_figure:
     input:
         summary=lambda wc: REPR_TABLES[REPR_SUMMARY[REPR_FIGURE_KIND[wc.figure]]],
@@ -343,8 +355,22 @@ rule repr_figure:
             f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.pdf",
             caption="../report/repr_figure.rst",
             category="repr_transfer",
+            subcategory=lambda wc: REPR_PIPELINE_TITLES[wc.pipeline],
+            labels=lambda wc: {
+                "figure": REPR_FIGURE_TITLES[wc.figure],
+                "format": "PDF",
+            },
         ),
-        png=f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.png",
+        png=report(
+            f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.png",
+            caption="../report/repr_figure.rst",
+            category="repr_transfer",
+            subcategory=lambda wc: REPR_PIPELINE_TITLES[wc.pipeline],
+            labels=lambda wc: {
+                "figure": REPR_FIGURE_TITLES[wc.figure],
+                "format": "PNG",
+            },
+        ),
         prov_pdf=prov(f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.pdf"),
         prov_png=prov(f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.png"),
     log:

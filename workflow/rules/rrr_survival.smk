@@ -391,11 +391,17 @@ rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
     output:
-        report(
-            RRR_FIGURE2,
-            caption="../report/rrr_figure2.rst",
-            category="rrr_survival",
-        ),
+        [
+            report(
+                path,
+                caption="../report/rrr_figure2.rst",
+                category="rrr_survival",
+                subcategory=RRR_COHORTS[dataset].display_title,
+                labels=rrr_plan.report_labels(path, dataset),
+            )
+            for dataset in RRR["datasets"]
+            for path in (p.format(dataset=dataset) for p in RRR_FIGURE2_FILES)
+        ],
         [prov(path) for path in RRR_FIGURE2],
     log:
         "results/logs/rrr_figure2/rrr_figure2.log",
@@ -425,11 +431,18 @@ rule rrr_km_bands:
         bands=RRR_TABLES["km_bands"],
         curves=RRR_TABLES["km_curves"],
     output:
-        report(
-            RRR_BANDS,
-            caption="../report/rrr_km_bands.rst",
-            category="rrr_survival",
-        ),
+        [
+            report(
+                path,
+                caption="../report/rrr_km_bands.rst",
+                category="rrr_survival",
+                subcategory=RRR_COHORTS[dataset].display_title,
+                labels=rrr_plan.report_labels(path, dataset),
+            )
+            for dataset in RRR["datasets"]
+            for path in RRR_BANDS
+            if os.path.basename(path).startswith(f"km_bands_{dataset}.")
+        ],
         [prov(path) for path in RRR_BANDS],
     log:
         "results/logs/rrr_km_bands/rrr_km_bands.log",
@@ -460,11 +473,16 @@ rule rrr_utility:
     input:
         utility=RRR_TABLES["utility"],
     output:
-        report(
-            RRR_UTILITY,
-            caption="../report/rrr_utility.rst",
-            category="rrr_survival",
-        ),
+        [
+            report(
+                path,
+                caption="../report/rrr_utility.rst",
+                category="rrr_survival",
+                subcategory="all cohorts",
+                labels=rrr_plan.report_labels(path),
+            )
+            for path in RRR_UTILITY
+        ],
         [prov(path) for path in RRR_UTILITY],
     log:
         "results/logs/rrr_utility/rrr_utility.log",

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dprepro.data.cohort_spec import CohortSpec
+from dprepro.figures.style import mechanism_name
 from dprepro.runtime.run_folder import launch_relative
 
 __all__ = [
@@ -31,6 +32,8 @@ __all__ = [
     "release_files",
     "release_name",
     "releases",
+    "release_words",
+    "report_labels",
 ]
 
 RELEASE_ROOT = "results/rrr_survival/releases"
@@ -168,3 +171,41 @@ def cohort_inputs(config: Mapping, dataset: str, workflow_dir: str | Path,
         return {"patient": cbioportal_raw(spec["study_id"], "patient"),
                 "sample": cbioportal_raw(spec["study_id"], "sample")}
     return {}
+
+
+#: The study's figures as the report names them, by file-name prefix.
+REPORT_FIGURES = {"figure2": "Figure 2", "km_bands": "KM bands over draws",
+                  "utility": "utility against ε", "cox_forest": "Cox forest plot",
+                  "cox_bias_coverage": "Cox bias and coverage"}
+
+
+def release_words(name: str) -> str:
+    """``rrr_exact_eps1`` → "RRR (exact calibration), ε = 1": a release folder name in words."""
+    if name in NO_EPSILON:
+        return mechanism_name(name, short=True)
+    stem, _, epsilon = name.rpartition("_eps")
+    for mechanism in sorted(MECHANISMS, key=len, reverse=True):
+        if stem == mechanism or stem.startswith(f"{mechanism}_"):
+            calibration = stem[len(mechanism) + 1:]
+            words = mechanism_name(mechanism, short=True)
+            if calibration:
+                words += f" ({calibration} calibration)"
+            return f"{words}, ε = {epsilon}"
+    return name.replace("_", " ")
+
+
+def report_labels(path: str, dataset: str = "") -> dict[str, str]:
+    """The report's labels of one figure file: which figure, which panel, which format.
+
+    ``figure2_kidney_rrr_eps1.png`` → figure "Figure 2", panel "RRR, ε = 1", format
+    "PNG"; a composite (``figure2_kidney.pdf``) is panel "all panels".
+    """
+    stem, _, extension = Path(path).name.rpartition(".")
+    for prefix, title in sorted(REPORT_FIGURES.items(), key=lambda item: -len(item[0])):
+        head = f"{prefix}_{dataset}" if dataset else prefix
+        if stem == head or stem.startswith(f"{head}_"):
+            rest = stem[len(head) + 1:]
+            return {"figure": title, "panel": release_words(rest) if rest else "all panels",
+                    "format": extension.upper()}
+    return {"figure": stem.replace("_", " "), "panel": "all panels",
+            "format": extension.upper()}
