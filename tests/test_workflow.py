@@ -114,10 +114,12 @@ def test_full_dag_dry_run(configfile, tmp_path):
     # one search job per representation runs every pipeline's search
     assert counts["repr_search"] == len(rt["representations"])
     pipelines = len(rt.get("pipelines", ["as_published", "corrected"]))
-    # PCA at the VAE's r: one more fit where both are configured; one fit job per
-    # representation fits every pipeline's candidate
-    control = (rt.get("equal_dim_control", True)
-               and {"pca", "vae"} <= set(rt["representations"]))
+    # PCA at the VAE's r and the VAE at the joint model's settings: one more fit each where
+    # both of its pair are configured; one fit job per representation fits every pipeline's
+    # candidate
+    configured = set(rt["representations"])
+    control = rt.get("equal_dim_control", True) * (
+        ({"pca", "vae"} <= configured) + ({"vae", "supervised_vae"} <= configured))
     assert counts["repr_fit"] == len(rt["representations"]) + control
     assert counts["repr_drug"] == rt["drug"]["chunks"] * pipelines
     assert counts["repr_cancer_type"] == pipelines
