@@ -20,7 +20,7 @@ table = repr_claims.repr_claims(cancer, drug, cancer_epsilon=p.epsilons["cancer_
                                 drug_epsilon=p.epsilons["drug"], pipelines=p.pipelines,
                                 base_seed=p.seed,
                                 vae_learning_rates=p.vae_learning_rates,
-                                drug_splits=splits)
+                                drug_splits=splits, data_origin=p.data_origin)
 for row in table.itertuples(index=False):
     log.info("%s: %s [%.3g, %.3g] %s -> %s", row.claim_id, row.statistic, row.ci_lower,
              row.ci_upper, row.criterion, row.verdict)

@@ -69,15 +69,15 @@ def test_verdicts(criterion, lower, upper, expected):
     assert verdict(lower, upper, Criterion.parse(criterion)) == expected
 
 
-def test_a_minimum_of_independent_units_caps_the_verdict_at_inconclusive():
+def test_fewer_independent_units_than_the_minimum_make_a_claim_untestable():
     crit = Criterion.parse("> 0; at least 5 independent units")
     assert (crit.lower, crit.upper, crit.min_units) == (0.0, math.inf, 5)
     assert crit.contains(0.1) and not crit.contains(0.0)
     assert verdict(0.1, 0.2, crit, units=5) == "holds"
     assert verdict(-0.2, -0.1, crit, units=7) == "fails"
-    assert verdict(0.1, 0.2, crit, units=4) == "inconclusive"
+    assert verdict(0.1, 0.2, crit, units=4) == "untestable"
     assert verdict(-0.2, -0.1, "within [-1, -0.5]; at least 2 independent units",
-                   units=1) == "inconclusive"
+                   units=1) == "untestable"
     with pytest.raises(ValueError, match="needs the number of independent units"):
         verdict(0.1, 0.2, crit)
     # without the suffix the count is not needed and changes nothing
@@ -219,3 +219,56 @@ def test_merge_claims_keeps_study_order_and_rejects_clashing_ids():
     with pytest.raises(ValueError, match="duplicate"):
         merge_claims([ldp, ldp])
     assert isinstance(merged, pd.DataFrame)
+
+
+def test_newcombe_difference_matches_the_published_example():
+    from dprepro.claims.table import newcombe_difference
+
+    # Newcombe (1998), Statistics in Medicine 17:873, Table II, example (a): 56/70 - 48/80,
+    # method 10 (hybrid score): 0.2000, 0.0524 to 0.3339
+    d, lower, upper = newcombe_difference(56, 70, 48, 80)
+    assert d == pytest.approx(0.2)
+    assert (round(lower, 4), round(upper, 4)) == (0.0524, 0.3339)
+    # a difference at the boundary stays inside [-1, 1]
+    assert newcombe_difference(10, 10, 0, 10)[2] == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="proportion 2"):
+        newcombe_difference(1, 2, 3, 2)
+
+
+def _row(**changes):
+    from dprepro.claims.table import claim_row
+
+    base = {"study": "rrr_survival", "claim_id": "rrr.x", "claim": "c", "source": "Table 2",
+            "statistic": "s", "reproduced_value": 0.012, "ci_lower": 0.007,
+            "ci_upper": 0.018, "ci_method": "bootstrap", "criterion": "<= 0.01",
+            "privacy_unit": "patient"}
+    return claim_row(**{**base, **changes})
+
+
+def test_claim_rows_state_origin_and_the_verdicts_at_half_and_twice_our_tolerance():
+    row = _row(data_origin="real")
+    assert (row["claim_origin"], row["source"], row["data_origin"]) == ("paper", "Table 2",
+                                                                         "real")
+    assert row["verdict_half_tolerance"] == row["verdict_double_tolerance"] == ""
+    row = _row(criterion_at=lambda t: f"<= {t:g}", tolerance=0.01)
+    assert row["criterion"] == "<= 0.01" and row["verdict"] == "inconclusive"
+    assert row["verdict_half_tolerance"] == "fails"
+    assert row["verdict_double_tolerance"] == "holds"
+    beyond = _row(claim_origin="beyond")
+    assert beyond["source"] == "beyond the paper (Table 2)"
+    assert _row(source="beyond the paper: ours")["claim_origin"] == "beyond"
+    with pytest.raises(ValueError, match="data_origin"):
+        _row(data_origin="made up")
+    with pytest.raises(ValueError, match="claim_origin"):
+        _row(claim_origin="elsewhere")
+
+
+def test_an_unreliable_interval_gives_no_firm_verdict_and_untestable_states_why():
+    firm = _row(ci_lower=0.001, ci_upper=0.002)
+    assert firm["verdict"] == "holds"
+    soft = _row(ci_lower=0.001, ci_upper=0.002, reliable=False, note="mean-based")
+    assert soft["verdict"] == "inconclusive"
+    assert soft["note"] == "inconclusive: the row's own interval is unreliable; mean-based"
+    never = _row(untestable="true by construction")
+    assert never["verdict"] == "untestable"
+    assert never["note"] == "untestable: true by construction"

@@ -126,3 +126,45 @@ def test_legend_and_footer_keep_everything_on_the_canvas():
     panels = axes[0].get_tightbbox(renderer).transformed(fig.dpi_scale_trans.inverted())
     assert footer.y1 <= legend.y0 and legend.y1 <= panels.y0 + 0.05
     plt.close(fig)
+
+
+def test_claims_summary_counts_verdicts_by_study_claim_origin_and_data_origin():
+    import numpy as np
+    import pandas as pd
+
+    claims = pd.DataFrame({
+        "study": ["ldp"] * 4 + ["rrr"] * 3,
+        "claim_origin": ["paper", "paper", "beyond", "paper", "paper", "paper", "beyond"],
+        "data_origin": ["simulation"] * 4 + ["real", "synthetic", "real"],
+        "verdict": ["holds", "fails", "untestable", "holds", "inconclusive", "holds",
+                    "holds"],
+    })
+    fig = plots_figure.claims_summary_figure(claims)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels == ["ldp · paper · simulation", "ldp · beyond the paper · simulation",
+                      "rrr · paper · real", "rrr · paper · synthetic",
+                      "rrr · beyond the paper · real"]
+    # the widths of each bar's segments add up to its claims, per verdict
+    widths = {}
+    for patch in ax.patches:
+        y = round(patch.get_y() + patch.get_height() / 2)
+        widths.setdefault(y, []).append(patch.get_width())
+    totals = [sum(widths[y]) for y in sorted(widths, reverse=True)]
+    assert totals == [3, 1, 1, 1, 1]
+    counts = [t.get_text() for t in ax.texts]
+    assert counts.count("2") == 1  # ldp · paper · simulation: two hold
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["holds", "fails", "inconclusive", "untestable"]
+    assert np.isclose(ax.get_xlim()[0], 0)
+
+
+def test_claims_pages_split_each_study_into_pages_of_at_most_n_rows():
+    import pandas as pd
+
+    claims = pd.DataFrame({"study": ["a"] * 5 + ["b"] * 2, "claim_id": list("abcdefg")})
+    pages = plots_figure.claims_pages(claims, rows_per_page=2)
+    assert [title for title, _ in pages] == [
+        "a: claims 1–2 of 5", "a: claims 3–4 of 5", "a: claims 5–5 of 5", "b: claims 1–2 of 2"]
+    assert [list(rows["claim_id"]) for _, rows in pages] == [["a", "b"], ["c", "d"], ["e"],
+                                                              ["f", "g"]]

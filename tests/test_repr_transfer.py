@@ -1098,8 +1098,13 @@ def test_claims_verdicts_follow_the_paired_differences():
     # every estimate lies inside its own interval (no bootstrap of an absolute value)
     assert ((rows["ci_lower"] <= rows["reproduced_value"])
             & (rows["reproduced_value"] <= rows["ci_upper"])).all()
-    assert rows.loc["repr.as_published.cancer.vae_about_pca", "source"].startswith("ours")
-    assert not rows.loc["repr.as_published.cancer.vae_beats_pca", "source"].startswith("ours")
+    about = rows.loc["repr.as_published.cancer.vae_about_pca"]
+    assert about["source"].startswith("beyond the paper (ours")
+    assert about["claim_origin"] == "beyond"
+    paper = rows.loc["repr.as_published.cancer.vae_beats_pca"]
+    assert paper["claim_origin"] == "paper" and "ours" not in paper["source"]
+    trends = rows.loc["repr.as_published.cancer.pca_rises_with_epsilon"]
+    assert trends["claim_origin"] == "beyond" and trends["source"].startswith("beyond")
     assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
     assert claims["claim_id"].str.startswith("repr.").all()
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
@@ -1127,7 +1132,8 @@ def test_equal_dim_claim_uses_its_own_stream_and_tests_vae_against_the_control()
     assert cancer_row["verdict"] == "fails" and drug_row["verdict"] == "holds"
     assert cancer_row["reproduced_value"] == pytest.approx(-0.03)
     assert drug_row["reproduced_value"] == pytest.approx(0.03)
-    assert cancer_row["source"].startswith("ours") and "VAE's" in cancer_row["note"]
+    assert cancer_row["source"].startswith("beyond the paper (ours")
+    assert cancer_row["claim_origin"] == "beyond" and "VAE's" in cancer_row["note"]
     # the effect of r alone: the control minus PCA (the control is the VAE + 0.03 on the
     # cancer task, PCA is 0.01 above the VAE: +0.02)
     r_effect = rows.loc["repr.as_published.cancer.pca_at_vae_dim_beats_pca"]
@@ -1222,8 +1228,9 @@ def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
                                      pipelines=["as_published"], base_seed=3)
     cancer = claims[claims["claim_id"].str.contains(r"\.cancer\.")]
     drug = claims[claims["claim_id"].str.contains(r"\.drug\.")]
-    # 6 cases but only 4 independent lineages: below the minimum units
-    assert (cancer["verdict"] == "inconclusive").all()
+    # 6 cases but only 4 independent lineages: below the minimum units, so the configured
+    # data cannot decide (untestable, not inconclusive)
+    assert (cancer["verdict"] == "untestable").all()
     assert cancer["note"].str.contains("4 lineages \\(the 6 cases rebuilt").all()
     # no per-split rows: the drug verdicts are descriptive and capped at inconclusive
     assert drug["note"].str.contains("descriptive, capped at inconclusive").all()
@@ -1239,16 +1246,19 @@ def test_claims_count_lineages_and_mark_drug_verdicts_descriptive():
     assert not with_lr.loc[~vae, "note"].str.contains("learning rate").any()
 
 
-def test_claims_are_inconclusive_below_the_minimum_units():
+def test_claims_are_untestable_below_the_minimum_units():
     from dprepro.studies.repr_transfer import claims as repr_claims
 
     table = _claims_table(repr_claims.MIN_UNITS - 1)
     claims = repr_claims.repr_claims(table, table, cancer_epsilon=1.0, drug_epsilon=1.0,
                                      pipelines=["as_published"], base_seed=3)
-    assert (claims["verdict"] == "inconclusive").all()
+    assert (claims["verdict"] == "untestable").all()
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
     assert claims.loc[bootstrapped, "note"].str.startswith(
-        "inconclusive: 4 independent units").all()
+        "untestable: 4 independent units").all()
+    # a task-dependence row built on untestable task rows is untestable, with the reason
+    dependence = claims.set_index("claim_id").loc["repr.as_published.vae_vs_pca_depends_on_task"]
+    assert dependence["note"].startswith("untestable: the cancer and drug task")
     # the interval itself would have said "holds"; the criterion states the minimum
     row = claims.set_index("claim_id").loc["repr.as_published.cancer.pca_beats_fixed_genes"]
     assert row["ci_lower"] > 0

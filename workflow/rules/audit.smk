@@ -2,7 +2,10 @@ STUDY_TARGETS["audit"] = [
     "results/audit/privacy_audit.csv",
     "results/audit/privacy_audit.pdf",
     "results/audit/privacy_audit.png",
+    "results/audit/claims.csv",
 ]
+# the papers' privacy statements, decided by analysis and the audit, join the claims
+STUDY_CLAIMS["audit"] = ["results/audit/claims.csv"]
 
 
 rule privacy_audit_table:
@@ -63,6 +66,27 @@ rule privacy_audit_figure:
         dpi=config["figures"]["dpi"],
     script:
         "../../scripts/privacy_audit_plot.py"
+
+
+rule audit_claims_table:
+    input:
+        audit="results/audit/privacy_audit.csv",
+    output:
+        table="results/audit/claims.csv",
+        prov=prov("results/audit/claims.csv"),
+    log:
+        "results/logs/audit_claims_table/audit_claims_table.log",
+    priority: CLAIMS_PRIORITY
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        library_code=library_code("audit_claims.py"),
+    script:
+        "../../scripts/audit_claims.py"
 
 
 rule audit:

@@ -10,6 +10,7 @@ CLAIMS_TARGETS = [
     "results/claims.csv",
     "results/claims.pdf",
     "results/claims.png",
+    "results/claims_detail.pdf",
 ]
 
 
@@ -43,17 +44,25 @@ rule claims_figure:
             caption="../report/claims.rst",
             category="claims",
             subcategory="all claims",
-            labels={"figure": "claims by verdict", "format": "PDF"},
+            labels={"figure": "verdicts by study and origin", "format": "PDF"},
         ),
         png=report(
             "results/claims.png",
             caption="../report/claims.rst",
             category="claims",
             subcategory="all claims",
-            labels={"figure": "claims by verdict", "format": "PNG"},
+            labels={"figure": "verdicts by study and origin", "format": "PNG"},
+        ),
+        detail=report(
+            "results/claims_detail.pdf",
+            caption="../report/claims.rst",
+            category="claims",
+            subcategory="all claims",
+            labels={"figure": "claims one by one", "format": "PDF"},
         ),
         prov_pdf=prov("results/claims.pdf"),
         prov_png=prov("results/claims.png"),
+        prov_detail=prov("results/claims_detail.pdf"),
     log:
         "results/logs/claims_figure/claims_figure.log",
     priority: CLAIMS_PRIORITY
@@ -66,6 +75,7 @@ rule claims_figure:
     params:
         library_code=library_code("claims_figure.py"),
         dpi=config["figures"]["dpi"],
+        rows_per_page=40,
     script:
         "../../scripts/claims_figure.py"
 

@@ -1,5 +1,11 @@
-"""The claims figure: every reproduced value with its interval against the paper's criterion,
-coloured by verdict.
+"""The claims figures: a one-page summary of the verdicts, and the claims one by one.
+
+:func:`claims_summary_figure` counts the verdicts per study, by where a claim comes
+from (the paper or beyond it) and what its data are (real, synthetic, simulation): the
+page a reader sees first. :func:`claims_figure` draws claims one per row, the
+reproduced value and its interval against the criterion, coloured by verdict;
+:func:`claims_pages` splits a table into pages of at most ``rows_per_page`` claims, one
+study at a time, for the paged detail PDF.
 """
 
 from __future__ import annotations
@@ -10,7 +16,10 @@ import pandas as pd
 
 from dprepro.figures.style import wrapped_footer
 
-__all__ = ["claims_figure"]
+__all__ = ["VERDICT_ORDER", "claims_figure", "claims_pages", "claims_summary_figure"]
+
+#: Verdicts in the order the figures stack and list them.
+VERDICT_ORDER = ("holds", "fails", "inconclusive", "untestable")
 
 
 def _criterion_label(text: str) -> str:
@@ -23,7 +32,7 @@ def _criterion_label(text: str) -> str:
     return f"{text.split(';', 1)[0].strip()} (≥ {crit.min_units} units)"
 
 
-def claims_figure(claims: pd.DataFrame):
+def claims_figure(claims: pd.DataFrame, *, title: str = ""):
     """One row per claim: the reproduced value and its interval against the criterion.
 
     Each row has its own x-scale (claims measure different things): the row's
@@ -84,11 +93,79 @@ def claims_figure(claims: pd.DataFrame):
         ax.spines[side].set_visible(False)
     wrapped_footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values "
                          "for which the claim is true (criterion); each row on its own scale "
-                         "(its ends printed). Verdict: holds / fails / inconclusive; (≥ n "
-                         "units): inconclusive on fewer than n independent units.")
+                         "(its ends printed). Verdict: holds / fails / inconclusive / "
+                         "untestable; (≥ n units): untestable on fewer than n independent "
+                         "units.")
+    if title:
+        fig.suptitle(title, fontsize=10, y=1 - 0.05 / height)
     fig.subplots_adjust(left=0.45, right=0.86, top=1 - 0.3 / height, bottom=0.6 / height)
     return fig
 
 
-_VERDICT_COLORS = {"holds": "#2ca02c", "fails": "#d62728", "inconclusive": "#ff7f0e"}
+_VERDICT_COLORS = {"holds": "#2ca02c", "fails": "#d62728", "inconclusive": "#ff7f0e",
+                   "untestable": "#8c8c8c"}
+
+
+def claims_pages(claims: pd.DataFrame, *, rows_per_page: int = 40):
+    """``(title, rows)`` of every page: each study's claims in chunks of ``rows_per_page``."""
+    if rows_per_page < 1:
+        raise ValueError(f"rows_per_page must be >= 1, got {rows_per_page}")
+    pages = []
+    for study, rows in claims.groupby("study", sort=False):
+        chunks = max(1, -(-len(rows) // rows_per_page))
+        for i in range(chunks):
+            part = rows.iloc[i * rows_per_page:(i + 1) * rows_per_page]
+            pages.append((f"{study}: claims {i * rows_per_page + 1}–"
+                          f"{i * rows_per_page + len(part)} of {len(rows)}", part))
+    return pages
+
+
+def claims_summary_figure(claims: pd.DataFrame):
+    """Verdict counts per study, by claim origin and data origin: one page.
+
+    One horizontal bar per (study, claim origin, data origin) present, split by verdict
+    (:data:`VERDICT_ORDER`), each segment labelled with its count.
+    """
+    keys = ["study", "claim_origin", "data_origin"]
+    counts = (claims.assign(data_origin=claims["data_origin"].fillna("").replace("", "n/a"))
+              .groupby(keys + ["verdict"], sort=False).size().unstack("verdict", fill_value=0)
+              .reindex(columns=list(VERDICT_ORDER), fill_value=0))
+    bars = len(counts)
+    height = 0.42 * max(bars, 1) + 1.6
+    fig, ax = plt.subplots(figsize=(8.5, height))
+    if bars == 0:
+        ax.text(0.5, 0.5, "no claims tables among the configured studies", ha="center",
+                va="center", fontsize=10)
+        ax.set_axis_off()
+        return fig
+    y = np.arange(bars)[::-1]
+    left = np.zeros(bars)
+    for verdict in VERDICT_ORDER:
+        width = counts[verdict].to_numpy(float)
+        ax.barh(y, width, left=left, color=_VERDICT_COLORS[verdict], label=verdict,
+                height=0.7)
+        for yi, li, wi in zip(y, left, width, strict=True):
+            if wi > 0:
+                ax.text(li + wi / 2, yi, f"{int(wi)}", ha="center", va="center", fontsize=9,
+                        color="white" if verdict != "inconclusive" else "black")
+        left += width
+    labels = [f"{study} · {'paper' if origin == 'paper' else 'beyond the paper'} · {data}"
+              for study, origin, data in counts.index]
+    ax.set_yticks(y, labels, fontsize=9)
+    ax.set_xlabel("claims", fontsize=10)
+    ax.tick_params(axis="x", labelsize=9)
+    ax.legend(ncols=4, loc="lower center", bbox_to_anchor=(0.5, 1.0), fontsize=9,
+              frameon=False)
+    for side in ("top", "right"):
+        ax.spines[side].set_visible(False)
+    total = counts.to_numpy().sum()
+    wrapped_footer(fig, f"{total} claims. Study · where the claim comes from (the paper's "
+                        "statement or the project's own) · what its data are. holds: the "
+                        "whole interval meets the criterion; fails: none of it does; "
+                        "inconclusive: it straddles the criterion or the row calls its "
+                        "interval unreliable; untestable: the configured data cannot decide "
+                        "it (reason in the row's note). Claims one by one: claims_detail.pdf "
+                        "and claims.csv.", fontsize=9)
+    fig.subplots_adjust(left=0.42, right=0.97, top=1 - 0.45 / height, bottom=1.1 / height)
+    return fig
 

@@ -11,7 +11,20 @@ criterion that makes the claim true, and a verdict:
 ``fails``
     the whole interval violates it;
 ``inconclusive``
-    the interval straddles the criterion's boundary (more replicates needed).
+    the interval straddles the criterion's boundary (more replicates needed), or
+    the row itself calls its interval unreliable;
+``untestable``
+    the configured data cannot decide the claim by design (fewer independent units
+    than the criterion needs, a statement no experiment can refute); the reason is
+    the start of ``note``.
+
+Every row also says where it comes from (``claim_origin``: ``paper`` for a statement
+the paper makes, ``beyond`` for the project's own; ``source`` then names the paper's
+table, figure or section, or says "beyond the paper") and what its data are
+(``data_origin``: real, synthetic or simulation). Where a criterion's tolerance is
+the project's choice, the verdicts at half and at twice that tolerance stand beside
+the verdict (``verdict_half_tolerance``, ``verdict_double_tolerance``), so a reader
+sees which verdicts hinge on it.
 
 Criteria are short strings so a reader sees them verbatim in the table:
 ``"< 1"``, ``"<= 0.05"``, ``"> 0"``, ``">= 0.8"``, ``"within [0.67, 1.5]"``,
@@ -31,14 +44,22 @@ import pandas as pd
 
 from dprepro.runtime.privacy_record import non_private
 
-__all__ = ["CLAIMS_PRIVACY", "CLAIM_COLUMNS", "VERDICTS", "Criterion", "bootstrap_counts",
-           "bootstrap_interval", "claim_row", "claims_frame", "merge_claims", "percentile_interval",
+__all__ = ["BEYOND", "CLAIMS_PRIVACY", "CLAIM_COLUMNS", "CLAIM_ORIGINS", "DATA_ORIGINS",
+           "VERDICTS", "Criterion", "bootstrap_counts", "bootstrap_interval", "claim_row",
+           "claims_frame", "merge_claims", "newcombe_difference", "percentile_interval",
            "verdict"]
 
-CLAIM_COLUMNS = ["study", "claim_id", "claim", "source", "statistic", "paper_value",
-                 "reproduced_value", "ci_lower", "ci_upper", "ci_method", "level",
-                 "privacy_unit", "criterion", "verdict", "note"]
-VERDICTS = ("holds", "fails", "inconclusive")
+CLAIM_COLUMNS = ["study", "claim_id", "claim", "claim_origin", "source", "data_origin",
+                 "statistic", "paper_value", "reproduced_value", "ci_lower", "ci_upper",
+                 "ci_method", "level", "privacy_unit", "criterion", "verdict",
+                 "verdict_half_tolerance", "verdict_double_tolerance", "note"]
+VERDICTS = ("holds", "fails", "inconclusive", "untestable")
+#: ``paper``: a statement the paper makes; ``beyond``: the project's own.
+CLAIM_ORIGINS = ("paper", "beyond")
+#: What a row's data are (several, comma-separated, for a row over several cohorts).
+DATA_ORIGINS = ("real", "synthetic", "simulation")
+#: The ``source`` of every row that is not the paper's.
+BEYOND = "beyond the paper"
 
 #: Privacy record of claims tables: statistics about private releases *and*
 #: non-private references (not a release in its own right).
@@ -100,12 +121,14 @@ class Criterion:
 
 def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion,
             units: int | None = None) -> str:
-    """``holds`` / ``fails`` / ``inconclusive`` for an interval against a criterion.
+    """``holds`` / ``fails`` / ``inconclusive`` / ``untestable`` for an interval.
 
     The criterion's set is an interval, so the claim holds on the whole CI when
     both end points satisfy it, and fails on the whole CI when the CI lies
     entirely on one side of it. A criterion with ``min_units`` also needs
-    ``units`` (the independent units behind the interval) to reach it.
+    ``units`` (the independent units behind the interval) to reach it: with fewer,
+    which the configuration fixes (the lineages, splits or cohorts it runs), the
+    claim is ``untestable`` on these data, whatever the interval.
     """
     crit = criterion if isinstance(criterion, Criterion) else Criterion.parse(criterion)
     lo, hi = float(ci_lower), float(ci_upper)
@@ -119,7 +142,7 @@ def verdict(ci_lower: float, ci_upper: float, criterion: str | Criterion,
         if isinstance(units, bool) or not isinstance(units, (int, np.integer)) or units < 0:
             raise ValueError(f"units must be a count (an integer >= 0), got {units!r}")
         if units < crit.min_units:
-            return "inconclusive"
+            return "untestable"
     if crit.contains(lo) and crit.contains(hi):
         return "holds"
     below = hi < crit.lower or (hi == crit.lower and not crit.lower_closed)
@@ -201,10 +224,47 @@ def percentile_interval(estimate: float, resampled, *, level: float = 0.95
     return float(estimate), float(lower), float(upper)
 
 
+def newcombe_difference(x1: int, n1: int, x2: int, n2: int, *, level: float = 0.95
+                        ) -> tuple[float, float, float]:
+    r"""The difference of two proportions ``x1/n1 - x2/n2`` with Newcombe's interval.
+
+    Newcombe's hybrid score interval (method 10 of Newcombe 1998, *Statistics in
+    Medicine* 17:873-890) combines the Wilson intervals :math:`[l_i, u_i]` of the two
+    proportions:
+    :math:`\hat d - \sqrt{(\hat p_1 - l_1)^2 + (u_2 - \hat p_2)^2}` to
+    :math:`\hat d + \sqrt{(u_1 - \hat p_1)^2 + (\hat p_2 - l_2)^2}`.
+    For a claim compared with a reference that is itself estimated (a permuted-label
+    share, a second mechanism's share), so the interval covers both estimates' error.
+    """
+    from scipy.stats import norm
+
+    for name, x, n in (("1", x1, n1), ("2", x2, n2)):
+        if not (isinstance(n, (int, np.integer)) and n > 0 and 0 <= x <= n):
+            raise ValueError(f"proportion {name}: need 0 <= x <= n and n > 0, got {x}/{n}")
+    if not 0 < level < 1:
+        raise ValueError(f"level must be in (0, 1), got {level}")
+    z = float(norm.ppf(0.5 + level / 2))
+
+    def wilson(x, n):
+        p = x / n
+        centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+        half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+        return p, centre - half, centre + half
+
+    p1, l1, u1 = wilson(x1, n1)
+    p2, l2, u2 = wilson(x2, n2)
+    d = p1 - p2
+    return (d, d - math.sqrt((p1 - l1) ** 2 + (u2 - p2) ** 2),
+            d + math.sqrt((u1 - p1) ** 2 + (p2 - l2) ** 2))
+
+
 def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
               reproduced_value: float, ci_lower: float, ci_upper: float, ci_method: str,
               criterion: str, privacy_unit: str, level: float = 0.95,
-              paper_value: float | str = "", note: str = "", units: int | None = None) -> dict:
+              paper_value: float | str = "", note: str = "", units: int | None = None,
+              claim_origin: str | None = None, data_origin: str = "",
+              tolerance: float | None = None, criterion_at=None, reliable: bool = True,
+              untestable: str = "") -> dict:
     """One row of a claims table, its verdict computed from the interval.
 
     ``ci_method`` names how the interval was obtained (e.g. "Clopper-Pearson over
@@ -214,6 +274,17 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     patient, an individual's indicator, a cell line), as in the study's tables.
     ``units`` counts the independent units behind the interval, for a criterion
     that states a minimum (``"> 0; at least 5 independent units"``).
+
+    ``claim_origin`` is ``paper`` or ``beyond`` (default: ``beyond`` when ``source``
+    starts with "beyond the paper"); a ``beyond`` row's source must say so.
+    ``data_origin`` is what the row's data are (:data:`DATA_ORIGINS`, several
+    comma-separated). A criterion whose tolerance is the project's choice is given
+    as ``criterion_at`` (a function of the tolerance returning the criterion text)
+    and ``tolerance``: the verdict uses ``criterion_at(tolerance)`` and the verdicts
+    at half and twice it fill ``verdict_half_tolerance`` and
+    ``verdict_double_tolerance``. ``reliable=False`` (the row's own interval is
+    unreliable, say so in ``note``) turns a firm verdict into ``inconclusive``;
+    ``untestable`` (a reason) makes the verdict ``untestable`` and starts the note.
     """
     if not claim_id.startswith(f"{study.split('_')[0]}."):
         raise ValueError(f"claim_id {claim_id!r} must start with the study prefix "
@@ -224,12 +295,38 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     if not isinstance(privacy_unit, str) or not privacy_unit.strip():
         raise ValueError(f"privacy_unit of claim {claim_id!r} must name whom the privacy "
                          f"statements protect, got {privacy_unit!r}")
-    return {"study": study, "claim_id": claim_id, "claim": claim, "source": source,
+    if claim_origin is None:
+        claim_origin = "beyond" if source.lower().startswith(BEYOND) else "paper"
+    if claim_origin not in CLAIM_ORIGINS:
+        raise ValueError(f"claim_origin of claim {claim_id!r} must be one of {CLAIM_ORIGINS}, "
+                         f"got {claim_origin!r}")
+    if claim_origin == "beyond" and not source.lower().startswith(BEYOND):
+        source = f"{BEYOND} ({source})" if source else BEYOND
+    bad = sorted(set(filter(None, str(data_origin).split(","))) - set(DATA_ORIGINS))
+    if bad:
+        raise ValueError(f"data_origin of claim {claim_id!r}: {bad} not among {DATA_ORIGINS}")
+    half = double = ""
+    if criterion_at is not None:
+        if tolerance is None or not tolerance > 0:
+            raise ValueError(f"claim {claim_id!r}: criterion_at needs a tolerance > 0")
+        criterion = criterion_at(tolerance)
+        half = verdict(ci_lower, ci_upper, criterion_at(tolerance / 2), units)
+        double = verdict(ci_lower, ci_upper, criterion_at(tolerance * 2), units)
+    result = verdict(ci_lower, ci_upper, criterion, units)
+    if untestable:
+        result, note = "untestable", f"untestable: {untestable}" + (f"; {note}" if note else "")
+    elif not reliable and result in ("holds", "fails"):
+        result = "inconclusive"
+        note = ("inconclusive: the row's own interval is unreliable"
+                + (f"; {note}" if note else ""))
+    return {"study": study, "claim_id": claim_id, "claim": claim,
+            "claim_origin": claim_origin, "source": source, "data_origin": data_origin,
             "statistic": statistic, "paper_value": paper_value,
             "reproduced_value": float(reproduced_value), "ci_lower": float(ci_lower),
             "ci_upper": float(ci_upper), "ci_method": ci_method, "level": float(level),
-            "privacy_unit": privacy_unit, "criterion": criterion,
-            "verdict": verdict(ci_lower, ci_upper, criterion, units), "note": note}
+            "privacy_unit": privacy_unit, "criterion": criterion, "verdict": result,
+            "verdict_half_tolerance": half, "verdict_double_tolerance": double,
+            "note": note}
 
 
 def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:

@@ -230,9 +230,9 @@ def footer(fig, text: str, *, fontsize: float = 7) -> None:
     fig.text(0.01, 0.005, text, fontsize=fontsize, color="0.35", ha="left", va="bottom")
 
 
-def wrapped_footer(fig, text: str) -> None:
+def wrapped_footer(fig, text: str, *, fontsize: float = 7) -> None:
     """:func:`footer` wrapped to the figure's width (a long line would widen the saved file)."""
-    footer(fig, _wrapped(fig, text))
+    footer(fig, _wrapped(fig, text, fontsize), fontsize=fontsize)
 
 
 def _wrapped(fig, text: str, fontsize: float = 7) -> str:
