@@ -103,6 +103,26 @@ STUDY_TARGETS["rrr_survival"] = [
     *RRR_BANDS,
     *RRR_UTILITY,
 ]
+# Cox regression on the released group (beyond the paper): the study's cohorts and the
+# Cox-only ones (rrr_survival.cox.extra_datasets, e.g. simulations with known hazard ratios)
+RRR_COX = RRR["cox"]
+RRR_COX_COHORTS = rrr_plan.cox_specs(config)
+RRR_COX_FITS = "results/rrr_survival/cox/{dataset}/fits.parquet"
+RRR_COX_TABLE = f"{RRR_DIR}/tables/cox.csv"
+RRR_COX_DRAWS = f"{RRR_DIR}/tables/cox_draws.parquet"
+RRR_COX_FOREST = f"{RRR_DIR}/figures/cox_forest_{{dataset}}.{{ext}}"
+RRR_COX_BIAS = [f"{RRR_DIR}/figures/cox_bias_coverage.{ext}" for ext in ("pdf", "png")]
+RRR_COX_PARAMS = {
+    "groups": {d: list(s.groups) for d, s in RRR_COX_COHORTS.items()},
+    "privacy_unit": {d: s.privacy_unit for d, s in RRR_COX_COHORTS.items()},
+    "data_origin": {d: s.origin for d, s in RRR_COX_COHORTS.items()},
+}
+STUDY_TARGETS["rrr_survival"] += [
+    RRR_COX_TABLE,
+    RRR_COX_DRAWS,
+    *expand(RRR_COX_FOREST, dataset=list(RRR_COX_COHORTS), ext=("pdf", "png")),
+    *RRR_COX_BIAS,
+]
 
 
 # the non-private references of every cohort in one job: each costs less than a job's
@@ -361,6 +381,9 @@ rule rrr_claims_table:
             [r for r in RRR_ALL if r["mechanism"] == "original"],
             "logrank_permuted.csv",
         ),
+        # the Cox claims
+        cox=RRR_COX_TABLE,
+        cox_draws=RRR_COX_DRAWS,
     output:
         table=RRR_CLAIMS,
         prov=prov(RRR_CLAIMS),
@@ -501,6 +524,136 @@ rule rrr_utility:
         data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
+
+
+# Cox fits of one cohort: the original (reference) and every estimator on every RRR release
+# (the releases' own label draws, regenerated from their streams), all draws
+rule rrr_cox:
+    input:
+        cohort="results/data/cohorts/{dataset}.parquet",
+    output:
+        fits=RRR_COX_FITS,
+        prov=prov(RRR_COX_FITS),
+    log:
+        "results/logs/rrr_cox/{dataset}.log",
+    benchmark:
+        "results/benchmarks/rrr_cox/{dataset}.tsv"
+    priority: 45
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=2000,
+        runtime=20,
+    params:
+        library_code=library_code("rrr_cox.py"),
+        groups=lambda wc: list(RRR_COX_COHORTS[wc.dataset].groups),
+        covariates=lambda wc: list(RRR_COX_COHORTS[wc.dataset].covariates),
+        releases=rrr_plan.cox_releases(config),
+        draws=RRR["draws"],
+        seed=config["seed"],
+        estimators=RRR_COX["estimators"],
+        simex_replicates=RRR_COX["simex_replicates"],
+        lambdas=RRR_COX["lambdas"],
+        tau_at_risk=RRR_COX["tau_at_risk"],
+        clustered=lambda wc: RRR_COX_COHORTS[wc.dataset].rows_per_person > 1,
+        privacy_unit=lambda wc: RRR_COX_COHORTS[wc.dataset].privacy_unit,
+        data_origin=lambda wc: RRR_COX_COHORTS[wc.dataset].origin,
+    script:
+        "../../scripts/rrr_cox.py"
+
+
+rule rrr_cox_table:
+    input:
+        fits=expand(RRR_COX_FITS, dataset=list(RRR_COX_COHORTS)),
+    output:
+        table=RRR_COX_TABLE,
+        draws=RRR_COX_DRAWS,
+        prov=[prov(RRR_COX_TABLE), prov(RRR_COX_DRAWS)],
+    log:
+        "results/logs/rrr_cox_table/rrr_cox_table.log",
+    priority: TABLE_PRIORITY
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        **RRR_COX_PARAMS,
+        library_code=library_code("rrr_cox_table.py"),
+        true_log_hr={
+            d: {
+                f"{g} vs {s.groups[0]}": v for g, v in s.true_log_hazard_ratios.items()
+            }
+            for d, s in RRR_COX_COHORTS.items()
+            if s.true_log_hazard_ratios
+        },
+    script:
+        "../../scripts/rrr_cox_table.py"
+
+
+rule rrr_cox_forest_figure:
+    input:
+        table=RRR_COX_TABLE,
+    output:
+        figure=report(
+            expand(RRR_COX_FOREST, ext=("pdf", "png"), allow_missing=True),
+            caption="../report/rrr_cox.rst",
+            category="rrr_survival",
+            subcategory="{dataset}",
+        ),
+        prov=[
+            prov(path)
+            for path in expand(RRR_COX_FOREST, ext=("pdf", "png"), allow_missing=True)
+        ],
+    log:
+        "results/logs/rrr_cox_forest_figure/{dataset}.log",
+    conda:
+        "../../envs/plotting.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        **RRR_COX_PARAMS,
+        library_code=library_code("rrr_cox_plot.py"),
+        figure="forest",
+        calibration=RRR["calibration"],
+        titles={d: s.display_title for d, s in RRR_COX_COHORTS.items()},
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/rrr_cox_plot.py"
+
+
+rule rrr_cox_bias_coverage_figure:
+    input:
+        table=RRR_COX_TABLE,
+    output:
+        figure=report(
+            RRR_COX_BIAS,
+            caption="../report/rrr_cox.rst",
+            category="rrr_survival",
+            subcategory="all cohorts",
+        ),
+        prov=[prov(path) for path in RRR_COX_BIAS],
+    log:
+        "results/logs/rrr_cox_bias_coverage_figure/rrr_cox_bias_coverage_figure.log",
+    conda:
+        "../../envs/plotting.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        **RRR_COX_PARAMS,
+        library_code=library_code("rrr_cox_plot.py"),
+        figure="bias_coverage",
+        calibration=RRR["calibration"],
+        titles={d: s.display_title for d, s in RRR_COX_COHORTS.items()},
+        dpi=config["figures"]["dpi"],
+    script:
+        "../../scripts/rrr_cox_plot.py"
 
 
 rule rrr_survival:

@@ -102,14 +102,18 @@ def check_cohort_tables(config: Mapping, *, workflow_dir: str | Path,
     Returns
     -------
     CohortTableCheck
-        One problem per unusable cohort (the first thing wrong with it) and the
-        warnings of the usable ones; cohorts whose configuration is invalid are
-        left to :func:`cohort_config_problems`.
+        One problem per unusable cohort (the first thing wrong with it: also a declared
+        covariate column that is missing, non-numeric or incomplete, named
+        ``datasets.<name>.covariates``) and the warnings of the usable ones; cohorts
+        whose configuration is invalid are left to :func:`cohort_config_problems`.
     """
     check = CohortTableCheck()
     if cohort_config_problems(config, study):
         return check
-    for name in (config.get(study) or {}).get("datasets") or []:
+    section = config.get(study) or {}
+    names = [*(section.get("datasets") or []),
+             *((section.get("cox") or {}).get("extra_datasets") or [])]
+    for name in dict.fromkeys(names):
         raw_spec = config["datasets"][name]
         spec = CohortSpec.from_config(name, raw_spec)
         if spec.origin == "real" and not spec.horizon:

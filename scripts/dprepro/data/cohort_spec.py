@@ -22,7 +22,17 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
-from dprepro.data.cohorts import check_survival_frame, read_csv_checked, synthetic_ipssr_cohort
+from dprepro.data.cohort_options import (
+    cohort_option_problems,
+    covariate_columns,
+    simulation_settings,
+)
+from dprepro.data.cohorts import (
+    check_survival_frame,
+    read_csv_checked,
+    simulated_cox_cohort,
+    synthetic_ipssr_cohort,
+)
 from dprepro.runtime.io import sha256_of
 from dprepro.runtime.seeds import seed_record, seed_sequence
 
@@ -40,7 +50,7 @@ __all__ = [
 ]
 
 #: Where a cohort's table can come from.
-SOURCES = ("synthetic", "bundled", "file", "url", "cbioportal", "package")
+SOURCES = ("synthetic", "bundled", "file", "url", "cbioportal", "package", "simulation")
 _COLUMN_ROLES = ("id", "time", "status", "group")
 #: What a cohort's data may be (``""``: by its source, see :attr:`CohortSpec.origin`).
 DATA_ORIGINS = ("", "real", "synthetic", "simulation")
@@ -53,7 +63,7 @@ _SPEC_DEFAULTS = {
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
     "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "lnte_grid_bins": 0,
-    "endpoint": "", "data_origin": "",
+    "endpoint": "", "data_origin": "", "covariates": [], "simulation": {},
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
         "types": {"group": "SAMPLE", "time": "PATIENT", "status": "PATIENT"},
@@ -123,6 +133,12 @@ class CohortSpec:
     endpoint : str
         What the time measures (``overall survival``, ``recurrence-free
         survival``, ``time to infection recurrence``): figure axes and titles.
+    covariates : tuple
+        Numeric, non-private columns kept in the cohort table (in this order) for the
+        adjusted Cox models; none by default (the table is then id, group, time, event).
+    simulation : mapping
+        ``n``, ``hazard_ratios``, ``baseline_rate``, ``censoring_rate``, ``follow_up``
+        and ``stream`` of a ``simulation`` source (:func:`simulation_settings`).
     """
 
     name: str
@@ -152,6 +168,8 @@ class CohortSpec:
     lnte_grid_bins: int = 0
     endpoint: str = ""
     data_origin: str = ""
+    covariates: tuple = ()
+    simulation: Mapping = field(default_factory=dict)
 
     @classmethod
     def from_config(cls, name: str, spec: Mapping) -> CohortSpec:
@@ -189,7 +207,9 @@ class CohortSpec:
                    horizon=float(merged["horizon"]),
                    lnte_grid_bins=int(merged["lnte_grid_bins"]),
                    endpoint=str(merged["endpoint"]),
-                   data_origin=str(merged["data_origin"]))
+                   data_origin=str(merged["data_origin"]),
+                   covariates=tuple(str(c) for c in merged["covariates"] or ()),
+                   simulation=simulation_settings(merged["simulation"] or {}))
 
     @property
     def display_title(self) -> str:
@@ -206,7 +226,18 @@ class CohortSpec:
         ``synthetic`` for the generated stand-in and ``real`` for every table of records."""
         if self.data_origin:
             return self.data_origin
-        return "synthetic" if self.source == "synthetic" else "real"
+        return {"synthetic": "synthetic", "simulation": "simulation"}.get(self.source, "real")
+
+    @property
+    def true_log_hazard_ratios(self) -> dict:
+        """Group -> true log hazard ratio against the first group (``simulation`` source
+        only; empty otherwise)."""
+        if self.source != "simulation":
+            return {}
+        return {g: float(np.log(h)) for g, h in zip(self.groups,
+                                                    self.simulation["hazard_ratios"],
+                                                    strict=True)}
+
 
 
 def _cbioportal_options(options: Mapping) -> dict:
@@ -264,6 +295,7 @@ def _spec_problems(name: str, spec) -> list[str]:
         problems.append(f"config key '{key}.data_origin': got {spec['data_origin']!r}, "
                         f"expected one of {list(DATA_ORIGINS)} ('' = real, or synthetic "
                         "for source synthetic)")
+    problems += cohort_option_problems(key, spec, columns)
     if spec.get("missing_groups", "error") not in ("error", "drop"):
         problems.append(f"config key '{key}.missing_groups': got {spec['missing_groups']!r}, "
                         "expected 'error' or 'drop'")
@@ -290,15 +322,20 @@ def _spec_problems(name: str, spec) -> list[str]:
 def cohort_config_problems(config: Mapping, study: str = "rrr_survival") -> list[str]:
     """Every problem of the cohorts a study names, one line each naming the key.
 
-    Checked before any job runs: each name in ``<study>.datasets`` must be an
-    entry under ``datasets`` whose spec is complete for its source.
+    Checked before any job runs: each name in ``<study>.datasets`` (and in
+    ``<study>.cox.extra_datasets``, the cohorts only the Cox analysis reads) must be
+    an entry under ``datasets`` whose spec is complete for its source.
     """
-    names = list((config.get(study) or {}).get("datasets") or [])
+    section = config.get(study) or {}
+    extra = list((section.get("cox") or {}).get("extra_datasets") or [])
+    keys = [f"{study}.datasets[{i}]" for i in range(len(section.get("datasets") or []))]
+    keys += [f"{study}.cox.extra_datasets[{i}]" for i in range(len(extra))]
+    names = list(section.get("datasets") or []) + extra
     datasets = config.get("datasets") or {}
     problems = []
-    for i, name in enumerate(names):
+    for key, name in zip(keys, names, strict=True):
         if name not in datasets:
-            problems.append(f"config key '{study}.datasets[{i}]': {name!r} has no entry under "
+            problems.append(f"config key '{key}': {name!r} has no entry under "
                             f"'datasets' (have {sorted(datasets)}); add datasets.{name} with "
                             "its source and columns")
             continue
@@ -307,7 +344,7 @@ def cohort_config_problems(config: Mapping, study: str = "rrr_survival") -> list
         if isinstance(spec, Mapping) and not spec.get("groups"):
             problems.append(
                 f"config key 'datasets.{name}.groups': not set, but the cohort is in "
-                f"'{study}.datasets'; randomized response draws each label from a public "
+                f"'{key.split('[')[0]}'; randomized response draws each label from a public "
                 "set fixed in advance (its size k sets the true ε), so list every group a "
                 "patient may have, present in the data or not (e.g. groups: [control, "
                 "treated]); the list is also the order of the tables and figures")
@@ -487,9 +524,15 @@ def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.Dat
     moved = raw.map(_label_key) != tidy["group"].astype(str).map(_label_key)
     merged = (raw[moved] + " -> " + tidy["group"][moved].astype(str)).value_counts()
     out = tidy.assign(id=ids)[["id", "group", "time", "event"]]
+    if spec.covariates:
+        # the declared covariates follow the four columns (none: the table is unchanged)
+        values = covariate_columns(frame, name=spec.name, covariates=spec.covariates,
+                                   source=source)
+        for column in spec.covariates:
+            out[column] = values[column].to_numpy()
     out.attrs["dropped_missing_group"] = dropped
     out.attrs["merged_groups"] = {str(k): int(v) for k, v in merged.sort_index().items()}
-    used = set(needed) | set(spec.group_indicators)
+    used = set(needed) | set(spec.group_indicators) | set(spec.covariates)
     out.attrs["ignored_columns"] = [str(c) for c in frame.columns if c not in used]
     return out
 
@@ -564,6 +607,19 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
         seeds = seed_record(seed, "rrr_survival", stream, 1)
         frame = tidy_cohort(raw.rename(columns={"event": "status"}),
                             _with_columns(spec, id="", status="status"), source="synthetic")
+    elif spec.source == "simulation":
+        sim = spec.simulation
+        stream = sim["stream"] or f"cohort/{spec.name}"
+        rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
+        raw = simulated_cox_cohort(rng, n=sim["n"], groups=spec.groups,
+                                   hazard_ratios=sim["hazard_ratios"],
+                                   baseline_rate=float(sim["baseline_rate"]),
+                                   censoring_rate=float(sim["censoring_rate"]),
+                                   follow_up=float(sim["follow_up"]))
+        seeds = seed_record(seed, "rrr_survival", stream, 1)
+        summary = {"simulation": dict(sim)}
+        frame = tidy_cohort(raw.rename(columns={"event": "status"}),
+                            _with_columns(spec, id="", status="status"), source="simulation")
     elif spec.source == "cbioportal":
         import json
 
@@ -626,4 +682,4 @@ def single_group_message(spec: CohortSpec, present) -> str:
 def _with_columns(spec: CohortSpec, **roles) -> CohortSpec:
     """The spec with the column map of a table the library built itself."""
     return replace(spec, columns={"time": "time", "group": "group", **roles},
-                   event_values=(1,), censored_values=(0,), time_divisor=1.0)
+                   event_values=(1,), censored_values=(0,), time_divisor=1.0, covariates=())

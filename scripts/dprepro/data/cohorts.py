@@ -29,6 +29,7 @@ __all__ = [
     "check_survival_frame",
     "load_kidney",
     "read_csv_checked",
+    "simulated_cox_cohort",
     "synthetic_ipssr_cohort",
 ]
 
@@ -349,3 +350,43 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
     if frame.empty:
         raise ValueError(f"{source}: no rows")
     return frame
+
+
+def simulated_cox_cohort(rng: np.random.Generator, *, n: int, groups, hazard_ratios,
+                         baseline_rate: float, censoring_rate: float,
+                         follow_up: float = 0.0) -> pd.DataFrame:
+    r"""A cohort from a proportional-hazards model with known hazard ratios.
+
+    ``n`` patients are split over ``groups`` as evenly as possible (group
+    ``g`` of patient ``i`` is ``i mod k``, then shuffled), event times are
+    exponential with rate :math:`\lambda_0 h_g` (``baseline_rate`` times the
+    group's ``hazard_ratios`` entry, the first group's being 1), censoring
+    times exponential with rate ``censoring_rate`` (0: none) independent of
+    the group, and follow-up ends at ``follow_up`` (0: never). So the true log
+    hazard ratio of group ``g`` against the first is :math:`\log h_g`, the
+    value a Cox fit of the cohort estimates.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``group`` (str), ``time`` (float), ``event`` (int 0/1), one row per patient.
+    """
+    groups = [str(g) for g in groups]
+    ratios = np.asarray(hazard_ratios, dtype=float)
+    if len(groups) < 2 or ratios.shape != (len(groups),):
+        raise ValueError(f"hazard_ratios must give one ratio per group {groups}, got "
+                         f"{list(ratios)}")
+    if not (np.all(ratios > 0) and np.all(np.isfinite(ratios)) and ratios[0] == 1):
+        raise ValueError(f"hazard_ratios must be finite and > 0 with the first (reference) "
+                         f"group's equal to 1, got {list(ratios)}")
+    if int(n) < 2 * len(groups) or not baseline_rate > 0 or not censoring_rate >= 0:
+        raise ValueError("need n >= 2 per group, baseline_rate > 0 and censoring_rate >= 0")
+    codes = rng.permutation(np.arange(int(n)) % len(groups))
+    event_time = rng.exponential(1.0, int(n)) / (baseline_rate * ratios[codes])
+    censor = (rng.exponential(1.0 / censoring_rate, int(n)) if censoring_rate > 0
+              else np.full(int(n), np.inf))
+    if follow_up > 0:
+        censor = np.minimum(censor, follow_up)
+    return pd.DataFrame({"group": np.asarray(groups, dtype=object)[codes],
+                         "time": np.minimum(event_time, censor),
+                         "event": (event_time <= censor).astype(int)})

@@ -43,7 +43,9 @@ def run_config_subset(config: Mapping, rule: str | None) -> dict:
     elif rule.startswith(("rrr_", "cbioportal_")):
         study = config.get("rrr_survival") or {}
         out["rrr_survival"] = study
-        out["datasets"] = {name: datasets.get(name) for name in study.get("datasets", [])}
+        # with the cohorts only the Cox analysis reads (rrr_survival.cox.extra_datasets)
+        names = [*study.get("datasets", []), *(study.get("cox") or {}).get("extra_datasets", [])]
+        out["datasets"] = {name: datasets.get(name) for name in dict.fromkeys(names)}
     elif rule.startswith(("repr_", "gdsc_", "depmap_", "tcga_")):
         out["repr_transfer"] = config.get("repr_transfer")
         out["datasets"] = {name: datasets.get(name) for name in REPR_DATASETS

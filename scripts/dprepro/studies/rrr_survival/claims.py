@@ -64,6 +64,7 @@ from scipy import special
 from dprepro.claims.table import bootstrap_interval, claim_row, claims_frame
 from dprepro.runtime.io import read_table
 from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK, sup_distances
+from dprepro.studies.rrr_survival.cox import POWER, Z95, main_term
 from dprepro.studies.rrr_survival.outputs import GROUP_COLUMNS, distances_by_release
 from dprepro.studies.rrr_survival.releases import release_record
 
@@ -221,7 +222,8 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
     (the sup-distance table written with the utility table) or instead ``curves`` (one
     per release; the distances are then computed here), ``logrank`` (one per release
     of ``logrank_releases``) and ``permuted`` (the permuted-label log-rank reference
-    of each original release, in the order of ``releases``); ``clustered`` names the
+    of each original release, in the order of ``releases``), optionally ``cox`` and
+    ``cox_draws`` (``cox.csv``, ``cox_draws.parquet``: :func:`cox_claims`); ``clustered`` names the
     cohorts with several rows per person, whose conclusions use the
     cluster-robust log-rank test.
     """
@@ -396,6 +398,9 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                 f"ε = {low:g} (mean sup-distance over groups)",
                 note=note("rrr", high, extra=f"; at ε = {low:g} true ε "
                           f"{true_eps('rrr', low):.3f}")))
+    if "cox" in dict(inputs.items()):
+        rows += cox_claims(read_table(inputs["cox"]), read_table(inputs["cox_draws"]),
+                           calibration=published)
     return claims_frame(rows)
 
 
@@ -404,3 +409,126 @@ def _grid_calibration(releases, dataset) -> str:
         if r["dataset"] == dataset and r["mechanism"] == "lnte_grid":
             return r["calibration"]
     return ""
+
+
+#: Source of the Cox claims: the paper names Cox regression as future work.
+COX_SOURCE = f"{SOURCE}, Conclusions (future work)"
+
+
+def cox_claims(table: pd.DataFrame, draws: pd.DataFrame, *, calibration: str) -> list[dict]:
+    r"""The Cox claims of every cohort and ε at ``calibration`` (docs/rrr_survival.md).
+
+    ``rrr.cox_naive_attenuated``: per draw the attenuation factor
+    :math:`\sum_j s_j \hat\beta^{naive}_j / \sum_j |\hat\beta^{orig}_j|` over the group
+    terms (:math:`s_j` the original's sign; 1 = none, 0 = all), its mean with a normal
+    Monte Carlo interval, < 1. ``rrr.cox_corrected_unbiased``: relative bias of the
+    corrected score's main contrast (:func:`~dprepro.studies.rrr_survival.cox.main_term`)
+    against the true log HR (simulation cohorts; the interval is widened by the original
+    fit's SE, the cohort's own sampling error) or the original fit (real), within ±0.1.
+    ``rrr.cox_corrected_coverage``: share of draws whose 95 % interval of the main
+    contrast covers that reference (Clopper–Pearson), >= 0.9.
+    ``rrr.cox_patients_needed``: persons needed
+    (:func:`~dprepro.studies.rrr_survival.cox.patients_needed`), the largest over the
+    original's significant group terms, at most the cohort's (no row when none is
+    significant).
+    """
+    rows = []
+    group = draws["term"].str.contains(" vs ", regex=False)
+    for d in dict.fromkeys(table["dataset"]):
+        mine = table[table["dataset"] == d]
+        origin, unit = mine["data_origin"].iloc[0], mine["privacy_unit"].iloc[0]
+        simulated = bool(np.isfinite(mine["true_log_hr"]).any())
+        term = main_term(table, d)[0]
+        original = mine[mine["estimator"] == "original"].set_index("term")
+        against = "the true log HR" if simulated else (
+            "the original fit (true labels, events after τ censored, as the corrected score)")
+        signs = original.loc[original.index.str.contains(" vs ", regex=False), "log_hr"].dropna()
+        for e in sorted(mine.loc[mine["mechanism"] == "rrr", "epsilon"].unique()):
+            tag, at = f"{d}.eps{e:g}", f"({d}, ε = {e:g}, {calibration} calibration)"
+            sel = ((draws["dataset"] == d) & (draws["epsilon"] == e)
+                   & (draws["calibration"] == calibration) & group & draws["converged"])
+            rel = mine[(mine["epsilon"] == e) & (mine["calibration"] == calibration)]
+            if not len(rel):
+                continue
+            note = (f"beyond the paper (its future work); {_origin_text(origin)}; RRR "
+                    f"{calibration} calibration: stated ε {e:g}, true ε "
+                    f"{rel['true_epsilon'].iloc[0]:.3f}; the Cox fit is post-processing of "
+                    "the RRR release (same guarantee)")
+
+            def row(name, claim, statistic, value, lo, hi, method, criterion, extra,
+                    unit=unit, tag=tag, note=note, origin=origin, **tolerance):
+                return claim_row(study=STUDY, privacy_unit=unit, claim_id=f"rrr.{name}.{tag}",
+                                 claim=claim, source=COX_SOURCE, claim_origin="beyond",
+                                 data_origin=origin, statistic=statistic,
+                                 reproduced_value=value, ci_lower=lo, ci_upper=hi,
+                                 ci_method=method, criterion=criterion, note=note + extra,
+                                 **tolerance)
+            naive = draws[sel & (draws["estimator"] == "naive")]
+            if len(naive) > 1 and len(signs):
+                wide = naive.pivot(index="draw", columns="term", values="log_hr")[signs.index]
+                factor = (wide * np.sign(signs)).sum(axis=1) / signs.abs().sum()
+                m, h = factor.mean(), Z95 * factor.std(ddof=1) / np.sqrt(len(factor))
+                rows.append(row(
+                    "cox_naive_attenuated", f"The naive Cox fit on RRR labels is attenuated "
+                    f"towards 0 {at}", "attenuation factor: the naive group log HRs signed as "
+                    "the original's, summed, over the sum of |original log HR| (1 = none, "
+                    "0 = all), mean over draws", m, m - h, m + h,
+                    "normal Monte Carlo interval over draws", "< 1",
+                    f"; {len(factor)} draws; original log HRs "
+                    + ", ".join(f"{k} {v:.3f}" for k, v in signs.items())))
+            cs = draws[(draws["dataset"] == d) & (draws["epsilon"] == e)
+                       & (draws["calibration"] == calibration) & (draws["term"] == term)
+                       & (draws["estimator"] == "corrected_score")]
+            ok = cs[cs["converged"]]
+            if len(cs):
+                fit = rel[(rel["estimator"] == "corrected_score") & (rel["term"] == term)]
+                ref = float(fit["true_log_hr" if simulated else "original_log_hr"].iloc[0])
+                orig_se = float(fit["original_se"].iloc[0])
+            if len(ok) > 1:
+                spread = np.sqrt(ok["log_hr"].var(ddof=1) / len(ok)
+                                 + (orig_se ** 2 if simulated else 0.0))
+                value = (ok["log_hr"].mean() - ref) / abs(ref)
+                h = Z95 * spread / abs(ref)
+                rows.append(row(
+                    "cox_corrected_unbiased", f"The corrected-score Cox fit of {term} is "
+                    f"unbiased {at}", f"relative bias of the mean corrected log HR against "
+                    f"{against} ({ref:.3f})", value, value - h, value + h,
+                    "normal Monte Carlo interval over converged draws" + (
+                        ", widened by the original fit's SE (the cohort's sampling error)"
+                        if simulated else ""), None,
+                    f"; {len(ok)} of {len(cs)} draws converged; ±0.1 (a tenth of the "
+                    "effect) is our tolerance", tolerance=0.1,
+                    criterion_at=lambda t: f"within [{-t:g}, {t:g}]"))
+            if len(cs):
+                hits = (cs["ci_lower"] <= ref) & (ref <= cs["ci_upper"])
+                value, lo, hi = share_interval(int(hits.sum()), len(cs))
+                rows.append(row(
+                    "cox_corrected_coverage", f"The corrected-score 95% intervals of {term} "
+                    f"cover at about the nominal rate {at}", f"share of draws whose interval "
+                    f"covers {against} ({ref:.3f}; a draw without a fit covers nothing)",
+                    value, lo, hi, "Clopper-Pearson (exact binomial) over draws", None,
+                    f"; {len(ok)} of {len(cs)} draws converged; an interval holds sampling and "
+                    "privacy variance, so on one fixed cohort it covers its own original fit "
+                    "at least nominally; 0.05 below the nominal 0.95 is our tolerance",
+                    tolerance=0.05, criterion_at=lambda t: f">= {0.95 - t:g}"))
+            need = rel[(rel["estimator"] == "corrected_score")
+                       & rel["term"].str.contains(" vs ", regex=False)]
+            need = need[np.isfinite(need["patients_needed"])]
+            if len(need):
+                worst = need.loc[need["patients_needed"].idxmax()]
+                se = draws[sel & (draws["estimator"] == "corrected_score")
+                           & (draws["term"] == worst["term"])]["se"]
+                h = Z95 * se.std(ddof=1) / np.sqrt(len(se)) if len(se) > 1 else np.inf
+                scale = worst["patients_needed"] / worst["se_mean"] ** 2
+                persons = int(worst["persons"])
+                rows.append(row(
+                    "cox_patients_needed", f"The cohort has enough persons for the corrected "
+                    f"Cox fit to keep the original's conclusions (sign and 5% significance) "
+                    f"{at}", f"persons needed for {POWER:.0%} power with the SE scaled as "
+                    f"1/sqrt(n), largest over the original's significant group terms "
+                    f"({worst['term']})", worst["patients_needed"],
+                    scale * max(worst["se_mean"] - h, 0.0) ** 2,
+                    scale * (worst["se_mean"] + h) ** 2,
+                    "normal Monte Carlo interval of the mean SE over draws, squared",
+                    f"<= {persons}", f"; the cohort has {persons} persons"))
+    return rows

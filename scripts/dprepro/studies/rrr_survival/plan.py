@@ -29,6 +29,8 @@ __all__ = [
     "cohort_priority",
     "cohort_params",
     "cohort_specs",
+    "cox_releases",
+    "cox_specs",
     "release_files",
     "release_name",
     "releases",
@@ -43,6 +45,19 @@ def cohort_specs(config: Mapping) -> dict[str, CohortSpec]:
     """The study's cohorts, validated (names from ``rrr_survival.datasets``)."""
     return {d: CohortSpec.from_config(d, config["datasets"][d])
             for d in config["rrr_survival"]["datasets"]}
+
+
+def cox_specs(config: Mapping) -> dict[str, CohortSpec]:
+    """The Cox analysis' cohorts: the study's, then ``rrr_survival.cox.extra_datasets``."""
+    rrr = config["rrr_survival"]
+    names = dict.fromkeys([*rrr["datasets"], *(rrr.get("cox") or {}).get("extra_datasets", [])])
+    return {d: CohortSpec.from_config(d, config["datasets"][d]) for d in names}
+
+
+def cox_releases(config: Mapping) -> list[list]:
+    """``[ε, calibration]`` of every RRR release the Cox models are fitted to."""
+    return [[float(e), c] for c in rrr_calibrations(config)
+            for e in config["rrr_survival"]["epsilons"]]
 
 
 def cohort_params(spec: CohortSpec) -> dict:
