@@ -52,8 +52,12 @@ def claims_figure(claims: pd.DataFrame, *, title: str = ""):
     boxes, colors, lines, points = [], [], [], []
     for i, row in enumerate(claims.itertuples()):
         crit = Criterion.parse(row.criterion)
-        values = [row.reproduced_value, row.ci_lower, row.ci_upper]
-        values += [v for v in (crit.lower, crit.upper) if np.isfinite(v)]
+        # infinite ends (a privacy loss with no finite bound) sit at the row's edge; a row
+        # without a number (an untestable statement) shows its criterion and verdict only
+        values = [v for v in (row.reproduced_value, row.ci_lower, row.ci_upper, crit.lower,
+                              crit.upper) if np.isfinite(v)]
+        if not values:
+            values = [0.0]
         low, high = min(values), max(values)
         pad = 0.15 * (high - low) if high > low else 0.5 * max(abs(high), 1e-3)
         low, high = low - pad, high + pad
@@ -67,8 +71,12 @@ def claims_figure(claims: pd.DataFrame, *, title: str = ""):
             boxes.append([(left, y - 0.38), (right, y - 0.38), (right, y + 0.38),
                           (left, y + 0.38)])
         colors.append(_VERDICT_COLORS[row.verdict])
-        lines.append((y, unit(row.ci_lower), unit(row.ci_upper)))
-        points.append((unit(row.reproduced_value), y))
+        if np.isnan(row.ci_lower) or np.isnan(row.ci_upper):
+            lines.append((y, np.nan, np.nan))
+            points.append((np.nan, y))
+        else:
+            lines.append((y, unit(row.ci_lower), unit(row.ci_upper)))
+            points.append((unit(row.reproduced_value), y))
         ax.text(-0.005, y, f"{low:.3g}", ha="right", va="center", fontsize=5, color="0.4")
         ax.text(1.005, y, f"{high:.3g}", ha="left", va="center", fontsize=5, color="0.4")
         ax.text(1.09, y, row.verdict, ha="left", va="center", fontsize=6, color=colors[-1])

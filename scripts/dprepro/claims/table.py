@@ -310,9 +310,12 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
         if tolerance is None or not tolerance > 0:
             raise ValueError(f"claim {claim_id!r}: criterion_at needs a tolerance > 0")
         criterion = criterion_at(tolerance)
-        half = verdict(ci_lower, ci_upper, criterion_at(tolerance / 2), units)
-        double = verdict(ci_lower, ci_upper, criterion_at(tolerance * 2), units)
-    result = verdict(ci_lower, ci_upper, criterion, units)
+        if not untestable:
+            half = verdict(ci_lower, ci_upper, criterion_at(tolerance / 2), units)
+            double = verdict(ci_lower, ci_upper, criterion_at(tolerance * 2), units)
+    Criterion.parse(criterion)
+    # an untestable statement may have no number at all (NaN): nothing to decide
+    result = "untestable" if untestable else verdict(ci_lower, ci_upper, criterion, units)
     if untestable:
         result, note = "untestable", f"untestable: {untestable}" + (f"; {note}" if note else "")
     elif not reliable and result in ("holds", "fails"):
