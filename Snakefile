@@ -23,4 +23,13 @@ rule all:
         [path for study in config["studies"] for path in STUDY_TARGETS[study]],
         CLAIMS_TARGETS,
         REPORT_TABLE_TARGETS,
+        RUN_MANIFEST,
     localrule: True
+
+
+# A named run moves into runs/<run_name>/ once every check above has passed (a refused
+# run leaves no folder behind); the configuration files are named absolutely first, as
+# the report reads them again from the run's folder.
+if RUN_DIRECTORY and workflow.overwrite_workdir is None:
+    workflow.configfiles[:] = [os.path.abspath(f) for f in workflow.configfiles]
+    workflow.workdir(os.path.join(LAUNCH_DIR, RUN_DIRECTORY))

@@ -42,11 +42,18 @@ def shipped_config(configfile: str) -> dict:
     return fill_defaults(config, SCHEMA)
 
 
+class Wildcards(SimpleNamespace):
+    """Snakemake's wildcards: attributes, and ``get`` as on its Namedlist."""
+
+    def get(self, name, default=None):
+        return getattr(self, name, default)
+
+
 def rendered(caption: Path, configfile: str, wildcards: dict) -> str:
     config = shipped_config(configfile)
     kind = "drug" if wildcards["figure"].startswith("drug") else "cancer_type"
     snakemake = SimpleNamespace(
-        wildcards=SimpleNamespace(**wildcards), config=config,
+        wildcards=Wildcards(**wildcards), config=config,
         params=SimpleNamespace(privacy=figure_privacy_text(kind, wildcards["pipeline"],
                                                            variant="paper")))
     return jinja2.Template(caption.read_text()).render(snakemake=snakemake)

@@ -46,12 +46,11 @@ check_config(config, SCHEMA_SPEC)
 fill_defaults(config, SCHEMA_SPEC)
 
 # A named run lives in runs/<run_name>/ (results, logs, Snakemake's records), apart from
-# every other configuration's; relative cohort paths still mean the launch directory.
+# every other configuration's; relative cohort paths still mean the launch directory. The
+# Snakefile moves there after every check (a refused run leaves no folder).
 LAUNCH_DIR = os.getcwd()
 RUN_DIRECTORY = run_directory(config)
-if RUN_DIRECTORY and workflow.overwrite_workdir is None:
-    workflow.workdir(os.path.join(LAUNCH_DIR, RUN_DIRECTORY))
-elif RUN_DIRECTORY:
+if RUN_DIRECTORY and workflow.overwrite_workdir is not None:
     print(
         f"dprepro: warning: run_name {config['run_name']!r} ignored: --directory chose "
         "the run's folder",
@@ -75,16 +74,16 @@ onsuccess:
             print(
                 f"dprepro: {len(stale)} files under results/ come from an earlier "
                 f"configuration and are not part of this one: listed in {listed}; remove "
-                "them with --config remove_stale_outputs=true (or give each configuration "
+                "them with --config remove_stale_outputs=True (or give each configuration "
                 "its own run_name)"
             )
     where = os.path.relpath(os.getcwd(), LAUNCH_DIR)
     folder = "results/" if where == "." else f"{where}/results/"
     print(
         f"dprepro: outputs are under {folder} (tables, figures, claims.csv); "
-        "`snakemake --report results/report.html` builds the report and "
-        "`snakemake verify` (with the same --configfile options) checks every file "
-        "against its sidecar."
+        "`snakemake --report results/report.html` builds the report there and "
+        "`snakemake verify` checks every file against its sidecar (both with this "
+        "run's --configfile and --config options)."
     )
 
 

@@ -1,4 +1,31 @@
-# ---- verify: check results/ against every sidecar (output, inputs, script, library, config) ----
+# ---- the run's configuration, and verify: check results/ against every sidecar ----
+
+RUN_MANIFEST = "results/run_manifest.json"
+
+
+# Every configuration value is a parameter, so any change of the configuration reruns
+# this job: a run after a change always ends in the onsuccess hook, which lists (or, with
+# remove_stale_outputs, removes) what earlier configurations left in results/.
+rule run_manifest:
+    output:
+        manifest=RUN_MANIFEST,
+        prov=prov(RUN_MANIFEST),
+    log:
+        "results/logs/run_manifest/run_manifest.log",
+    localrule: True
+    conda:
+        "../../envs/data.yaml"
+    threads: 1
+    resources:
+        mem_mb=500,
+        runtime=5,
+    params:
+        library_code=library_code("run_manifest.py"),
+        run_name=config["run_name"],
+        configuration=canonical(dict(config)),
+    script:
+        "../../scripts/run_manifest.py"
+
 
 
 rule verify:
@@ -15,6 +42,8 @@ rule verify:
         library_code=library_code("verify_results.py"),
         # every output the `all` target names: each must be there with its sidecar
         expected=[p for s in config["studies"] for p in STUDY_TARGETS[s]]
-        + CLAIMS_TARGETS,
+        + CLAIMS_TARGETS
+        + REPORT_TABLE_TARGETS
+        + [RUN_MANIFEST],
     script:
         "../../scripts/verify_results.py"

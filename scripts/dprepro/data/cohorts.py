@@ -92,7 +92,9 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
             raise ValueError(f"{source}: missing column {col!r} (have {list(frame.columns)})")
         if frame[col].isna().any():
             raise ValueError(f"{source}: column {columns.get(col, col)!r} has missing values "
-                             f"({where(frame[col].isna())})")
+                             f"({where(frame[col].isna())}); fill them in or remove those "
+                             "rows" + ("" if col != "group" else
+                                       " (or set missing_groups: drop)"))
     name = repr(columns.get("time", "time"))
     time = pd.to_numeric(frame["time"], errors="coerce")
     if time.isna().any():

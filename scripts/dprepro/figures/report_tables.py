@@ -37,7 +37,7 @@ class ReportTable:
 _ROW = "One row per"
 REPORT_TABLES = {
     "claims": ReportTable(
-        "results/claims.csv", "claims", "Claims of the three papers",
+        "results/claims.csv", "claims", "Claims of the configured studies",
         f"{_ROW} tested statement: the statistic, its interval, the criterion and the verdict "
         "(results/claims.csv)."),
     "ldp_claims": ReportTable(

@@ -16,6 +16,13 @@ __all__ = ["flatten", "run_config_subset"]
 
 #: Datasets entries of the repr_transfer study (the rrr_survival study reads those it lists).
 REPR_DATASETS = ("gdsc", "depmap", "tcga")
+#: Rules that read a cohort's source only: they record its ``datasets`` entry, not the study
+#: section (a change of ε does not rerun them, so it must not make them look stale).
+COHORT_RULES = ("rrr_cohort", "cohort_download", "cbioportal_download")
+#: Rules of the non-private references, which no release setting reaches.
+REFERENCE_RULES = ("rrr_original",)
+#: The settings of the private releases only.
+RELEASE_KEYS = ("epsilons", "calibration", "extra_calibrations")
 
 
 def run_config_subset(config: Mapping, rule: str | None) -> dict:
@@ -40,9 +47,14 @@ def run_config_subset(config: Mapping, rule: str | None) -> dict:
     datasets = config.get("datasets") or {}
     if rule.startswith("ldp_"):
         out["ldp_indicators"] = config.get("ldp_indicators")
-    elif rule.startswith(("rrr_", "cbioportal_")):
+    elif rule.startswith(("rrr_", "cbioportal_", "cohort_")):
         study = config.get("rrr_survival") or {}
-        out["rrr_survival"] = study
+        if rule in COHORT_RULES:
+            pass  # a cohort is its datasets entry: no study setting changes it
+        elif rule in REFERENCE_RULES:
+            out["rrr_survival"] = {k: v for k, v in study.items() if k not in RELEASE_KEYS}
+        else:
+            out["rrr_survival"] = study
         # with the cohorts only the Cox analysis reads (rrr_survival.cox.extra_datasets)
         names = [*study.get("datasets", []), *(study.get("cox") or {}).get("extra_datasets", [])]
         out["datasets"] = {name: datasets.get(name) for name in dict.fromkeys(names)}

@@ -38,6 +38,7 @@ from dprepro.runtime.code_version import module_checksums, rules_digest, script_
 from dprepro.runtime.io import sha256_of
 from dprepro.runtime.provenance import git_commit
 from dprepro.runtime.run_config import flatten, run_config_subset
+from dprepro.runtime.run_folder import KEPT_FILES
 
 __all__ = ["Mismatch", "VerifyReport", "verify_run"]
 
@@ -235,7 +236,7 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
         rel = path.relative_to(run_dir).as_posix()
         if (path.is_file() and not rel.endswith(SIDECAR_SUFFIX) and rel not in described
                 and not rel.startswith(("results/logs/", "results/benchmarks/"))
-                and rel != "results/report.html"):
+                and rel not in KEPT_FILES):
             report.mismatches.append(Mismatch(rel, "sidecar", "none: no rule of this "
                                               "workflow records having made this file"))
     # a file whose input fails a check is stale too (its readers, transitively)

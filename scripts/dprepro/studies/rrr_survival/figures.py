@@ -427,7 +427,9 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
     # a grid of at most three panels a row: one row of six is unreadable in print
     ncols = min(3, len(datasets))
     nrows = -(-len(datasets) // ncols)
-    fig = plt.figure(figsize=(4.4 * ncols, 3.5 * nrows))
+    # at least 8 in wide: one cohort's panel alone left no room for the legend and footer
+    width = max(4.4 * ncols, 8.0)
+    fig = plt.figure(figsize=(width, 3.5 * nrows))
     grid = fig.add_gridspec(nrows + 1, ncols, height_ratios=[3.5] * nrows + [0.5])
     axes = np.array([[fig.add_subplot(grid[r, c]) for c in range(ncols)] for r in range(nrows)])
     for ax in axes.ravel()[len(datasets):]:
@@ -495,16 +497,19 @@ def rrr_utility(utility: pd.DataFrame, *, titles=None):
         ax.margins(x=0.08)
         ax.grid(alpha=0.3)
         labelled.append((ax, shares))
-    # the legend's row: as tall as its entries need, three to a line
-    legend_lines = -(-len(key) // min(3, max(1, len(key))))
+    # the legend's row: as tall as its entries need, as many to a line as fit the width
+    # (a 7 pt label is ~0.6 x 7 pt a character, plus its handle), three at most
+    widest = max((len(label) for label in key), default=1) * 0.6 * 7 / 72 + 0.7
+    per_line = max(1, min(3, len(key), int(0.95 * width // widest)))
+    legend_lines = -(-len(key) // per_line)
     legend_height = 0.05 + 0.16 * legend_lines
     grid.set_height_ratios([3.5] * nrows + [legend_height])
-    fig.set_size_inches(4.4 * ncols, 3.5 * nrows + legend_height)
+    fig.set_size_inches(width, 3.5 * nrows + legend_height)
     below = fig.add_subplot(grid[nrows, :])
     below.axis("off")
     if key:
-        below.legend(*_row_major(list(key.values()), list(key), 3), loc="upper center",
-                     ncol=min(3, len(key)), fontsize=7, frameon=False)
+        below.legend(*_row_major(list(key.values()), list(key), per_line),
+                     loc="upper center", ncol=per_line, fontsize=7, frameon=False)
     layout_with_footer(fig, "Averaged over groups and draws; sup over the union of jump times on "
                  "the common support (original at-risk >= "
                  f"{int(utility['support_min_at_risk'].iloc[0])}) where the released curve is "

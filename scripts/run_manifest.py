@@ -1,0 +1,13 @@
+"""Record the configuration a results folder was made under (results/run_manifest.json)."""
+
+from dprepro.runtime import step
+from dprepro.runtime.io import write_json
+from dprepro.runtime.privacy_record import non_private
+
+log = step.start(snakemake, "run_manifest")
+out = snakemake.output.manifest
+write_json({"run_name": snakemake.params.run_name,
+            "configuration": snakemake.params.configuration}, out)
+step.write_sidecars(snakemake, __file__, [out], config={"run_name": snakemake.params.run_name},
+                    privacy=non_private("the run's configuration; no data"))
+log.info("wrote %s", out)
