@@ -27,6 +27,7 @@ from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import study_data as repr_study_data
 from dprepro.studies.repr_transfer import tables as repr_tables
 from helpers import background
+from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "expression"
@@ -641,7 +642,9 @@ def _paper_mode_data_rules_run(tmp_path: Path) -> tuple[subprocess.CompletedProc
         "/files/51065297": FIXTURES / "Model.csv",
     }
     routes = {path: file.read_bytes() for path, file in files.items()}
-    config = yaml.safe_load((ROOT / "tests" / "data" / "small_config.yaml").read_text())
+    # the small configuration with its file cohort's path absolute (the run is elsewhere,
+    # and every cohort table on disk is checked before any job)
+    config = yaml.safe_load(SMALL.read_text())
     with serve(routes) as srv:
         expr_sha = hashlib.sha256(routes["/gdsc1000/Cell_line_RMA_proc_basalExp.txt.zip"])
         config["repr_transfer"]["min_shared_genes"] = 5
