@@ -66,8 +66,16 @@ def test_the_table_has_the_contract_columns_and_privacy_statement():
     keys = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "term"]
     assert not table.duplicated(keys).any()
     private = table[table["mechanism"] == "rrr"]
-    assert set(private["estimator"]) == {"naive", "mc_simex", "corrected_score"}
+    assert set(private["estimator"]) == {"naive", "mc_simex", "mc_simex_loglinear",
+                                         "corrected_score"}
     assert private["privacy_note"].str.contains("post-processing").all()
+    # the guarantee's scope: the group label only
+    assert private["privacy_note"].str.contains(
+        "ε-LDP for the group label only; times, events and covariates are released "
+        "unprotected (assumed public in the threat model)", regex=False).all()
+    # persons needed only for the corrected score (MC-SIMEX: biased, too-small SE before)
+    assert table.loc[table["estimator"] != "corrected_score", "patients_needed"].isna().all()
+    assert ((table["no_variance"] >= 0) & (table["replicates_dropped"] >= 0)).all()
     # RRR paper calibration, k = 3: true ε = ε + ln 2
     np.testing.assert_allclose(private["true_epsilon"], 2 + np.log(2))
     assert table.loc[table["mechanism"] == "original", "epsilon"].isna().all()

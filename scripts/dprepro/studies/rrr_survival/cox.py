@@ -13,7 +13,12 @@ estimators (:data:`ESTIMATORS`):
     the released labels as if they were true (attenuated towards 0);
 ``mc_simex``
     MC-SIMEX with the release's public matrix Π
-    (:func:`dprepro.survival.cox_misclassification.mc_simex_cox`);
+    (:func:`dprepro.survival.cox_misclassification.mc_simex_cox`), quadratic
+    extrapolant; its standard error adds the Monte Carlo variance of the finite
+    replicates to the jackknife variance;
+``mc_simex_loglinear``
+    the same replicates extrapolated loglinearly (a sensitivity check of the
+    extrapolant, at no further fitting cost: :data:`SENSITIVITY`);
 ``corrected_score``
     the Zucker–Spiegelman corrected score with Π
     (:func:`~dprepro.survival.cox_misclassification.corrected_score_cox`), restricted to
@@ -30,8 +35,9 @@ those of the study's RRR releases: the same stream
 ``rrr/<dataset>/<calibration>/eps<ε>`` (:func:`release_stream`) and the same draw
 (:func:`~dprepro.studies.rrr_survival.analysis.release_labels`), so draw d here is draw d of
 ``rrr_<calibration>_eps<ε>``. Each fit is post-processing of that ε-LDP label release
-(times and events are public in the threat model; Π is public), so it has the
-release's guarantee, at no further privacy cost; MC-SIMEX's simulated
+(Π is public), so it has the release's guarantee for the group label, at no
+further privacy cost. The guarantee covers **the group label only**: times, events and
+covariates are released unprotected (assumed public in RRR's threat model); MC-SIMEX's simulated
 misclassification draws from its own stream ``cox/mc_simex/<dataset>/<calibration>/eps<ε>``.
 """
 
@@ -48,26 +54,36 @@ from dprepro.survival.cox import fit_cox_batch, treatment_dummies
 from dprepro.survival.cox_misclassification import corrected_score_cox, mc_simex_cox
 from dprepro.survival.inputs import normal_quantile
 
-__all__ = ["DRAW_COLUMNS", "ESTIMATORS", "TABLE_COLUMNS", "corrected_tau", "cox_fits", "cox_table",
-           "main_term", "patients_needed", "release_stream", "term_names"]
+__all__ = ["DRAW_COLUMNS", "ESTIMATORS", "LABEL_ONLY", "SENSITIVITY", "TABLE_COLUMNS",
+           "corrected_tau", "cox_fits", "cox_table", "main_term", "patients_needed",
+           "release_stream", "term_names"]
 
 #: The estimators, in table order.
 ESTIMATORS = ("original", "naive", "mc_simex", "corrected_score")
+#: Sensitivity checks fitted with an estimator (from its fits, at no further cost).
+SENSITIVITY = {"mc_simex_loglinear": "mc_simex"}
 #: The non-private reference of each estimator (:func:`cox_table`'s ``original_log_hr``).
-REFERENCE = {"naive": "original", "mc_simex": "original", "corrected_score": "original_tau",
-             "original": "original", "original_tau": "original_tau"}
+REFERENCE = {"naive": "original", "mc_simex": "original", "mc_simex_loglinear": "original",
+             "corrected_score": "original_tau", "original": "original",
+             "original_tau": "original_tau"}
 #: Columns of the per-draw table (``cox_draws.parquet``).
 DRAW_COLUMNS = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "term", "draw",
-                "log_hr", "se", "ci_lower", "ci_upper", "converged", "data_origin",
-                "true_epsilon", "privacy_unit", "privacy_note", "persons"]
+                "log_hr", "se", "ci_lower", "ci_upper", "converged", "no_variance",
+                "replicates_dropped", "data_origin", "true_epsilon", "privacy_unit",
+                "privacy_note", "persons"]
 #: Columns of ``cox.csv`` (one row per dataset, mechanism, ε, calibration, estimator, term).
 TABLE_COLUMNS = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "term",
                  "data_origin", "true_epsilon", "privacy_unit", "log_hr", "se", "ci_lower",
                  "ci_upper", "log_hr_mean", "log_hr_sd", "se_mean", "original_log_hr",
                  "original_se", "coverage", "bias", "bias_se", "converged", "draws", "persons",
-                 "patients_needed", "true_log_hr", "coverage_true", "bias_true", "privacy_note"]
+                 "patients_needed", "true_log_hr", "coverage_true", "bias_true", "no_variance",
+                 "replicates_dropped", "privacy_note"]
+#: What the privacy guarantee of every private Cox row covers (referee: its scope).
+LABEL_ONLY = ("ε-LDP for the group label only; times, events and covariates are released "
+              "unprotected (assumed public in the threat model)")
 POST_PROCESSING = ("; Cox model ({estimator}) of the released labels with the public Π: "
-                   "post-processing of this ε-LDP label release, no further privacy cost")
+                   "post-processing of this ε-LDP label release, no further privacy cost; "
+                   + LABEL_ONLY)
 Z95 = float(normal_quantile(0.975))
 #: Power of the sample-size rule (:func:`patients_needed`).
 POWER = 0.8
@@ -93,16 +109,23 @@ def corrected_tau(times, at_risk: float) -> float | None:
     return float(t[min(int(at_risk * len(t)), len(t) - 1)])
 
 
-def _rows(est, se, terms, *, draw0: int = 0) -> dict:
+def _rows(est, se, terms, *, draw0: int = 0, dropped=0.0) -> dict:
+    """Per-draw rows; a draw is ``converged`` with an estimate and a positive variance
+    (``no_variance``: an estimate whose variance is not positive, e.g. MC-SIMEX's
+    extrapolated variance; such draws are left out of the means like failed fits).
+    ``dropped``: share of MC-SIMEX replicates left out of the draw's means."""
     est = np.atleast_2d(np.asarray(est, dtype=float))
     se = np.atleast_2d(np.asarray(se, dtype=float))
     draws, p = est.shape
     converged = np.isfinite(est) & np.isfinite(se)
+    dropped = np.broadcast_to(np.asarray(dropped, dtype=float).reshape(-1, 1), (draws, p))
     return {"term": np.tile(np.asarray(terms, dtype=object), draws),
             "draw": np.repeat(np.arange(draw0, draw0 + draws), p),
             "log_hr": est.ravel(), "se": se.ravel(),
             "ci_lower": (est - Z95 * se).ravel(), "ci_upper": (est + Z95 * se).ravel(),
-            "converged": converged.ravel()}
+            "converged": converged.ravel(),
+            "no_variance": (np.isfinite(est) & ~np.isfinite(se)).ravel(),
+            "replicates_dropped": dropped.ravel()}
 
 
 def _original(times, events, codes, k, cov, cluster, terms, ties="efron") -> dict:
@@ -186,7 +209,14 @@ def cox_fits(cohort: pd.DataFrame, *, dataset: str, labels, releases, draws: int
             out = [mc_simex_cox(times, events, released[d], pi, rng=simex_rng, covariates=cov,
                                 lambdas=lambdas, n_replicates=simex_replicates,
                                 cluster=cluster) for d in range(draws)]
-            fits["mc_simex"] = _rows([o.estimate for o in out], [o.se for o in out], terms)
+            dropped = [1 - o.n_converged[o.lambdas > 0].sum()
+                       / (simex_replicates * np.sum(o.lambdas > 0)) for o in out]
+            fits["mc_simex"] = _rows([o.estimate for o in out], [o.se for o in out], terms,
+                                     dropped=dropped)
+            loglinear = [o.extrapolated("loglinear") for o in out]
+            fits["mc_simex_loglinear"] = _rows([o.estimate for o in loglinear],
+                                               [o.se for o in loglinear], terms,
+                                               dropped=dropped)
         if "corrected_score" in estimators:
             out = [corrected_score_cox(times, events, released[d], pi, covariates=cov,
                                        cluster=persons, tau=tau) for d in range(draws)]
@@ -203,7 +233,8 @@ def cox_fits(cohort: pd.DataFrame, *, dataset: str, labels, releases, draws: int
 
 
 def patients_needed(original, original_se, se_mean, persons, power: float = POWER):
-    r"""Persons a cohort needs for the private fit to keep the original's conclusion.
+    r"""Persons a cohort needs for the private fit to keep the original's conclusion: a
+    projection conditional on the observed effect (no test; see below).
 
     With the private estimator centred at the original log HR :math:`\hat\beta` and
     its standard error scaling as :math:`1/\sqrt n` (:math:`s_n = s\sqrt{N/n}`, ``s``
@@ -211,6 +242,12 @@ def patients_needed(original, original_se, se_mean, persons, power: float = POWE
     5 % rejects with the original's sign with probability ``power`` when
     :math:`n \ge N\,((z_{0.975} + z_{power})\,s/|\hat\beta|)^2`. NaN where the
     original itself is not significant at 5 % (no conclusion to keep).
+
+    It treats the observed :math:`|\hat\beta|` as the true effect (an overestimate of
+    an effect selected for significance makes ``n`` too small, an underestimate too
+    large), and for the corrected score the reference is ``original_tau``, whose
+    SE is larger than the full original's; only the Monte Carlo error of the mean SE
+    is in any interval around it. Hence no verdict in the claims.
     """
     original, original_se = np.asarray(original, float), np.asarray(original_se, float)
     z = Z95 + float(normal_quantile(power))
@@ -227,7 +264,12 @@ def cox_table(draws: pd.DataFrame, true_log_hr: dict | None = None) -> pd.DataFr
     log HR (``original_log_hr``: :data:`REFERENCE`, the fit the estimator gives on the true
     labels; a draw without a fit covers nothing); ``bias``: mean over the converged
     draws minus the original's log HR, ``bias_se`` its Monte Carlo SE; ``converged``:
-    share of draws with a fit. ``true_log_hr`` (dataset -> term -> value, simulation
+    share of draws with a fit (and a positive variance; ``no_variance``: share with an
+    estimate but no positive variance; ``replicates_dropped``: mean share of MC-SIMEX
+    replicates left out of the means; both are selections: fits fail where the estimate
+    would be extreme, so bias and coverage are conditional on a fit).
+    ``patients_needed``: the corrected score's only (MC-SIMEX's estimate is biased
+    and is not used for it). ``true_log_hr`` (dataset -> term -> value, simulation
     cohorts) adds ``coverage_true`` and ``bias_true`` against the true log HR.
     """
     true_log_hr = true_log_hr or {}
@@ -247,7 +289,7 @@ def cox_table(draws: pd.DataFrame, true_log_hr: dict | None = None) -> pd.DataFr
         def covers(value, part=part):
             hit = (part["ci_lower"] <= value) & (value <= part["ci_upper"])
             return float(hit.mean()) if np.isfinite(value) else np.nan
-        private = row["estimator"] in ("mc_simex", "corrected_score")
+        private = row["estimator"] == "corrected_score"
         row.update({
             "data_origin": first["data_origin"], "true_epsilon": first["true_epsilon"],
             "privacy_unit": first["privacy_unit"], "log_hr": first["log_hr"],
@@ -262,6 +304,10 @@ def cox_table(draws: pd.DataFrame, true_log_hr: dict | None = None) -> pd.DataFr
                                                      ok["se"].mean(), first["persons"]))
             if private else np.nan,
             "true_log_hr": truth, "coverage_true": covers(truth), "bias_true": mean - truth,
+            "no_variance": float(part["no_variance"].mean()) if "no_variance" in part
+            else 0.0,
+            "replicates_dropped": float(part["replicates_dropped"].mean())
+            if "replicates_dropped" in part else 0.0,
             "privacy_note": first["privacy_note"]})
         rows.append(row)
     return pd.DataFrame(rows, columns=TABLE_COLUMNS)
