@@ -27,7 +27,6 @@ rule run_manifest:
         "../../scripts/run_manifest.py"
 
 
-
 rule verify:
     log:
         "results/logs/verify/verify.log",
