@@ -227,15 +227,60 @@ def test_simulation_problems_name_the_key():
 
 def test_cox_claims_rows_and_verdicts():
     spec, cohort = simulated(n=600)
-    out = fits(cohort, releases=[(1.0, "paper"), (3.0, "paper")], draws=12)
+    out = fits(cohort, releases=[(1.0, "paper"), (3.0, "paper"), (1.0, "exact")], draws=12)
     truth = {"sim": {f"{g} vs A": v for g, v in spec.true_log_hazard_ratios.items() if g != "A"}}
     table = cox_table(out, truth)
-    rows = pd.DataFrame(cox_claims(table, out, calibration="paper"))
-    ids = set(rows["claim_id"])
+    rows = pd.DataFrame(cox_claims(table, out, calibration="paper")).set_index("claim_id")
+    ids = set(rows.index)
     for e in ("1", "3"):
         assert f"rrr.cox_naive_attenuated.sim.eps{e}" in ids
         assert f"rrr.cox_corrected_coverage.sim.eps{e}" in ids
-    attenuation = rows.set_index("claim_id").loc["rrr.cox_naive_attenuated.sim.eps1"]
+    # the exact calibration (true ε = stated ε) has its own rows
+    assert "rrr.cox_naive_attenuated.sim.eps1.exact" in ids
+    assert "rrr.cox_corrected_coverage.sim.eps1.exact" in ids
+    attenuation = rows.loc["rrr.cox_naive_attenuated.sim.eps1"]
     assert attenuation["verdict"] == "holds" and attenuation["reproduced_value"] < 0.9
     assert rows["source"].str.contains("Conclusions").all()
     assert rows["note"].str.contains("beyond the paper").all()
+    # stated and true ε in every claim; the privacy scope and convergence share in every note
+    assert rows["claim"].str.contains(r"stated ε \d+ \(true ε \d\.\d{3}\)").all()
+    assert rows.loc["rrr.cox_naive_attenuated.sim.eps1", "claim"].find("true ε 1.693") > 0
+    assert rows.loc["rrr.cox_naive_attenuated.sim.eps1.exact", "claim"].find(
+        "true ε 1.000") > 0
+    assert rows["note"].str.contains("ε-LDP for the group label only").all()
+    assert rows["note"].str.contains("convergence share").all()
+    # one simulated cohort cannot test bias or coverage against the truth
+    for name in ("cox_corrected_unbiased", "cox_corrected_coverage"):
+        part = rows[rows.index.str.startswith(f"rrr.{name}.")]
+        assert len(part) and (part["verdict"] == "untestable").all()
+        assert part["note"].str.contains("replicated-cohort simulation").all()
+        assert np.isfinite(part["reproduced_value"]).all()  # the number is kept
+    need = rows[rows.index.str.startswith("rrr.cox_patients_needed.")]
+    assert (need["verdict"] == "untestable").all()
+    assert need["note"].str.startswith(
+        "untestable: a projection conditional on the observed effect").all()
+
+
+def test_cox_claims_on_a_real_cohort_and_at_low_convergence():
+    """Against the original fit: coverage untestable (privacy noise only, the SE also
+    covers sampling variance); the absolute bias in log-HR units gets a verdict with
+    half and double tolerance; below 80 % convergence the verdict is not firm."""
+    _, cohort = simulated(n=600)
+    out = fits(cohort, releases=[(2.0, "paper")], draws=12)
+    rows = pd.DataFrame(cox_claims(cox_table(out), out, calibration="paper"))
+    rows = rows.set_index("claim_id")
+    bias = rows.loc["rrr.cox_corrected_unbiased.sim.eps2"]
+    assert bias["criterion"] == "within [-0.1, 0.1]"
+    assert bias["verdict"] in ("holds", "fails", "inconclusive")
+    assert bias["verdict_half_tolerance"] and bias["verdict_double_tolerance"]
+    assert "log-HR units" in bias["statistic"]
+    coverage = rows.loc["rrr.cox_corrected_coverage.sim.eps2"]
+    assert coverage["verdict"] == "untestable" and np.isfinite(coverage["reproduced_value"])
+    assert "far above 0.95" in coverage["note"]
+    # half the corrected fits fail: a firm verdict becomes inconclusive
+    failed = (out["estimator"] == "corrected_score") & (out["draw"] % 2 == 0)
+    low = out.assign(converged=out["converged"] & ~failed)
+    rows = pd.DataFrame(cox_claims(cox_table(low), low, calibration="paper"))
+    bias = rows.set_index("claim_id").loc["rrr.cox_corrected_unbiased.sim.eps2"]
+    assert bias["verdict"] == "inconclusive"
+    assert "convergence share 0.50, below 0.8: verdict not firm" in bias["note"]
