@@ -11,5 +11,6 @@ for row in table.itertuples(index=False):
     log.info("%s: [%.3g, %.3g] %s -> %s", row.claim_id, row.ci_lower, row.ci_upper,
              row.criterion, row.verdict)
 write_csv(table, snakemake.output.table)
-step.write_sidecars(snakemake, __file__, [snakemake.output.table], config={},
+step.write_sidecars(snakemake, __file__, [snakemake.output.table],
+                    config={"audit_table": snakemake.input.audit},
                     privacy=CLAIMS_PRIVACY, data_origin="simulation")

@@ -21,5 +21,6 @@ records = [rrr_releases.release_record(
     for (d, m, e, c) in table[["dataset", "mechanism", "epsilon", "calibration"]]
     .drop_duplicates().itertuples(index=False)]
 step.write_sidecars(snakemake, __file__, [snakemake.output.table, snakemake.output.draws],
-                    config=dict(p.items()), data_origin=p.data_origin,
+                    config=dict(p.items()),
+                    data_origin=",".join(sorted(set(p.data_origin.values()))),
                     privacy=rrr_releases.table_privacy(records, compares_with_original=True))

@@ -79,12 +79,16 @@ def test_sigkill_mid_job_then_rerun_gives_identical_tables(small_run, tmp_path):
 
 @background.register("failing_job")
 def _failing_job_run(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]:
-    """The run of test_failing_job_leaves_no_partial_output: a cohort file with a negative
-    time; the process and the bad file."""
-    bad = tmp_path / "cohort.csv"
-    bad.write_text("id,group,time,event\n1,Low,3.5,1\n2,High,-1,0\n")
+    """The run of test_failing_job_leaves_no_partial_output: a cohort read from an installed
+    package (not on disk before the run, so checked by its job, not before it) whose group
+    column does not exist; the process and the missing column's name."""
+    bad = "no_such_column"
     config = yaml.safe_load(SMALL.read_text())
-    config["datasets"]["ipssr"] = {"source": "file", "path": str(bad)}
+    config["datasets"]["ipssr"] = {"source": "package",
+                                   "package": "lifelines.datasets:load_larynx",
+                                   "columns": {"id": "", "time": "time", "status": "death",
+                                               "group": bad}, "groups": ["I", "II"],
+                                   "group_aliases": {}}
     configfile = tmp_path / "bad.yaml"
     configfile.write_text(yaml.safe_dump(config))
     target = "results/data/cohorts/ipssr.parquet"
@@ -101,7 +105,7 @@ def test_failing_job_leaves_no_partial_output(tmp_path):
     tmp_path = background.folder("failing_job")
     assert proc.returncode != 0
     log = (tmp_path / "results" / "logs" / "rrr_cohort" / "ipssr.log").read_text()
-    assert str(bad) in log and "column 'time' must be finite and >= 0" in log
+    assert f"missing column(s) ['{bad}']" in log
     cohorts = tmp_path / "results" / "data" / "cohorts"
     assert not (cohorts / "ipssr.parquet").exists()
     assert not list(cohorts.glob("*")) if cohorts.exists() else True

@@ -107,7 +107,14 @@ def test_full_dag_dry_run(configfile, tmp_path):
     # non-private references
     assert counts["rrr_private_releases"] == len(rrr["datasets"])
     assert counts["rrr_original"] == 1
-    assert counts["rrr_cohort"] == len(rrr["datasets"])
+    # the Cox-only cohorts (simulated, known hazard ratios) are built too
+    cox_only = [d for d in rrr.get("cox", {}).get("extra_datasets", [])
+                if d not in rrr["datasets"]]
+    assert counts["rrr_cohort"] == len(rrr["datasets"]) + len(cox_only)
+    assert counts["rrr_cox"] == len(rrr["datasets"]) + len(cox_only)
+    assert counts["run_manifest"] == 1 and counts["report_tables"] == 1
+    studies = config.get("studies", ["ldp_indicators", "rrr_survival", "repr_transfer", "audit"])
+    assert counts.get("audit_claims_table", 0) == ("audit" in studies)
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
                                                     == "cbioportal")
     rt = config["repr_transfer"]
@@ -156,8 +163,11 @@ def test_the_quick_default_builds_every_table_and_figure_of_the_full_run(tmp_pat
     embedded default by the workflow) is in it, but for the cohorts only the full run adds."""
     quick = planned_outputs("config/config.yaml", tmp_path)
     full = planned_outputs("config/full.yaml", tmp_path)
-    extra = (set(shipped_config("config/full.yaml")["rrr_survival"]["datasets"])
-             - set(shipped_config("config/config.yaml")["rrr_survival"]["datasets"]))
+    def cohorts(name):
+        rrr = shipped_config(name)["rrr_survival"]
+        return set(rrr["datasets"]) | set(rrr.get("cox", {}).get("extra_datasets", []))
+
+    extra = cohorts("config/full.yaml") - cohorts("config/config.yaml")
     assert extra  # the full run does add cohorts
 
     def released(paths):
@@ -233,7 +243,14 @@ def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs)
     claims = pd.read_csv(runs["2"] / "results" / "claims.csv", keep_default_na=False)
     assert list(claims.columns) == CLAIM_COLUMNS
     assert {c.split(".")[0] for c in claims["claim_id"]} == {"ldp", "rrr", "repr"}
-    assert (claims["ci_lower"].astype(float) <= claims["ci_upper"].astype(float)).all()
+    # an untestable statement may carry no number; every other row has its interval
+    decided = claims[claims["verdict"] != "untestable"]
+    assert (decided["ci_lower"].astype(float) <= decided["ci_upper"].astype(float)).all()
+    assert set(claims["verdict"]) <= {"holds", "fails", "inconclusive", "untestable"}
+    assert set(claims["claim_origin"]) == {"paper", "beyond"}
+    assert (claims["data_origin"] != "").all()
+    beyond = claims[claims["claim_origin"] == "beyond"]
+    assert beyond["source"].str.startswith("beyond the paper").all()
     methods = claims["ci_method"].str.strip()
     assert (methods != "").all()
     assert {"bootstrap", "Clopper-Pearson"} <= {word for method in methods
@@ -331,24 +348,32 @@ def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2}),
+        # every change reruns run_manifest (the configuration's record), and every change
+        # of a claims table the report's tables (report_tables)
+        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2, "run_manifest": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
                                     "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
-                                    "repr_figure": 8, "privacy_audit_figure": 1}),
+                                    "rrr_cox_forest_figure": 3,
+                                    "rrr_cox_bias_coverage_figure": 1,
+                                    "repr_figure": 8, "privacy_audit_figure": 1,
+                                    "run_manifest": 1}),
         ({"rrr_survival": {"significance": 0.01}},
          {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
-          "claims_figure": 1}),
+          "claims_figure": 1, "report_tables": 1, "run_manifest": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_private_releases": 3, "rrr_original": 1, "rrr_median_table": 1,
           "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
           "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
-          "rrr_utility": 1, "claims_table": 1, "claims_figure": 1}),
+          "rrr_utility": 1, "rrr_cox": 3, "rrr_cox_table": 1, "rrr_cox_forest_figure": 3,
+          "rrr_cox_bias_coverage_figure": 1, "claims_table": 1, "claims_figure": 1,
+          "report_tables": 1, "run_manifest": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
-         {"ldp_simulate_convergence": 1, "ldp_convergence_table": 1, "ldp_figure": 1}),
+         {"ldp_simulate_convergence": 1, "ldp_convergence_table": 1, "ldp_figure": 1,
+          "run_manifest": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1,
-          "claims_table": 1, "claims_figure": 1}),
+          "claims_table": 1, "claims_figure": 1, "report_tables": 1, "run_manifest": 1}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,
@@ -685,7 +710,7 @@ def test_paper_mode_with_tcga_runs_to_the_tables(tmp_path):
     assert {c.split(".")[1] for c in claims["claim_id"]} == {"as_published", "corrected"}
     # one case is two lineages, below the 5 independent units a verdict needs
     cancer_claims = claims[claims["claim_id"].str.contains(".cancer.", regex=False)]
-    assert len(cancer_claims) and (cancer_claims["verdict"] == "inconclusive").all()
+    assert len(cancer_claims) and (cancer_claims["verdict"] == "untestable").all()
 
 
 @pytest.mark.parametrize("change, message", [

@@ -55,7 +55,7 @@ _PROOFS = {
     "objective_perturbation": "Chaudhuri, Monteleoni & Sarwate (2011), Theorem 6, under its "
                               "premises (bias penalised, exact minimiser)",
 }
-_PRIVACY_UNIT = {"ldp_indicators": "individual (its failure indicator)",
+_PRIVACY_UNIT = {"ldp_indicators": "individual",
                  "rrr_survival": "patient", "repr_transfer": "cell line"}
 
 
