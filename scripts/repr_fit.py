@@ -27,13 +27,17 @@ line_local = pd.read_parquet(snakemake.input.private_expression_line_local)
 stream = repr_common.fit_stream(rep)
 labels = None
 if rep in repr_common.SUPERVISED:
-    # the joint model's auxiliary target: the public samples' lineage
-    labels = pd.read_parquet(snakemake.input.public_lineage)["lineage"]
+    # the joint model's auxiliary target: the public samples' lineage, every lineage the
+    # private cancer-type cases evaluate unlabelled (configuration only, as the search's rule)
+    labels = repr_fitting.final_fit_labels(
+        pd.read_parquet(snakemake.input.public_lineage)["lineage"], p.unlabelled, log=log)
 vae_options = None
 if repr_common.fitted_as(rep) in repr_common.VAE_MODELS:
     device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
-config = {name: value for name, value in p.items() if name != "pipelines"}
+# the other representations' records keep their keys (no empty unlabelled list)
+config = {name: value for name, value in p.items()
+          if name != "pipelines" and not (name == "unlabelled" and not value)}
 fitted = {}
 for pipeline in p.pipelines:
     spec = repr_fitting.selected_spec(table, rep, pipeline)

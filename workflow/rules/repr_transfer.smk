@@ -152,6 +152,8 @@ rule repr_fit:
         library_code=library_code("repr_fit.py"),
         pipelines=REPR_PIPELINES,
         vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
+        # the joint model's final fit: the cases' lineages out of its cross-entropy
+        unlabelled=REPR_PLAN.fit_unlabelled,
         seeds=REPR["seeds"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,

@@ -27,6 +27,7 @@ __all__ = [
     "noise_stream",
     "auxiliary_score",
     "configure_torch",
+    "final_fit_labels",
     "fit_representation",
     "representation_frame",
     "select_hyperparameters",
@@ -114,6 +115,28 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
             dim, supervised_weight=float(spec["supervised_weight"]), **common).fit(public, y)
     raise ValueError(f"unknown representation {representation!r}; expected one of "
                      f"{list(REPRESENTATIONS)}")
+
+
+def final_fit_labels(lineage: pd.Series, unlabelled, *, log=None) -> pd.Series:
+    """The joint model's auxiliary target in ``repr_fit``: the public ``lineage`` with every
+    lineage in ``unlabelled`` (the ones the private cancer-type cases evaluate,
+    :meth:`dprepro.studies.repr_transfer.plan.ReprPlan.fit_unlabelled`) unlabelled (NaN).
+
+    The search unlabels the lineages it scores on
+    (:func:`dprepro.studies.repr_transfer.search.auxiliary_labels`); this is the same
+    rule for the final fit, so λ is chosen and evaluated with the scored lineages out of
+    the cross-entropy. In paper mode the cases' types are already held out of the public
+    set; this keeps their labels out when they are not.
+    """
+    lineage = pd.Series(lineage)
+    held = {str(x) for x in unlabelled}
+    present = sorted(held & set(lineage.dropna().astype(str)))
+    labels = lineage.mask(lineage.astype("string").isin(held).fillna(False).to_numpy(bool))
+    if log is not None:
+        log.info("joint model's auxiliary target: %d of %d public samples labelled; "
+                 "unlabelled lineages %s (present in the public set: %s)",
+                 int(labels.notna().sum()), len(labels), sorted(held), present)
+    return labels
 
 
 #: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.

@@ -280,6 +280,38 @@ class ReprPlan:
         other representations (their jobs keep their inputs)."""
         return [self.public["lineage"]] if wildcards.representation in SUPERVISED else []
 
+    def fit_unlabelled(self, wildcards) -> list[str]:
+        """Public lineages the joint model's final fit leaves unlabelled (out of its
+        cross-entropy): every lineage the private cancer-type cases evaluate, as the search
+        unlabels the lineages it scores on. Empty for the other representations.
+
+        A configuration-only rule, so the fit reads no private value: the listed
+        ``cancer_type.cases`` (the automatic cases are the most frequent *private*
+        lineages, a choice made from private data, so the joint model needs them listed),
+        their TCGA study labels (GDSC's pooled COREAD: COAD and READ), and
+        ``supervised_vae.unlabelled_lineages`` -- with ``public_source: depmap`` the public
+        lineages (OncotreeLineage) name the cases' types differently, so they must be
+        listed there.
+        """
+        if wildcards.representation not in SUPERVISED:
+            return []
+        cases = self.study["cancer_type"]["cases"]
+        if not cases:
+            raise _config_error(
+                "repr_transfer.cancer_type.cases",
+                "empty, but supervised_vae leaves the lineages the cancer-type cases evaluate "
+                "out of its cross-entropy, and the automatic cases are chosen from the private "
+                "lineages; list the cases (pairs of lineages)")
+        extra = [str(x) for x in self.study["supervised_vae"].get("unlabelled_lineages", [])]
+        if (self.origin == "real" and self.public_source() == "depmap" and not extra):
+            raise _config_error(
+                "repr_transfer.supervised_vae.unlabelled_lineages",
+                "empty, but with public_source depmap the public lineages (OncotreeLineage) "
+                "name the cases' cancer types differently from the private ones; list the "
+                "public lineages of the cases' types (e.g. Lung for LUAD)")
+        names = {str(x) for pair in cases for x in pair} | set(holdout_labels(cases))
+        return sorted(names | set(extra))
+
     def methods(self) -> list[str]:
         """Representations (with the control) and baselines, in table order."""
         return self.representation_methods() + list(self.study["baselines"])

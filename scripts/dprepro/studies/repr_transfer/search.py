@@ -138,6 +138,29 @@ def auxiliary_labels(lineage: pd.Series, rows, held) -> pd.Series:
     return labels.mask(labels.isin(set(held)))
 
 
+#: Searches run on another representation's streams: the joint model's on the VAE's.
+PAIRED_SEARCH = {"supervised_vae": "vae"}
+
+
+def search_stream(representation: str) -> str:
+    """The name of the streams (sampler seed, fits, DP noise) ``representation``'s search
+    uses: the joint model's are the VAE's (:data:`PAIRED_SEARCH`), so both searches draw the
+    same start-up candidates and fit them from the same stream (only λ differs)."""
+    return PAIRED_SEARCH.get(representation, representation)
+
+
+def startup_weights(low: float, high: float, count: int, *,
+                    rng: np.random.Generator) -> list[float]:
+    """The joint model's start-up λ: the log-scale midpoints of ``count`` equal strata of
+    ``[low, high]``, in a seeded random order (not tied to the increasing start-up r)."""
+    low, high = float(low), float(high)
+    if count < 0 or not 0 < low <= high:
+        raise ValueError(f"need count >= 0 and 0 < low <= high, got {count}, [{low}, {high}]")
+    logs = [math.log10(low) + (math.log10(high) - math.log10(low)) * (i + 0.5) / max(count, 1)
+            for i in range(count)]
+    return [float(10 ** logs[i]) for i in rng.permutation(count)]
+
+
 def startup_dims(low: int, high: int, count: int) -> list[int]:
     """Start-up dimensions spread over ``[low, high]``: the midpoints of ``count`` equal strata.
 
@@ -274,14 +297,24 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     fit_labels = [auxiliary_labels(lineage, fit_rows.index,
                                    {name for pair in group for name in pair})
                   for group, fit_rows, _, _ in folds]
-    sampler = optuna.samplers.TPESampler(seed=stream_int(base_seed, f"search/{representation}"),
+    # the joint model's search runs on the VAE's streams (sampler, fits, noise), so its
+    # start-up candidates are the VAE search's (r, learning rate, depth, width) plus λ
+    streams = search_stream(representation)
+    sampler = optuna.samplers.TPESampler(seed=stream_int(base_seed, f"search/{streams}"),
                                          n_startup_trials=startup)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=sampler)
     # the start-up trials' r spread over the range; their other parameters are random
     low, high = (int(v) for v in space["dim_range"])
-    for dim in startup_dims(low, high, startup):
-        study.enqueue_trial({"dim": dim})
+    dims = startup_dims(low, high, startup)
+    weights = (startup_weights(*space["supervised_weight_range"], len(dims),
+                               rng=stream_rng(base_seed, f"search/{representation}/weights"))
+               if representation in SUPERVISED else [None] * len(dims))
+    for dim, weight in zip(dims, weights, strict=True):
+        # λ fixed here, not drawn: the sampler's random draws of the other parameters
+        # then follow the VAE search's one for one
+        study.enqueue_trial({"dim": dim} if weight is None
+                            else {"dim": dim, "supervised_weight": weight})
     rows, seen = [], {}
     cache = {} if fit_cache is None else fit_cache
 
@@ -289,7 +322,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
         """The candidate's fit on pair fold g (a nested PCA: truncated from the r_max fit)."""
         # common random numbers: every trial gets the same fit and noise streams, so
         # the same candidate scores the same and candidates differ only by parameters
-        rng = stream_rng(base_seed, f"search/{representation}/fit")
+        rng = stream_rng(base_seed, f"search/{streams}/fit")
         if representation in NESTED:
             r_max = min(high, fit_rows.shape[1], len(fit_rows))
             base = (representation, g, tuple(map(tuple, group)), "r_max", r_max)
@@ -338,7 +371,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
                                   val_labels, group, epsilon=float(objective["epsilon"]),
                                   folds=int(objective["folds"]), variant=objective["variant"],
                                   l2=float(objective["l2"]), base_seed=base_seed,
-                                  stream=f"search/{representation}",
+                                  stream=f"search/{streams}",
                                   noise_draws=int(objective.get("noise_draws", 1)))
             accs.extend(score["accuracies"])
             n_fit.append(len(fit_rows))
@@ -397,6 +430,9 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
 
 
 #: Seed derivation, for provenance.
-SEEDS = {"sampler": "TPESampler(seed=stream_int(seed, 'search/<representation>'))",
-         "fit": "search/<representation>/fit (every trial)",
-         "noise": "search/<representation>/<pair>[/draw<d>] (every trial)", "study": STUDY}
+SEEDS = {"sampler": "TPESampler(seed=stream_int(seed, 'search/<streams>'))",
+         "fit": "search/<streams>/fit (every trial)",
+         "noise": "search/<streams>/<pair>[/draw<d>] (every trial)",
+         "streams": "the representation; supervised_vae: vae (paired with the VAE's search)",
+         "supervised_weight_startup": "search/supervised_vae/weights (order of the strata)",
+         "study": STUDY}
