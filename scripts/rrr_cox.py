@@ -18,6 +18,11 @@ fits = rrr_cox.cox_fits(cohort, dataset=dataset, labels=p.groups, releases=p.rel
 write_parquet(fits, snakemake.output.fits)
 log.info("%s: %d fits, converged share by estimator %s", dataset, len(fits),
          fits.groupby("estimator")["converged"].mean().round(3).to_dict())
+# selection effects: draws with an estimate but no positive variance, MC-SIMEX replicates
+# left out of the means (bias and coverage are conditional on a fit)
+log.info("%s: share of draws with no positive variance %s; MC-SIMEX replicates dropped %s",
+         dataset, fits.groupby("estimator")["no_variance"].mean().round(3).to_dict(),
+         fits.groupby("estimator")["replicates_dropped"].mean().round(3).to_dict())
 records = [rrr_releases.release_record("rrr", epsilon=e, labels=p.groups, calibration=c,
                                        privacy_unit=p.privacy_unit) for e, c in p.releases]
 records.append(rrr_releases.release_record("original", epsilon=None, labels=p.groups,
