@@ -649,3 +649,13 @@ def test_printed_median_is_reproduced_when_it_is_one_of_the_curves_medians():
     assert rows["Other"]["verdict"] == "fails"
     assert rows["Other"]["reproduced_value"] == pytest.approx(0.05)
     assert "every time in it is a median" in rows["AN"]["note"]
+
+
+def test_medians_preserved_states_the_verdicts_at_half_and_twice_its_tolerance():
+    from dprepro.studies.rrr_survival.claims import _with_tolerance_verdicts
+
+    # 40 draws: errors 0.2 in 30 of them (within 0.25 and 0.5, not within 0.125)
+    errors = np.r_[np.full(30, 0.2), np.full(10, 0.4)]
+    row = _with_tolerance_verdicts({"criterion": ">= 0.5"}, errors, 0.25)
+    assert row["verdict_half_tolerance"] == "fails"     # 0 of 40 within 0.125
+    assert row["verdict_double_tolerance"] == "holds"   # 40 of 40 within 0.5
