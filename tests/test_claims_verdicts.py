@@ -294,3 +294,12 @@ def test_the_claims_page_lists_every_claim_with_origin_and_source():
     assert page.count("\n| rrr.") == 1
     with pytest.raises(ValueError, match="lacks columns"):
         render_catalogue(claims.drop(columns="source"))
+
+
+def test_a_claims_table_refuses_an_unknown_data_origin():
+    from dprepro.claims.table import claims_frame
+
+    row = _row(data_origin="real")
+    assert claims_frame([row])["data_origin"].tolist() == ["real"]
+    with pytest.raises(ValueError, match="unknown data origins"):
+        claims_frame([{**row, "data_origin": "{'claim_origin': 'beyond'}"}])

@@ -341,6 +341,11 @@ def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
     bad = sorted(set(frame["verdict"]) - set(VERDICTS))
     if bad:
         raise ValueError(f"unknown verdicts {bad}; expected one of {VERDICTS}")
+    origins = {part for value in frame["data_origin"].dropna()
+               for part in str(value).split(",") if part}
+    if origins - set(DATA_ORIGINS):
+        raise ValueError(f"unknown data origins {sorted(origins - set(DATA_ORIGINS))}; "
+                         f"expected {DATA_ORIGINS}")
     return frame
 
 

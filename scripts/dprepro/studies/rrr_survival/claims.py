@@ -412,13 +412,13 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                 if ours not in scores or theirs not in scores:
                     continue
                 # at equal true ε (the exact calibration, grid LNTE) the mechanisms are ours
-                origin = {"claim_origin": "beyond"} if name.endswith("_true_eps") else {}
+                ours_only = {"claim_origin": "beyond"} if name.endswith("_true_eps") else {}
                 a = _mean_distance(scores[ours])
                 b = _mean_distance(scores[theirs])
                 common = a.index.intersection(b.index)
                 rows.append(share(
                     a.loc[common].to_numpy() < b.loc[common].to_numpy(),
-                    claim_id=f"rrr.{name}.{tag}", **origin,
+                    claim_id=f"rrr.{name}.{tag}", **ours_only,
                     claim=f"RRR is more accurate than LNTE {how} ({d}, ε = {e:g})",
                     source=_source(d, "Figure 2 and Conclusions"),
                     statistic="share of draws whose RRR curves are closer to the original "
