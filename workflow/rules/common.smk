@@ -82,7 +82,7 @@ onsuccess:
     print(
         f"dprepro: outputs are under {folder} (tables, figures, claims.csv); "
         "`snakemake --report results/report.html` builds the report there and "
-        "`snakemake verify` checks every file against its sidecar (both with this "
+        "`snakemake verify --cores 1` checks every file against its sidecar (both with this "
         "run's --configfile and --config options)."
     )
 
