@@ -223,6 +223,12 @@ def _term_names(k: int, cov) -> list[str]:
 # --------------------------------------------------------------------------- MC-SIMEX
 
 
+def _estimate_frame(result, **extra) -> pd.DataFrame:
+    """One row per term of a corrected fit: estimate, se, the interval, then ``extra``."""
+    return pd.DataFrame({"term": result.terms, "estimate": result.estimate, "se": result.se,
+                         "lower": result.ci[:, 0], "upper": result.ci[:, 1], **extra})
+
+
 @dataclass(frozen=True)
 class SimexResult:
     r"""MC-SIMEX estimate of the log hazard ratios.
@@ -285,17 +291,7 @@ class SimexResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per term: estimate, se, lower, upper, naive, naive_se."""
-        return pd.DataFrame(
-            {
-                "term": self.terms,
-                "estimate": self.estimate,
-                "se": self.se,
-                "lower": self.ci[:, 0],
-                "upper": self.ci[:, 1],
-                "naive": self.naive,
-                "naive_se": self.naive_se,
-            }
-        )
+        return _estimate_frame(self, naive=self.naive, naive_se=self.naive_se)
 
 
 def _extrapolation_weights(lambdas: np.ndarray, degree: int) -> np.ndarray:
@@ -524,15 +520,7 @@ class CorrectedScoreResult:
 
     def to_frame(self) -> pd.DataFrame:
         """One row per term: estimate, se, lower, upper."""
-        return pd.DataFrame(
-            {
-                "term": self.terms,
-                "estimate": self.estimate,
-                "se": self.se,
-                "lower": self.ci[:, 0],
-                "upper": self.ci[:, 1],
-            }
-        )
+        return _estimate_frame(self)
 
 
 def corrected_score_cox(
