@@ -284,3 +284,25 @@ def test_cox_claims_on_a_real_cohort_and_at_low_convergence():
     bias = rows.set_index("claim_id").loc["rrr.cox_corrected_unbiased.sim.eps2"]
     assert bias["verdict"] == "inconclusive"
     assert "convergence share 0.50, below 0.8: verdict not firm" in bias["note"]
+
+
+def test_the_forest_plot_keeps_a_finite_axis_when_an_interval_runs_off():
+    """A barely converged fit's interval can reach |log HR| in the thousands (exp overflows);
+    the plot must still draw, with the axis capped near hazard ratios of e^±6."""
+    import matplotlib.pyplot as plt
+
+    from dprepro.studies.rrr_survival.cox_figures import forest_figure
+
+    base = {"dataset": "d", "term": "B vs A", "true_log_hr": np.nan, "true_epsilon": 2.1,
+            "data_origin": "simulation"}
+    table = pd.DataFrame([
+        {**base, "mechanism": "original", "epsilon": np.nan, "calibration": np.nan,
+         "estimator": "original", "log_hr": 0.5, "ci_lower": 0.1, "ci_upper": 0.9},
+        {**base, "mechanism": "rrr", "epsilon": 1.0, "calibration": "paper",
+         "estimator": "corrected_score", "log_hr": 0.7, "ci_lower": -9524.0,
+         "ci_upper": 9524.0},
+    ])
+    fig = forest_figure(table, "d", calibration="paper")
+    low, high = fig.axes[0].get_xlim()
+    assert np.isfinite(low) and np.isfinite(high) and high <= np.exp(6.2) * 1.0001
+    plt.close(fig)

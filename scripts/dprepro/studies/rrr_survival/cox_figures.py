@@ -51,7 +51,9 @@ def forest_figure(table: pd.DataFrame, dataset: str, *, calibration: str, title:
                              sharey=True, squeeze=False)
     offsets = np.linspace(-0.3, 0.3, len(estimators))
     values = pd.concat([rows["ci_lower"], rows["ci_upper"], rows["log_hr"]]).to_numpy(float)
-    values = values[np.isfinite(values)]
+    # an interval of a barely converged fit can run to |log HR| in the hundreds (exp()
+    # overflows): the axis stops at hazard ratios of e^±6 (~400), wider intervals run off it
+    values = np.clip(values[np.isfinite(values)], -6.0, 6.0)
     span = (np.exp(values.min() - 0.2), np.exp(values.max() + 0.2)) if values.size else None
     for ax, eps in zip(axes[0], epsilons or [None], strict=False):
         for off, est in zip(offsets, estimators, strict=True):
@@ -60,9 +62,11 @@ def forest_figure(table: pd.DataFrame, dataset: str, *, calibration: str, title:
             part = part.set_index("term").reindex(terms)
             y = np.arange(len(terms)) + off
             label, color, marker = ESTIMATOR_STYLE[est]
-            lo, hi = np.exp(part["ci_lower"]), np.exp(part["ci_upper"])
-            ax.errorbar(np.exp(part["log_hr"]), y, xerr=[np.exp(part["log_hr"]) - lo,
-                                                         hi - np.exp(part["log_hr"])],
+            # arrays, not Series: matplotlib's float() of a one-element Series is deprecated
+            # ends past the axis (|log HR| > 50) are drawn at e^±50: off the plot either way
+            lo, hi, hr = (np.exp(np.clip(part[c].to_numpy(float), -50, 50))
+                          for c in ("ci_lower", "ci_upper", "log_hr"))
+            ax.errorbar(hr, y, xerr=[hr - lo, hi - hr],
                         fmt=marker, color=color, ms=4, lw=1, capsize=2, label=label)
         truth = original.set_index("term").reindex(terms)["true_log_hr"]
         if np.isfinite(truth).any():
