@@ -424,7 +424,8 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
             break
         study.optimize(objective_fn, n_trials=1, n_jobs=1)
     if log is not None and int(trials) <= startup:
-        log.warning("%s: %d trials <= %d startup trials: a purely random search", representation,
+        # the quick sizes choose it on purpose (docs/modes.md): a note, not a warning
+        log.info("%s: %d trials <= %d startup trials: a purely random search", representation,
                     int(trials), startup)
     return pd.DataFrame(rows)
 
