@@ -38,6 +38,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dprepro.survival.inputs import check_survival_data
+
 __all__ = ["CoxBatch", "CoxPH", "fit_cox_batch", "treatment_dummies"]
 
 _TIES = ("efron", "breslow")
@@ -50,30 +52,10 @@ _MAX_HALVINGS = 30
 
 
 def _check_time_event(time, event) -> tuple[np.ndarray, np.ndarray]:
-    t = np.asarray(time)
-    e = np.asarray(event)
-    if t.ndim != 1:
-        raise ValueError(f"time must be one-dimensional, got shape {t.shape}")
-    if t.size == 0:
-        raise ValueError("time is empty")
-    if not np.issubdtype(t.dtype, np.number) or np.issubdtype(t.dtype, np.complexfloating):
-        raise TypeError(f"time must be real numbers, got dtype {t.dtype}")
-    t = t.astype(float)
-    if not np.all(np.isfinite(t)):
-        raise ValueError("time must be finite (no NaN or inf)")
-    if np.any(t < 0):
-        raise ValueError("time must be >= 0")
-    if e.shape != t.shape:
-        raise ValueError(f"event must have the shape of time {t.shape}, got {e.shape}")
-    if e.dtype == bool:
-        e = e.astype(np.int64)
-    if not np.issubdtype(e.dtype, np.number):
-        raise TypeError(f"event must be 0/1 numbers or booleans, got dtype {e.dtype}")
-    if not np.all((e == 0) | (e == 1)):
-        raise ValueError("event must contain only 0 (censored) and 1 (event)")
+    t, e = check_survival_data(time, event, names=("time", "event"))
     if not np.any(e == 1):
         raise ValueError("event has no events: the partial likelihood is empty")
-    return t, e.astype(np.int64)
+    return t, e
 
 
 def _check_design(X, n: int) -> np.ndarray:

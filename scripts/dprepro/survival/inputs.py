@@ -32,7 +32,8 @@ def normal_quantile(q):
 # --------------------------------------------------------------------------- validation
 
 
-def check_survival_data(durations, events) -> tuple[np.ndarray, np.ndarray]:
+def check_survival_data(durations, events, *, names: tuple[str, str] = ("durations", "events")
+                        ) -> tuple[np.ndarray, np.ndarray]:
     """Validate right-censored survival data and return it as float times and int events.
 
     Parameters
@@ -41,6 +42,9 @@ def check_survival_data(durations, events) -> tuple[np.ndarray, np.ndarray]:
         Follow-up times, finite and >= 0.
     events : array_like, shape (n,)
         1 = event, 0 = censored (booleans accepted).
+
+    names : (str, str)
+        What the messages call the two arguments (a caller's own names: ``time``, ``event``).
 
     Returns
     -------
@@ -52,29 +56,29 @@ def check_survival_data(durations, events) -> tuple[np.ndarray, np.ndarray]:
     ValueError, TypeError
         Wrong shape, empty input, non-finite or negative times, events not 0/1.
     """
+    tn, en = names
     t = np.asarray(durations)
     e = np.asarray(events)
     if t.ndim != 1:
-        raise ValueError(f"durations must be one-dimensional, got shape {t.shape}")
+        raise ValueError(f"{tn} must be one-dimensional, got shape {t.shape}")
     if e.shape != t.shape:
-        raise ValueError(
-            f"events must have the same shape as durations, got {e.shape} and {t.shape}"
-        )
+        raise ValueError(f"{en} must have the shape of {tn} (the same shape, {t.shape}), "
+                         f"got {e.shape}")
     if t.size == 0:
-        raise ValueError("durations is empty")
+        raise ValueError(f"{tn} is empty")
     if not np.issubdtype(t.dtype, np.number) or np.issubdtype(t.dtype, np.complexfloating):
-        raise TypeError(f"durations must be real numbers, got dtype {t.dtype}")
+        raise TypeError(f"{tn} must be real numbers, got dtype {t.dtype}")
     t = t.astype(float)
     if not np.all(np.isfinite(t)):
-        raise ValueError("durations must be finite (no NaN or inf)")
+        raise ValueError(f"{tn} must be finite (no NaN or inf)")
     if np.any(t < 0):
-        raise ValueError("durations must be >= 0")
+        raise ValueError(f"{tn} must be >= 0")
     if e.dtype == bool:
         e = e.astype(np.int64)
     if not np.issubdtype(e.dtype, np.number):
-        raise TypeError(f"events must be 0/1 numbers or booleans, got dtype {e.dtype}")
+        raise TypeError(f"{en} must be 0/1 numbers or booleans, got dtype {e.dtype}")
     if not np.all((e == 0) | (e == 1)):
-        raise ValueError("events must contain only 0 (censored) and 1 (event)")
+        raise ValueError(f"{en} must contain only 0 (censored) and 1 (event)")
     return t, e.astype(np.int64)
 
 
