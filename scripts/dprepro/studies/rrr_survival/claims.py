@@ -363,7 +363,7 @@ def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered)
                             f"; {reference}, below one half: holds only if the interval lies "
                             f"above 0.5{untestable}"))))
             if rrr in medians and (d, "lnte", e, "") in medians:
-                ours = _relative_median_error(medians[rrr], original_m)
+                ours = errors  # RRR's, as medians_preserved reads them
                 theirs = _relative_median_error(medians[(d, "lnte", e, "")], original_m)
                 n = min(ours.size, theirs.size)
                 rows.append(share(
