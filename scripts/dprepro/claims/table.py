@@ -45,9 +45,9 @@ import pandas as pd
 from dprepro.runtime.privacy_record import non_private
 
 __all__ = ["BEYOND", "CLAIMS_PRIVACY", "CLAIM_COLUMNS", "CLAIM_ORIGINS", "DATA_ORIGINS",
-           "VERDICTS", "Criterion", "bootstrap_counts", "bootstrap_interval", "claim_row",
-           "claims_frame", "merge_claims", "newcombe_difference", "percentile_interval",
-           "verdict"]
+           "VERDICTS", "Criterion", "Tolerance", "bootstrap_counts", "bootstrap_interval",
+           "claim_row", "claims_frame", "merge_claims", "newcombe_difference",
+           "percentile_interval", "verdict"]
 
 CLAIM_COLUMNS = ["study", "claim_id", "claim", "claim_origin", "source", "data_origin",
                  "statistic", "paper_value", "reproduced_value", "ci_lower", "ci_upper",
@@ -224,6 +224,20 @@ def percentile_interval(estimate: float, resampled, *, level: float = 0.95
     return float(estimate), float(lower), float(upper)
 
 
+class Tolerance:
+    """A criterion whose tolerance is ours: ``at(t)`` gives its text at tolerance ``t``.
+
+    Given to :func:`claim_row` as the criterion, it states the verdicts at half and twice
+    ``tolerance`` beside the verdict (as ``criterion_at`` and ``tolerance`` do).
+    """
+
+    def __init__(self, at, tolerance: float):
+        self.at, self.tolerance = at, float(tolerance)
+
+    def __str__(self) -> str:
+        return self.at(self.tolerance)
+
+
 def newcombe_difference(x1: int, n1: int, x2: int, n2: int, *, level: float = 0.95
                         ) -> tuple[float, float, float]:
     r"""The difference of two proportions ``x1/n1 - x2/n2`` with Newcombe's interval.
@@ -260,7 +274,7 @@ def newcombe_difference(x1: int, n1: int, x2: int, n2: int, *, level: float = 0.
 
 def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: str,
               reproduced_value: float, ci_lower: float, ci_upper: float, ci_method: str,
-              criterion: str, privacy_unit: str, level: float = 0.95,
+              criterion: str | Tolerance, privacy_unit: str, level: float = 0.95,
               paper_value: float | str = "", note: str = "", units: int | None = None,
               claim_origin: str | None = None, data_origin: str = "",
               tolerance: float | None = None, criterion_at=None, reliable: bool = True,
@@ -306,6 +320,8 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     if bad:
         raise ValueError(f"data_origin of claim {claim_id!r}: {bad} not among {DATA_ORIGINS}")
     half = double = ""
+    if isinstance(criterion, Tolerance):
+        criterion_at, tolerance = criterion.at, criterion.tolerance
     if criterion_at is not None:
         if tolerance is None or not tolerance > 0:
             raise ValueError(f"claim {claim_id!r}: criterion_at needs a tolerance > 0")

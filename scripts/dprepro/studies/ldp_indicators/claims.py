@@ -34,7 +34,13 @@ from collections.abc import Callable, Iterable, Mapping
 import numpy as np
 import pandas as pd
 
-from dprepro.claims.table import bootstrap_counts, claim_row, claims_frame, percentile_interval
+from dprepro.claims.table import (
+    Tolerance,
+    bootstrap_counts,
+    claim_row,
+    claims_frame,
+    percentile_interval,
+)
 from dprepro.mechanisms.registry import PRIVACY_UNIT, REFERENCE, get_mechanism
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.ldp_indicators.simulation import (
@@ -230,17 +236,6 @@ def _interval(errors: ErrorSet, statistic: Callable, *, rng, resamples: int, lev
 _NO_NUMBER = "the paper gives a figure only (no number to compare)"
 
 
-class Tolerance:
-    """A criterion whose tolerance is ours: ``at(t)`` gives its text at tolerance ``t``;
-    the claims table states the verdicts at half and twice ``tolerance`` beside it."""
-
-    def __init__(self, at, tolerance: float):
-        self.at, self.tolerance = at, float(tolerance)
-
-    def __str__(self) -> str:
-        return self.at(self.tolerance)
-
-
 def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                near_ratio: float = 1.5, bias_tolerance: float = 0.01,
                hazard_bias_tolerance: float = 0.05, phat_tolerance: float = 0.1,
@@ -315,15 +310,13 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
         if ".randomized_response." in claim_id and not source.startswith("beyond"):
             # the paper's statement, tested on a mechanism the paper does not have
             origin, source = "beyond", f"beyond the paper: {source}, for randomized response"
-        tolerant = ({"criterion_at": criterion.at, "tolerance": criterion.tolerance}
-                    if isinstance(criterion, Tolerance) else {})
         rows.append(claim_row(study=STUDY, claim_id=claim_id, claim=claim, source=source,
                               statistic=statistic_text, reproduced_value=value, ci_lower=lower,
-                              ci_upper=upper, criterion=str(criterion), level=level,
+                              ci_upper=upper, criterion=criterion, level=level,
                               ci_method="percentile bootstrap over the simulated samples",
                               privacy_unit=PRIVACY_UNIT, paper_value=paper_value, note=note,
                               claim_origin=origin, data_origin="simulation", reliable=reliable,
-                              untestable=untestable, **tolerant))
+                              untestable=untestable))
 
     key = errors.key
     for c in censorings:
