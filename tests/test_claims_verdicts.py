@@ -274,28 +274,6 @@ def test_an_unreliable_interval_gives_no_firm_verdict_and_untestable_states_why(
     assert never["note"] == "untestable: true by construction"
 
 
-def test_the_claims_page_lists_every_claim_with_origin_and_source():
-    import pandas as pd
-
-    from dprepro.claims.catalogue import render_catalogue
-
-    claims = pd.DataFrame({
-        "study": ["ldp_indicators", "ldp_indicators", "rrr_survival"],
-        "claim_id": ["ldp.a", "ldp.b", "rrr.c"], "claim": ["A | pipe", "B", "C"],
-        "claim_origin": ["paper", "beyond", "paper"],
-        "source": ["paper §5", "beyond the paper", "Table 2"],
-        "data_origin": ["simulation", "simulation", "real"],
-        "criterion": ["< 1", "> 0", "<= 0.05"], "ci_method": ["bootstrap"] * 3,
-        "verdict": ["holds", "fails", "untestable"]})
-    page = render_catalogue(claims)
-    assert "## ldp_indicators" in page and "## rrr_survival" in page
-    assert "2 claims: 1 of the paper, 1 beyond it." in page
-    assert "| ldp.a | A \\| pipe | paper | paper §5 | simulation | < 1 | bootstrap |" in page
-    assert page.count("\n| rrr.") == 1
-    with pytest.raises(ValueError, match="lacks columns"):
-        render_catalogue(claims.drop(columns="source"))
-
-
 def test_a_claims_table_refuses_an_unknown_data_origin():
     from dprepro.claims.table import claims_frame
 

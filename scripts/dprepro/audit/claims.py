@@ -23,32 +23,26 @@ audit's deliberately mis-scaled controls are not claims (they show the audit's p
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
 import numpy as np
 import pandas as pd
 
-from dprepro.claims.table import claim_row, claims_frame
+from dprepro.claims.registry import CLAIMS, Evidence
+from dprepro.claims.table import claims_frame
 
-__all__ = ["MECHANISM_STUDY", "pipeline_claim", "privacy_claims"]
+__all__ = ["MECHANISM_STUDY", "privacy_claims"]
 
-#: Mechanism of an audit row -> (study, local?, the paper's statement and its source).
+#: Mechanism of an audit row -> (study, local?): the mechanisms the audit covers.
 MECHANISM_STUDY = {
-    "laplace_indicators": ("ldp_indicators", True,
-                           "paper §3 (Z = δ + Laplace(1/α) on each failure indicator)"),
-    "randomized_response": ("ldp_indicators", True, ""),
-    "rrr": ("rrr_survival", True,
-            "De Faveri et al. (SEBD 2024), Section 4 (RRR's ε-DP property, Equation 3)"),
-    "lnte": ("rrr_survival", False,
-             "De Faveri et al. (SEBD 2024), Section 2 (LNTE of Gondara & Wang 2020, "
-             "'ensuring DP')"),
-    "objective_perturbation": ("repr_transfer", False,
-                               "Niinimäki et al. (2019), Section 3 (DP logistic regression "
-                               "by objective perturbation)"),
-    "ssp": ("repr_transfer", False,
-            "Niinimäki et al. (2019), Section 3 (DP linear regression by sufficient "
-            "statistics perturbation)"),
+    "laplace_indicators": ("ldp_indicators", True),
+    "randomized_response": ("ldp_indicators", True),
+    "rrr": ("rrr_survival", True),
+    "lnte": ("rrr_survival", False),
+    "objective_perturbation": ("repr_transfer", False),
+    "ssp": ("repr_transfer", False),
 }
 #: The published proof a row without an analytic ε rests on.
 _PROOFS = {
@@ -57,14 +51,154 @@ _PROOFS = {
 }
 _PRIVACY_UNIT = {"ldp_indicators": "individual",
                  "rrr_survival": "patient", "repr_transfer": "cell line"}
+_STATISTIC = ("privacy loss ε: from the audit's lower confidence bound (level 1 − {level:g}) "
+              "to the analytic true ε")
+_CI_METHOD = ("lower end: Clopper–Pearson bound of the audit over the draws on worst-case "
+              "neighbours; upper end: the analytic true ε (exact, or unbounded above where "
+              "not computed)")
+_UNITS = "the audit's draws on worst-case neighbouring inputs (synthetic)"
 
 
 def _slug(text: str) -> str:
     return re.sub(r"[^a-z0-9]+", "_", str(text).lower()).strip("_")
 
 
+class _Audit:
+    """The audit table as the privacy declarations read it."""
+
+    def __init__(self, audit: pd.DataFrame):
+        needed = {"mechanism", "variant", "role", "claimed_epsilon", "true_epsilon",
+                  "empirical_epsilon_lower_bound", "level", "draws"}
+        missing = sorted(needed - set(audit.columns))
+        if missing:
+            raise ValueError(f"the audit table lacks columns {missing}")
+        unknown = sorted(set(audit.loc[audit["role"] != "control", "mechanism"])
+                         - set(MECHANISM_STUDY))
+        if unknown:
+            raise ValueError(f"audit mechanisms {unknown} have no study in MECHANISM_STUDY")
+        self.table = audit
+
+    def rows_of(self, mechanism: str) -> list[dict]:
+        """One binding per published or corrected audit row of ``mechanism``."""
+        mine = self.table[(self.table["role"] != "control")
+                          & (self.table["mechanism"] == mechanism)]
+        return [{"variant": row.variant, "variant_slug": _slug(row.variant),
+                 "stated": float(row.claimed_epsilon), "row": row}
+                for row in mine.itertuples(index=False)]
+
+
+def _over(mechanism: str):
+    return lambda audit: audit.rows_of(mechanism)
+
+
+def _mechanism_evidence(audit: _Audit, *, origin, variant, variant_slug, stated, row
+                        ) -> Evidence:
+    """The audit row's interval [L, true ε] against the stated ε; see the module notes."""
+    study, _ = MECHANISM_STUDY[row.mechanism]
+    lower = float(row.empirical_epsilon_lower_bound)
+    true = float(row.true_epsilon)
+    known = not math.isnan(true)
+    upper = true if known else math.inf
+    untestable = ""
+    if not known and lower <= stated:
+        proof = _PROOFS.get(row.mechanism, "its analysis")
+        untestable = (f"an audit can refute a privacy guarantee but not prove one, and no "
+                      f"analytic ε is computed for this variant; the guarantee rests on "
+                      f"{proof}")
+    paper = origin == "paper" and row.role == "published"
+    return Evidence(
+        upper if known else lower, min(lower, upper), upper,
+        fields={"level": float(row.level)},
+        ci_method=(f"lower end: Clopper–Pearson bound of the audit over {int(row.draws):,} "
+                   "draws on worst-case neighbours; upper end: the analytic true ε "
+                   + ("(exact)" if known else "(not computed: unbounded above)")),
+        source=None if paper else f"beyond the paper: the project's {row.role} mechanism",
+        claim_origin=None if paper else "beyond",
+        privacy_unit=_PRIVACY_UNIT[study], untestable=untestable,
+        note=(f"audit row {row.mechanism} / {row.variant} ({row.role}); true ε "
+              f"{'= ' + format(true, 'g') if known else 'not computed'}; "
+              f"lower bound {lower:.3g}; neighbouring inputs are synthetic"))
+
+
+def _declare_mechanism(mechanism: str, *, statement: str, origin: str, source: str) -> None:
+    study, local = MECHANISM_STUDY[mechanism]
+    symbol, level = ("α", "alpha") if study == "ldp_indicators" else ("ε", "eps")
+    kind = "LDP" if local else "DP"
+    CLAIMS.declare(
+        f"{study.split('_')[0]}.privacy.{mechanism}.{{variant_slug}}.{level}{{stated:g}}",
+        study=study, group="privacy",
+        statement=f"{statement} ({{variant}}) is {{stated:g}}-{kind} as stated "
+                  f"({symbol} = {{stated:g}})",
+        origin=origin, source=source, statistic=_STATISTIC, criterion="<= {stated:g}",
+        units=_UNITS, ci_method=_CI_METHOD,
+        over=_over(mechanism))(functools.partial(_mechanism_evidence, origin=origin))
+
+
+_declare_mechanism(
+    "laplace_indicators", statement="laplace indicators", origin="paper",
+    source="paper §3 (Z = δ + Laplace(1/α) on each failure indicator)")
+_declare_mechanism(
+    "randomized_response", statement="randomized response", origin="beyond",
+    source="beyond the paper: the project's second α-LDP mechanism on δ")
+_declare_mechanism(
+    "rrr", statement="rrr", origin="paper",
+    source="De Faveri et al. (SEBD 2024), Section 4 (RRR's ε-DP property, Equation 3)")
+_declare_mechanism(
+    "lnte", statement="lnte", origin="paper",
+    source="De Faveri et al. (SEBD 2024), Section 2 (LNTE of Gondara & Wang 2020, "
+           "'ensuring DP')")
+_declare_mechanism(
+    "objective_perturbation", statement="objective perturbation", origin="paper",
+    source="Niinimäki et al. (2019), Section 3 (DP logistic regression by objective "
+           "perturbation)")
+_declare_mechanism(
+    "ssp", statement="ssp", origin="paper",
+    source="Niinimäki et al. (2019), Section 3 (DP linear regression by sufficient "
+           "statistics perturbation)")
+
+
+def _pipeline_binding(audit: _Audit) -> list[dict]:
+    learners = audit.table[(audit.table["role"] == "published")
+                           & audit.table["mechanism"].isin(["objective_perturbation", "ssp"])]
+    if learners.empty:
+        return []
+    return [{"stated": float(learners["claimed_epsilon"].min()), "learners": learners}]
+
+
+@CLAIMS.declare(
+    "repr.privacy.pipeline.as_published.eps{stated:g}", study="repr_transfer", group="privacy",
+    statement="the as-published process (representation, then a DP learner) has the same DP "
+              "guarantee as the learner of step 3 (ε = {stated:g})",
+    origin="paper",
+    source="Niinimäki et al. (2019), Section 2 ('the same DP-guarantees as the learning "
+           "algorithm of step 3')",
+    statistic="privacy loss ε of the as-published pipeline: from the audit's largest lower "
+              "bound among its learners to the analytic true ε",
+    criterion="<= {stated:g}", units=_UNITS,
+    ci_method="lower end: the audit (Clopper–Pearson); upper end: analysis (no finite ε)",
+    over=_pipeline_binding)
+def pipeline_evidence(audit: _Audit, *, stated, learners) -> Evidence:
+    """The repr paper's "the same DP guarantee as the learning algorithm of step 3".
+
+    As published, the pipeline's private steps outside the DP learner (the global
+    quantile mapping of the private lines, DP feature selection's data-dependent parts)
+    and SSP's Wishart noise leave no finite ε (docs/repr_transfer.md): the statement
+    fails by analysis; the audit's largest lower bound among the published repr
+    learners at their smallest stated ε is the empirical side of the interval.
+    """
+    at = learners[np.isclose(learners["claimed_epsilon"], stated)]
+    lower = float(at["empirical_epsilon_lower_bound"].max())
+    return Evidence(
+        math.inf, lower, math.inf, privacy_unit=_PRIVACY_UNIT["repr_transfer"],
+        note="as published, the private lines also pass through steps outside the DP "
+             "learner (a global quantile mapping, DP feature selection's data-dependent "
+             "parts) and SSP's Wishart step has a data-dependent support: no finite ε is "
+             "proven (docs/repr_transfer.md, 'What each row guarantees'); the corrected "
+             "pipeline's rows state their finite ε")
+
+
 def privacy_claims(audit: pd.DataFrame) -> pd.DataFrame:
-    """Claims rows of the privacy statements, from the audit table.
+    """Claims rows of the privacy statements (declared above), from the audit table.
 
     Parameters
     ----------
@@ -76,95 +210,9 @@ def privacy_claims(audit: pd.DataFrame) -> pd.DataFrame:
     Returns
     -------
     pandas.DataFrame
-        One row per published or corrected audit row, with the studies' prefixes,
-        plus the repr pipeline's end-to-end statement (:func:`pipeline_claim`) when
-        the audit covers the repr learners.
+        One row per published or corrected audit row, with the studies' prefixes, in
+        declaration order, plus the repr pipeline's end-to-end statement when the audit
+        covers the repr learners.
     """
-    needed = {"mechanism", "variant", "role", "claimed_epsilon", "true_epsilon",
-              "empirical_epsilon_lower_bound", "level", "draws"}
-    missing = sorted(needed - set(audit.columns))
-    if missing:
-        raise ValueError(f"the audit table lacks columns {missing}")
-    rows = []
-    for row in audit[audit["role"] != "control"].itertuples(index=False):
-        if row.mechanism not in MECHANISM_STUDY:
-            raise ValueError(f"audit mechanism {row.mechanism!r} has no study in "
-                             "MECHANISM_STUDY")
-        study, local, source = MECHANISM_STUDY[row.mechanism]
-        symbol = "α" if study == "ldp_indicators" else "ε"
-        stated = float(row.claimed_epsilon)
-        lower = float(row.empirical_epsilon_lower_bound)
-        true = float(row.true_epsilon)
-        known = not math.isnan(true)
-        upper = true if known else math.inf
-        origin = "paper" if (row.role == "published" and source) else "beyond"
-        kind = "LDP" if local else "DP"
-        untestable = ""
-        if not known and lower <= stated:
-            proof = _PROOFS.get(row.mechanism, "its analysis")
-            untestable = (f"an audit can refute a privacy guarantee but not prove one, and no "
-                          f"analytic ε is computed for this variant; the guarantee rests on "
-                          f"{proof}")
-        prefix = study.split("_")[0]
-        rows.append(claim_row(
-            study=study,
-            claim_id=(f"{prefix}.privacy.{row.mechanism}.{_slug(row.variant)}."
-                      f"{'alpha' if symbol == 'α' else 'eps'}{stated:g}"),
-            claim=f"{row.mechanism.replace('_', ' ')} ({row.variant}) is {stated:g}-{kind} "
-                  f"as stated ({symbol} = {stated:g})",
-            source=source if origin == "paper" else "beyond the paper: the project's "
-                                                     f"{row.role} mechanism",
-            claim_origin=origin,
-            statistic=f"privacy loss ε: from the audit's lower confidence bound "
-                      f"(level 1 − {float(row.level):g}) to the analytic true ε",
-            reproduced_value=upper if known else lower,
-            ci_lower=min(lower, upper), ci_upper=upper,
-            ci_method=(f"lower end: Clopper–Pearson bound of the audit over {int(row.draws):,} "
-                       "draws on worst-case neighbours; upper end: the analytic true ε "
-                       + ("(exact)" if known else "(not computed: unbounded above)")),
-            criterion=f"<= {stated:g}", privacy_unit=_PRIVACY_UNIT[study],
-            data_origin="simulation", untestable=untestable,
-            note=(f"audit row {row.mechanism} / {row.variant} ({row.role}); true ε "
-                  f"{'= ' + format(true, 'g') if known else 'not computed'}; "
-                  f"lower bound {lower:.3g}; neighbouring inputs are synthetic")))
-    claims = [r for r in rows]
-    pipeline = pipeline_claim(audit)
-    if pipeline is not None:
-        claims.append(pipeline)
-    return claims_frame(claims)
-
-
-def pipeline_claim(audit: pd.DataFrame) -> dict | None:
-    """The repr paper's "the same DP guarantee as the learning algorithm of step 3".
-
-    As published, the pipeline's private steps outside the DP learner (the global
-    quantile mapping of the private lines, DP feature selection's data-dependent parts)
-    and SSP's Wishart noise leave no finite ε (docs/repr_transfer.md): the statement
-    fails by analysis; the audit's largest lower bound among the published repr
-    learners at their smallest stated ε is the empirical side of the interval.
-    """
-    learners = audit[(audit["role"] == "published")
-                     & audit["mechanism"].isin(["objective_perturbation", "ssp"])]
-    if learners.empty:
-        return None
-    stated = float(learners["claimed_epsilon"].min())
-    at = learners[np.isclose(learners["claimed_epsilon"], stated)]
-    lower = float(at["empirical_epsilon_lower_bound"].max())
-    return claim_row(
-        study="repr_transfer", claim_id=f"repr.privacy.pipeline.as_published.eps{stated:g}",
-        claim="the as-published process (representation, then a DP learner) has the same DP "
-              f"guarantee as the learner of step 3 (ε = {stated:g})",
-        source="Niinimäki et al. (2019), Section 2 ('the same DP-guarantees as the learning "
-               "algorithm of step 3')",
-        claim_origin="paper",
-        statistic="privacy loss ε of the as-published pipeline: from the audit's largest "
-                  "lower bound among its learners to the analytic true ε",
-        reproduced_value=math.inf, ci_lower=lower, ci_upper=math.inf,
-        ci_method="lower end: the audit (Clopper–Pearson); upper end: analysis (no finite ε)",
-        criterion=f"<= {stated:g}", privacy_unit=_PRIVACY_UNIT["repr_transfer"],
-        data_origin="simulation",
-        note="as published, the private lines also pass through steps outside the DP "
-             "learner (a global quantile mapping, DP feature selection's data-dependent "
-             "parts) and SSP's Wishart step has a data-dependent support: no finite ε is "
-             "proven (docs/repr_transfer.md, 'What each row guarantees'); the corrected "
-             "pipeline's rows state their finite ε")
+    rows = CLAIMS.evaluate(_Audit(audit), group="privacy", data_origin="simulation")
+    return claims_frame(rows)

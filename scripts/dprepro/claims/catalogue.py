@@ -1,70 +1,135 @@
-"""``docs/claims.md``: every claim of a run, with where it comes from, as a page.
+"""``docs/claims.md``: every declared claim, with where it comes from, as a page.
 
-The page is generated from a claims table (``results/claims.csv`` of the quick default),
-so it lists exactly what the workflow tests: per study, each claim's id, statement,
-origin (the paper's, or the project's own), source, data origin, criterion, and how
-its interval is obtained. Regenerate it after adding or changing a claim::
+The page is generated from the declarations (:data:`dprepro.claims.registry.CLAIMS`),
+not from a run: per study, each claim's id pattern, the axes it expands over, its
+statement, origin (the paper's, or the project's own), source, statistic, criterion
+(and the tolerance of ours behind it), the independent units its interval resamples
+and how that interval is obtained. A test keeps the page equal to the declarations;
+regenerate it after adding or changing a claim::
 
-    PYTHONPATH=scripts python -m dprepro.claims.catalogue results/claims.csv > docs/claims.md
+    PYTHONPATH=scripts python -m dprepro.claims.catalogue > docs/claims.md
+
+With a run's table (``--claims results/claims.csv``) it also counts that run's rows and
+verdicts per declaration.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from collections import Counter
 from pathlib import Path
 
 import pandas as pd
 
-__all__ = ["render_catalogue"]
+from dprepro.claims.registry import CLAIMS, ClaimDeclaration, ClaimRegistry
 
-REGENERATE = ("PYTHONPATH=scripts python -m dprepro.claims.catalogue results/claims.csv "
-              "> docs/claims.md")
-_COLUMNS = ["claim_id", "claim", "claim_origin", "source", "data_origin", "criterion",
-            "ci_method"]
+__all__ = ["DECLARING_MODULES", "declared_claims", "render_catalogue", "verdict_counts"]
+
+#: The modules whose import declares every claim (each study's, and the privacy statements).
+DECLARING_MODULES = ("dprepro.studies.ldp_indicators.claims",
+                     "dprepro.studies.rrr_survival.claims",
+                     "dprepro.studies.repr_transfer.claims",
+                     "dprepro.audit.claims")
+REGENERATE = "PYTHONPATH=scripts python -m dprepro.claims.catalogue > docs/claims.md"
+_STUDIES = ("ldp_indicators", "rrr_survival", "repr_transfer")
+
+
+def declared_claims() -> ClaimRegistry:
+    """The shared registry with every study's declarations imported."""
+    for module in DECLARING_MODULES:
+        importlib.import_module(module)
+    return CLAIMS
 
 
 def _cell(value) -> str:
-    text = "" if pd.isna(value) else str(value)
-    return text.replace("|", "\\|").replace("\n", " ")
+    return str(value).replace("|", "\\|").replace("\n", " ")
 
 
-def render_catalogue(claims: pd.DataFrame, *, run: str = "the quick default") -> str:
-    """The markdown page of ``claims`` (one table per study, in the table's order)."""
-    missing = [c for c in _COLUMNS + ["study", "verdict"] if c not in claims.columns]
-    if missing:
-        raise ValueError(f"the claims table lacks columns {missing}")
+def _axes(declaration: ClaimDeclaration) -> str:
+    if callable(declaration.over):
+        doc = (declaration.over.__doc__ or "").strip().splitlines()
+        return doc[0].rstrip(".") if doc else "the configured data's rows"
+    return ", ".join(declaration.over) or "one row"
+
+
+def verdict_counts(claims: pd.DataFrame, registry: ClaimRegistry) -> dict[str, Counter]:
+    """Per declaration id: the verdicts of ``claims``'s rows it declares."""
+    counts: dict[str, Counter] = {}
+    for claim_id, verdict in zip(claims["claim_id"], claims["verdict"], strict=True):
+        counts.setdefault(registry.match(claim_id).id, Counter())[verdict] += 1
+    return counts
+
+
+def render_catalogue(registry: ClaimRegistry, *, counts: dict[str, Counter] | None = None,
+                     run: str = "") -> str:
+    """The markdown page of ``registry``'s declarations (one section per study)."""
+    declarations = registry.declarations()
+    if not declarations:
+        raise ValueError("no claims are declared; import the declaring modules first")
     lines = [
         "# Claims",
         "",
-        f"Every claim the workflow tests, as {run} run lists them ({len(claims)} rows; "
-        "generated, do not edit: `" + REGENERATE + "`). *paper*: a statement the paper "
-        "makes, at the section, figure or table in *source*; *beyond*: the project's own "
-        "(a mechanism, a control or a reading the paper does not have). Verdicts of a run "
-        "are in `results/claims.csv`; what they mean: [design.md §9](design.md#9-claims-table).",
+        f"Every claim the workflow can test: {len(declarations)} declarations, each a "
+        "statement that one or more rows of `results/claims.csv` test (one per value of "
+        "its axes). Generated from the declarations, do not edit: `" + REGENERATE + "`. "
+        "*paper*: a statement the paper makes, at the section, figure or table in "
+        "*source*; *beyond*: the project's own (a mechanism, a control or a reading the "
+        "paper does not have); a row may apply a paper's statement beyond the paper's "
+        "setting (a cohort or ε it did not test), and then says so in its own source. "
+        "What verdicts mean and how to add a claim: "
+        "[design.md §9](design.md#9-claims-table).",
         "",
     ]
-    for study, rows in claims.groupby("study", sort=False):
-        counts = rows["claim_origin"].value_counts()
+    if counts is not None:
+        lines += [f"Rows and verdicts are those of {run or 'a run'}.", ""]
+    studies = list(dict.fromkeys([*_STUDIES, *(d.study for d in declarations)]))
+    for study in studies:
+        mine = [d for d in declarations if d.study == study]
+        if not mine:
+            continue
+        origins = Counter(d.origin for d in mine)
         lines += [f"## {study}", "",
-                  f"{len(rows)} claims: {int(counts.get('paper', 0))} of the paper, "
-                  f"{int(counts.get('beyond', 0))} beyond it.", "",
-                  "| id | claim | origin | source | data | criterion | interval |",
-                  "|---|---|---|---|---|---|---|"]
-        for row in rows.itertuples(index=False):
-            lines.append("| " + " | ".join(_cell(getattr(row, c)) for c in _COLUMNS) + " |")
-        lines.append("")
+                  f"{len(mine)} claims: {origins['paper']} of the paper, "
+                  f"{origins['beyond']} beyond it.", ""]
+        for d in mine:
+            lines += [f"### `{d.id}`", "",
+                      f"{_cell(d.statement)}", "",
+                      "| | |", "|---|---|",
+                      f"| origin | {d.origin} |",
+                      f"| source | {_cell(d.source)} |",
+                      f"| one row per | {_cell(_axes(d))} |",
+                      f"| statistic | {_cell(d.statistic)} |",
+                      f"| criterion | {_cell(d.criterion)} |"]
+            if d.tolerance:
+                lines.append(f"| tolerance (ours) | {_cell(d.tolerance)} |")
+            lines += [f"| units | {_cell(d.units)} |",
+                      f"| interval | {_cell(d.ci_method)} |"]
+            if d.untestable:
+                lines.append(f"| untestable | {_cell(d.untestable)} |")
+            if d.group:
+                lines.append(f"| computed by | the {d.group} claims job |")
+            if counts is not None:
+                tally = counts.get(d.id, Counter())
+                text = ", ".join(f"{v} {k}" for k, v in sorted(tally.items())) or "no row"
+                lines.append(f"| rows in the run | {text} |")
+            lines.append("")
     return "\n".join(lines)
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m dprepro.claims.catalogue",
-                                     description="Render docs/claims.md from a claims table.")
-    parser.add_argument("claims", type=Path, help="results/claims.csv of a run")
-    parser.add_argument("--run", default="the quick default",
-                        help="which configuration's run the table is from")
+                                     description="Render docs/claims.md from the declarations.")
+    parser.add_argument("--claims", type=Path,
+                        help="a run's results/claims.csv: count its rows per declaration")
+    parser.add_argument("--run", default="", help="which run the --claims table is from")
     args = parser.parse_args(argv)
-    sys.stdout.write(render_catalogue(pd.read_csv(args.claims), run=args.run))
+    registry = declared_claims()
+    counts = None
+    if args.claims is not None:
+        counts = verdict_counts(pd.read_csv(args.claims), registry)
+    sys.stdout.write(render_catalogue(registry, counts=counts, run=args.run))
     return 0
 
 
