@@ -2,6 +2,7 @@
 
 import json
 
+from dprepro.claims.catalogue import declared_claims
 from dprepro.claims.table import CLAIMS_PRIVACY, merge_claims
 from dprepro.runtime import step
 from dprepro.runtime.io import read_table, write_csv
@@ -9,6 +10,8 @@ from dprepro.runtime.io import read_table, write_csv
 log = step.start(snakemake, "claims_table")
 tables = [read_table(path) for path in snakemake.input.tables]
 merged = merge_claims(tables)
+# every row is a declared claim (docs/claims.md lists the declarations)
+declared_claims().check_declared(merged["claim_id"])
 for verdict, count in merged["verdict"].value_counts().items():
     log.info("%-12s %d claims", verdict, count)
 # the merged table's data origin is that of the study tables, as their sidecars say

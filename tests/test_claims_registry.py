@@ -119,6 +119,9 @@ def test_a_row_id_maps_back_to_the_most_specific_declaration():
     assert registry.match("ldp.ratio.raw.c25.a1").id == "ldp.ratio.raw.c{censoring}.a{alpha:g}"
     with pytest.raises(KeyError, match="matches no declared"):
         registry.match("ldp.other")
+    registry.check_declared(["ldp.ratio.c25.a0.5", "ldp.ratio.raw.c50.a1"])
+    with pytest.raises(ValueError, match=r"1 claims rows match no declaration.*'ldp.other'"):
+        registry.check_declared(["ldp.ratio.c25.a0.5", "ldp.other"])
 
 
 def test_privacy_statements_are_declared_once_per_mechanism_with_the_papers_source():

@@ -269,6 +269,14 @@ class ClaimRegistry:
         # the most specific pattern: the longest literal text
         return max(found, key=lambda d: len(re.sub(r"\{[^}]*\}", "", d.id)))
 
+    def check_declared(self, claim_ids: Iterable[str]) -> None:
+        """Raise ``ValueError`` naming every id that no declaration's pattern gives."""
+        undeclared = [i for i in claim_ids
+                      if not any(d.pattern.fullmatch(i) for d in self._declarations.values())]
+        if undeclared:
+            raise ValueError(f"{len(undeclared)} claims rows match no declaration (declare "
+                             f"each claim with CLAIMS.declare): {undeclared[:10]}")
+
     def __contains__(self, id: str) -> bool:
         return id in self._declarations
 
