@@ -659,3 +659,47 @@ def test_medians_preserved_states_the_verdicts_at_half_and_twice_its_tolerance()
     row = _with_tolerance_verdicts({"criterion": ">= 0.5"}, errors, 0.25)
     assert row["verdict_half_tolerance"] == "fails"     # 0 of 40 within 0.125
     assert row["verdict_double_tolerance"] == "holds"   # 40 of 40 within 0.5
+
+
+def assert_rows_follow_their_declarations(rows):
+    """Every row maps to one declaration, with its origin and source unless the row applies
+    the paper's statement beyond the paper's setting (then its source says so)."""
+    from dprepro.claims.registry import CLAIMS
+    from dprepro.claims.table import BEYOND
+
+    assert len(rows)
+    for row in rows.to_dict("records"):
+        declaration = CLAIMS.match(row["claim_id"])
+        assert declaration.study == row["study"] == "rrr_survival"
+        if declaration.origin == "paper" and row["claim_origin"] == "beyond":
+            assert row["source"].startswith(BEYOND), row["claim_id"]
+        else:
+            assert (row["claim_origin"], row["source"]) == (
+                declaration.origin, declaration.source), row["claim_id"]
+
+
+def test_every_claims_row_maps_to_a_declaration_with_its_origin_and_source(tmp_path, kidney):
+    from dprepro.claims.registry import CLAIMS
+    from dprepro.studies.rrr_survival.claims import rrr_claims
+
+    labels = labels_of(kidney)
+    releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
+                 "calibration": "", "data_origin": "real"}]
+    releases += [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
+                  "data_origin": "real"}
+                 for m, c in (("rrr", "paper"), ("rrr_debiased", "paper"), ("lnte", ""),
+                              ("rrr", "exact"), ("rrr_debiased", "exact"),
+                              ("lnte_grid", "grid=10,rows=2")) for e in (1.0, 3.0)]
+    inputs = write_releases(kidney, releases, labels, tmp_path, draws=20, seed=4)
+    claims = rrr_claims(inputs, releases=releases,
+                        logrank_releases=[r for r in releases
+                                          if r["mechanism"] in ("original", "rrr")],
+                        significance=0.05, rng=np.random.default_rng(0))
+    assert_rows_follow_their_declarations(claims)
+    # every declaration of the main claims has a row on this configuration
+    main = {d.id for d in CLAIMS.declarations("rrr_survival", group="")
+            if ".cox_" not in d.id}
+    assert main == {CLAIMS.match(i).id for i in claims["claim_id"]}
+    # beyond the paper's setting: Table 1 states no conclusion change at ε = 3 only
+    row = claims.set_index("claim_id").loc["rrr.no_conclusion_change.kidney.eps1"]
+    assert row["claim_origin"] == "beyond" and "ε = 3 only" in row["source"]

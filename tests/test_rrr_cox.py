@@ -4,6 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from dprepro.claims.registry import CLAIMS
 from dprepro.data.cohort_checks import check_cohort_tables
 from dprepro.data.cohort_spec import (
     CohortSpec,
@@ -230,7 +231,13 @@ def test_cox_claims_rows_and_verdicts():
     out = fits(cohort, releases=[(1.0, "paper"), (3.0, "paper"), (1.0, "exact")], draws=12)
     truth = {"sim": {f"{g} vs A": v for g, v in spec.true_log_hazard_ratios.items() if g != "A"}}
     table = cox_table(out, truth)
-    rows = pd.DataFrame(cox_claims(table, out, calibration="paper")).set_index("claim_id")
+    frame = pd.DataFrame(cox_claims(table, out, calibration="paper"))
+    # every row maps to its declaration (the exact calibration's to the `.{calibration}` one)
+    for claim_id, source in zip(frame["claim_id"], frame["source"], strict=True):
+        declaration = CLAIMS.match(claim_id)
+        assert declaration.id.endswith("{calibration}") == claim_id.endswith(".exact")
+        assert (declaration.origin, declaration.source) == ("beyond", source)
+    rows = frame.set_index("claim_id")
     ids = set(rows.index)
     for e in ("1", "3"):
         assert f"rrr.cox_naive_attenuated.sim.eps{e}" in ids

@@ -62,608 +62,458 @@ where it is undefined is stated in the note.
 
 Table 1/2 are cited only for the cohorts the paper analysed; the same
 statements on other cohorts are marked "beyond the paper".
+
+Each claim is one declaration below (:data:`~dprepro.claims.registry.CLAIMS`), its
+function computing the evidence of one cohort and ε from
+:class:`~dprepro.studies.rrr_survival.claim_helpers.StudyContext` (what every claim
+reads: the release tables, the per-cohort references, the random streams); the Cox
+claims are declared in :mod:`dprepro.studies.rrr_survival.cox_claims`.
 """
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
-from scipy import special
 
-from dprepro.claims.table import (
-    bootstrap_interval,
-    claim_row,
-    claims_frame,
-    newcombe_difference,
-    verdict,
-)
+from dprepro.claims.registry import CLAIMS, Evidence
+from dprepro.claims.table import bootstrap_interval, claims_frame, newcombe_difference
 from dprepro.runtime.io import read_table
-from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK, sup_distances
-from dprepro.studies.rrr_survival.cox import LABEL_ONLY, POWER, Z95, main_term
-from dprepro.studies.rrr_survival.outputs import GROUP_COLUMNS, distances_by_release
-from dprepro.studies.rrr_survival.releases import release_record
+from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK
+from dprepro.studies.rrr_survival.claim_helpers import (
+    MAJORITY,
+    MEDIAN_TOLERANCE,
+    PAPER,
+    SHARE_CI,
+    SOURCE,
+    STUDY,
+    UNITS,
+    StudyContext,
+    mean_distance,
+    origin_text,
+    paper_or_beyond,
+    relative_median_error,
+    share_evidence,
+    share_interval,
+    tolerance_columns,
+    undefined_share,
+)
 
-__all__ = ["PAPER", "rrr_claims", "share_interval"]
+__all__ = ["PAPER", "cox_claims", "rrr_claims", "share_interval"]
 
-STUDY = "rrr_survival"
-SOURCE = "De Faveri et al. (SEBD 2024)"
-#: Cohorts the paper analysed, with the numbers it prints (kidney: non-private
-#: medians in months of Table 2; every pairwise log-rank p of Table 1 above 0.05).
-PAPER = {
-    "kidney": {"tables": True,
-               "medians": {"AN": 1.77, "GN": 1.00, "PKD": 2.60, "Other": 4.70},
-               "logrank_p_above": 0.05,
-               # Table 1's comparison: "applying the RRR mechanism with ε = 3 shows
-               # comparable findings with the originals"
-               "table1_epsilon": 3.0},
-    "ipssr": {"tables": False},
-}
-#: Share of draws above which a single-draw statement "holds".
-MAJORITY = ">= 0.5"
+#: The statistic of the distance claims: the score of ``utility.csv``.
+_DISTANCE = (f"mean over groups of the sup-distance on the common support, original at-risk "
+             f">= {SUPPORT_MIN_AT_RISK}, where defined; a draw defined on less than half of it "
+             "scores 1")
 
 
-def share_interval(successes: int, trials: int, level: float = 0.95) -> tuple[float, float, float]:
-    """Share ``successes/trials`` and its two-sided Clopper–Pearson interval.
+def _printed_medians(claims) -> list[dict]:
+    return [{"dataset": d, "group": g} for d in claims.cohorts
+            for g in PAPER.get(d, {}).get("medians", {})]
 
-    Clopper & Pearson (1934): the bounds are Beta quantiles,
-    :math:`B^{-1}(a/2; x, n - x + 1)` and :math:`B^{-1}(1 - a/2; x + 1, n - x)`
-    (0 at x = 0, 1 at x = n), exact for a binomial count.
+
+@CLAIMS.declare(
+    "rrr.original_median.{dataset}.{group}", study=STUDY,
+    statement="Non-private median of {group} ({dataset}) as printed in Table 2",
+    origin="paper", source=f"{SOURCE}, Table 2",
+    statistic="distance from the printed median to the nearest median of our KM curve (the "
+              "times where it is exactly 0.5, else the lifelines median), months",
+    criterion="<= 0.01", units="none: one exact value of the original data",
+    ci_method="none: non-private, the value is exact", over=_printed_medians)
+def original_median(claims, *, dataset, group) -> Evidence:
+    """The printed median is reproduced when it is one of our curve's medians.
+
+    Where the KM curve is exactly 0.5 on an interval every time in it is a median
+    (lifelines and R then report different ends or its midpoint), so the statistic is
+    the distance from the printed value to that set; printed to two decimals, 0.01
+    allows for that rounding.
     """
-    x, n = int(successes), int(trials)
-    if n < 1 or not 0 <= x <= n:
-        raise ValueError(f"need 0 <= successes <= trials and trials >= 1, got {x}/{n}")
-    a = 1 - level
-    lower = 0.0 if x == 0 else float(special.betaincinv(x, n - x + 1, a / 2))
-    upper = 1.0 if x == n else float(special.betaincinv(x + 1, n - x, 1 - a / 2))
-    return x / n, lower, upper
+    cohort = claims.cohorts[dataset]
+    value = PAPER[dataset]["medians"][group]
+    row = cohort.medians.set_index("group").loc[group]
+    median = float(row["median"])
+    # R's median is the plateau's midpoint, lifelines' one of its ends (which one depends
+    # on whether the product rounds to 0.5 or just below): the plateau is both ends
+    other = 2 * float(row["median_r"]) - median if bool(row["plateau"]) else median
+    start, end = min(median, other), max(median, other)
+    plateau = (f"KM exactly 0.5 on [{start:.4g}, {end:.4g}]: every time in it is a median "
+               f"(lifelines here gives {median:.4g}, R the midpoint "
+               f"{float(row['median_r']):.4g})"
+               if end > start else f"no plateau: the median is {median:.4g}")
+    distance = max(start - value, value - end, 0.0)
+    ends = min(abs(value - start), abs(value - end))
+    return cohort.evidence(
+        distance, distance, distance, paper_value=value,
+        note=f"{origin_text(cohort.origin)}; non-private (no ε); {plateau}"
+             + (f"; the printed value is {ends:.2g} from the plateau's nearer end"
+                if end > start else "")
+             + "; printed to two decimals, 0.01 allows for that rounding; "
+               "reproduced_value is the distance, paper_value the printed median")
 
 
-def _share_row(flags, **kwargs) -> dict:
-    flags = np.asarray(flags, dtype=bool)
-    value, lo, hi = share_interval(int(flags.sum()), flags.size)
-    note = kwargs.pop("note", "")
-    criterion = kwargs.pop("criterion", MAJORITY)
-    return claim_row(study=STUDY, reproduced_value=value, ci_lower=lo, ci_upper=hi,
-                     ci_method="Clopper-Pearson (exact binomial) over draws",
-                     criterion=criterion, note=f"Clopper-Pearson 95% over {flags.size} draws; "
-                     f"draw 0 (the paper's single draw): {bool(flags[0])}; {note}", **kwargs)
+@CLAIMS.declare(
+    "rrr.original_logrank.{dataset}", study=STUDY,
+    statement="No pair of groups differs at {level:g} on the original data ({dataset}), as in "
+              "Table 1",
+    origin="paper", source=f"{SOURCE}, Table 1",
+    statistic="smallest plain pairwise log-rank p-value", criterion="> {level:g}",
+    units="none: one p-value of the original data",
+    ci_method="none: a p-value of the original data", over=("dataset",))
+def original_logrank(claims, *, dataset) -> Evidence | None:
+    """Every pairwise log-rank p-value of the original data above the printed level."""
+    if "logrank_p_above" not in PAPER.get(dataset, {}):
+        return None
+    cohort = claims.cohorts[dataset]
+    level = PAPER[dataset]["logrank_p_above"]
+    p = float(cohort.logrank["p_value"].min())
+    return cohort.evidence(
+        p, p, p, paper_value=f"> {level:g}", fields={"level": level},
+        note=f"{origin_text(cohort.origin)}; non-private; smallest cluster-robust p: "
+             f"{float(cohort.logrank['robust_p_value'].min()):.3g}")
 
 
-def _with_tolerance_verdicts(row: dict, errors, tolerance: float) -> dict:
-    """The verdicts of a share-of-draws row at half and twice its error tolerance."""
-    for column, scale in (("verdict_half_tolerance", 0.5), ("verdict_double_tolerance", 2.0)):
-        flags = np.asarray(errors) <= tolerance * scale
-        _, lo, hi = share_interval(int(flags.sum()), flags.size)
-        row[column] = verdict(lo, hi, row["criterion"])
-    return row
+@CLAIMS.declare(
+    "rrr.medians_preserved.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="RRR preserves the group medians ({dataset}, ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Table 2",
+    statistic="share of draws whose mean relative error of the group medians (not reached = "
+              f"1) is <= {MEDIAN_TOLERANCE:g}",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset", "epsilon"),
+    tolerance="MEDIAN_TOLERANCE")
+def medians_preserved(claims, *, dataset, epsilon) -> Evidence | None:
+    r"""Share of draws whose mean relative median error is within the tolerance.
+
+    The error of a draw is :math:`\frac1k\sum_g |m_g^{RRR} - m_g| / m_g` (not reached = 1);
+    the verdicts at half and twice the tolerance stand beside the verdict.
+    """
+    cohort = claims.cohorts[dataset]
+    if (dataset, "rrr", epsilon, claims.published) not in claims.medians:
+        return None
+    errors = cohort.rrr_errors(epsilon)
+    return cohort.share(
+        errors <= MEDIAN_TOLERANCE, "Table 2",
+        columns=tolerance_columns(errors, MEDIAN_TOLERANCE, MAJORITY),
+        note=cohort.note("rrr", epsilon, extra=(
+            f"; median error over draws {np.median(errors):.3f}; 0.25 and the majority rule "
+            "are chosen here")))
 
 
-def _key(r) -> tuple:
-    return r["dataset"], r["mechanism"], r["epsilon"], r.get("calibration", "")
+@CLAIMS.declare(
+    "rrr.no_conclusion_change.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="No pairwise log-rank conclusion changes under RRR ({dataset}, ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Table 1",
+    statistic="share of draws in which every pair's log-rank decision (cluster-robust for "
+              "cohorts with several rows per person) equals the original's; when the "
+              "permuted-label reference share is at least one half, that share minus the "
+              "reference share",
+    criterion="> 0.5 for the share (the reference share is below one half); > 0 for the "
+              "difference from the reference share",
+    units="draws (independent releases) and permutations of the labels among persons",
+    ci_method=f"{SHARE_CI}; Newcombe's hybrid score interval for the difference of the two "
+              "shares (draws vs permutations) when the reference share is at least one half",
+    over=("dataset", "epsilon"))
+def no_conclusion_change(claims, *, dataset, epsilon) -> Evidence | None:
+    """Share of draws whose every pairwise log-rank decision equals the original's.
+
+    Labels independent of the outcome (ε = 0) also agree often, above all when the
+    original rejects nothing, so the claim holds only if the share's interval lies above
+    the permuted-label reference and above one half. When the reference share is at least
+    one half it is itself estimated: the interval is Newcombe's on the difference of the
+    two shares, against 0. Table 1 states it at one ε only; at the others it is ours.
+    """
+    cohort = claims.cohorts[dataset]
+    rrr = (dataset, "rrr", epsilon, claims.published)
+    if rrr not in claims.logrank:
+        return None
+    unchanged = cohort.agreement(claims.logrank[rrr])
+    n_agree, n_permuted, (null_share, null_lo, null_hi) = cohort.permuted
+    rejects = int((cohort.original_p < claims.significance).sum())
+    test = "cluster-robust (per person)" if cohort.robust else "plain"
+    untestable = ("; the original rejects no pair, so agreement means 'RRR rejects nothing "
+                  "either', which labels independent of the outcome also give" if rejects == 0
+                  else f"; the original rejects {rejects} pair(s)")
+    statistic = (f"share of draws in which every pair's {test} log-rank decision at "
+                 f"{claims.significance:g} equals the original's")
+    reference = (f"permuted-label (ε = 0) reference share {null_share:.3f} "
+                 f"[{null_lo:.3f}, {null_hi:.3f}] over {n_permuted} permutations")
+    where = {}
+    if not (source := paper_or_beyond(dataset, "Table 1")).startswith(SOURCE):
+        where = {"source": source, "claim_origin": "beyond"}
+    stated_at = PAPER.get(dataset, {}).get("table1_epsilon")
+    if stated_at is not None and epsilon != stated_at:
+        where = {"source": f"beyond the paper (Table 1 states it at ε = {stated_at:g} only)",
+                 "claim_origin": "beyond"}
+    if null_share >= 0.5:
+        diff, lo, hi = newcombe_difference(int(unchanged.sum()), unchanged.size, n_agree,
+                                           n_permuted)
+        return cohort.evidence(
+            diff, lo, hi, **where, criterion="> 0",
+            statistic=f"{statistic}, minus the same share for permuted labels",
+            ci_method="Newcombe's hybrid score interval for a difference of two proportions "
+                      "(draws vs permutations)",
+            note=cohort.note("rrr", epsilon, extra=(
+                f"; RRR share {unchanged.mean():.3f} over {unchanged.size} draws, "
+                f"{reference}: holds only if the difference's interval lies above "
+                f"0{untestable}")))
+    return share_evidence(
+        unchanged, **where, criterion="> 0.5", statistic=statistic, ci_method=SHARE_CI,
+        data_origin=cohort.origin, privacy_unit=cohort.unit,
+        note=cohort.note("rrr", epsilon, extra=(
+            f"; {reference}, below one half: holds only if the interval lies above "
+            f"0.5{untestable}")))
 
 
-def _by_release(releases, paths) -> dict:
-    return {_key(r): read_table(p, text_columns=GROUP_COLUMNS)
-            for r, p in zip(releases, paths, strict=True)}
+@CLAIMS.declare(
+    "rrr.medians_more_accurate_than_lnte.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="RRR returns the group medians more accurately than LNTE ({dataset}, "
+              "ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Table 2 and its discussion",
+    statistic="share of draws whose mean relative error of the group medians (not reached = "
+              "1) is smaller under RRR than under LNTE (same draw index)",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset", "epsilon"))
+def medians_more_accurate_than_lnte(claims, *, dataset, epsilon) -> Evidence | None:
+    """The paper: "the RRR method returns median times more accurately" than LNTE."""
+    cohort = claims.cohorts[dataset]
+    lnte = (dataset, "lnte", epsilon, "")
+    if (dataset, "rrr", epsilon, claims.published) not in claims.medians \
+            or lnte not in claims.medians:
+        return None
+    ours = cohort.rrr_errors(epsilon)
+    theirs = relative_median_error(claims.medians[lnte], cohort.medians)
+    n = min(ours.size, theirs.size)
+    return cohort.share(
+        ours[:n] < theirs[:n], "Table 2 and its discussion",
+        note=cohort.note("rrr", epsilon, extra=(
+            f"; median error over draws: RRR {np.median(ours):.3f}, LNTE "
+            f"{np.median(theirs):.3f}; LNTE as published (no finite true ε)")))
 
 
-def _relative_median_error(released: pd.DataFrame, original: pd.DataFrame) -> np.ndarray:
-    target = original.set_index("group")["median"]
-    merged = released.join(target.rename("target"), on="group")
-    merged = merged[np.isfinite(merged["target"])]
-    err = np.where(np.isfinite(merged["median"]),
-                   np.abs(merged["median"] - merged["target"]) / merged["target"], 1.0)
-    return pd.Series(err, index=merged.index).groupby(merged["draw"]).mean().to_numpy()
+@CLAIMS.declare(
+    "rrr.distinctions_less_pronounced.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="At the smallest ε the group distinctions become less pronounced ({dataset}, "
+              "ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Figure 2 and its discussion",
+    statistic="share of draws whose mean pairwise log-rank statistic is below the original's",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset", "epsilon"))
+def distinctions_less_pronounced(claims, *, dataset, epsilon) -> Evidence | None:
+    """The paper, at ε = 1: "making the distinction between risk groups less pronounced"."""
+    cohort = claims.cohorts[dataset]
+    rrr = (dataset, "rrr", epsilon, claims.published)
+    if rrr not in claims.logrank or epsilon != min(claims.epsilons):
+        return None
+    chi2 = claims.logrank[rrr].groupby("draw")["statistic"].mean().to_numpy()
+    reference = float(cohort.logrank["statistic"].mean())
+    return cohort.share(
+        chi2 < reference, "Figure 2 and its discussion",
+        note=cohort.note("rrr", epsilon, extra=(
+            f"; original mean pairwise log-rank χ² {reference:.3f}, RRR median "
+            f"{np.median(chi2):.3f}; the paper reads it off Figure 2 (IPSS-R, ε = 1)")))
 
 
-def _mean_distance(scores: pd.DataFrame) -> pd.Series:
-    """Per draw: mean over groups of the sup-distance on the common support."""
-    return scores.groupby("draw")["distance"].mean()
+@CLAIMS.declare(
+    "rrr.lnte_levels_off.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="LNTE curves level off above 0.5 (median not reached) ({dataset}, "
+              "ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Table 2 and its discussion",
+    statistic="share of draws with an LNTE median not reached in a group whose original "
+              "median is reached",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset", "epsilon"))
+def lnte_levels_off(claims, *, dataset, epsilon) -> Evidence | None:
+    """Share of draws in which an LNTE median is not reached although the original's is."""
+    cohort = claims.cohorts[dataset]
+    if (dataset, "lnte", epsilon, "") not in claims.medians:
+        return None
+    lnte = claims.medians[(dataset, "lnte", epsilon, "")]
+    reached = set(cohort.medians.loc[np.isfinite(cohort.medians["median"]), "group"])
+    part = lnte[lnte["group"].isin(reached)]
+    levels = np.isinf(part["median"]).groupby(part["draw"]).any().to_numpy()
+    return cohort.share(levels, "Table 2 and its discussion",
+                        note=cohort.note("lnte", epsilon, calibration=""))
 
 
-def _undefined(scores: pd.DataFrame) -> float:
-    """Mean over draws and groups of the undefined share of the common support."""
-    return float(scores["undefined_share"].mean())
+def _closer(claims, dataset, epsilon, ours, theirs, **kwargs) -> Evidence | None:
+    """Share of draws whose ``ours`` curves are closer to the original than ``theirs``."""
+    cohort = claims.cohorts[dataset]
+    if ours not in claims.scores or theirs not in claims.scores:
+        return None
+    a = mean_distance(claims.scores[ours])
+    b = mean_distance(claims.scores[theirs])
+    common = a.index.intersection(b.index)
+    return cohort.share(
+        a.loc[common].to_numpy() < b.loc[common].to_numpy(), **kwargs,
+        note=cohort.note("rrr", epsilon, calibration=ours[3], extra=(
+            f"; against {theirs[1]} (true ε "
+            f"{cohort.true_eps(theirs[1], epsilon, theirs[3]):.3f}); mean undefined share of "
+            f"the support: RRR {undefined_share(claims.scores[ours]):.2f}, "
+            f"{theirs[1]} {undefined_share(claims.scores[theirs]):.2f}")))
 
 
-def _scores(inputs, releases) -> dict:
-    """Per private release: :func:`~dprepro.studies.rrr_survival.aggregate.sup_distances` of its
-    curves to
-    the original's (per draw and group), read from the table the utility job wrote with
-    them (``inputs["distances"]``), else computed from ``inputs["curves"]``."""
-    # by name (Snakemake's input list tests ``in`` against its paths, not its names)
-    if "distances" in dict(inputs.items()):
-        return distances_by_release(inputs["distances"])
-    curves = _by_release(releases, inputs["curves"])
-    return {k: sup_distances(c, curves[(k[0], "original", None, "")],
-                             min_at_risk=SUPPORT_MIN_AT_RISK)
-            for k, c in curves.items() if k[1] != "original"}
+@CLAIMS.declare(
+    "rrr.more_accurate_than_lnte.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="RRR is more accurate than LNTE at equal stated ε (RRR and LNTE as published) "
+              "({dataset}, ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Figure 2 and Conclusions",
+    statistic=f"share of draws whose RRR curves are closer to the original ({_DISTANCE})",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset", "epsilon"))
+def more_accurate_than_lnte(claims, *, dataset, epsilon) -> Evidence | None:
+    """RRR as published against LNTE as published, at the same stated ε."""
+    return _closer(claims, dataset, epsilon, (dataset, "rrr", epsilon, claims.published),
+                   (dataset, "lnte", epsilon, ""), where="Figure 2 and Conclusions")
 
 
-def _source(dataset: str, where: str) -> str:
-    if PAPER.get(dataset, {}).get("tables") or (where.startswith("Figure")
-                                                and dataset in PAPER):
-        return f"{SOURCE}, {where}"
-    return f"beyond the paper ({where}'s statement on a cohort the paper did not analyse)"
+@CLAIMS.declare(
+    "rrr.more_accurate_than_lnte_true_eps.{dataset}.eps{epsilon:g}", study=STUDY,
+    statement="RRR is more accurate than LNTE at equal true ε (RRR exact calibration vs grid "
+              "LNTE, both ε-DP) ({dataset}, ε = {epsilon:g})",
+    origin="paper", source=f"{SOURCE}, Figure 2 and Conclusions",
+    statistic=f"share of draws whose RRR curves are closer to the original ({_DISTANCE})",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset", "epsilon"))
+def more_accurate_than_lnte_true_eps(claims, *, dataset, epsilon) -> Evidence | None:
+    """The paper's statement at equal true ε: with mechanisms of ours, so every row is
+    beyond the paper (the exact calibration of RRR, grid LNTE)."""
+    return _closer(claims, dataset, epsilon, (dataset, "rrr", epsilon, "exact"),
+                   (dataset, "lnte_grid", epsilon, claims.grid_calibration(dataset)),
+                   source=paper_or_beyond(dataset, "Figure 2 and Conclusions"),
+                   claim_origin="beyond")
 
 
-def _origin_text(origin: str) -> str:
-    return {"synthetic": "data: synthetic stand-in for the paper's cohort",
-            "simulation": "data: simulated (no real patient)"}.get(origin, "data: real")
+def _debiased(claims, dataset, epsilon, calibration, rng) -> Evidence | None:
+    """Mean sup-distance ratio, debiased over plain RRR, with a paired bootstrap."""
+    cohort = claims.cohorts[dataset]
+    debiased = (dataset, "rrr_debiased", epsilon, calibration)
+    plain_key = (dataset, "rrr", epsilon, calibration)
+    if debiased not in claims.scores or plain_key not in claims.scores:
+        return None
+    plain = mean_distance(claims.scores[plain_key])
+    better = mean_distance(claims.scores[debiased])
+    common = plain.index.intersection(better.index)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value, lo, hi = bootstrap_interval(
+            lambda a, b: np.mean(a, axis=-1) / np.mean(b, axis=-1),
+            [better.loc[common].to_numpy(), plain.loc[common].to_numpy()], rng=rng,
+            batched=True)
+    return cohort.evidence(value, lo, hi, note=cohort.note(
+        "rrr_debiased", epsilon, calibration=calibration, extra=(
+            "; paired percentile bootstrap over draws; mean undefined share of the support: "
+            f"debiased {undefined_share(claims.scores[debiased]):.2f}, "
+            f"plain {undefined_share(claims.scores[plain_key]):.2f}")))
 
 
-def _original_rows(d, medians, logrank, origin, unit) -> list[dict]:
-    paper = PAPER.get(d, {})
-    rows = []
-    for label, value in paper.get("medians", {}).items():
-        row = medians.set_index("group").loc[label]
-        median = float(row["median"])
-        # R's median is the plateau's midpoint, lifelines' one of its ends (which one depends
-        # on whether the product rounds to 0.5 or just below): the plateau is both ends
-        other = 2 * float(row["median_r"]) - median if bool(row["plateau"]) else median
-        start, end = min(median, other), max(median, other)
-        plateau = (f"KM exactly 0.5 on [{start:.4g}, {end:.4g}]: every time in it is a median "
-                   f"(lifelines here gives {median:.4g}, R the midpoint "
-                   f"{float(row['median_r']):.4g})"
-                   if end > start else f"no plateau: the median is {median:.4g}")
-        # the printed median is reproduced when it is one of our curve's medians (to the
-        # printed 2 decimals): on a plateau at 0.5 every time is one, so the statement is
-        # about a set, and its distance to the printed value is the statistic
-        distance = max(start - value, value - end, 0.0)
-        ends = min(abs(value - start), abs(value - end))
-        rows.append(claim_row(
-            study=STUDY, privacy_unit=unit, claim_id=f"rrr.original_median.{d}.{label}",
-            claim=f"Non-private median of {label} ({d}) as printed in Table 2",
-            source=f"{SOURCE}, Table 2",
-            statistic="distance from the printed median to the nearest median of our KM "
-                      "curve (the times where it is exactly 0.5, else the lifelines "
-                      "median), months",
-            paper_value=value, reproduced_value=distance, ci_lower=distance,
-            ci_upper=distance, ci_method="none: non-private, the value is exact",
-            criterion="<= 0.01",
-            note=f"{_origin_text(origin)}; non-private (no ε); {plateau}"
-                 + (f"; the printed value is {ends:.2g} from the plateau's nearer end"
-                    if end > start else "")
-                 + "; printed to two decimals, 0.01 allows for that rounding; "
-                   "reproduced_value is the distance, paper_value the printed median"))
-    if "logrank_p_above" in paper:
-        level = paper["logrank_p_above"]
-        p = float(logrank["p_value"].min())
-        rows.append(claim_row(
-            study=STUDY, privacy_unit=unit, claim_id=f"rrr.original_logrank.{d}",
-            claim=f"No pair of groups differs at {level:g} on the original data ({d}), as in "
-            "Table 1", source=f"{SOURCE}, Table 1",
-            statistic="smallest plain pairwise log-rank p-value", paper_value=f"> {level:g}",
-            reproduced_value=p, ci_lower=p, ci_upper=p,
-            ci_method="none: a p-value of the original data", criterion=f"> {level:g}",
-            note=f"{_origin_text(origin)}; non-private; smallest cluster-robust p: "
-                 f"{float(logrank['robust_p_value'].min()):.3g}"))
-    return rows
+_DEBIASED = dict(
+    study=STUDY, origin="beyond", source="beyond the paper",
+    statistic="mean sup-distance ratio, debiased / plain RRR (on the common support, original "
+              f"at-risk >= {SUPPORT_MIN_AT_RISK}, where defined; a draw defined on less than "
+              "half of it scores 1)",
+    criterion="< 1", units=UNITS, ci_method="paired percentile bootstrap over draws")
+
+
+@CLAIMS.declare(
+    "rrr.debiased_beats_rrr.{dataset}.eps{epsilon:g}",
+    statement="Debiased RRR curves are closer to the original than RRR's ({dataset}, "
+              "ε = {epsilon:g})",
+    over=("dataset", "epsilon"), **_DEBIASED)
+def debiased_beats_rrr(claims, *, dataset, epsilon) -> Evidence | None:
+    """At the paper's calibration; its bootstrap draws from the claims job's stream."""
+    return _debiased(claims, dataset, epsilon, claims.published, claims.rng)
+
+
+@CLAIMS.declare(
+    "rrr.debiased_beats_rrr_{calibration}.{dataset}.eps{epsilon:g}",
+    statement="Debiased RRR curves are closer to the original than RRR's ({dataset}, "
+              "ε = {epsilon:g}, {calibration} calibration)",
+    over=("dataset", "epsilon", "calibration"), **_DEBIASED)
+def debiased_beats_rrr_calibrated(claims, *, dataset, epsilon, calibration) -> Evidence | None:
+    """At every other configured calibration (``exact``: equal true ε); its bootstrap
+    draws from the child stream, so these rows change none of the paper calibration's."""
+    return _debiased(claims, dataset, epsilon, calibration, claims.extra_rng)
+
+
+@CLAIMS.declare(
+    "rrr.approaches_original.{dataset}", study=STUDY,
+    statement="RRR curves approach the original as ε grows ({dataset}, ε = {low:g} → "
+              "{high:g})",
+    origin="paper", source=f"{SOURCE}, Figure 2",
+    statistic="share of draw pairs closer to the original at ε = {high:g} than at "
+              "ε = {low:g} (mean sup-distance over groups)",
+    criterion=MAJORITY, units=UNITS, ci_method=SHARE_CI, over=("dataset",))
+def approaches_original(claims, *, dataset) -> Evidence | None:
+    """Share of draw pairs in which RRR at the largest ε is closer to the original than
+    at the smallest."""
+    cohort = claims.cohorts[dataset]
+    distance = {e: mean_distance(claims.scores[key]) for e in claims.epsilons
+                if (key := (dataset, "rrr", e, claims.published)) in claims.scores}
+    if len(distance) < 2:
+        return None
+    low, high = min(distance), max(distance)
+    common = distance[low].index.intersection(distance[high].index)
+    return cohort.share(
+        distance[high].loc[common].to_numpy() < distance[low].loc[common].to_numpy(),
+        "Figure 2", fields={"low": low, "high": high},
+        note=cohort.note("rrr", high, extra=f"; at ε = {low:g} true ε "
+                         f"{cohort.true_eps('rrr', low):.3f}"))
+
+
+def _declared_here() -> list[str]:
+    return [d.id for d in CLAIMS.declarations(STUDY) if d.compute.__module__ == __name__]
 
 
 def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
                rng: np.random.Generator, clustered=()) -> pd.DataFrame:
     """The claims table of the study from the release files (see the module notes).
 
-    ``inputs`` holds ``medians`` (one per release of ``releases``), ``distances``
-    (the sup-distance table written with the utility table) or instead ``curves`` (one
-    per release; the distances are then computed here), ``logrank`` (one per release
-    of ``logrank_releases``) and ``permuted`` (the permuted-label log-rank reference
-    of each original release, in the order of ``releases``), optionally ``cox`` and
-    ``cox_draws`` (``cox.csv``, ``cox_draws.parquet``: :func:`cox_claims`); ``clustered`` names the
-    cohorts with several rows per person, whose conclusions use the
-    cluster-robust log-rank test.
+    Parameters
+    ----------
+    inputs : mapping
+        ``medians`` (one per release of ``releases``), ``distances`` (the sup-distance
+        table written with the utility table) or instead ``curves`` (one per release; the
+        distances are then computed here), ``logrank`` (one per release of
+        ``logrank_releases``) and ``permuted`` (the permuted-label log-rank reference of
+        each original release, in the order of ``releases``), optionally ``cox`` and
+        ``cox_draws`` (``cox.csv``, ``cox_draws.parquet``: :func:`cox_claims`).
+    releases, logrank_releases : list of dict
+        The release records behind ``medians`` and ``logrank``.
+    significance : float
+        The level of the log-rank decisions.
+    rng : numpy.random.Generator
+        The stream of the bootstrap of ``debiased_beats_rrr`` at the paper's calibration
+        (in the order cohort, ε); the other calibrations draw from a child of it.
+    clustered : iterable of str
+        The cohorts with several rows per person, whose conclusions use the
+        cluster-robust log-rank test.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per claim, in declaration order within each cohort.
     """
-    return _claims(inputs, releases=releases, logrank_releases=logrank_releases,
-                   significance=significance, rng=rng, clustered=clustered)
-
-
-def _claims(inputs, *, releases, logrank_releases, significance, rng, clustered):
-    medians = _by_release(releases, inputs["medians"])
-    scores = _scores(inputs, releases)
-    logrank = _by_release(logrank_releases, inputs["logrank"])
-    originals = [r for r in releases if r["mechanism"] == "original"]
-    permuted = {r["dataset"]: read_table(path, text_columns=GROUP_COLUMNS)
-                for r, path in zip(originals, inputs["permuted"], strict=True)}
-    calibrations = list(dict.fromkeys(r["calibration"] for r in releases
-                                      if r["mechanism"] == "rrr"))
-    published = calibrations[0] if calibrations else ""
-    # a child stream (spawning leaves rng's own draws unchanged) for the claims of the
-    # other calibrations
-    extra_rng = rng.spawn(1)[0]
-    rows = []
-    datasets = list(dict.fromkeys(r["dataset"] for r in releases))
-    epsilons = sorted({r["epsilon"] for r in releases if r["epsilon"] is not None})
-    info = {r["dataset"]: r for r in releases if r["mechanism"] == "original"}
-    for d in datasets:
-        first = len(rows)
-        origin = info[d]["data_origin"]
-        original_m = medians[(d, "original", None, "")]
-        original_lr = logrank[(d, "original", None, "")]
-        labels = list(original_m["group"])
-        # the cohort's person: whom every release of it protects
-        unit = info[d].get("privacy_unit", "patient")
-        rows += _original_rows(d, original_m, original_lr, origin, unit)
-
-        def share(flags, unit=unit, **kwargs):
-            return _share_row(flags, privacy_unit=unit, **kwargs)
-        robust = d in clustered
-        p_col = "robust_p_value" if robust else "p_value"
-        original_p = original_lr.set_index(["group_a", "group_b"])[p_col]
-
-        def agreement(lr, original_p=original_p, p_col=p_col):
-            ref = lr.join(original_p.rename("p0"), on=["group_a", "group_b"])
-            same = (ref[p_col] < significance) == (ref["p0"] < significance)
-            return same.groupby(ref["draw"]).all().to_numpy()
-
-        n_agree = int(agreement(permuted[d]).sum())
-        n_permuted = int(permuted[d]["draw"].nunique())
-        null_share, null_lo, null_hi = share_interval(n_agree, n_permuted)
-        rejects = int((original_p < significance).sum())
-
-        def true_eps(mechanism, e, calibration=published, labels=labels):
-            return release_record(mechanism, epsilon=e, labels=labels,
-                                  calibration=calibration).true_epsilon
-
-        def note(mechanism, e, calibration=published, extra="", origin=origin):
-            return (f"{_origin_text(origin)}; {mechanism} calibration {calibration or '-'}: "
-                    f"stated ε {e:g}, true ε {true_eps(mechanism, e, calibration):.3f}{extra}")
-
-        distance = {}
-        for e in epsilons:
-            tag = f"{d}.eps{e:g}"
-            rrr = (d, "rrr", e, published)
-            if rrr in medians:
-                errors = _relative_median_error(medians[rrr], original_m)
-                rows.append(_with_tolerance_verdicts(share(
-                    errors <= 0.25, claim_id=f"rrr.medians_preserved.{tag}",
-                    claim=f"RRR preserves the group medians ({d}, ε = {e:g})",
-                    source=_source(d, "Table 2"),
-                    statistic="share of draws whose mean relative error of the group medians "
-                    "(not reached = 1) is <= 0.25", note=note("rrr", e, extra=(
-                        f"; median error over draws {np.median(errors):.3f}; 0.25 and the "
-                        "majority rule are chosen here"))), errors, 0.25))
-            if rrr in logrank:
-                unchanged = agreement(logrank[rrr])
-                test = "cluster-robust (per person)" if robust else "plain"
-                untestable = ("; the original rejects no pair, so agreement means 'RRR rejects "
-                              "nothing either', which labels independent of the outcome also "
-                              "give" if rejects == 0 else
-                              f"; the original rejects {rejects} pair(s)")
-                statistic = (f"share of draws in which every pair's {test} log-rank decision "
-                             f"at {significance:g} equals the original's")
-                reference = (f"permuted-label (ε = 0) reference share {null_share:.3f} "
-                             f"[{null_lo:.3f}, {null_hi:.3f}] over {n_permuted} permutations")
-                common = dict(claim_id=f"rrr.no_conclusion_change.{tag}",
-                              claim=f"No pairwise log-rank conclusion changes under RRR ({d}, "
-                                    f"ε = {e:g})", source=_source(d, "Table 1"))
-                stated_at = PAPER.get(d, {}).get("table1_epsilon")
-                if stated_at is not None and e != stated_at:
-                    # the paper states it at one ε only; at the others the statement is ours
-                    common.update(claim_origin="beyond", source=(
-                        f"beyond the paper (Table 1 states it at ε = {stated_at:g} only)"))
-                if null_share >= 0.5:
-                    # the reference is itself estimated: the interval is on the difference
-                    diff, lo, hi = newcombe_difference(int(unchanged.sum()), unchanged.size,
-                                                       n_agree, n_permuted)
-                    rows.append(claim_row(
-                        study=STUDY, privacy_unit=unit, **common,
-                        statistic=f"{statistic}, minus the same share for permuted labels",
-                        reproduced_value=diff, ci_lower=lo, ci_upper=hi,
-                        ci_method="Newcombe's hybrid score interval for a difference of two "
-                                  "proportions (draws vs permutations)", criterion="> 0",
-                        note=note("rrr", e, extra=(
-                            f"; RRR share {unchanged.mean():.3f} over {unchanged.size} draws, "
-                            f"{reference}: holds only if the difference's interval lies above "
-                            f"0{untestable}"))))
-                else:
-                    rows.append(share(
-                        unchanged, **common, statistic=statistic, criterion="> 0.5",
-                        note=note("rrr", e, extra=(
-                            f"; {reference}, below one half: holds only if the interval lies "
-                            f"above 0.5{untestable}"))))
-            if rrr in medians and (d, "lnte", e, "") in medians:
-                ours = errors  # RRR's, as medians_preserved reads them
-                theirs = _relative_median_error(medians[(d, "lnte", e, "")], original_m)
-                n = min(ours.size, theirs.size)
-                rows.append(share(
-                    ours[:n] < theirs[:n], claim_id=f"rrr.medians_more_accurate_than_lnte.{tag}",
-                    claim=f"RRR returns the group medians more accurately than LNTE ({d}, "
-                    f"ε = {e:g})", source=_source(d, "Table 2 and its discussion"),
-                    statistic="share of draws whose mean relative error of the group medians "
-                    "(not reached = 1) is smaller under RRR than under LNTE (same draw index)",
-                    note=note("rrr", e, extra=(
-                        f"; median error over draws: RRR {np.median(ours):.3f}, LNTE "
-                        f"{np.median(theirs):.3f}; LNTE as published (no finite true ε)"))))
-            if rrr in logrank and e == min(epsilons):
-                chi2 = logrank[rrr].groupby("draw")["statistic"].mean().to_numpy()
-                reference = float(original_lr["statistic"].mean())
-                rows.append(share(
-                    chi2 < reference, claim_id=f"rrr.distinctions_less_pronounced.{tag}",
-                    claim=f"At the smallest ε the group distinctions become less pronounced "
-                    f"({d}, ε = {e:g})", source=_source(d, "Figure 2 and its discussion"),
-                    statistic="share of draws whose mean pairwise log-rank statistic is below "
-                    "the original's",
-                    note=note("rrr", e, extra=(
-                        f"; original mean pairwise log-rank χ² {reference:.3f}, RRR median "
-                        f"{np.median(chi2):.3f}; the paper reads it off Figure 2 (IPSS-R, "
-                        "ε = 1)"))))
-            if (d, "lnte", e, "") in medians:
-                lnte = medians[(d, "lnte", e, "")]
-                reached = set(original_m.loc[np.isfinite(original_m["median"]), "group"])
-                part = lnte[lnte["group"].isin(reached)]
-                levels = np.isinf(part["median"]).groupby(part["draw"]).any().to_numpy()
-                rows.append(share(
-                    levels, claim_id=f"rrr.lnte_levels_off.{tag}",
-                    claim=f"LNTE curves level off above 0.5 (median not reached) ({d}, "
-                    f"ε = {e:g})", source=_source(d, "Table 2 and its discussion"),
-                    statistic="share of draws with an LNTE median not reached in a group whose "
-                    "original median is reached", note=note("lnte", e, calibration="")))
-            if rrr in scores:
-                distance[e] = _mean_distance(scores[rrr])
-            comparisons = (
-                ("more_accurate_than_lnte", rrr, (d, "lnte", e, ""),
-                 "at equal stated ε (RRR and LNTE as published)"),
-                ("more_accurate_than_lnte_true_eps", (d, "rrr", e, "exact"),
-                 (d, "lnte_grid", e, _grid_calibration(releases, d)),
-                 "at equal true ε (RRR exact calibration vs grid LNTE, both ε-DP)"),
-            )
-            for name, ours, theirs, how in comparisons:
-                if ours not in scores or theirs not in scores:
-                    continue
-                # at equal true ε (the exact calibration, grid LNTE) the mechanisms are ours
-                ours_only = {"claim_origin": "beyond"} if name.endswith("_true_eps") else {}
-                a = _mean_distance(scores[ours])
-                b = _mean_distance(scores[theirs])
-                common = a.index.intersection(b.index)
-                rows.append(share(
-                    a.loc[common].to_numpy() < b.loc[common].to_numpy(),
-                    claim_id=f"rrr.{name}.{tag}", **ours_only,
-                    claim=f"RRR is more accurate than LNTE {how} ({d}, ε = {e:g})",
-                    source=_source(d, "Figure 2 and Conclusions"),
-                    statistic="share of draws whose RRR curves are closer to the original "
-                    "(mean over groups of the sup-distance on the common support, original "
-                    f"at-risk >= {SUPPORT_MIN_AT_RISK}, where defined; a draw defined on less "
-                    "than half of it scores 1)",
-                    note=note("rrr", e, calibration=ours[3],
-                              extra=f"; against {theirs[1]} (true ε "
-                              f"{true_eps(theirs[1], e, theirs[3]):.3f}); mean undefined share "
-                              f"of the support: RRR {_undefined(scores[ours]):.2f}, "
-                              f"{theirs[1]} {_undefined(scores[theirs]):.2f}")))
-            for calibration in calibrations:
-                debiased = (d, "rrr_debiased", e, calibration)
-                plain_key = (d, "rrr", e, calibration)
-                if debiased not in scores or plain_key not in scores:
-                    continue
-                plain = _mean_distance(scores[plain_key])
-                better = _mean_distance(scores[debiased])
-                common = plain.index.intersection(better.index)
-                # the published calibration's rows draw from rng as before; the others from
-                # their own child stream, so adding them changes no other row
-                with np.errstate(divide="ignore", invalid="ignore"):
-                    value, lo, hi = bootstrap_interval(
-                        lambda a, b: np.mean(a, axis=-1) / np.mean(b, axis=-1),
-                        [better.loc[common].to_numpy(), plain.loc[common].to_numpy()],
-                        rng=rng if calibration == published else extra_rng, batched=True)
-                suffix = "" if calibration == published else f"_{calibration}"
-                at = "" if calibration == published else f", {calibration} calibration"
-                rows.append(claim_row(
-                    study=STUDY, privacy_unit=unit,
-                    claim_id=f"rrr.debiased_beats_rrr{suffix}.{tag}",
-                    claim=f"Debiased RRR curves are closer to the original than RRR's ({d}, "
-                    f"ε = {e:g}{at})", source="beyond the paper",
-                    statistic="mean sup-distance ratio, debiased / plain RRR (on the common "
-                    f"support, original at-risk >= {SUPPORT_MIN_AT_RISK}, where defined; a "
-                    "draw defined on less than half of it scores 1)",
-                    reproduced_value=value, ci_lower=lo, ci_upper=hi,
-                    ci_method="paired percentile bootstrap over draws", criterion="< 1",
-                    note=note("rrr_debiased", e, calibration=calibration, extra=(
-                        "; paired percentile bootstrap over draws; mean undefined share of the "
-                        f"support: debiased {_undefined(scores[debiased]):.2f}, "
-                        f"plain {_undefined(scores[plain_key]):.2f}"))))
-        if len(distance) >= 2:
-            low, high = min(distance), max(distance)
-            common = distance[low].index.intersection(distance[high].index)
-            rows.append(share(
-                distance[high].loc[common].to_numpy() < distance[low].loc[common].to_numpy(),
-                claim_id=f"rrr.approaches_original.{d}",
-                claim=f"RRR curves approach the original as ε grows ({d}, ε = {low:g} → "
-                f"{high:g})", source=_source(d, "Figure 2"),
-                statistic=f"share of draw pairs closer to the original at ε = {high:g} than at "
-                f"ε = {low:g} (mean sup-distance over groups)",
-                note=note("rrr", high, extra=f"; at ε = {low:g} true ε "
-                          f"{true_eps('rrr', low):.3f}")))
-        for row in rows[first:]:
-            row["data_origin"] = origin
+    claims = StudyContext(inputs, releases=releases, logrank_releases=logrank_releases,
+                     significance=significance, rng=rng, clustered=clustered)
+    rows = CLAIMS.evaluate(claims, study=STUDY, axes=claims.axes, outer=("dataset",),
+                           only=_declared_here(), privacy_unit="patient")
     if "cox" in dict(inputs.items()):
-        cox = read_table(inputs["cox"])
-        origins = cox.groupby("dataset")["data_origin"].first().to_dict()
-        for row in cox_claims(cox, read_table(inputs["cox_draws"]), calibration=published):
-            dataset = next((name for name in origins if f".{name}." in row["claim_id"]
-                            or row["claim_id"].endswith(f".{name}")), None)
-            row["data_origin"] = origins.get(dataset, "")
-            rows.append(row)
+        rows += cox_claims(read_table(inputs["cox"]), read_table(inputs["cox_draws"]),
+                           calibration=claims.published)
     return claims_frame(rows)
 
 
-def _grid_calibration(releases, dataset) -> str:
-    for r in releases:
-        if r["dataset"] == dataset and r["mechanism"] == "lnte_grid":
-            return r["calibration"]
-    return ""
+def _original_rows(d, medians, logrank, origin, unit) -> list[dict]:
+    """The rows of the non-private statements (printed medians, log-rank) of cohort ``d``."""
+    cohort = SimpleNamespace(medians=medians, logrank=logrank, origin=origin, unit=unit)
+    cohort.evidence = lambda *args, **kw: Evidence(*args, data_origin=origin,
+                                                   privacy_unit=unit, **kw)
+    claims = SimpleNamespace(cohorts={d: cohort})
+    return CLAIMS.evaluate(claims, study=STUDY, axes={"dataset": [d]},
+                           only=["rrr.original_median.{dataset}.{group}",
+                                 "rrr.original_logrank.{dataset}"])
 
 
-#: Source of the Cox claims: the paper names Cox regression as future work.
-COX_SOURCE = f"{SOURCE}, Conclusions (future work)"
-#: Convergence share of the corrected score below which its rows' verdicts are not firm
-#: (non-convergence is not at random: fits fail where the estimate would be extreme).
-COX_MIN_CONVERGED = 0.8
-#: Tolerance of the corrected score's absolute bias, in log-HR units (ours).
-COX_BIAS_TOLERANCE = 0.1
-_COX_CONDITIONAL = ("bias and coverage are conditional on a fit: non-convergence is not at "
-                    "random (fits fail where the estimate would be extreme), so a low share "
-                    "selects the draws")
-_COX_COVERAGE_UNTESTABLE = (
-    "coverage of the cohort's own original fit is not a test of nominal coverage: the draws "
-    "vary only the privacy noise while the SE also covers the cohort's sampling variance, "
-    "so the coverage should be far above 0.95 and a criterion of >= 0.9 cannot detect a "
-    "too-small SE (a replicated-cohort simulation is needed; docs/rrr_survival.md gives an "
-    "outside one)")
-_COX_TRUTH_UNTESTABLE = (
-    "one simulated cohort: draws vary only the privacy noise, so {what} against the true log "
-    "HR is conditional on this cohort's sampling error (original SE {se:.3f}, wider than the "
-    "tolerance); only a replicated-cohort simulation (fresh cohort and release per "
-    "replicate) can test it")
+def _with_tolerance_verdicts(row: dict, errors, tolerance: float) -> dict:
+    """The verdicts of a share-of-draws row at half and twice its error tolerance."""
+    row.update(tolerance_columns(errors, tolerance, row["criterion"]))
+    return row
 
 
-def cox_claims(table: pd.DataFrame, draws: pd.DataFrame, *, calibration: str) -> list[dict]:
-    r"""The Cox claims of every cohort, ε and calibration (docs/rrr_survival.md).
-
-    ``calibration`` (the study's first) gives the ids ``rrr.<claim>.<dataset>.eps<ε>``;
-    every other calibration in ``table`` (e.g. ``exact``, where the true ε is the stated
-    one) adds the same rows with ``.<calibration>`` appended. Claim texts say
-    "stated ε (true ε …)": at the paper's calibration the true ε is ε + ln(k − 1).
-
-    ``rrr.cox_naive_attenuated``: per draw the attenuation factor
-    :math:`\sum_j s_j \hat\beta^{naive}_j / \sum_j |\hat\beta^{orig}_j|` over the group
-    terms (:math:`s_j` the original's sign; 1 = none, 0 = all), its mean with a normal
-    Monte Carlo interval, < 1. ``rrr.cox_corrected_unbiased``: the absolute bias (log-HR
-    units) of the corrected score's main contrast
-    (:func:`~dprepro.studies.rrr_survival.cox.main_term`) against ``original_tau`` on
-    real cohorts, within ±:data:`COX_BIAS_TOLERANCE` (ours: half and double verdicts);
-    on simulation cohorts against the true log HR, untestable (one cohort's sampling
-    error is wider than the tolerance). ``rrr.cox_corrected_coverage``: share of draws
-    whose 95 % interval covers that reference (Clopper–Pearson), kept as a number but
-    untestable (:data:`_COX_COVERAGE_UNTESTABLE`). ``rrr.cox_patients_needed``: persons
-    needed (:func:`~dprepro.studies.rrr_survival.cox.patients_needed`), largest over the
-    original's significant group terms; untestable (a projection conditional on the
-    observed effect; no row when no term is significant). Every note gives the
-    convergence share; bias and coverage are conditional on a fit, and a corrected-score
-    share below :data:`COX_MIN_CONVERGED` makes its verdicts not firm (``reliable=False``).
-    """
-    rows = []
-    group = draws["term"].str.contains(" vs ", regex=False)
-    calibrations = list(dict.fromkeys(
-        [calibration] + [c for c in table.loc[table["mechanism"] == "rrr", "calibration"]
-                         if c != calibration]))
-    for d in dict.fromkeys(table["dataset"]):
-        mine = table[table["dataset"] == d]
-        origin, unit = mine["data_origin"].iloc[0], mine["privacy_unit"].iloc[0]
-        simulated = bool(np.isfinite(mine["true_log_hr"]).any())
-        term = main_term(table, d)[0]
-        original = mine[mine["estimator"] == "original"].set_index("term")
-        against = "the true log HR" if simulated else (
-            "the original fit (true labels, events after τ censored, as the corrected score)")
-        signs = original.loc[original.index.str.contains(" vs ", regex=False), "log_hr"].dropna()
-        for cal in calibrations:
-            for e in sorted(mine.loc[(mine["mechanism"] == "rrr")
-                                     & (mine["calibration"] == cal), "epsilon"].unique()):
-                rel = mine[(mine["epsilon"] == e) & (mine["calibration"] == cal)]
-                if not len(rel):
-                    continue
-                true_eps = float(rel["true_epsilon"].iloc[0])
-                tag = f"{d}.eps{e:g}" + ("" if cal == calibration else f".{cal}")
-                at = f"({d}, stated ε {e:g} (true ε {true_eps:.3f}), {cal} calibration)"
-                rows.extend(_cox_claim_rows(
-                    draws, rel, d=d, e=e, cal=cal, tag=tag, at=at, term=term, unit=unit,
-                    origin=origin, simulated=simulated, against=against, signs=signs,
-                    group=group, note=(
-                        f"beyond the paper (its future work); {_origin_text(origin)}; RRR "
-                        f"{cal} calibration: stated ε {e:g}, true ε {true_eps:.3f}; the Cox "
-                        f"fit is post-processing of the RRR release (same guarantee: "
-                        f"{LABEL_ONLY})")))
-    return rows
-
-
-def _cox_claim_rows(draws, rel, *, d, e, cal, tag, at, term, unit, origin, simulated,
-                    against, signs, group, note) -> list[dict]:
-    """The Cox claims of one cohort, ε and calibration (:func:`cox_claims`)."""
-    rows = []
-    mine = (draws["dataset"] == d) & (draws["epsilon"] == e) & (draws["calibration"] == cal)
-
-    def row(name, claim, statistic, value, lo, hi, method, criterion, extra, **kw):
-        return claim_row(study=STUDY, privacy_unit=unit, claim_id=f"rrr.{name}.{tag}",
-                         claim=claim, source=COX_SOURCE, claim_origin="beyond",
-                         data_origin=origin, statistic=statistic, reproduced_value=value,
-                         ci_lower=lo, ci_upper=hi, ci_method=method, criterion=criterion,
-                         note=note + extra, **kw)
-    naive_all = draws[mine & group & (draws["estimator"] == "naive")]
-    naive = naive_all[naive_all["converged"]]
-    if len(naive) > 1 and len(signs):
-        wide = naive.pivot(index="draw", columns="term", values="log_hr")[signs.index]
-        factor = ((wide * np.sign(signs)).sum(axis=1, min_count=len(signs))
-                  / signs.abs().sum()).dropna()
-        m, h = factor.mean(), Z95 * factor.std(ddof=1) / np.sqrt(len(factor))
-        share = naive_all.groupby("draw")["converged"].all().mean()
-        rows.append(row(
-            "cox_naive_attenuated", f"The naive Cox fit on RRR labels is attenuated towards 0 "
-            f"{at}", "attenuation factor: the naive group log HRs signed as the original's, "
-            "summed, over the sum of |original log HR| (1 = none, 0 = all), mean over draws",
-            m, m - h, m + h, "normal Monte Carlo interval over draws", "< 1",
-            f"; {len(factor)} draws with a fit (convergence share {share:.2f}; conditional "
-            "on a fit); original log HRs " + ", ".join(f"{k} {v:.3f}" for k, v in signs.items())))
-    cs = draws[mine & (draws["term"] == term) & (draws["estimator"] == "corrected_score")]
-    if not len(cs):
-        return rows
-    ok = cs[cs["converged"]]
-    share = len(ok) / len(cs)
-    fit = rel[(rel["estimator"] == "corrected_score") & (rel["term"] == term)]
-    ref = float(fit["true_log_hr" if simulated else "original_log_hr"].iloc[0])
-    orig_se = float(fit["original_se"].iloc[0])
-    firm = share >= COX_MIN_CONVERGED
-    converged = (f"; {len(ok)} of {len(cs)} draws converged (convergence share {share:.2f}"
-                 + ("" if firm else f", below {COX_MIN_CONVERGED:g}: verdict not firm")
-                 + f"); {_COX_CONDITIONAL}")
-    if len(ok) > 1:
-        spread = np.sqrt(ok["log_hr"].var(ddof=1) / len(ok)
-                         + (orig_se ** 2 if simulated else 0.0))
-        value = ok["log_hr"].mean() - ref
-        h = Z95 * spread
-        rows.append(row(
-            "cox_corrected_unbiased", f"The corrected-score Cox fit of {term} is unbiased, "
-            f"given a fit {at}", f"bias (log-HR units) of the mean corrected log HR over "
-            f"converged draws against {against} ({ref:.3f})", value, value - h, value + h,
-            "normal Monte Carlo interval over converged draws" + (
-                ", widened by the original fit's SE (the cohort's sampling error)"
-                if simulated else ""), None,
-            converged + f"; ±{COX_BIAS_TOLERANCE:g} in log HR is our tolerance",
-            tolerance=COX_BIAS_TOLERANCE, criterion_at=lambda t: f"within [{-t:g}, {t:g}]",
-            reliable=firm, untestable=_COX_TRUTH_UNTESTABLE.format(
-                what="the bias", se=orig_se) if simulated else ""))
-    hits = (cs["ci_lower"] <= ref) & (ref <= cs["ci_upper"])
-    value, lo, hi = share_interval(int(hits.sum()), len(cs))
-    rows.append(row(
-        "cox_corrected_coverage", f"The corrected-score 95% intervals of {term} cover at "
-        f"about the nominal rate {at}", f"share of draws whose interval covers {against} "
-        f"({ref:.3f}; a draw without a fit covers nothing)", value, lo, hi,
-        "Clopper-Pearson (exact binomial) over draws", None,
-        converged + "; 0.05 below the nominal 0.95 would be our tolerance",
-        tolerance=0.05, criterion_at=lambda t: f">= {0.95 - t:g}", reliable=firm,
-        untestable=_COX_TRUTH_UNTESTABLE.format(what="the coverage", se=orig_se)
-        if simulated else _COX_COVERAGE_UNTESTABLE))
-    need = rel[(rel["estimator"] == "corrected_score")
-               & rel["term"].str.contains(" vs ", regex=False)]
-    need = need[np.isfinite(need["patients_needed"])]
-    if len(need):
-        worst = need.loc[need["patients_needed"].idxmax()]
-        se = draws[mine & group & draws["converged"] & (draws["estimator"] == "corrected_score")
-                   & (draws["term"] == worst["term"])]["se"]
-        h = Z95 * se.std(ddof=1) / np.sqrt(len(se)) if len(se) > 1 else np.inf
-        scale = worst["patients_needed"] / worst["se_mean"] ** 2
-        persons = int(worst["persons"])
-        rows.append(row(
-            "cox_patients_needed", f"The cohort has enough persons for the corrected Cox fit "
-            f"to keep the original's conclusions (sign and 5% significance), if the observed "
-            f"effect were the true one {at}", f"persons needed for {POWER:.0%} power with the "
-            f"SE scaled as 1/sqrt(n), taking the observed |log HR| of original_tau as true, "
-            f"largest over the original's significant group terms ({worst['term']})",
-            worst["patients_needed"], scale * max(worst["se_mean"] - h, 0.0) ** 2,
-            scale * (worst["se_mean"] + h) ** 2,
-            "normal Monte Carlo interval of the mean SE over draws, squared (the Monte Carlo "
-            "error only: not the effect's uncertainty)", f"<= {persons}",
-            f"; the cohort has {persons} persons; a projection conditional on the observed "
-            "effect: the interval carries only the Monte Carlo error of the mean SE, treats "
-            "|log HR| as true and uses original_tau's (fewer events); corrected-score "
-            f"convergence share {share:.2f}",
-            untestable="a projection conditional on the observed effect"))
-    return rows
+# imported last so that the Cox claims are declared after the others (docs/claims.md lists
+# declarations in order); re-exported for the callers of this module
+from dprepro.studies.rrr_survival.cox_claims import cox_claims  # noqa: E402
