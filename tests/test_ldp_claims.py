@@ -310,3 +310,52 @@ def test_clipping_has_a_per_release_median_claim_beside_the_mean_based_one():
     table = claims_of(ErrorSet(errors))
     assert not table.index.str.contains("median_ise").any()
     assert "median per release" not in table.loc["ldp.clipping_changes_little.c25.a0.2", "note"]
+
+
+def every_setting_errors():
+    """Synthetic errors for every setting a declaration reads: a second mechanism, the
+    x, noise-scale and p̂(x, Y_i) variants, the unclipped estimator and first draws."""
+    base = synthetic_errors(scale_private=0.3)
+    errors, first = dict(base.errors), {}
+    rng = np.random.default_rng(12)
+    for (c, mech, a, name), value in list(base.errors.items()):
+        if mech == "laplace":
+            errors[(c, "randomized_response", a, name)] = value + 0.01 * rng.normal(
+                size=value.shape)
+        if name in ("generalized_beran", "beran", "private_beran"):
+            at = "none@x0.75" if mech == "none" else f"{mech}@x0.75"
+            errors[(c, at, a, name)] = 1.1 * value
+            errors[(c, mech, a, name + "/scaled")] = value
+            errors[(c, at, a, name + "/scaled")] = 1.1 * value
+        if name == "private_beran":
+            errors[(c, "laplace_scale0.25", a, name)] = 0.25 * value
+            errors[(c, "laplace@phat_x", a, name)] = 1.05 * value
+            errors[(c, mech, a, "private_beran_unclipped")] = 1.02 * value
+            first[(c, mech, a, name)] = value
+            first[(c, mech, a, "private_beran_unclipped")] = 1.02 * value
+    return ErrorSet(errors, first_draw=first)
+
+
+def test_every_row_is_declared_and_every_declaration_gives_rows():
+    from dprepro.claims.registry import CLAIMS
+
+    variants = {"mechanism": "laplace", "x_values": [0.5, 0.75], "noise_scales": [1.0, 0.25],
+                "phat_at_x": True}
+    table = ldp_claims(every_setting_errors(), censorings=["25", "50"], alphas=ALPHAS,
+                       mechanisms=["laplace", "randomized_response"], seed=3, resamples=200,
+                       variants=variants, x=0.5, grid_alphas=[0.2, 0.4])
+    assert not table["claim_id"].duplicated().any()
+    used = set()
+    for row in table.itertuples():
+        declaration = CLAIMS.match(row.claim_id)
+        used.add(declaration.id)
+        assert declaration.study == "ldp_indicators" and not declaration.group
+        if row.source.startswith("beyond the paper") and declaration.origin == "paper":
+            # the paper's statement, applied beyond the paper's setting: the row says so
+            assert row.claim_origin == "beyond" and declaration.source in row.source
+        else:
+            assert (row.claim_origin, row.source) == (declaration.origin, declaration.source)
+    declared = {d.id for d in CLAIMS.declarations("ldp_indicators", group="")}
+    assert used == declared, f"declarations without rows: {sorted(declared - used)}"
+    rr = table[table["claim_id"].str.startswith("ldp.randomized_response.")]
+    assert len(rr) and (rr["claim_origin"] == "beyond").all()
