@@ -244,7 +244,7 @@ def paired_interval(D: pd.DataFrame | None, cube: np.ndarray | None, *, unit: st
     unit : str
         ``"case"`` or ``"drug"`` (:data:`UNIT`).
     rng : numpy.random.Generator
-        The claim's stream; the draws are the same as in every earlier version.
+        The claim's stream (a shared one is drawn by the claims in a fixed order).
 
     Returns
     -------
