@@ -1199,6 +1199,41 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     assert row["verdict"] == "inconclusive" and "drug inconclusive" in row["note"]
 
 
+def test_every_claim_row_is_declared_with_its_origin_and_source():
+    """Each row maps to its declaration (CLAIMS.match), whose origin and source it carries
+    unless it applies the paper's statement beyond the paper (then it says so)."""
+    from dprepro.claims.registry import CLAIMS
+    from dprepro.claims.table import BEYOND
+    from dprepro.studies.repr_transfer import claims as repr_claims
+
+    table = _claims_table(6)
+    pca = table[table["representation"] == "pca"]
+    # every method a declaration compares, each a little apart so every control has a row
+    extra = [pca.assign(representation=method, accuracy=pca["accuracy"] + shift,
+                        spearman=pca["spearman"] + shift)
+             for method, shift in (("random_projection", -0.1), ("pca_vae_dim", 0.02),
+                                   ("supervised_vae", 0.03), ("vae_svae_dim", 0.01))]
+    both = pd.concat([table, *extra], ignore_index=True)
+    claims = repr_claims.repr_claims(both, both, cancer_epsilon=1.0, drug_epsilon=1.0,
+                                     pipelines=["as_published", "corrected"], base_seed=3,
+                                     drug_splits=_split_rows(both), data_origin="synthetic")
+    matched, beyond = set(), []
+    for row in claims.itertuples(index=False):
+        declaration = CLAIMS.match(row.claim_id)
+        assert declaration.study == "repr_transfer" and declaration.group == ""
+        matched.add(declaration.id)
+        if row.claim_origin == declaration.origin:
+            assert row.source == declaration.source, row.claim_id
+        else:
+            assert (declaration.origin, row.claim_origin) == ("paper", "beyond"), row.claim_id
+            assert row.source == f"{BEYOND} ({declaration.source})"
+            beyond.append(row.claim_id)
+    assert matched == {d.id for d in CLAIMS.declarations("repr_transfer", group="")}
+    # only random projection, which the paper does not run, takes a paper statement beyond it
+    assert beyond and all(".random_projection_beats_" in claim_id for claim_id in beyond)
+    assert (claims["data_origin"] == "synthetic").all()
+
+
 def test_lineage_bootstrap_rebuilds_the_cases_from_resampled_lineages():
     from dprepro.studies.repr_transfer import claims as repr_claims
 
