@@ -173,3 +173,23 @@ def test_the_claims_page_lists_every_declaration_with_its_origin_source_and_run_
     counted = render_catalogue(registry, counts=verdict_counts(run, registry), run="a test")
     assert "| rows in the run | 1 fails, 1 holds |" in counted
     assert counted.count("| rows in the run | no row |") == 1
+
+
+def test_docs_claims_page_is_the_rendering_of_every_declaration():
+    from pathlib import Path
+
+    from dprepro.claims.catalogue import declared_claims, render_catalogue
+
+    registry = declared_claims()
+    page = (Path(__file__).parents[1] / "docs" / "claims.md").read_text(encoding="utf-8")
+    assert page == render_catalogue(registry), (
+        "docs/claims.md is out of date: PYTHONPATH=scripts python -m dprepro.claims.catalogue "
+        "> docs/claims.md")
+    studies = {d.study for d in registry.declarations()}
+    assert studies == {"ldp_indicators", "rrr_survival", "repr_transfer"}
+    for declaration in registry.declarations():
+        # a paper's statement names where the paper makes it
+        if declaration.origin == "paper":
+            assert any(word in declaration.source for word in (
+                "§", "Section", "Table", "Figure", "Discussion", "Conclusions", "Results")), (
+                declaration.id, declaration.source)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -45,6 +46,11 @@ def declared_claims() -> ClaimRegistry:
 
 def _cell(value) -> str:
     return str(value).replace("|", "\\|").replace("\n", " ")
+
+
+def _anchor(heading: str) -> str:
+    """GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes."""
+    return re.sub(r"[^a-z0-9_ -]", "", heading.lower()).replace(" ", "-")
 
 
 def _axes(declaration: ClaimDeclaration) -> str:
@@ -86,13 +92,19 @@ def render_catalogue(registry: ClaimRegistry, *, counts: dict[str, Counter] | No
         lines += [f"Rows and verdicts are those of {run or 'a run'}.", ""]
     studies = list(dict.fromkeys([*_STUDIES, *(d.study for d in declarations)]))
     for study in studies:
-        mine = [d for d in declarations if d.study == study]
+        # the study's own claims, then those other jobs compute (the privacy statements):
+        # independent of which module was imported first
+        mine = sorted((d for d in declarations if d.study == study), key=lambda d: d.group)
         if not mine:
             continue
         origins = Counter(d.origin for d in mine)
         lines += [f"## {study}", "",
                   f"{len(mine)} claims: {origins['paper']} of the paper, "
-                  f"{origins['beyond']} beyond it.", ""]
+                  f"{origins['beyond']} beyond it.", "",
+                  "| claim | origin | source |", "|---|---|---|"]
+        lines += [f"| [`{_cell(d.id)}`](#{_anchor(d.id)}) | {d.origin} | {_cell(d.source)} |"
+                  for d in mine]
+        lines.append("")
         for d in mine:
             lines += [f"### `{d.id}`", "",
                       f"{_cell(d.statement)}", "",
