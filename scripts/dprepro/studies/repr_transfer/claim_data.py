@@ -122,8 +122,11 @@ class TaskData:
                                    rng=self.rng if rng is None else rng)
         if interval is None:
             return None
-        extra = ([SPLIT_NOTE] if interval.crossed else [DRUG_NOTE] if self.unit == "drug"
-                 else [])
+        descriptive = not interval.crossed and self.unit == "drug"
+        extra = [SPLIT_NOTE] if interval.crossed else [DRUG_NOTE] if descriptive else []
+        if descriptive:
+            # a drugs-only interval is too narrow: no firm verdict, whatever it says
+            rules = {**rules, "reliable": False}
         detail = "; ".join([note, interval.resampled, *extra, EMPTY_PAPER_VALUE])
         detail = _units_note(detail, interval.units)
         if vae_note and ("vae" in a or "vae" in b):

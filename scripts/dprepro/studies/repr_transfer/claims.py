@@ -69,7 +69,6 @@ from dprepro.studies.repr_transfer.claim_bootstrap import (
     lineage_bootstrap,
 )
 from dprepro.studies.repr_transfer.claim_data import (
-    DRUG_NOTE,
     EMPTY_PAPER_VALUE,
     EQUIVALENCE_MARGIN,
     MIN_UNITS,
@@ -422,17 +421,6 @@ def task_dependence_row(cancer: dict, drug: dict, *, pipeline: str) -> dict:
                                 data_origin="")
 
 
-def _capped(row: dict) -> dict:
-    """A drug row without per-split rows gets no firm verdict; its note says why.
-
-    Evidence cannot lower a verdict without the "unreliable interval" preface
-    (``reliable=False``), so the cap is applied to the row, before any claim reads it.
-    """
-    if DRUG_NOTE in row["note"] and row["verdict"] in ("holds", "fails"):
-        row["verdict"] = "inconclusive"
-    return row
-
-
 def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: float,
                 drug_epsilon: float, pipelines: Sequence[str],
                 base_seed: int, vae_learning_rates: Sequence[float] | None = None,
@@ -480,9 +468,8 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
                        "representation": ("pca", "vae", "random_projection"),
                        "learned": ("pca", "vae")}}
     # one loop over pipeline and task: the claims sharing a stream draw in declaration order
-    rows = [_capped(row) for row in CLAIMS.evaluate(
-        data, outer=("pipeline", "task"), **common,
-        only=[d.id for d in declared if "task" in d.axes])]
+    rows = CLAIMS.evaluate(data, outer=("pipeline", "task"), **common,
+                          only=[d.id for d in declared if "task" in d.axes])
     data.rows = {row["claim_id"]: row for row in rows}
     rows += CLAIMS.evaluate(data, **common, only=[d.id for d in declared
                                                   if "task" not in d.axes])
