@@ -73,7 +73,8 @@ class Evidence:
     criterion : str or Tolerance, optional
         The criterion when it depends on the configuration (a tolerance of ours).
     ci_method, statistic, statement : str, optional
-        Overrides of the declaration's texts where the data change them.
+        Overrides of the declaration's texts where the data change them (``statistic``
+        and ``statement`` are templates like the declaration's: literal braces doubled).
     source, claim_origin : str, optional
         The row applies the statement beyond the paper's setting.
     privacy_unit, data_origin : str, optional
