@@ -1112,6 +1112,14 @@ def test_claims_verdicts_follow_the_paired_differences():
     assert rows.loc["repr.as_published.cancer.pca_beats_fixed_genes", "claim_origin"] == "paper"
     trends = rows.loc["repr.as_published.cancer.pca_rises_with_epsilon"]
     assert trends["claim_origin"] == "beyond" and trends["source"].startswith("beyond")
+    # beyond rows do not imply the paper states them; the paper's baselines comparison
+    # states no ε, so the row says the ε is ours
+    assert trends["source"] == "beyond the paper: ours, read off the paper's figures"
+    per_task = rows.loc["repr.as_published.cancer.vae_beats_pca", "source"]
+    assert "On some tasks that certainly seems to be the case" in per_task
+    assert per_task.startswith("beyond the paper: ours")
+    assert rows.loc["repr.as_published.cancer.pca_beats_fixed_genes", "claim"].endswith(
+        "at ε = 1 (the paper states no ε; ours) (as_published pipeline)")
     assert "repr.as_published.cancer.random_projection_beats_fixed_genes" not in verdict
     assert claims["claim_id"].str.startswith("repr.").all()
     bootstrapped = ~claims["claim_id"].str.endswith("depends_on_task")
@@ -1186,6 +1194,10 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     assert rows.loc["repr.as_published.drug.vae_beats_pca", "verdict"] == "holds"
     assert rows.loc["repr.as_published.cancer.vae_beats_pca", "verdict"] == "fails"
     assert rows.loc["repr.as_published.vae_vs_pca_depends_on_task", "verdict"] == "holds"
+    # the row reads each task's vae_about_pca too (the cancer task: 0.01 below PCA)
+    assert rows.loc["repr.as_published.cancer.vae_about_pca", "verdict"] == "holds"
+    assert "cancer fails, vae_about_pca holds: not beneficial" in rows.loc[
+        "repr.as_published.vae_vs_pca_depends_on_task", "note"]
     cancer = table.copy()
     cancer.loc[cancer["representation"] == "vae", "accuracy"] += 0.06
     both = repr_claims.repr_claims(cancer, drug, cancer_epsilon=1.0, drug_epsilon=1.0,
@@ -1197,6 +1209,40 @@ def test_task_dependence_holds_only_when_one_task_holds_and_the_other_fails():
     row = repr_claims.task_dependence_row({"verdict": "holds"}, {"verdict": "inconclusive"},
                                           pipeline="p")
     assert row["verdict"] == "inconclusive" and "drug inconclusive" in row["note"]
+
+
+def test_task_dependence_counts_an_about_equal_task_as_not_beneficial():
+    """The paper: whether the VAE is beneficial "depends on the task. On some tasks that
+    certainly seems to be the case": one task where vae_beats_pca holds, the other where
+    it fails or vae_about_pca holds (no better than PCA)."""
+    from dprepro.studies.repr_transfer import claims as repr_claims
+
+    def dependence(cancer, drug, cancer_about=None, drug_about=None):
+        return repr_claims.task_dependence_row(
+            {"verdict": cancer}, {"verdict": drug}, pipeline="p",
+            cancer_about=None if cancer_about is None else {"verdict": cancer_about},
+            drug_about=None if drug_about is None else {"verdict": drug_about})
+
+    # holds / about equal (vae_beats_pca inconclusive, vae_about_pca holds) -> holds
+    row = dependence("holds", "inconclusive", drug_about="holds")
+    assert row["verdict"] == "holds"
+    assert (row["reproduced_value"], row["ci_lower"], row["ci_upper"]) == (1, 1, 1)
+    assert "drug inconclusive, vae_about_pca holds: not beneficial" in row["note"]
+    # the same with the tasks swapped, and holds / fails as before
+    assert dependence("inconclusive", "holds", cancer_about="holds")["verdict"] == "holds"
+    assert dependence("holds", "fails")["verdict"] == "holds"
+    # holds / holds -> fails, also where one gain lies within the margin (about holds)
+    assert dependence("holds", "holds")["verdict"] == "fails"
+    assert dependence("holds", "holds", drug_about="holds")["verdict"] == "fails"
+    # both not beneficial -> fails
+    assert dependence("fails", "inconclusive", drug_about="holds")["verdict"] == "fails"
+    # holds / inconclusive (about not shown) -> inconclusive
+    assert dependence("holds", "inconclusive")["verdict"] == "inconclusive"
+    assert dependence("holds", "inconclusive", drug_about="inconclusive")[
+        "verdict"] == "inconclusive"
+    # a task whose vae_beats_pca is untestable leaves the dependence untestable
+    row = dependence("untestable", "holds", cancer_about="untestable")
+    assert row["verdict"] == "untestable" and row["note"].startswith("untestable: the cancer")
 
 
 def test_every_claim_row_is_declared_with_its_origin_and_source():

@@ -663,9 +663,12 @@ def test_medians_preserved_states_the_verdicts_at_half_and_twice_its_tolerance()
 
 def assert_rows_follow_their_declarations(rows):
     """Every row maps to one declaration, with its origin and source unless the row applies
-    the paper's statement beyond the paper's setting (then its source says so)."""
+    the paper's statement beyond the paper's setting (then its source says so), a kidney
+    row of a Figure-2 statement cites footnote 2 (Figure 2 omits the kidney curves), or a
+    beyond declaration's row adds the cohort to its source."""
     from dprepro.claims.registry import CLAIMS
     from dprepro.claims.table import BEYOND
+    from dprepro.studies.rrr_survival.claim_helpers import KIDNEY_FOOTNOTE, SOURCE
 
     assert len(rows)
     for row in rows.to_dict("records"):
@@ -673,9 +676,14 @@ def assert_rows_follow_their_declarations(rows):
         assert declaration.study == row["study"] == "rrr_survival"
         if declaration.origin == "paper" and row["claim_origin"] == "beyond":
             assert row["source"].startswith(BEYOND), row["claim_id"]
+        elif declaration.origin == "paper" and ".kidney" in row["claim_id"] \
+                and "Figure 2" in declaration.source:
+            assert row["claim_origin"] == "paper", row["claim_id"]
+            assert row["source"].startswith(SOURCE) and KIDNEY_FOOTNOTE in row["source"]
+            assert "Figure 2" not in row["source"], row["claim_id"]
         else:
-            assert (row["claim_origin"], row["source"]) == (
-                declaration.origin, declaration.source), row["claim_id"]
+            assert row["claim_origin"] == declaration.origin, row["claim_id"]
+            assert row["source"].startswith(declaration.source), row["claim_id"]
 
 
 def test_every_claims_row_maps_to_a_declaration_with_its_origin_and_source(tmp_path, kidney):
@@ -701,5 +709,37 @@ def test_every_claims_row_maps_to_a_declaration_with_its_origin_and_source(tmp_p
             if ".cox_" not in d.id}
     assert main == {CLAIMS.match(i).id for i in claims["claim_id"]}
     # beyond the paper's setting: Table 1 states no conclusion change at ε = 3 only
-    row = claims.set_index("claim_id").loc["rrr.no_conclusion_change.kidney.eps1"]
+    rows = claims.set_index("claim_id")
+    row = rows.loc["rrr.no_conclusion_change.kidney.eps1"]
     assert row["claim_origin"] == "beyond" and "ε = 3 only" in row["source"]
+    # Figure 2 shows IPSS-R only: the kidney rows of its statements cite footnote 2
+    for claim_id in ("rrr.distinctions_less_pronounced.kidney.eps1",
+                     "rrr.approaches_original.kidney", "rrr.more_accurate_than_lnte.kidney.eps1"):
+        assert "footnote 2" in rows.loc[claim_id, "source"], claim_id
+        assert rows.loc[claim_id, "claim_origin"] == "paper", claim_id
+    assert "RRR only" in rows.loc["rrr.distinctions_less_pronounced.kidney.eps1", "note"]
+    # the comparison at equal true ε is ours: declared and reported beyond the paper
+    true_eps = rows.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
+    assert CLAIMS.match(true_eps.name).origin == "beyond" == true_eps["claim_origin"]
+    assert true_eps["source"].startswith("beyond the paper: ours")
+
+
+def test_sources_name_the_cohorts_the_paper_analysed():
+    """Tables 1-2 report kidney only, Figure 2 shows IPSS-R only (kidney: footnote 2); the
+    paper's statements elsewhere are beyond it, and only a cohort it never used is one it
+    "did not analyse"."""
+    from dprepro.studies.rrr_survival.claim_helpers import (
+        KIDNEY_FOOTNOTE,
+        SOURCE,
+        paper_or_beyond,
+    )
+
+    table = "§5, Table 2 and its discussion"
+    figure = "§5, Figure 2 and its discussion"
+    assert paper_or_beyond("kidney", table) == f"{SOURCE}, {table}"
+    assert paper_or_beyond("ipssr", table) == (
+        f"beyond the paper (the statement of {table}, on a cohort Table 2 does not report)")
+    assert paper_or_beyond("gbsg2", table).endswith("on a cohort the paper did not analyse)")
+    assert paper_or_beyond("ipssr", figure, KIDNEY_FOOTNOTE) == f"{SOURCE}, {figure}"
+    assert paper_or_beyond("kidney", figure, KIDNEY_FOOTNOTE) == f"{SOURCE}, {KIDNEY_FOOTNOTE}"
+    assert "did not analyse" in paper_or_beyond("veteran", figure, KIDNEY_FOOTNOTE)

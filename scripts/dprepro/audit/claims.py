@@ -142,7 +142,8 @@ _declare_mechanism(
     source="beyond the paper: the project's second α-LDP mechanism on δ")
 _declare_mechanism(
     "rrr", statement="rrr", origin="paper",
-    source="De Faveri et al. (SEBD 2024), Section 4 (RRR's ε-DP property, Equation 3)")
+    source="De Faveri et al. (SEBD 2024), §4, the expression for ε(p, k) preceding Equation 3 "
+           "(RRR's ε-DP property; the denominator (1 − p)(1 − 1/k))")
 _declare_mechanism(
     "lnte", statement="lnte", origin="paper",
     source="De Faveri et al. (SEBD 2024), Section 2 (LNTE of Gondara & Wang 2020, "

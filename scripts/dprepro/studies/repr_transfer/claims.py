@@ -90,6 +90,11 @@ _OURS = ("ours: issue 13's paraphrase (VAE about as good as PCA), not a statemen
 _CONTROL = ("ours: a control of the paper's VAE-vs-PCA comparison (each at its own searched r) "
             f"that holds r equal; not a statement of {_PAPER}")
 _JOINT = f"{_PAPER}, Discussion (open question)"
+#: The ε trends: the paper's figures show them; no sentence of the paper states them.
+_FIGURES = f"{BEYOND}: ours, read off the paper's figures"
+#: Each task's VAE-vs-PCA row: the Discussion says only that on some tasks the VAE is better.
+_PER_TASK = (f"{BEYOND}: ours, the per-task attribution of the Discussion's 'On some tasks "
+             f"that certainly seems to be the case' ({_PAPER})")
 _JOINT_CONTROL = ("ours: a control of the joint model's comparison (the VAE at the joint "
                   f"model's searched settings); not a statement of {_PAPER}")
 _SEARCH_VARIANCE = ("each at its own searched settings; the interval omits the search's "
@@ -111,6 +116,8 @@ _OWN_R = ("; each method at its own searched r: vae_beats_pca_at_equal_dim compa
 # --------------------------------------------------------------------------- #
 _ID = "repr.{pipeline}.{task}."
 _AT = "at epsilon = {eps} ({pipeline} pipeline)"
+#: The paper's comparisons with its baselines state no ε: the task's configured ε is ours.
+_AT_OURS = "at ε = {eps} (the paper states no ε; ours) ({pipeline} pipeline)"
 _COMMON = dict(
     study=STUDY, over=("pipeline", "task"), criterion=with_units("> 0"),
     units="cancer task: lineages × representation seeds (the cases rebuilt from the drawn "
@@ -135,7 +142,7 @@ def _beats_baseline(data: ReprClaimData, pipeline: str, task: str, representatio
 
 @CLAIMS.declare(
     _ID + "{representation}_beats_fixed_genes",
-    statement="{task}: {representation} beats the fixed gene set " + _AT,
+    statement="{task}: {representation} beats the fixed gene set " + _AT_OURS,
     origin="paper", source=_SOURCE, statistic="{what}: {representation} - fixed_genes",
     **_PER_REPRESENTATION)
 def beats_fixed_genes(data: ReprClaimData, pipeline: str, task: str, representation: str):
@@ -143,7 +150,8 @@ def beats_fixed_genes(data: ReprClaimData, pipeline: str, task: str, representat
 
     The paper: representation learning with public data "can significantly improve the
     accuracy of differentially private learning, compared to using a set of preselected
-    dimensions". Random projection (the data-independent dummy the paper does not run)
+    dimensions". It states no ε: the row is at the task's configured ε (ours, said in
+    the statement). Random projection (the data-independent dummy the paper does not run)
     gets the same row, beyond the paper.
     """
     return _beats_baseline(data, pipeline, task, representation, "fixed_genes")
@@ -151,7 +159,7 @@ def beats_fixed_genes(data: ReprClaimData, pipeline: str, task: str, representat
 
 @CLAIMS.declare(
     _ID + "{representation}_beats_dp_feature_selection",
-    statement="{task}: {representation} beats DP feature selection " + _AT,
+    statement="{task}: {representation} beats DP feature selection " + _AT_OURS,
     origin="paper", source=_SOURCE, statistic="{what}: {representation} - dp_feature_selection",
     **_PER_REPRESENTATION)
 def beats_dp_feature_selection(data: ReprClaimData, pipeline: str, task: str, representation: str):
@@ -192,11 +200,12 @@ def vae_about_pca(data: ReprClaimData, pipeline: str, task: str):
 @CLAIMS.declare(
     _ID + "vae_beats_pca",
     statement="{task}: the VAE beats PCA " + _AT,
-    origin="beyond", source=f"{BEYOND} ({_SOURCE})", statistic="{what}: vae - pca", **_COMMON)
+    origin="beyond", source=_PER_TASK, statistic="{what}: vae - pca", **_COMMON)
 def vae_beats_pca(data: ReprClaimData, pipeline: str, task: str):
     """VAE − PCA > 0 on each task's own scale (accuracy or Spearman's ρ) with its own
     interval: one task's component of the paper's task dependence
-    (``vae_vs_pca_depends_on_task``), each method at its own searched r."""
+    (``vae_vs_pca_depends_on_task``), each method at its own searched r. The Discussion
+    says "On some tasks that certainly seems to be the case"; which tasks is ours."""
     bundle = data.task(pipeline, task)
     bundle.beats = bundle.evidence("vae", "pca", vae_note=False,
                                    note=f"pipeline {pipeline}; on the task's own scale")
@@ -261,7 +270,7 @@ def pca_at_vae_dim_beats_pca(data: ReprClaimData, pipeline: str, task: str):
 @CLAIMS.declare(
     _ID + "{learned}_rises_with_epsilon",
     statement="{task}: {learned} accuracy rises with epsilon ({pipeline} pipeline)",
-    origin="beyond", source=f"{BEYOND} ({_SOURCE})",
+    origin="beyond", source=_FIGURES,
     statistic="{what}: {learned} at epsilon {high:g} - at epsilon {low:g}", **_PER_LEARNED)
 def rises_with_epsilon(data: ReprClaimData, pipeline: str, task: str, learned: str):
     """Value at the largest ε − value at the smallest ε of the grid > 0 (ours)."""
@@ -272,7 +281,7 @@ def rises_with_epsilon(data: ReprClaimData, pipeline: str, task: str, learned: s
     _ID + "{learned}_approaches_non_private",
     statement="{task}: {learned} at epsilon = {high:g} approaches its non-private accuracy "
               "({pipeline} pipeline)",
-    origin="beyond", source=f"{BEYOND} ({_SOURCE})",
+    origin="beyond", source=_FIGURES,
     statistic="{what}: {learned} non-private - at epsilon {high:g}", tolerance="EQUIVALENCE_MARGIN",
     **{**_PER_LEARNED, "criterion": _MARGIN_CRITERION.format("<")})
 def approaches_non_private(data: ReprClaimData, pipeline: str, task: str, learned: str):
@@ -354,46 +363,73 @@ def vae_svae_dim_beats_vae(data: ReprClaimData, pipeline: str, task: str):
 _DEPENDS = "repr.{pipeline}.vae_vs_pca_depends_on_task"
 
 
-def _dependence(cancer: str, drug: str, pipeline: str) -> Evidence:
-    """The task dependence from the two tasks' ``vae_beats_pca`` verdicts."""
-    verdicts = {"cancer": cancer, "drug": drug}
-    holds = sum(v == "holds" for v in verdicts.values())
-    possible = sum(v != "fails" for v in verdicts.values())
-    text = ", ".join(f"{t} {v}" for t, v in verdicts.items())
-    undecidable = [t for t, v in verdicts.items() if v == "untestable"]
+def _task_state(beats: str, about: str) -> str:
+    """A task's VAE-vs-PCA state from its ``vae_beats_pca`` and ``vae_about_pca`` verdicts.
+
+    ``beneficial`` where ``vae_beats_pca`` holds (a significant gain within the margin
+    included); ``not beneficial`` where it fails or ``vae_about_pca`` holds; ``open``
+    otherwise (neither shown).
+    """
+    if beats == "holds":
+        return "beneficial"
+    if beats == "fails" or about == "holds":
+        return "not beneficial"
+    return "open"
+
+
+def _dependence(cancer: str, drug: str, pipeline: str, cancer_about: str = "",
+                drug_about: str = "") -> Evidence:
+    """The task dependence from the two tasks' ``vae_beats_pca`` and ``vae_about_pca``
+    verdicts (see :func:`vae_vs_pca_depends_on_task`)."""
+    verdicts = {"cancer": (cancer, cancer_about), "drug": (drug, drug_about)}
+    states = {t: _task_state(*v) for t, v in verdicts.items()}
+    holds = sum(v == "beneficial" for v in states.values())
+    possible = sum(v != "not beneficial" for v in states.values())
+    text = "; ".join(f"{t} {b}" + (f", vae_about_pca {a}" if a else "") + f": {states[t]}"
+                     for t, (b, a) in verdicts.items())
+    undecidable = [t for t, (b, _) in verdicts.items() if b == "untestable"]
     return Evidence(
         holds, holds, possible,
         untestable=(f"the {' and '.join(undecidable)} task's vae_beats_pca is untestable on "
                     "these data" if undecidable else ""),
-        note=f"pipeline {pipeline}; from the per-task verdicts ({text}): holds iff "
-             f"one task holds and the other fails; {EMPTY_PAPER_VALUE}")
+        note=f"pipeline {pipeline}; from the per-task vae_beats_pca verdicts ({text}): "
+             "holds iff one task holds and the other is not beneficial (vae_beats_pca fails "
+             f"or vae_about_pca holds); {EMPTY_PAPER_VALUE}")
 
 
 @CLAIMS.declare(
     _DEPENDS, study=STUDY, over=("pipeline",),
     statement="whether the VAE beats PCA depends on the task ({pipeline} pipeline)",
     origin="paper", source=_SOURCE,
-    statistic="tasks where vae_beats_pca holds (interval: up to the tasks where it does not "
-              "fail)",
-    criterion="within [0.5, 1.5]", units="the two tasks' vae_beats_pca verdicts",
-    ci_method="none: from the two tasks' verdicts (up to the tasks where it does not fail)")
+    statistic="tasks where vae_beats_pca holds (interval: up to the tasks not shown 'not "
+              "beneficial', i.e. where vae_beats_pca does not fail and vae_about_pca does not "
+              "hold)",
+    criterion="within [0.5, 1.5]",
+    units="the two tasks' vae_beats_pca and vae_about_pca verdicts",
+    ci_method="none: from the two tasks' verdicts (up to the tasks not shown 'not "
+              "beneficial')")
 def vae_vs_pca_depends_on_task(data: ReprClaimData, pipeline: str):
-    """The paper: whether a VAE beats PCA "depends on the task".
+    """The paper: whether a VAE beats PCA "depends on the task. On some tasks that
+    certainly seems to be the case."
 
-    A per-task sign statement: it holds iff ``vae_beats_pca`` holds on one task and
-    fails on the other, from those two rows' verdicts (evaluated first: no statistic
-    mixes accuracy with ρ, and no bootstrap: the two verdicts carry the uncertainty,
-    each on its own scale). The row's value is the number of tasks whose
-    ``vae_beats_pca`` holds; its "interval" runs from that number to the number of
-    tasks where it does not fail (an inconclusive task could go either way), and the
-    criterion is "exactly one" (within [0.5, 1.5], the counts being integers): holds
-    iff one task holds and the other fails, fails iff both hold or both fail,
-    inconclusive otherwise.
+    A per-task sign statement, from the two tasks' ``vae_beats_pca`` and
+    ``vae_about_pca`` verdicts (evaluated first: no statistic mixes accuracy with ρ, and
+    no bootstrap: the verdicts carry the uncertainty, each on its own scale). A task is
+    *beneficial* where ``vae_beats_pca`` holds, *not beneficial* where it fails or
+    ``vae_about_pca`` holds (the VAE no better than PCA), open otherwise. The row's value
+    is the number of beneficial tasks; its "interval" runs from that number to the number
+    of tasks not shown not beneficial (an open task could go either way), and the
+    criterion is "exactly one" (within [0.5, 1.5], the counts being integers): holds iff
+    one task is beneficial and the other not beneficial ("on some tasks", and not on
+    all), fails iff both are beneficial or both not beneficial, inconclusive otherwise;
+    untestable where a task's ``vae_beats_pca`` is.
     """
-    beats = [data.rows.get(f"repr.{pipeline}.{task}.vae_beats_pca") for task in TASKS]
-    if None in beats:
+    rows = {kind: [data.rows.get(f"repr.{pipeline}.{task}.vae_{kind}_pca") for task in TASKS]
+            for kind in ("beats", "about")}
+    if None in rows["beats"]:
         return None
-    evidence = _dependence(*(row["verdict"] for row in beats), pipeline)
+    about = [row["verdict"] if row is not None else "" for row in rows["about"]]
+    evidence = _dependence(*(row["verdict"] for row in rows["beats"]), pipeline, *about)
     own_r = any(i.startswith(f"repr.{pipeline}.") and i.endswith("pca_at_vae_dim_beats_pca")
                 for i in data.rows)
     return dataclasses.replace(evidence, note=evidence.note + (
@@ -401,7 +437,9 @@ def vae_vs_pca_depends_on_task(data: ReprClaimData, pipeline: str):
         "them at the VAE's r" if own_r else "") + data.vae_note)
 
 
-def task_dependence_row(cancer: dict, drug: dict, *, pipeline: str) -> dict:
+def task_dependence_row(cancer: dict, drug: dict, *, pipeline: str,
+                        cancer_about: dict | None = None,
+                        drug_about: dict | None = None) -> dict:
     """``vae_vs_pca_depends_on_task`` from the two tasks' ``vae_beats_pca`` rows.
 
     Parameters
@@ -410,13 +448,18 @@ def task_dependence_row(cancer: dict, drug: dict, *, pipeline: str) -> dict:
         The two tasks' ``vae_beats_pca`` rows (only their ``verdict`` is read).
     pipeline : str
         The pipeline the rows belong to.
+    cancer_about, drug_about : dict, optional
+        The two tasks' ``vae_about_pca`` rows (only their ``verdict`` is read): a task
+        whose ``vae_about_pca`` holds is not beneficial.
 
     Returns
     -------
     dict
         The claims row (see :func:`vae_vs_pca_depends_on_task`).
     """
-    return CLAIMS[_DEPENDS].row(_dependence(cancer["verdict"], drug["verdict"], pipeline),
+    about = [row["verdict"] if row is not None else "" for row in (cancer_about, drug_about)]
+    return CLAIMS[_DEPENDS].row(_dependence(cancer["verdict"], drug["verdict"], pipeline,
+                                            *about),
                                 {"pipeline": pipeline}, privacy_unit=PRIVACY_UNIT,
                                 data_origin="")
 

@@ -11,6 +11,7 @@ from (:class:`StudyContext`, one :class:`CohortContext` per cohort).
 
 from __future__ import annotations
 
+import re
 from functools import cached_property
 
 import numpy as np
@@ -24,9 +25,9 @@ from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK, sup_dist
 from dprepro.studies.rrr_survival.outputs import GROUP_COLUMNS, distances_by_release
 from dprepro.studies.rrr_survival.releases import release_record
 
-__all__ = ["MAJORITY", "MEDIAN_TOLERANCE", "PAPER", "SHARE_CI", "SOURCE", "STUDY", "UNITS",
-           "CohortContext", "StudyContext", "origin_text", "paper_or_beyond", "share_evidence",
-           "share_interval", "tolerance_columns"]
+__all__ = ["KIDNEY_FOOTNOTE", "MAJORITY", "MEDIAN_TOLERANCE", "PAPER", "SHARE_CI", "SOURCE",
+           "STUDY", "UNITS", "CohortContext", "StudyContext", "origin_text", "paper_or_beyond",
+           "share_evidence", "share_interval", "tolerance_columns"]
 
 STUDY = "rrr_survival"
 SOURCE = "De Faveri et al. (SEBD 2024)"
@@ -39,8 +40,11 @@ PAPER = {
                # Table 1's comparison: "applying the RRR mechanism with ε = 3 shows
                # comparable findings with the originals"
                "table1_epsilon": 3.0},
-    "ipssr": {"tables": False},
+    # analysed in Figure 2 only (the kidney curves are omitted there: footnote 2)
+    "ipssr": {"tables": False, "figure": True},
 }
+#: Where the paper speaks of the kidney curves, which Figure 2 (IPSS-R) omits.
+KIDNEY_FOOTNOTE = "§5, footnote 2 (the kidney curves 'show similar trends', omitted)"
 #: Share of draws above which a single-draw statement "holds".
 MAJORITY = ">= 0.5"
 #: Mean relative median error within which a draw "preserves the medians" (ours).
@@ -110,16 +114,27 @@ def tolerance_columns(errors, tolerance: float, criterion: str) -> dict:
     return columns
 
 
-def paper_or_beyond(dataset: str, where: str) -> str:
+def paper_or_beyond(dataset: str, where: str, omitted: str | None = None) -> str:
     """The source of a statement of the paper's ``where`` on ``dataset``.
 
-    Its tables are cited only for the cohorts the paper tabulates, its figures for the
-    cohorts it analysed; elsewhere the statement is applied beyond the paper.
+    The paper's statements are cited for the cohorts it analysed: a table's for the
+    cohort the table reports (kidney), Figure 2's for the cohort it shows (IPSS-R) and,
+    for kidney, whose curves it omits, ``omitted`` (``where`` citing footnote 2, which
+    says they "show similar trends"). Elsewhere the statement is applied beyond the
+    paper: on a cohort the paper analysed whose table it does not print ("a cohort
+    Table N does not report"), or on a cohort the paper never used ("a cohort the paper
+    did not analyse").
     """
-    if PAPER.get(dataset, {}).get("tables") or (where.startswith("Figure")
-                                                and dataset in PAPER):
-        return f"{SOURCE}, {where}"
-    return f"{BEYOND} ({where}'s statement on a cohort the paper did not analyse)"
+    paper = PAPER.get(dataset)
+    if paper is None:
+        return f"{BEYOND} (the statement of {where}, on a cohort the paper did not analyse)"
+    table = re.search(r"Table \d", where)
+    if table and not paper.get("tables"):
+        return (f"{BEYOND} (the statement of {where}, on a cohort {table.group()} does not "
+                "report)")
+    if "Figure 2" in where and not paper.get("figure") and omitted is not None:
+        where = omitted
+    return f"{SOURCE}, {where}"
 
 
 def origin_text(origin: str) -> str:
@@ -237,11 +252,14 @@ class CohortContext:
         return Evidence(value, lower, upper, data_origin=self.origin,
                         privacy_unit=self.unit, **kwargs)
 
-    def share(self, flags, where=None, **kwargs) -> Evidence:
-        """A share of draws; ``where`` the paper's table or figure it applies."""
-        if where is not None and not (source := paper_or_beyond(self.name, where)
-                                      ).startswith(SOURCE):
-            kwargs.update(source=source, claim_origin="beyond")
+    def share(self, flags, where=None, omitted=None, **kwargs) -> Evidence:
+        """A share of draws; ``where`` the paper's table or figure it applies (``omitted``:
+        :func:`paper_or_beyond`'s source for a cohort whose curves Figure 2 omits)."""
+        if where is not None:
+            source = paper_or_beyond(self.name, where, omitted)
+            kwargs["source"] = source
+            if not source.startswith(SOURCE):
+                kwargs["claim_origin"] = "beyond"
         return share_evidence(flags, data_origin=self.origin, privacy_unit=self.unit,
                               **kwargs)
 
