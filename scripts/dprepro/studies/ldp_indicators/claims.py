@@ -174,30 +174,46 @@ def biases_similar(context, censoring, alpha):
 
 
 @CLAIMS.declare(
+    "ldp.private_similar_beran_alpha0.3.c{censoring}", **PAIRED,
+    statement="at α = 0.3 F̂_n has curves similar to the non-private Beran estimator F_n "
+              "({censoring}% censoring)",
+    origin="paper", source=SOURCE, statistic="IMSE(F̂_n) / IMSE(F_n) at α = 0.3",
+    criterion=NEAR, tolerance=NEAR_KEY, over=("censoring",))
+@paired
+def private_similar_beran_alpha03(context, censoring):
+    at = [a for a in context.alphas if math.isclose(a, 0.3)]
+    if not at:
+        return None
+    k = context.key(censoring, "private_beran", "laplace", at[0])
+    beran = context.key(censoring, "beran")
+    return Statistic(lambda m: m.imse(k) / m.imse(beran), criterion=context.near,
+                     note="the paper: 'our methods shares similar curves than the Beran "
+                          "estimator without privacy when α = 0.3'; 'similar' read as an IMSE "
+                          "ratio within the criterion (our choice)")
+
+
+# the paper draws "as efficient as non-private procedures" from the biases (tested by
+# ldp.biases_similar); the MSE reading is ours
+@CLAIMS.declare(
     "ldp.private_as_efficient.c{censoring}.a{alpha:g}", **PAIRED,
     statement="F̂_n is as efficient as the non-private F_n (α = {alpha:g}, {censoring}% "
               "censoring)",
-    origin="paper", source=SOURCE, statistic="IMSE(F̂_n) / IMSE(F_n)",
-    criterion="<= 1 + t, t = near_ratio − 1 (ours); at α = 0.3, where the paper also says "
-              "'similar curves to F_n', " + NEAR,
+    origin="beyond",
+    source="beyond the paper: our MSE reading of §5's 'as efficient as non-private "
+           "procedures', which the paper draws from the biases",
+    statistic="IMSE(F̂_n) / IMSE(F_n)",
+    criterion="<= 1 + t, t = near_ratio − 1 (ours)",
     tolerance=NEAR_KEY, over=("censoring", "alpha"))
 @paired
 def private_as_efficient(context, censoring, alpha):
     k = context.key(censoring, "private_beran", "laplace", alpha)
     beran = context.key(censoring, "beran")
-    if math.isclose(alpha, 0.3):
-        # one statistic, one interval: the paper's "similar curves to F_n at α = 0.3"
-        # and "as efficient as F_n" are the same IMSE ratio
-        return Statistic(
-            lambda m: m.imse(k) / m.imse(beran), criterion=context.near,
-            statement="at α = 0.3 F̂_n has curves similar to F_n, i.e. is as efficient as "
-                      "the non-private F_n ({censoring}% censoring)",
-            note="the paper's two statements at α = 0.3 share this one statistic; 'similar' "
-                 "read as an IMSE ratio within the criterion (our choice)")
     return Statistic(lambda m: m.imse(k) / m.imse(beran),
                       criterion=Tolerance(lambda t: f"<= {1 + t:g}", context.near_ratio - 1),
                       note="'as efficient' read as an IMSE at most near_ratio times F_n's "
-                           "(our choice)")
+                           "(our choice); the paper's own basis, the biases, is "
+                           "ldp.biases_similar, and the paper says F̂_n has the highest MSE "
+                           "when α is small")
 
 
 # --- the private estimators' ingredients, per mechanism -----------------------------------
