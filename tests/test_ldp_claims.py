@@ -18,6 +18,9 @@ from dprepro.claims.table import (
 from dprepro.studies.ldp_indicators.claims import ErrorSet, ldp_claims
 
 ALPHAS = [0.2, 0.3, 0.4]
+#: a sample size whose p̂ noise floor (√(2/n)/α) is far below the tolerance, so that the
+#: tests of the statistics see decided p̂ rows (the floor rule has its own test)
+N = 10**6
 
 
 def synthetic_errors(scale_private, scale_generalized=1.0, scale_beran=1.2, bias_private=0.0,
@@ -50,6 +53,7 @@ def synthetic_errors(scale_private, scale_generalized=1.0, scale_beran=1.2, bias
 
 
 def claims_of(errors, **kwargs):
+    kwargs.setdefault("n", N)
     table = ldp_claims(errors, censorings=["25", "50"], alphas=ALPHAS, mechanisms=["laplace"],
                        seed=3, resamples=500, **kwargs)
     return table.set_index("claim_id")
@@ -108,7 +112,7 @@ def test_claims_are_deterministic_and_each_claim_has_its_own_stream():
     a, b = claims_of(errors), claims_of(errors)
     pd.testing.assert_frame_equal(a, b)
     other = ldp_claims(errors, censorings=["25", "50"], alphas=ALPHAS, mechanisms=["laplace"],
-                       seed=4, resamples=500).set_index("claim_id")
+                       seed=4, resamples=500, n=N).set_index("claim_id")
     assert not np.array_equal(a["ci_lower"].to_numpy(), other["ci_lower"].to_numpy())
     # the point estimate does not depend on the bootstrap
     np.testing.assert_array_equal(a["reproduced_value"], other["reproduced_value"])
@@ -167,7 +171,8 @@ def test_the_alpha_0_3_sentence_is_the_papers_and_as_efficient_by_mse_is_ours():
         assert row["source"].startswith("beyond the paper: our MSE reading")
     assert not table.index.str.startswith("ldp.private_similar_beran_alpha0.2").any()
     without = ldp_claims(synthetic_errors(scale_private=0.3), censorings=["25", "50"],
-                         alphas=[0.2, 0.4], mechanisms=["laplace"], seed=3, resamples=200)
+                         alphas=[0.2, 0.4], mechanisms=["laplace"], seed=3, resamples=200,
+                         n=N)
     assert not without["claim_id"].str.contains("similar_beran").any()
 
 
@@ -213,6 +218,49 @@ def test_phat_claim_measures_the_root_mean_square_error():
     assert bad.loc["ldp.phat_reasonable.c50.a0.4", "verdict"] == "fails"
 
 
+def test_phat_rows_are_untestable_where_the_noise_floor_exceeds_the_tolerance():
+    """Referee MUST 2: any average of n released values has RMSE ≥ √(σ²(α)/n) (Laplace:
+    √(2/n)/α, 0.32 at α = 0.2, n = 500): above the tolerance 0.1 the row is false by
+    construction (untestable); at α = 2 the floor is 0.032 and the row is decided."""
+    alphas = [0.2, 2.0]
+    rng = np.random.default_rng(3)
+    errors = {}
+    for c in ("25", "50"):
+        errors[(c, "none", math.nan, "generalized_beran")] = 0.01 * rng.normal(size=(200, 20))
+        errors[(c, "none", math.nan, "beran")] = 0.012 * rng.normal(size=(200, 20))
+        errors[(c, "none", math.nan, "generalized_nelson_aalen")] = 0.02 * rng.normal(
+            size=(200, 20))
+        for a in alphas:
+            for mech in ("laplace", "randomized_response"):
+                errors[(c, mech, a, "private_beran")] = 0.05 / a * rng.normal(size=(200, 20))
+                errors[(c, mech, a, "private_nelson_aalen")] = 0.02 * rng.normal(size=(200, 20))
+                for name in ("private_phat", "private_phat/observed"):
+                    errors[(c, mech, a, name)] = 0.05 * rng.normal(size=(200, 20))
+    table = ldp_claims(ErrorSet(errors), censorings=["25", "50"], alphas=alphas,
+                       mechanisms=["laplace", "randomized_response"], seed=3, resamples=200,
+                       n=500).set_index("claim_id")
+    for stem in ("phat_reasonable", "phat_reasonable_where_observed"):
+        low = table.loc[f"ldp.{stem}.c25.a0.2"]
+        assert low["verdict"] == "untestable"
+        assert low["note"].startswith(
+            "untestable: false by construction at this n and α: the Laplace noise alone gives "
+            "any average of the n released indicators an RMSE ≥ √(2/n)/α = 0.316, above our "
+            "tolerance 0.1")
+        assert low["verdict_half_tolerance"] == low["verdict_double_tolerance"] == ""
+        high = table.loc[f"ldp.{stem}.c25.a2"]
+        assert high["verdict"] == "holds"
+        assert "RMSE ≥ √(2/n)/α = 0.0316" in high["note"]
+        # randomized response: σ² = e^α/(e^α − 1)², floor 0.223 at α = 0.2, 0.019 at α = 2
+        rr_low = table.loc[f"ldp.randomized_response.{stem}.c25.a0.2"]
+        assert rr_low["verdict"] == "untestable"
+        assert "√(e^α/n)/(e^α − 1) = 0.223" in rr_low["note"]
+        rr_high = table.loc[f"ldp.randomized_response.{stem}.c25.a2"]
+        assert rr_high["verdict"] == "holds" and "= 0.019" in rr_high["note"]
+    with pytest.raises(ValueError, match="needs n, the size of each simulated sample"):
+        ldp_claims(ErrorSet(errors), censorings=["25", "50"], alphas=alphas,
+                   mechanisms=["laplace"], seed=3, resamples=200)
+
+
 def test_ranking_claim_fails_when_censoring_swaps_two_methods():
     kept = claims_of(synthetic_errors(scale_private=3.0))
     assert kept.loc["ldp.ranking_unchanged_by_censoring", "verdict"] == "holds"
@@ -227,7 +275,7 @@ def test_ranking_claim_fails_when_censoring_swaps_two_methods():
 def test_coincidence_claim_uses_the_largest_grid_alpha():
     errors = synthetic_errors(scale_private=0.3)
     table = ldp_claims(errors, censorings=["25", "50"], alphas=[0.2, 0.3], mechanisms=["laplace"],
-                       seed=3, resamples=500, grid_alphas=[0.2, 0.4]).set_index("claim_id")
+                       seed=3, resamples=500, grid_alphas=[0.2, 0.4], n=N).set_index("claim_id")
     row = table.loc["ldp.private_coincides_generalized_large_alpha.c25"]
     direct = errors._ise[("25", "laplace", 0.4, "private_beran")].mean() / errors._ise[
         ("25", "none", math.nan, "generalized_beran")].mean()
@@ -351,7 +399,7 @@ def test_every_row_is_declared_and_every_declaration_gives_rows():
                 "phat_at_x": True}
     table = ldp_claims(every_setting_errors(), censorings=["25", "50"], alphas=ALPHAS,
                        mechanisms=["laplace", "randomized_response"], seed=3, resamples=200,
-                       variants=variants, x=0.5, grid_alphas=[0.2, 0.4])
+                       variants=variants, x=0.5, grid_alphas=[0.2, 0.4], n=N)
     assert not table["claim_id"].duplicated().any()
     used = set()
     for row in table.itertuples():

@@ -259,7 +259,8 @@ class Statistic:
     (:meth:`ErrorSet.moments`) to one value per weight row; ``criterion`` is the
     criterion when it holds a tolerance of ours; ``statement`` overrides the
     declaration's; ``fields`` fill its templates; ``one_release`` marks a
-    statistic of the first noise draw only (its note says so).
+    statistic of the first noise draw only (its note says so); ``untestable`` is why
+    these data cannot decide this row (the statistic is still shown).
     """
 
     statistic: Callable
@@ -268,6 +269,7 @@ class Statistic:
     statement: str | None = None
     fields: Mapping = field(default_factory=dict)
     one_release: bool = False
+    untestable: str = ""
 
 
 @dataclass
@@ -289,6 +291,7 @@ class ClaimContext:
     x: float
     grid_alphas: list
     noise_draws: int
+    n: int
 
     def key(self, *args) -> tuple:
         return self.errors.key(*args)
@@ -330,7 +333,7 @@ class ClaimContext:
             source = f"beyond the paper: {declaration.source}, for {mechanism.replace('_', ' ')}"
         return Evidence(value, lower, upper, note=note, criterion=found.criterion,
                         statement=found.statement, fields=found.fields, source=source,
-                        claim_origin=origin)
+                        claim_origin=origin, untestable=found.untestable)
 
 
 def paired(describe: Callable) -> Callable:

@@ -250,6 +250,43 @@ def hazard_unbiased(context, censoring, mechanism):
 _PHAT = dict(PAIRED, origin="paper", source=SOURCE, criterion="<= t, t = phat_tolerance (ours)",
              tolerance="ldp_indicators.claims.phat_tolerance", over=("censoring", "alpha"))
 
+#: How each mechanism's noise floor of p̂ reads (σ²(α): the variance of one de-biased
+#: released value given δ, the mechanism's ``noise_variance``).
+_FLOOR_TEXT = {
+    "laplace": ("the Laplace noise alone", "√(2/n)/α"),
+    "randomized_response": ("the randomized-response noise alone (de-biased bits, variance "
+                            "e^α/(e^α − 1)² each)", "√(e^α/n)/(e^α − 1)"),
+}
+
+
+def _phat_floor(context, mechanism, alpha) -> tuple[str, str]:
+    """The noise floor of p̂'s RMSE: (why the row is untestable or "", the note's sentence).
+
+    The unclipped p̂_n(x, t) is a weighted average Σ w_i V_i of the de-biased released
+    values, weights from (X, Y) alone summing to 1; given the data the V_i have
+    independent noise of variance σ²(α) each, and Σ w_i² ≥ 1/n, so at every t
+    E[(p̂ − p)²] ≥ σ²(α)/n: the RMSE over the grid (or weighted by a density averaging
+    1) is at least √(σ²(α)/n). Where that exceeds our tolerance no estimator of this
+    form can meet the criterion.
+    """
+    variance = get_mechanism(mechanism).noise_variance
+    if variance is None:
+        return "", (f"no noise floor stated: the {mechanism} mechanism's noise variance is "
+                    "not registered")
+    what, formula = _FLOOR_TEXT.get(
+        mechanism, (f"the {mechanism} noise alone (de-biased, variance σ²(α) each)",
+                    "√(σ²(α)/n)"))
+    floor = math.sqrt(float(variance(alpha)) / context.n)
+    tolerance = context.phat_tolerance
+    bound = (f"{what} gives any average of the n released indicators an RMSE ≥ {formula} = "
+             f"{floor:.3g}")
+    why = "weights summing to 1 have Σw² ≥ 1/n"
+    if floor > tolerance:
+        # the reason opens the note and states the floor
+        return (f"false by construction at this n and α: {bound}, above our tolerance "
+                f"{tolerance:g}"), f"noise floor at n = {context.n} ({why})"
+    return "", f"noise floor at n = {context.n}: {bound} ({why})"
+
 
 @per_mechanism(
     "phat_reasonable.c{censoring}.a{alpha:g}", **_PHAT,
@@ -259,12 +296,13 @@ _PHAT = dict(PAIRED, origin="paper", source=SOURCE, criterion="<= t, t = phat_to
 def phat_reasonable(context, censoring, alpha, mechanism):
     k = context.key(censoring, "private_phat", mechanism, alpha)
     tolerance = context.phat_tolerance
+    untestable, floor = _phat_floor(context, mechanism, alpha)
     return Statistic(
         lambda m: np.sqrt(m.imse(k)), criterion=Tolerance(lambda t: f"<= {t:g}", tolerance),
-        fields={"release": get_mechanism(mechanism).release_name},
+        fields={"release": get_mechanism(mechanism).release_name}, untestable=untestable,
         note="true P(δ = 1 | x, t) is constant (0.75 at 25 %, 0.5 at 50 % censoring); "
              f"'reasonable' read as a root-mean-square error of at most {tolerance:g} (our "
-             "choice); p̂ unclipped")
+             f"choice); p̂ unclipped; {floor}")
 
 
 @per_mechanism(
@@ -276,13 +314,15 @@ def phat_reasonable(context, censoring, alpha, mechanism):
 def phat_reasonable_where_observed(context, censoring, alpha, mechanism):
     k = context.key(censoring, "private_phat/observed", mechanism, alpha)
     tolerance = context.phat_tolerance
+    untestable, floor = _phat_floor(context, mechanism, alpha)
     return Statistic(
         lambda m: np.sqrt(m.imse(k)), criterion=Tolerance(lambda t: f"<= {t:g}", tolerance),
-        fields={"release": get_mechanism(mechanism).release_name},
+        fields={"release": get_mechanism(mechanism).release_name}, untestable=untestable,
         note="the t grid weighted by f_Y(t | x) = μ exp(−μ t), μ = λ_T(x) + λ_C(x), over the "
              "t where p̂(x, t) is defined: the estimator uses p̂ at the observed (X_i, Y_i), "
              "dense at small t; 'reasonable' read as a root-mean-square error of at most "
-             f"{tolerance:g} (our choice); p̂ unclipped")
+             f"{tolerance:g} (our choice); p̂ unclipped; {floor} (the weights average 1, so "
+             "the same floor)")
 
 
 # --- the censoring levels compared (paper §5), lowest against highest ---------------------
@@ -398,7 +438,8 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
                near_ratio: float = 1.5, bias_tolerance: float = 0.01,
                hazard_bias_tolerance: float = 0.05, phat_tolerance: float = 0.1,
                resamples: int = 2000, level: float = 0.95, variants: Mapping | None = None,
-               x: float = 0.5, grid_alphas=(), noise_draws: int = 1) -> pd.DataFrame:
+               x: float = 0.5, grid_alphas=(), noise_draws: int = 1,
+               n: int | None = None) -> pd.DataFrame:
     r"""Every claim of the results section (and beyond-the-paper findings) with its CI.
 
     Parameters
@@ -442,17 +483,26 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
         Independent noise draws per sample in ``errors`` (stated in every
         note when more than one: the private statistics average over them and
         the bootstrap resamples a sample with its draws).
+    n : int
+        The size of each simulated sample (``ldp_indicators.n``; required): p̂'s
+        noise floor, the RMSE :math:`\sqrt{\sigma^2(\alpha)/n}` no average of the n
+        released values can go below (:math:`\sqrt{2/n}/\alpha` for Laplace), makes a
+        "p̂ is reasonable" row untestable where it exceeds ``phat_tolerance``.
 
     Every row's note says that its interval is a per-claim 95 % (``level``)
     interval with no family-wise correction, and how many claims the table has.
     """
+    if n is None or isinstance(n, bool) or not int(n) == n or int(n) < 2:
+        raise ValueError("ldp_claims needs n, the size of each simulated sample "
+                         "(ldp_indicators.n in the configuration; the p̂ rows state the "
+                         f"noise floor sqrt(σ²(α)/n)), got {n!r}")
     context = ClaimContext(
         errors=errors, censorings=[str(c) for c in censorings],
         alphas=sorted(float(a) for a in alphas), mechanisms=list(mechanisms), seed=seed,
         near_ratio=near_ratio, bias_tolerance=bias_tolerance,
         hazard_bias_tolerance=hazard_bias_tolerance, phat_tolerance=phat_tolerance,
         resamples=resamples, level=level, variants=variants, x=x,
-        grid_alphas=[float(a) for a in grid_alphas], noise_draws=noise_draws)
+        grid_alphas=[float(a) for a in grid_alphas], noise_draws=noise_draws, n=int(n))
     rows = CLAIMS.evaluate(
         context, study=STUDY,
         axes={"censoring": context.censorings, "alpha": context.alphas,
