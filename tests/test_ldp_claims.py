@@ -406,9 +406,13 @@ def test_every_row_is_declared_and_every_declaration_gives_rows():
         declaration = CLAIMS.match(row.claim_id)
         used.add(declaration.id)
         assert declaration.study == "ldp_indicators" and not declaration.group
-        if row.source.startswith("beyond the paper") and declaration.origin == "paper":
-            # the paper's statement, applied beyond the paper's setting: the row says so
-            assert row.claim_origin == "beyond" and declaration.source in row.source
+        if declaration.id.startswith("ldp.{mechanism}."):
+            # the paper's Laplace statement on another mechanism: ours (referee SHOULD 3),
+            # the row naming the paper's source and its mechanism
+            assert declaration.origin == row.claim_origin == "beyond"
+            paper = CLAIMS[declaration.id.replace("{mechanism}.", "")]
+            assert paper.origin == "paper"
+            assert row.source == f"beyond the paper: {paper.source}, for randomized response"
         else:
             assert (row.claim_origin, row.source) == (declaration.origin, declaration.source)
     declared = {d.id for d in CLAIMS.declarations("ldp_indicators", group="")}

@@ -33,13 +33,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from dprepro.claims.registry import CLAIMS, Evidence
-from dprepro.claims.table import Tolerance, bootstrap_counts, percentile_interval
+from dprepro.claims.table import BEYOND, Tolerance, bootstrap_counts, percentile_interval
 from dprepro.mechanisms.registry import REFERENCE
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.ldp_indicators.simulation import (
@@ -260,7 +260,9 @@ class Statistic:
     criterion when it holds a tolerance of ours; ``statement`` overrides the
     declaration's; ``fields`` fill its templates; ``one_release`` marks a
     statistic of the first noise draw only (its note says so); ``untestable`` is why
-    these data cannot decide this row (the statistic is still shown).
+    these data cannot decide this row (the statistic is still shown); ``applies`` is the
+    paper's source of a statement a beyond-the-paper row applies to another mechanism
+    (the row's source names both).
     """
 
     statistic: Callable
@@ -270,6 +272,7 @@ class Statistic:
     fields: Mapping = field(default_factory=dict)
     one_release: bool = False
     untestable: str = ""
+    applies: str = ""
 
 
 @dataclass
@@ -310,14 +313,14 @@ class ClaimContext:
 
         The note adds what every row of the study says: that the paper prints no
         number for Figure 1's statements, and how the noise draws enter. A row of the
-        paper's statement on another mechanism says that it is beyond the paper.
+        paper's statement on another mechanism names the paper's source in its own.
         """
         claim_id = declaration.id.format(**{**binding, **found.fields})
         rng = np.random.default_rng(seed_sequence(self.seed, STUDY, f"claims/{claim_id}", 0))
         value, lower, upper = interval(self.errors, found.statistic, rng=rng,
                                        resamples=self.resamples, level=self.level)
         note = found.note
-        if declaration.source == SOURCE:
+        if (found.applies or declaration.source) == SOURCE:
             note = f"{note}; {_NO_NUMBER}" if note else _NO_NUMBER
         if self.noise_draws > 1 and not found.one_release:
             note = (f"{note}; {self.errors.replicates} samples × {self.noise_draws} noise "
@@ -325,15 +328,14 @@ class ClaimContext:
         elif self.noise_draws > 1:
             note = (f"{note}; {self.errors.replicates} samples, the first of their "
                     f"{self.noise_draws} noise draws each")
-        source = origin = None
-        mechanism = binding.get("mechanism", _PAPER_MECHANISM)
-        if declaration.origin == "paper" and mechanism != _PAPER_MECHANISM:
+        source = None
+        if found.applies:
             # the paper's statement, tested on a mechanism the paper does not have
-            origin = "beyond"
-            source = f"beyond the paper: {declaration.source}, for {mechanism.replace('_', ' ')}"
+            mechanism = binding["mechanism"].replace("_", " ")
+            source = f"{BEYOND}: {found.applies}, for {mechanism}"
         return Evidence(value, lower, upper, note=note, criterion=found.criterion,
                         statement=found.statement, fields=found.fields, source=source,
-                        claim_origin=origin, untestable=found.untestable)
+                        untestable=found.untestable)
 
 
 def paired(describe: Callable) -> Callable:
@@ -354,7 +356,9 @@ def paired(describe: Callable) -> Callable:
 
 def per_mechanism(tail: str, **texts) -> Callable:
     """Declare the paper's statement ``ldp.<tail>`` for its Laplace mechanism, and again
-    as ``ldp.<mechanism>.<tail>`` for every other configured mechanism (beyond the paper).
+    as ``ldp.<mechanism>.<tail>`` for every other configured mechanism: the latter is
+    ours (origin ``beyond``; the paper has only Laplace), each row's source naming the
+    paper's and the mechanism.
 
     An id template cannot hold an empty segment (a placeholder matches one character
     at least), so the paper's rows and the other mechanisms' are two declarations of
@@ -369,11 +373,15 @@ def per_mechanism(tail: str, **texts) -> Callable:
         def other(context, mechanism, **binding):
             if mechanism == _PAPER_MECHANISM:
                 return None
-            return describe(context, mechanism=mechanism, **binding)
+            found = describe(context, mechanism=mechanism, **binding)
+            return None if found is None else replace(found, applies=texts["source"])
 
         over = texts.pop("over")
         CLAIMS.declare(f"ldp.{tail}", **texts, over=over)(paired(paper))
-        CLAIMS.declare(f"ldp.{{mechanism}}.{tail}", **texts,
+        beyond = {**texts, "origin": "beyond",
+                  "source": f"{BEYOND}: {texts['source']}, for each configured mechanism "
+                            "other than the paper's Laplace"}
+        CLAIMS.declare(f"ldp.{{mechanism}}.{tail}", **beyond,
                        over=("mechanism", *over))(paired(other))
         return describe
     return register
