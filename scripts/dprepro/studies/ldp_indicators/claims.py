@@ -421,8 +421,11 @@ def ranking_unchanged_by_censoring(context):
     "ldp.minimax_rate", study=STUDY,
     statement="the private conditional Nelson–Aalen estimator achieves the minimax "
               "convergence rate when the bandwidth is correctly specified",
-    origin="paper", source="paper §1 (Introduction) and the minimax risk bounds",
-    statistic="rate of the integrated MSE in n at the rate-optimal bandwidth",
+    origin="paper",
+    source="paper §1 (last paragraph) and §4 (opening; minimax risk and the estimator's risk)",
+    statistic="slope of log IMSE(Λ̂_n) in log n at the rate-optimal bandwidth, minus the "
+              "minimax exponent of §4's theorem (that exponent, in n, α and the smoothness β, "
+              "is not in the paper text we have)",
     criterion="<= 0", units="none (an asymptotic rate; no simulated sample decides it)",
     ci_method="none: not estimable from a simulation at fixed bandwidths",
     untestable="an asymptotic rate at a bandwidth tuned to the unknown smoothness; the "
