@@ -299,6 +299,25 @@ def test_best_attainable_is_the_smallest_private_to_generalized_imse_ratio():
         "ldp.generalized_best_attainable.c25", "verdict"] == "holds"
 
 
+def test_the_printed_rates_do_not_give_the_printed_censoring_shares():
+    # referee SHOULD 12: (1,1,1) = λ_T = λ_C and (1,1,1) = λ_T = λ_C/3, read as rates
+    from dprepro.studies.ldp_indicators.simulation import censoring_probability
+
+    table = claims_of(synthetic_errors(scale_private=0.3))
+    for c, (lambda_t, lambda_c), share in (("25", ([1, 1, 1], [1, 1, 1]), 0.5),
+                                           ("50", ([1, 1, 1], [3, 3, 3]), 0.75)):
+        row = table.loc[f"ldp.design_censoring_as_printed.c{c}"]
+        exact = censoring_probability(lambda_t, lambda_c)
+        assert exact == pytest.approx(share, abs=1e-12)
+        assert row["reproduced_value"] == row["ci_lower"] == row["ci_upper"] == exact
+        assert float(row["paper_value"]) == int(c) / 100
+        assert row["criterion"] == f"within [{int(c) / 100 - 0.01:g}, {int(c) / 100 + 0.01:g}]"
+        assert row["verdict"] == "fails" and row["claim_origin"] == "paper"
+        assert row["ci_method"] == "none: exact, from the printed rates"
+        assert f"λ_C = {'(1, 1, 1)' if c == '25' else '(3, 3, 3)'}" in row["claim"]
+        assert "the project runs" in row["note"]
+
+
 def test_x_dependence_has_a_raw_row_beside_the_normalised_one():
     """Raw IMSE equal at both x, normalised errors twice as large at x = 0.75: the raw
     row holds, the normalised one fails (F(1 − F) is small in the tail at x = 0.75)."""
