@@ -107,6 +107,25 @@ def test_verdicts_follow_the_constructed_truth():
     assert swapped.loc["ldp.generalized_below_beran.c25", "verdict"] == "fails"
 
 
+def test_biases_similar_compares_bias_curves_which_cannot_cancel():
+    # referee SHOULD 5: a private bias of +0.05 on the first half of the grid and −0.05 on
+    # the second has a zero signed time average, but its curve is 0.05 from the others'
+    errors = dict(synthetic_errors(scale_private=0.05).errors)
+    for a in ALPHAS:
+        key = ("25", "laplace", a, "private_beran")
+        shift = np.where(np.arange(errors[key].shape[1]) < errors[key].shape[1] // 2, 0.05, -0.05)
+        errors[key] = errors[key] + shift
+    table = claims_of(ErrorSet(errors))
+    row = table.loc["ldp.biases_similar.c25.a0.2"]
+    assert row["reproduced_value"] == pytest.approx(0.05, abs=0.005)
+    assert row["verdict"] == "fails"
+    # the bias curve under weights is the weighted mean over replicates at each t
+    moments = ErrorSet(errors).moments(np.full((2, 200), 1 / 200))
+    np.testing.assert_allclose(moments.bias(("25", "laplace", 0.2, "private_beran")),
+                               np.tile(errors[("25", "laplace", 0.2, "private_beran")]
+                                       .mean(axis=0), (2, 1)), rtol=1e-12, atol=1e-15)
+
+
 def test_claims_are_deterministic_and_each_claim_has_its_own_stream():
     errors = synthetic_errors(scale_private=0.3)
     a, b = claims_of(errors), claims_of(errors)

@@ -16,7 +16,9 @@ errors :math:`D_{rt} = E^{(r)}(t) - F(t \mid x)` of replicate :math:`r`:
 .. math::
     \mathrm{IMSE} = \frac1T \sum_t \frac1R \sum_r D_{rt}^2, \quad
     \mathrm{IBIAS} = \frac1T \sum_t \bar D_t, \quad
-    \mathrm{IVAR} = \mathrm{IMSE} - \frac1T \sum_t \bar D_t^2 .
+    \mathrm{IVAR} = \mathrm{IMSE} - \frac1T \sum_t \bar D_t^2 ,
+
+and the distance of two bias curves :math:`\frac1T \sum_t |\bar D^A_t - \bar D^B_t|`.
 
 A bootstrap resample replaces :math:`1/R` by the resample counts :math:`w_r/R`,
 so every statistic of every resample is a matrix product (no Python loop).
@@ -131,9 +133,20 @@ class _Moments:
     def ibias(self, key) -> np.ndarray:
         return self.weights @ self._get(self.errors._ie, key)
 
+    def bias(self, key) -> np.ndarray:
+        """The bias curve :math:`\\bar D_t` per weight row, shape (B, T) (NaN where a
+        replicate has no estimate at t)."""
+        return self.weights @ self._get(self.errors.errors, key)
+
     def ivar(self, key) -> np.ndarray:
-        mean = self.weights @ self._get(self.errors.errors, key)  # (B, T)
+        mean = self.bias(key)  # (B, T)
         return self.imse(key) - (mean**2).mean(axis=1)
+
+    def bias_distance(self, first, second) -> np.ndarray:
+        """Time average of :math:`|\\mathrm{bias}_A(t) - \\mathrm{bias}_B(t)|`, shape (B,):
+        the distance of two bias curves, which (unlike a difference of the signed IBIAS)
+        cannot cancel over t."""
+        return _row_mean(np.abs(self.bias(first) - self.bias(second)))
 
     def median_ise(self, key) -> np.ndarray:
         """Median over the samples of one release's ISE (the first noise draw's), per weights.
