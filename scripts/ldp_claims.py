@@ -14,7 +14,7 @@ claims = ldp_claims(errors, censorings=p.censorings, alphas=p.alphas, mechanisms
                     hazard_bias_tolerance=p.claims["hazard_bias_tolerance"],
                     phat_tolerance=p.claims["phat_tolerance"], grid_alphas=p.grid_alphas,
                     resamples=p.claims["resamples"], level=p.claims["level"],
-                    variants=p.variants, x=p.x, noise_draws=p.noise_draws)
+                    variants=p.variants, x=p.x, noise_draws=p.noise_draws, n=p.n)
 for row in claims.itertuples():
     log.info("%-50s %-12s %.4g [%.4g, %.4g] (%s)", row.claim_id, row.verdict,
              row.reproduced_value, row.ci_lower, row.ci_upper, row.criterion)

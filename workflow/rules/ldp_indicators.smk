@@ -203,6 +203,7 @@ rule ldp_claims:
         library_code=library_code("ldp_claims.py"),
         seed=config["seed"],
         settings=LDP_CLAIMS,
+        n=LDP["n"],
         x=LDP["x"],
         censorings=LDP_LABELS,
         alphas=LDP["alphas"],

@@ -136,7 +136,8 @@ def _declare_mechanism(mechanism: str, *, statement: str, origin: str, source: s
 
 _declare_mechanism(
     "laplace_indicators", statement="laplace indicators", origin="paper",
-    source="paper §3 (Z = δ + Laplace(1/α) on each failure indicator)")
+    source="paper §1 (last paragraph) and §5 (Z_k = δ_k + μ_k, Laplace μ_k of parameter α; "
+           "scale 1/α is our reading); protects δ only")
 _declare_mechanism(
     "randomized_response", statement="randomized response", origin="beyond",
     source="beyond the paper: the project's second α-LDP mechanism on δ")

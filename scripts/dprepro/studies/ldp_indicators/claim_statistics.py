@@ -16,7 +16,9 @@ errors :math:`D_{rt} = E^{(r)}(t) - F(t \mid x)` of replicate :math:`r`:
 .. math::
     \mathrm{IMSE} = \frac1T \sum_t \frac1R \sum_r D_{rt}^2, \quad
     \mathrm{IBIAS} = \frac1T \sum_t \bar D_t, \quad
-    \mathrm{IVAR} = \mathrm{IMSE} - \frac1T \sum_t \bar D_t^2 .
+    \mathrm{IVAR} = \mathrm{IMSE} - \frac1T \sum_t \bar D_t^2 ,
+
+and the distance of two bias curves :math:`\frac1T \sum_t |\bar D^A_t - \bar D^B_t|`.
 
 A bootstrap resample replaces :math:`1/R` by the resample counts :math:`w_r/R`,
 so every statistic of every resample is a matrix product (no Python loop).
@@ -33,13 +35,13 @@ from __future__ import annotations
 import functools
 import math
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 import pandas as pd
 
 from dprepro.claims.registry import CLAIMS, Evidence
-from dprepro.claims.table import Tolerance, bootstrap_counts, percentile_interval
+from dprepro.claims.table import BEYOND, Tolerance, bootstrap_counts, percentile_interval
 from dprepro.mechanisms.registry import REFERENCE
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.ldp_indicators.simulation import (
@@ -131,9 +133,20 @@ class _Moments:
     def ibias(self, key) -> np.ndarray:
         return self.weights @ self._get(self.errors._ie, key)
 
+    def bias(self, key) -> np.ndarray:
+        """The bias curve :math:`\\bar D_t` per weight row, shape (B, T) (NaN where a
+        replicate has no estimate at t)."""
+        return self.weights @ self._get(self.errors.errors, key)
+
     def ivar(self, key) -> np.ndarray:
-        mean = self.weights @ self._get(self.errors.errors, key)  # (B, T)
+        mean = self.bias(key)  # (B, T)
         return self.imse(key) - (mean**2).mean(axis=1)
+
+    def bias_distance(self, first, second) -> np.ndarray:
+        """Time average of :math:`|\\mathrm{bias}_A(t) - \\mathrm{bias}_B(t)|`, shape (B,):
+        the distance of two bias curves, which (unlike a difference of the signed IBIAS)
+        cannot cancel over t."""
+        return _row_mean(np.abs(self.bias(first) - self.bias(second)))
 
     def median_ise(self, key) -> np.ndarray:
         """Median over the samples of one release's ISE (the first noise draw's), per weights.
@@ -259,7 +272,10 @@ class Statistic:
     (:meth:`ErrorSet.moments`) to one value per weight row; ``criterion`` is the
     criterion when it holds a tolerance of ours; ``statement`` overrides the
     declaration's; ``fields`` fill its templates; ``one_release`` marks a
-    statistic of the first noise draw only (its note says so).
+    statistic of the first noise draw only (its note says so); ``untestable`` is why
+    these data cannot decide this row (the statistic is still shown); ``applies`` is the
+    paper's source of a statement a beyond-the-paper row applies to another mechanism
+    (the row's source names both).
     """
 
     statistic: Callable
@@ -268,6 +284,8 @@ class Statistic:
     statement: str | None = None
     fields: Mapping = field(default_factory=dict)
     one_release: bool = False
+    untestable: str = ""
+    applies: str = ""
 
 
 @dataclass
@@ -289,6 +307,7 @@ class ClaimContext:
     x: float
     grid_alphas: list
     noise_draws: int
+    n: int
 
     def key(self, *args) -> tuple:
         return self.errors.key(*args)
@@ -307,14 +326,14 @@ class ClaimContext:
 
         The note adds what every row of the study says: that the paper prints no
         number for Figure 1's statements, and how the noise draws enter. A row of the
-        paper's statement on another mechanism says that it is beyond the paper.
+        paper's statement on another mechanism names the paper's source in its own.
         """
         claim_id = declaration.id.format(**{**binding, **found.fields})
         rng = np.random.default_rng(seed_sequence(self.seed, STUDY, f"claims/{claim_id}", 0))
         value, lower, upper = interval(self.errors, found.statistic, rng=rng,
                                        resamples=self.resamples, level=self.level)
         note = found.note
-        if declaration.source == SOURCE:
+        if (found.applies or declaration.source) == SOURCE:
             note = f"{note}; {_NO_NUMBER}" if note else _NO_NUMBER
         if self.noise_draws > 1 and not found.one_release:
             note = (f"{note}; {self.errors.replicates} samples × {self.noise_draws} noise "
@@ -322,15 +341,14 @@ class ClaimContext:
         elif self.noise_draws > 1:
             note = (f"{note}; {self.errors.replicates} samples, the first of their "
                     f"{self.noise_draws} noise draws each")
-        source = origin = None
-        mechanism = binding.get("mechanism", _PAPER_MECHANISM)
-        if declaration.origin == "paper" and mechanism != _PAPER_MECHANISM:
+        source = None
+        if found.applies:
             # the paper's statement, tested on a mechanism the paper does not have
-            origin = "beyond"
-            source = f"beyond the paper: {declaration.source}, for {mechanism.replace('_', ' ')}"
+            mechanism = binding["mechanism"].replace("_", " ")
+            source = f"{BEYOND}: {found.applies}, for {mechanism}"
         return Evidence(value, lower, upper, note=note, criterion=found.criterion,
                         statement=found.statement, fields=found.fields, source=source,
-                        claim_origin=origin)
+                        untestable=found.untestable)
 
 
 def paired(describe: Callable) -> Callable:
@@ -351,7 +369,9 @@ def paired(describe: Callable) -> Callable:
 
 def per_mechanism(tail: str, **texts) -> Callable:
     """Declare the paper's statement ``ldp.<tail>`` for its Laplace mechanism, and again
-    as ``ldp.<mechanism>.<tail>`` for every other configured mechanism (beyond the paper).
+    as ``ldp.<mechanism>.<tail>`` for every other configured mechanism: the latter is
+    ours (origin ``beyond``; the paper has only Laplace), each row's source naming the
+    paper's and the mechanism.
 
     An id template cannot hold an empty segment (a placeholder matches one character
     at least), so the paper's rows and the other mechanisms' are two declarations of
@@ -366,11 +386,15 @@ def per_mechanism(tail: str, **texts) -> Callable:
         def other(context, mechanism, **binding):
             if mechanism == _PAPER_MECHANISM:
                 return None
-            return describe(context, mechanism=mechanism, **binding)
+            found = describe(context, mechanism=mechanism, **binding)
+            return None if found is None else replace(found, applies=texts["source"])
 
         over = texts.pop("over")
         CLAIMS.declare(f"ldp.{tail}", **texts, over=over)(paired(paper))
-        CLAIMS.declare(f"ldp.{{mechanism}}.{tail}", **texts,
+        beyond = {**texts, "origin": "beyond",
+                  "source": f"{BEYOND}: {texts['source']}, for each configured mechanism "
+                            "other than the paper's Laplace"}
+        CLAIMS.declare(f"ldp.{{mechanism}}.{tail}", **beyond,
                        over=("mechanism", *over))(paired(other))
         return describe
     return register
