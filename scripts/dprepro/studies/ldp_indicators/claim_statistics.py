@@ -92,7 +92,10 @@ class ErrorSet:
 
     def __init__(self, errors: Mapping[tuple, np.ndarray],
                  squared: Mapping[tuple, np.ndarray] | None = None,
-                 first_draw: Mapping[tuple, np.ndarray] | None = None):
+                 first_draw: Mapping[tuple, np.ndarray] | None = None,
+                 rates: Mapping[str, tuple] | None = None):
+        #: censoring label -> (λ_T, λ_C) the main design ran with (empty: not known)
+        self.rates = dict(rates or {})
         self.errors = dict(errors)
         squared = dict(squared or {})
         # one release per sample (the first noise draw): its ISE, infinite where the
@@ -190,9 +193,13 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
     errors, squared, first = {}, {}, {}
     wanted = {name for target in ("cdf", "hazard", "phat", "cdf_unclipped")
               for name in estimators(target)}
+    rates = {}
     for setting, frame in results:
         # a variant (other x, p̂ at x) is told apart by its tag on every key
         tag = setting.get("tag", "")
+        if not tag and "lambda_c" in setting:
+            rates[str(setting["censoring"])] = (tuple(map(float, setting["lambda_t"])),
+                                                tuple(map(float, setting["lambda_c"])))
         mechanism = setting.get("mechanism", "laplace") + tag
         at = setting.get("x", x)
         for name, group in frame.groupby("estimator", sort=False):
@@ -234,7 +241,7 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
                 errors[scaled] = errors[key] / scale
                 if key in squared:
                     squared[scaled] = squared[key] / scale**2
-    return ErrorSet(errors, squared, first)
+    return ErrorSet(errors, squared, first, rates)
 
 
 

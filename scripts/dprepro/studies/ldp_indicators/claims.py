@@ -440,9 +440,6 @@ def ranking_unchanged_by_censoring(context):
 #: the vector combinations (1,1,1)=λ_T=λ_C and (1,1,1)=λ_T=λ_C/3".
 PRINTED_RATES = {"25": ((1.0, 1.0, 1.0), (1.0, 1.0, 1.0)),
                  "50": ((1.0, 1.0, 1.0), (3.0, 3.0, 3.0))}
-#: The rates the project runs instead (the printed percentages; config/config.yaml).
-_PROJECT_RATES = {"25": ("λ_T = (1, 1, 1), λ_C = λ_T/3", ((1.0,) * 3, (1.0 / 3,) * 3)),
-                  "50": ("λ_T = λ_C = (1, 1, 1)", ((1.0,) * 3, (1.0,) * 3))}
 
 
 def _vector(rates) -> str:
@@ -465,15 +462,17 @@ def design_censoring_as_printed(context, censoring):
     lambda_t, lambda_c = PRINTED_RATES[censoring]
     share = censoring_probability(lambda_t, lambda_c)
     printed = float(censoring) / 100
-    used, (used_t, used_c) = _PROJECT_RATES[censoring]
+    ran = context.errors.rates.get(censoring)
+    used = ("the configured rates are not known here" if ran is None else
+            f"the configured λ_T = {_vector(ran[0])}, λ_C = {_vector(ran[1])} instead "
+            f"({censoring_probability(*ran):.0%} censoring)")
     return Evidence(
         share, share, share, paper_value=printed,
         criterion=f"within [{printed - 0.01:g}, {printed + 0.01:g}]",
         fields={"lambda_t": _vector(lambda_t), "lambda_c": _vector(lambda_c)},
         note=f"read as rates, as the paper says, the printed vectors give {share:.0%} "
-             f"censoring, not the printed {printed:.0%}; the project runs {used} instead "
-             f"({censoring_probability(used_t, used_c):.0%} censoring), keeping the "
-             "percentages the paper's figure is labelled with (read as exponential means the "
+             f"censoring, not the printed {printed:.0%}; the project runs {used}, keeping "
+             "the percentages the paper's figure is labelled with (read as exponential means the "
              "printed vectors would swap the levels and change the law of T; "
              "docs/ldp_indicators.md, 'Documented choices'); exact by Gauss–Legendre "
              "quadrature (censoring_probability)")
