@@ -80,3 +80,40 @@ def test_missing_targets_and_stray_files_are_named(tmp_path):
             "expected by the workflow's targets, absent with its sidecar") in found
     assert ("results/tables/stray.csv", "sidecar", "none") in found
     assert not report.ok
+
+
+def _with_run_config(run: Path, output: str, rule: str, wildcards: dict, run_config: dict):
+    sidecar = run / f"{output}.prov.json"
+    record = json.loads(sidecar.read_text())
+    record.update(rule=rule, wildcards=wildcards, run_config=run_config)
+    sidecar.write_text(json.dumps(record))
+
+
+def test_a_cohort_file_stays_valid_when_the_run_adds_another_cohort(tmp_path):
+    from dprepro.runtime.run_config import run_config_subset
+
+    quick = {"seed": 1, "rrr_survival": {"datasets": ["ipssr", "kidney"], "epsilons": [1]},
+             "datasets": {"ipssr": {"path": "a.csv"}, "kidney": {"path": "k.csv"}}}
+    full = {"seed": 1, "rrr_survival": {"datasets": ["ipssr", "kidney", "gbsg2"],
+                                        "epsilons": [1]},
+            "datasets": {**quick["datasets"], "gbsg2": {"path": "g.csv"}}}
+    run = _run(tmp_path)
+    at = {"dataset": "ipssr"}
+    _with_run_config(run, "results/data/cohort.csv", "rrr_cohort", at,
+                     run_config_subset(quick, "rrr_cohort", at))
+    # a release of that cohort, recorded as an earlier version did (every cohort listed)
+    _with_run_config(run, "results/tables/a.csv", "rrr_private_releases", at,
+                     run_config_subset(quick, "rrr_private_releases"))
+    report = verify_run(run, workflow_root=ROOT, config=full)
+    assert report.ok, report.lines()
+    # the cohort's own entry still counts, for the cohort and what was made from it
+    moved = {**full, "datasets": {**full["datasets"], "ipssr": {"path": "b.csv"}}}
+    report = verify_run(run, workflow_root=ROOT, config=moved)
+    found = {(m.file, m.what, m.detail.split(" ")[0]) for m in report.mismatches}
+    assert ("results/data/cohort.csv", "config", "datasets.ipssr.path") in found
+    assert ("results/tables/a.csv", "config", "datasets.ipssr.path") in found
+    # a setting of the releases still counts for the releases, not for the cohort
+    eps = {**full, "rrr_survival": {**full["rrr_survival"], "epsilons": [1, 2]}}
+    files = {m.file for m in verify_run(run, workflow_root=ROOT, config=eps).mismatches
+             if m.what == "config"}
+    assert files == {"results/tables/a.csv"}

@@ -25,15 +25,21 @@ REFERENCE_RULES = ("rrr_original",)
 RELEASE_KEYS = ("epsilons", "calibration", "extra_calibrations")
 
 
-def run_config_subset(config: Mapping, rule: str | None) -> dict:
+def run_config_subset(config: Mapping, rule: str | None,
+                      wildcards: Mapping | None = None) -> dict:
     """The configuration sections that can change what ``rule`` makes.
 
     Parameters
     ----------
     config : mapping
-        The whole configuration of the run (schema defaults filled in).
+        The whole configuration of the run (schema defaults filled in), or a
+        sidecar's recorded subset (narrowed again the same way).
     rule : str or None
         The rule's name; an unknown rule gets the root seed only.
+    wildcards : mapping, optional
+        The job's wildcards: an rrr job of one cohort (``dataset``) records that
+        cohort's ``datasets`` entry only, and not the study's list of cohorts, so
+        adding a cohort to a run does not make the others' files look stale.
 
     Returns
     -------
@@ -45,18 +51,22 @@ def run_config_subset(config: Mapping, rule: str | None) -> dict:
     rule = rule or ""
     out: dict = {"seed": config.get("seed")}
     datasets = config.get("datasets") or {}
+    dataset = (wildcards or {}).get("dataset")
     if rule.startswith("ldp_"):
         out["ldp_indicators"] = config.get("ldp_indicators")
     elif rule.startswith(("rrr_", "cbioportal_", "cohort_")):
         study = config.get("rrr_survival") or {}
+        own = {k: v for k, v in study.items() if k != "datasets"} if dataset else study
         if rule in COHORT_RULES:
             pass  # a cohort is its datasets entry: no study setting changes it
         elif rule in REFERENCE_RULES:
-            out["rrr_survival"] = {k: v for k, v in study.items() if k not in RELEASE_KEYS}
+            out["rrr_survival"] = {k: v for k, v in own.items() if k not in RELEASE_KEYS}
         else:
-            out["rrr_survival"] = study
+            out["rrr_survival"] = own
         # with the cohorts only the Cox analysis reads (rrr_survival.cox.extra_datasets)
         names = [*study.get("datasets", []), *(study.get("cox") or {}).get("extra_datasets", [])]
+        if dataset:
+            names = [dataset]
         out["datasets"] = {name: datasets.get(name) for name in dict.fromkeys(names)}
     elif rule.startswith(("repr_", "gdsc_", "depmap_", "tcga_")):
         out["repr_transfer"] = config.get("repr_transfer")

@@ -125,7 +125,8 @@ def write_sidecars(smk, file: str, outputs, **record) -> None:
                 "library_modules": module_checksums(committed, committed.parent / "dprepro"),
                 "rules_sha256": rules_digest(committed.parents[1])}
     extra = {"rule": rule, "wildcards": dict(smk.wildcards.items()), **code,
-             **({"run_config": run_config_subset(run_config, rule)} if run_config else {}),
+             **({"run_config": run_config_subset(run_config, rule, dict(smk.wildcards.items()))}
+                if run_config else {}),
              **record.pop("extra", {})}
     for output in outputs:
         write_provenance(output, script=script_path(file), inputs=inputs, extra=extra, **record)

@@ -121,9 +121,11 @@ def _located(path: str, run_dir: Path) -> Path:
     return p if p.is_absolute() else run_dir / p
 
 
-def _config_mismatches(name: str, recorded: Mapping, config: Mapping, rule: str | None):
-    current = flatten(run_config_subset(config, rule))
-    made = flatten(recorded)
+def _config_mismatches(name: str, recorded: Mapping, config: Mapping, rule: str | None,
+                       wildcards: Mapping | None = None):
+    current = flatten(run_config_subset(config, rule, wildcards))
+    # narrowed as the current one is (a sidecar of an earlier version records more)
+    made = flatten(run_config_subset(recorded, rule, wildcards))
     for key in sorted(set(made) | set(current)):
         if key not in current:
             yield Mismatch(name, "config", f"{key} = {made[key]!r} when made; not set now")
@@ -225,7 +227,7 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                                       "parameters may differ)"))
         if config is not None and "run_config" in record:
             found.extend(_config_mismatches(name, record["run_config"], config,
-                                            record.get("rule")))
+                                            record.get("rule"), record.get("wildcards")))
     described = set(report.files)
     for path in expected:
         path = Path(path).as_posix()
