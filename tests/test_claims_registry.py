@@ -51,6 +51,13 @@ def test_no_evidence_means_no_row_and_outer_axes_loop_outside_the_declarations()
              compute=lambda ctx: Evidence(0.5, 0.4, 0.6))
     axes = {"censoring": ["25", "50"]}
     flat = registry.evaluate(None, study="ldp_indicators", axes=axes, privacy_unit="x")
+    # every declaration here comes from this module; none from another
+    assert {d.module for d in registry.declarations()} == {__name__}
+    assert registry.evaluate(None, study="ldp_indicators", axes=axes, privacy_unit="x",
+                             module=__name__) == flat
+    with pytest.raises(ValueError, match="no claims declared"):
+        registry.evaluate(None, study="ldp_indicators", axes=axes, privacy_unit="x",
+                          module="elsewhere")
     assert [r["claim_id"] for r in flat] == ["ldp.first.c25", "ldp.first.c50",
                                              "ldp.second.c25", "ldp.pooled"]
     nested = registry.evaluate(None, study="ldp_indicators", axes=axes, outer=("censoring",),

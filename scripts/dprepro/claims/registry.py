@@ -37,6 +37,7 @@ those axes runs inside one loop over them, in declaration order.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -115,7 +116,8 @@ class ClaimDeclaration:
     resamples; ``tolerance`` the configuration key of a tolerance that is ours;
     ``untestable`` why no data of the design can decide it (every row then untestable).
     ``group`` names the job that computes it when that is not the study's own claims
-    job (``"privacy"``: the privacy statements, from the audit).
+    job (``"privacy"``: the privacy statements, from the audit). ``module`` is the
+    module that declared it (filled in by :meth:`ClaimRegistry.declare`).
     """
 
     id: str
@@ -132,6 +134,7 @@ class ClaimDeclaration:
     tolerance: str = ""
     untestable: str = ""
     group: str = ""
+    module: str = field(default="", compare=False)
 
     def __post_init__(self):
         prefix = self.study.split("_")[0] + "."
@@ -155,7 +158,7 @@ class ClaimDeclaration:
                                 f"function of the context, got {self.over!r}")
             object.__setattr__(self, "over", tuple(self.over))
 
-    @property
+    @functools.cached_property
     def pattern(self) -> re.Pattern:
         """The id pattern as a regular expression (a placeholder matches any text)."""
         parts = re.split(r"\{[^}]*\}", self.id)
@@ -242,19 +245,21 @@ class ClaimRegistry:
                 id=id, study=study, statement=statement, origin=origin, source=source,
                 statistic=statistic, criterion=criterion, units=units, ci_method=ci_method,
                 compute=compute, over=over if callable(over) else tuple(over),
-                tolerance=tolerance, untestable=untestable, group=group)
+                tolerance=tolerance, untestable=untestable, group=group,
+                module=getattr(getattr(compute, "func", compute), "__module__", ""))
             if id in self._declarations:
                 raise ValueError(f"claim {id!r} is declared twice")
             self._declarations[id] = declaration
             return compute
         return register
 
-    def declarations(self, study: str | None = None, *, group: str | None = None
-                     ) -> list[ClaimDeclaration]:
-        """The declarations of ``study`` and ``group`` (every one when ``None``), in
-        declaration order."""
+    def declarations(self, study: str | None = None, *, group: str | None = None,
+                     module: str | None = None) -> list[ClaimDeclaration]:
+        """The declarations of ``study``, ``group`` and the declaring ``module`` (every one
+        when ``None``), in declaration order."""
         return [d for d in self._declarations.values()
-                if (study is None or d.study == study) and (group is None or d.group == group)]
+                if (study is None or d.study == study) and (group is None or d.group == group)
+                and (module is None or d.module == module)]
 
     def __getitem__(self, id: str) -> ClaimDeclaration:
         try:
@@ -285,6 +290,7 @@ class ClaimRegistry:
         return len(self._declarations)
 
     def evaluate(self, context, *, study: str | None = None, group: str = "",
+                 module: str | None = None,
                  axes: Mapping[str, Sequence] | None = None, outer: Sequence[str] = (),
                  privacy_unit: str = "", data_origin: str = "", level: float = 0.95,
                  only: Iterable[str] | None = None) -> list[dict]:
@@ -294,10 +300,12 @@ class ClaimRegistry:
         ``axes`` gives each axis's values; ``outer`` axes loop outside the declarations
         (each declaration over all of them runs once per outer binding, in declaration
         order), the others inside. ``privacy_unit`` and ``data_origin`` are the rows'
-        defaults (evidence may override them). ``only`` restricts to those declaration ids.
+        defaults (evidence may override them). ``module`` restricts to the declarations
+        of one module (a study whose claims come from two jobs' inputs), ``only`` to
+        those declaration ids.
         """
         axes = dict(axes or {})
-        chosen = self.declarations(study, group=group)
+        chosen = self.declarations(study, group=group, module=module)
         if only is not None:
             wanted = set(only)
             unknown = sorted(wanted - {d.id for d in chosen})

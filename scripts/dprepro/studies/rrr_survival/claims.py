@@ -497,10 +497,6 @@ def approaches_original(claims, *, dataset) -> Evidence | None:
                          f"{cohort.true_eps('rrr', low):.3f}"))
 
 
-def _declared_here() -> list[str]:
-    return [d.id for d in CLAIMS.declarations(STUDY) if d.compute.__module__ == __name__]
-
-
 def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
                rng: np.random.Generator, clustered=()) -> pd.DataFrame:
     """The claims table of the study from the release files (see the module notes).
@@ -533,7 +529,7 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
     claims = StudyContext(inputs, releases=releases, logrank_releases=logrank_releases,
                      significance=significance, rng=rng, clustered=clustered)
     rows = CLAIMS.evaluate(claims, study=STUDY, axes=claims.axes, outer=("dataset",),
-                           only=_declared_here(), privacy_unit="patient")
+                           module=__name__, privacy_unit="patient")
     if "cox" in dict(inputs.items()):
         rows += cox_claims(read_table(inputs["cox"]), read_table(inputs["cox_draws"]),
                            calibration=claims.published)

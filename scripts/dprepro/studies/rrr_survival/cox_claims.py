@@ -338,6 +338,4 @@ def cox_claims(table: pd.DataFrame, draws: pd.DataFrame, *, calibration: str) ->
         One claims-table row per declared Cox claim and release.
     """
     return CLAIMS.evaluate(_Cox(table, draws, calibration), study=STUDY,
-                           only=[d.id for d in CLAIMS.declarations(STUDY)
-                                 if d.compute.__module__ == __name__],
-                           privacy_unit="patient")
+                           module=__name__, privacy_unit="patient")
