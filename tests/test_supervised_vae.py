@@ -200,10 +200,8 @@ def test_auxiliary_labels_unlabel_the_held_out_lineages():
     assert labels.iloc[[1, 2, 4]].isna().all()
 
 
-def test_search_keeps_held_out_lineages_out_of_the_cross_entropy(data, monkeypatch):
-    """Every label that reaches the cross-entropy of a search fit is a lineage outside the pair
-    fold's validation pairs, and every other fit row is labelled (the test is not vacuous)."""
-    public, lineage = _public(data)
+def _capture_cross_entropy_labels(monkeypatch) -> list[set]:
+    """Per fit, the set of labels that reach the cross-entropy (a spy on _fit_targets)."""
     captured = []
     original = SupervisedVAERepresentation._fit_targets
 
@@ -213,6 +211,14 @@ def test_search_keeps_held_out_lineages_out_of_the_cross_entropy(data, monkeypat
         return codes
 
     monkeypatch.setattr(SupervisedVAERepresentation, "_fit_targets", spy)
+    return captured
+
+
+def test_search_keeps_held_out_lineages_out_of_the_cross_entropy(data, monkeypatch):
+    """Every label that reaches the cross-entropy of a search fit is a lineage outside the pair
+    fold's validation pairs, and every other fit row is labelled (the test is not vacuous)."""
+    public, lineage = _public(data)
+    captured = _capture_cross_entropy_labels(monkeypatch)
     table = repr_search.search(
         "supervised_vae",
         public,
@@ -552,15 +558,7 @@ def test_final_fit_keeps_the_evaluated_lineages_out_of_the_cross_entropy(data, m
     config["repr_transfer"]["cancer_type"]["cases"] = [list(pair) for pair in cases]
     unlabelled = ReprPlan(config).fit_unlabelled(W)
     assert set(unlabelled) == evaluated
-    captured = []
-    original = SupervisedVAERepresentation._fit_targets
-
-    def spy(self, y, n_rows):
-        codes = original(self, y, n_rows)
-        captured.append(set(self.classes_[codes[codes >= 0]]))
-        return codes
-
-    monkeypatch.setattr(SupervisedVAERepresentation, "_fit_targets", spy)
+    captured = _capture_cross_entropy_labels(monkeypatch)
     spec = {"dim": 2, "learning_rate": 1e-3, "hidden_layers": 1, "width_multiplier": 4,
             "supervised_weight": 10.0}
     repr_fitting.seed_representations(
