@@ -339,15 +339,11 @@ def _phat_floor(context, mechanism, alpha) -> tuple[str, str]:
               "({release}, α = {alpha:g}, {censoring}% censoring)",
     statistic="sqrt(IMSE of p̂_n(x, t) against P(δ = 1 | x, t)) over the t grid")
 def phat_reasonable(context, censoring, alpha, mechanism):
-    k = context.key(censoring, "private_phat", mechanism, alpha)
-    tolerance = context.phat_tolerance
-    untestable, floor = _phat_floor(context, mechanism, alpha)
-    return Statistic(
-        lambda m: np.sqrt(m.imse(k)), criterion=Tolerance(lambda t: f"<= {t:g}", tolerance),
-        fields={"release": get_mechanism(mechanism).release_name}, untestable=untestable,
-        note="true P(δ = 1 | x, t) is constant (0.75 at 25 %, 0.5 at 50 % censoring); "
-             f"'reasonable' read as a root-mean-square error of at most {tolerance:g} (our "
-             f"choice); p̂ unclipped; {floor}")
+    return _phat_statistic(
+        context, "private_phat", censoring, alpha, mechanism,
+        lambda tolerance, floor: "true P(δ = 1 | x, t) is constant (0.75 at 25 %, 0.5 at 50 % "
+        f"censoring); 'reasonable' read as a root-mean-square error of at most {tolerance:g} "
+        f"(our choice); p̂ unclipped; {floor}")
 
 
 @per_mechanism(
@@ -357,17 +353,24 @@ def phat_reasonable(context, censoring, alpha, mechanism):
     statistic="sqrt(IMSE of p̂_n(x, t) against P(δ = 1 | x, t)), t weighted by the density "
               "of Y at x")
 def phat_reasonable_where_observed(context, censoring, alpha, mechanism):
-    k = context.key(censoring, "private_phat/observed", mechanism, alpha)
+    return _phat_statistic(
+        context, "private_phat/observed", censoring, alpha, mechanism,
+        lambda tolerance, floor: "the t grid weighted by f_Y(t | x) = μ exp(−μ t), μ = λ_T(x) "
+        "+ λ_C(x), over the t where p̂(x, t) is defined: the estimator uses p̂ at the observed "
+        "(X_i, Y_i), dense at small t; 'reasonable' read as a root-mean-square error of at "
+        f"most {tolerance:g} (our choice); p̂ unclipped; {floor} (the weights average 1, so "
+        "the same floor)")
+
+
+def _phat_statistic(context, estimator, censoring, alpha, mechanism, note) -> Statistic:
+    """sqrt(IMSE) of a p̂ estimator within ``phat_tolerance``, untestable below its floor."""
+    k = context.key(censoring, estimator, mechanism, alpha)
     tolerance = context.phat_tolerance
     untestable, floor = _phat_floor(context, mechanism, alpha)
     return Statistic(
         lambda m: np.sqrt(m.imse(k)), criterion=Tolerance(lambda t: f"<= {t:g}", tolerance),
         fields={"release": get_mechanism(mechanism).release_name}, untestable=untestable,
-        note="the t grid weighted by f_Y(t | x) = μ exp(−μ t), μ = λ_T(x) + λ_C(x), over the "
-             "t where p̂(x, t) is defined: the estimator uses p̂ at the observed (X_i, Y_i), "
-             "dense at small t; 'reasonable' read as a root-mean-square error of at most "
-             f"{tolerance:g} (our choice); p̂ unclipped; {floor} (the weights average 1, so "
-             "the same floor)")
+        note=note(tolerance, floor))
 
 
 # --- the censoring levels compared (paper §5), lowest against highest ---------------------
