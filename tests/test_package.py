@@ -177,3 +177,30 @@ def test_every_third_party_import_of_the_library_is_declared():
     # the extras hold what only the VAEs and the repr study need
     assert {"torch", "optuna", "openpyxl"} & core == set()
     assert {"numpy", "scipy", "pandas"} <= core
+
+
+# ------------------------------------------------------------------- beside the workflow
+
+
+@pytest.mark.workflow
+def test_a_workflow_job_runs_the_checkouts_library_beside_an_installed_copy(tmp_path):
+    """Snakemake puts a job's script folder after site-packages on its sys.path; with a copy of
+    dprepro installed (here one that says it is version 9.9.9), the job still runs the
+    checkout's library (workflow/rules/common.smk), or stops (dprepro.runtime.step)."""
+    import json
+
+    import dprepro
+    from helpers.install import install_copy
+
+    site = install_copy(tmp_path / "install", version="9.9.9")
+    work = tmp_path / "run"
+    target = "results/data/cohorts/kidney.parquet"
+    done = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"),
+         "--configfile", str(ROOT / "config" / "config.yaml"), "--cores", "1",
+         "--directory", str(work), target],
+        cwd=tmp_path, env={**os.environ, "PYTHONPATH": str(site)}, capture_output=True,
+        text=True, timeout=600)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    sidecar = json.loads((work / f"{target}.prov.json").read_text())
+    assert sidecar["dprepro"]["version"] == dprepro.__version__ != "9.9.9"

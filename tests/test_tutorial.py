@@ -18,6 +18,8 @@ import pytest
 from lifelines import CoxPHFitter, KaplanMeierFitter
 from lifelines.statistics import pairwise_logrank_test
 
+from helpers.install import install_copy
+
 ROOT = Path(__file__).resolve().parents[1]
 TUTORIAL = ROOT / "docs" / "tutorial.md"
 GROUPS = ["squamous", "smallcell", "adeno", "large"]
@@ -37,34 +39,12 @@ def _code() -> str:
     return "\n".join(re.findall(r"```python\n(.*?)```", TUTORIAL.read_text(), re.S))
 
 
-def _pip_install(source: Path, target: Path) -> None:
-    """``pip install --no-deps --target``, without the network where this setuptools can build
-    a wheel itself (70.1+), else in pip's isolated build environment."""
-    import setuptools
-    from packaging.version import Version
-
-    offline = ["--no-build-isolation"] if Version(setuptools.__version__) >= Version("70.1") \
-        else []
-    done = subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--no-deps", "--no-input", "--quiet",
-         "--disable-pip-version-check", *offline, "--target", str(target), str(source)],
-        capture_output=True, text=True, timeout=600)
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-
-
 @pytest.fixture(scope="module")
 def tutorial_run(tmp_path_factory):
-    """Install a copy of the package's sources (the build leaves nothing in the checkout), then
-    run the tutorial in a folder of its own with only that install on the path."""
+    """Install the package from a copy of its sources, then run the tutorial in a folder of
+    its own with only that install on the path."""
     base = tmp_path_factory.mktemp("tutorial")
-    source = base / "source"
-    (source / "scripts").mkdir(parents=True)
-    for name in ("pyproject.toml", "README.md"):
-        shutil.copy(ROOT / name, source / name)
-    shutil.copytree(ROOT / "scripts" / "dprepro", source / "scripts" / "dprepro",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    site = base / "site"
-    _pip_install(source, site)
+    site = install_copy(base)
     work = base / "work"
     work.mkdir()
     shutil.copy(ROOT / "resources" / "r-survival" / "veteran.csv", work / "veteran.csv")

@@ -80,11 +80,12 @@ def _check_library(smk) -> None:
     scriptdir = getattr(smk, "scriptdir", None)
     if not scriptdir or "://" in str(scriptdir):
         return
-    if Path(scriptdir).resolve() != _SCRIPTS_DIR:
+    scripts = Path(scriptdir).resolve()
+    if scripts != _SCRIPTS_DIR:
         raise RuntimeError(
             f"this step imported dprepro from {_SCRIPTS_DIR / 'dprepro'}, not the library beside "
-            f"its script ({Path(scriptdir) / 'dprepro'}): put {scriptdir} first on PYTHONPATH, "
-            f"or install the clone with `pip install -e .`")
+            f"its script ({scripts / 'dprepro'}): put {scripts} first on PYTHONPATH, or install "
+            f"the clone with `pip install -e .`")
 
 
 def _is_snakemake_script_job() -> bool:
