@@ -3,8 +3,8 @@
 SLURM and the test runs through the profile are started in the background after
 collection (tests/helpers/slurmruns.py says how and why); the module's fixture waits for
 them and always stops SLURM after the module's tests, also when a test fails. Packages
-that slurm-local-up installed are purged again (installed but stopped, SLURM slows every
-later `snakemake` start by ~10 s). Without root, without slurm-local-up, when it fails,
+that tests/helpers/slurm/local-up installed are purged again (installed but stopped,
+SLURM slows every later `snakemake` start by ~10 s). Without root, when local-up fails,
 or while another session holds the machine's SLURM, the SLURM tests skip.
 """
 
