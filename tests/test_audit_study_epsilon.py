@@ -112,10 +112,9 @@ def test_the_audits_ssp_statistics_compose_to_the_studys_fit(audit_table):
     X'y each claim 1/2) compose to the true ε the study prints for that learner's fit."""
     ssp = audit_table[(audit_table.mechanism == "ssp") & (audit_table.role != "control")]
     by_variant = dict(zip(ssp.variant, ssp.true_epsilon, strict=True))
-    assert set(by_variant) == {"X^T y + Laplace", "X^T X + Wishart(d+1)",
-                               "X^T X + Laplace (upper triangle)"}
+    assert set(by_variant) == {"X^T y + Laplace", "X^T X + Wishart(d+1)", "X^T X + Laplace"}
     published = by_variant["X^T X + Wishart(d+1)"] + by_variant["X^T y + Laplace"]
-    corrected = by_variant["X^T X + Laplace (upper triangle)"] + by_variant["X^T y + Laplace"]
+    corrected = by_variant["X^T X + Laplace"] + by_variant["X^T y + Laplace"]
     assert published == _repr("drug", "pca", 1.0, "as_published").true_epsilon == math.inf
     assert corrected == _repr("drug", "pca", 1.0, "corrected").true_epsilon == 1.0
 

@@ -354,7 +354,7 @@ def _ssp_xx_statistic(xx_noise: str, stats: dict, dim: int):
                             stats["xx_dp"][upper])
 
     return (stat, "Laplace log likelihood ratio (x scale) of the upper triangle of the "
-            "repaired X^T X + E", "X^T X + Laplace (upper triangle)")
+            "repaired X^T X + E", "X^T X + Laplace")
 
 
 def audit_ssp(
