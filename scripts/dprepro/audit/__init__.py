@@ -11,7 +11,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "claims": ["MECHANISM_STUDY", "privacy_claims"],
     "figure": ["privacy_audit"],
     "learner_audits": ["audit_objective_perturbation", "audit_ssp"],
-    "release_audits": ["audit_indicator_mechanism", "audit_laplace_indicators", "audit_lnte",
-                       "audit_rrr"],
+    "release_audits": ["audit_grid_lnte", "audit_indicator_mechanism", "audit_laplace_indicators",
+                       "audit_lnte", "audit_rrr"],
+    "selection_audits": ["audit_feature_selection", "selection_audit_data"],
     "suite": ["control_run_alpha", "indicator_audit_plan", "run_all_audits"],
 })
