@@ -14,11 +14,23 @@ from dprepro.data.cohort_spec import CohortSpec, build_cohort
 
 ROOT = Path(__file__).resolve().parents[1]
 
-GOOD = pd.DataFrame({"id": [f"p{i}" for i in range(8)],
-                     "time": [5, 3, 8, 2, 7, 1, 4, 6],
-                     "status": ["dead", "alive"] * 4,
-                     "group": ["a", "b", "c", "a", "b", "c", "a", "b"],
-                     "age": [50, 60, 70, 40, 55, 65, 45, 58]})
+# 48 patients in three groups, 36 events: enough for the Cox models of every study cohort
+# (10 events per coefficient, dprepro.data.cohort_content)
+GOOD = pd.DataFrame({"id": [f"p{i}" for i in range(48)],
+                     "time": [5, 3, 8, 2, 7, 1, 4, 6] * 6,
+                     "status": ["dead", "alive", "dead", "dead"] * 12,
+                     "group": ["a", "b", "c"] * 16,
+                     "age": [50, 60, 70, 40, 55, 65, 45, 58] * 6})
+
+
+def with_times(**times):
+    """GOOD with the times of some ids changed (``p1=-3``)."""
+    frame = GOOD.copy()
+    for pid, value in times.items():
+        frame.loc[frame["id"] == pid, "time"] = value
+    return frame
+
+
 SPEC = {"source": "file", "path": "cohort.csv", "groups": ["a", "b", "c"],
         "event_values": ["dead"], "censored_values": ["alive"], "horizon": 10}
 
@@ -43,13 +55,13 @@ def test_status_codes_outside_the_configured_values_suggest_the_keys(tmp_path):
 
 
 def test_a_negative_time_names_the_ids(tmp_path):
-    frame = GOOD.assign(time=[5, -3, 8, 2, 7, -1, 4, 6])
+    frame = with_times(p1=-3, p5=-1)
     (problem,) = check(tmp_path, frame).problems
     assert "must be finite and >= 0" in problem and "ids ['p1', 'p5']" in problem
 
 
 def test_a_missing_time_names_the_id(tmp_path):
-    frame = GOOD.assign(time=[5, None, 8, 2, 7, 1, 4, 6])
+    frame = with_times(p1=None)
     (problem,) = check(tmp_path, frame).problems
     assert "missing values (ids ['p1'])" in problem
 
@@ -113,7 +125,7 @@ def test_the_job_logs_the_columns_it_ignores(tmp_path):
 
 
 def test_a_run_with_bad_data_stops_before_any_job(tmp_path):
-    GOOD.assign(time=[5, -3, 8, 2, 7, 1, 4, 6]).to_csv(tmp_path / "cohort.csv", index=False)
+    with_times(p1=-3).to_csv(tmp_path / "cohort.csv", index=False)
     overlay = {"studies": ["rrr_survival"], "rrr_survival": {"datasets": ["mine"]},
                "datasets": {"mine": SPEC}}
     (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
