@@ -94,7 +94,8 @@ def cohort_frame_problems(frame: pd.DataFrame, spec, *, source: str = "") -> lis
         both = sorted(set(frame.loc[frame["id"] == first, "group"].astype(str)))
         problems.append(
             f"config key '{key}.columns.group': {len(split)} id(s){where} have rows in "
-            f"different groups, e.g. id {first!r} in {both} (ids {split.index[:5].tolist()}); "
+            f"different groups, e.g. id {first!r} in {both}"
+            + (f" (ids {split.index[:5].tolist()})" if len(split) > 1 else "") + "; "
             "each person has one group (randomized response releases it once per "
             f"{spec.privacy_unit}): fix the group or id column of those rows")
     per_id = frame.groupby("id").size()
