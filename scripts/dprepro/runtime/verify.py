@@ -118,7 +118,8 @@ class VerifyReport:
                 ", ..." if len(self.manifest_differs) > 5 else "")
             return (f" (the configuration at hand differs from the last complete run's, "
                     f"{MANIFEST}, in {shown}: was one of the run's --configfile or --config "
-                    "options left out?)")
+                    "options left out? If not, no run of this configuration has completed "
+                    "yet: rerun the workflow)")
         return (f" (the configuration at hand is the last complete run's, {MANIFEST}: these "
                 "files were made under an earlier configuration, or the run that would "
                 "remake them failed; rerun the workflow)")
