@@ -103,7 +103,10 @@ class CohortSpec:
         Column of the table holding each role ``id``, ``time``, ``status``,
         ``group`` (``id: ""`` = one row per person, numbered).
     event_values, censored_values : tuple
-        Status values meaning event and censored; any other value is an error.
+        Status values meaning event and censored, matched as text, as numbers, or
+        else by the groups' spelling rule (case, spaces and punctuation aside; each
+        such row logged, :mod:`dprepro.data.cohort_labels`); any other value is an
+        error.
     time_divisor : float
         Times are divided by it (e.g. 30: days to the paper's "months").
     time_unit, title : str
