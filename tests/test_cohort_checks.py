@@ -247,6 +247,8 @@ def test_group_labels_and_status_codes_follow_one_spelling_rule_logged(tmp_path)
                                           "status Dead  -> dead": 1}
     assert built.frame.set_index("id").loc[["p0", "p1"], "event"].tolist() == [1, 0]
     assert built.frame.set_index("id").loc["p0", "group"] == "a"
+    # logged, not stored with the table (its Parquet keeps its bytes)
+    assert "respelled" not in built.frame.attrs
 
 
 @pytest.mark.parametrize(("spec", "message"), [

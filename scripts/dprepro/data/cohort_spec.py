@@ -608,8 +608,10 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
             raw, source = read_csv_checked(inputs["table"], required=(), id_column=None), \
                 inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
-    # the columns the spec leaves unused are logged, not kept (nor stored in the Parquet)
+    # the columns the spec leaves unused and the respelled values are logged, not kept
+    # (nor stored in the Parquet's metadata)
     ignored = list(frame.attrs.pop("ignored_columns", []))
+    respelled = dict(frame.attrs.pop("respelled", {}))
     problems = cohort_frame_problems(frame, spec, source=source)
     if problems:
         raise ValueError(problems[0])
@@ -617,7 +619,7 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
     summary = {**summary,
                "dropped_missing_group": int(frame.attrs.get("dropped_missing_group", 0)),
                "merged_groups": dict(frame.attrs.get("merged_groups", {})),
-               "respelled": dict(frame.attrs.get("respelled", {})),
+               "respelled": respelled,
                "ignored_columns": ignored,
                "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),
                "ids": int(frame["id"].nunique()), "max_rows_per_id": int(per_id.max()),
