@@ -1,4 +1,5 @@
-"""Faults: a killed workflow resumes to identical tables; a failing job leaves nothing behind."""
+"""Faults: a killed workflow resumes to identical tables; a failing job leaves nothing behind;
+a fault in one cohort leaves every other cohort's files as they were."""
 
 import hashlib
 import os
