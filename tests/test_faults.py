@@ -144,11 +144,14 @@ def test_a_fault_in_one_cohort_leaves_every_other_cohorts_file_as_it_was(small_r
     With --keep-going every job that can run runs; the jobs that fail remove their own
     outputs, which are toy's and bad's alone: every other file (ipssr's, kidney's, the
     aggregated tables, claims.csv, the manifest) keeps its bytes and is not rewritten."""
-    work = tmp_path / "copy"
-    shutil.copytree(small_run, work, symlinks=True)
+    # a copy as deep as the run: bundled inputs are named relative to the run's folder, and
+    # another relative path would rerun their cohorts' jobs (a change of input files)
+    work = tmp_path
+    shutil.copytree(small_run, work, symlinks=True, dirs_exist_ok=True)
+    assert os.path.relpath(ROOT, work) == os.path.relpath(ROOT, small_run)
     (work / "results" / "data" / "cohorts" / "toy.parquet").write_bytes(b"no parquet")
     before = _state(work)
-    package = tmp_path / "package"
+    package = tmp_path / "fault"
     package.mkdir()
     (package / "fault_cohort.py").write_text(FAULT_COHORT)
     config = yaml.safe_load(SMALL.read_text())
@@ -157,7 +160,7 @@ def test_a_fault_in_one_cohort_leaves_every_other_cohorts_file_as_it_was(small_r
         "source": "package", "package": "fault_cohort:load", "groups": ["A", "B"],
         "columns": {"id": "id", "time": "time", "status": "status", "group": "arm"},
         "rows_per_person": 2, "horizon": 9}
-    configfile = tmp_path / "bad.yaml"
+    configfile = package / "bad.yaml"
     configfile.write_text(yaml.safe_dump(config))
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(
         filter(None, [str(package), os.environ.get("PYTHONPATH")]))}

@@ -100,19 +100,6 @@ RRR_COHORT_FIGURE_PARAMS = {
 }
 
 
-def cohort_report(path, caption):
-    """``path`` (a pattern with ``{dataset}``) flagged for the report, under its cohort."""
-    return report(
-        path,
-        caption=caption,
-        category="rrr_survival",
-        subcategory=lambda wc: RRR_COHORTS[wc.dataset].display_title,
-        labels=lambda wc: rrr_plan.report_labels(
-            path.format(dataset=wc.dataset), wc.dataset
-        ),
-    )
-
-
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
 RRR_TABLES = {
     name: f"{RRR_DIR}/tables/{name}.csv"
@@ -438,7 +425,14 @@ rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
     output:
-        [cohort_report(path, "../report/rrr_figure2.rst") for path in RRR_FIGURE2_FILES],
+        [
+            report(
+                path,
+                caption="../report/rrr_figure2.rst",
+                **rrr_plan.cohort_report_flags(path, RRR_COHORTS),
+            )
+            for path in RRR_FIGURE2_FILES
+        ],
         [prov(path) for path in RRR_FIGURE2_FILES],
     log:
         "results/logs/rrr_figure2/{dataset}.log",
@@ -465,7 +459,14 @@ rule rrr_km_bands:
         bands=RRR_TABLES["km_bands"],
         curves=RRR_TABLES["km_curves"],
     output:
-        [cohort_report(path, "../report/rrr_km_bands.rst") for path in RRR_BANDS_FILES],
+        [
+            report(
+                path,
+                caption="../report/rrr_km_bands.rst",
+                **rrr_plan.cohort_report_flags(path, RRR_COHORTS),
+            )
+            for path in RRR_BANDS_FILES
+        ],
         [prov(path) for path in RRR_BANDS_FILES],
     log:
         "results/logs/rrr_km_bands/{dataset}.log",
