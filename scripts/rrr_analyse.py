@@ -1,4 +1,5 @@
-"""Analyse releases of rrr_survival cohorts: the originals, or every private release of one.
+"""Analyse releases of an rrr_survival cohort: its non-private references, or its private
+releases.
 
 Each release (mechanism × ε) has its own noise stream, so running them in one
 job gives the same files as one job per release, with one start-up instead of many.
@@ -6,6 +7,7 @@ job gives the same files as one job per release, with one start-up instead of ma
 
 import pandas as pd
 
+from dprepro.data.cohort_content import require_analysable
 from dprepro.data.cohort_spec import group_order
 from dprepro.runtime import step
 from dprepro.runtime.io import write_csv, write_parquet
@@ -21,6 +23,8 @@ for release in p.releases:
     dataset = release["dataset"]
     if dataset not in cohorts:
         cohort = pd.read_parquet(paths[dataset])
+        require_analysable(cohort, name=dataset, groups=p.groups[dataset],
+                           source=paths[dataset])
         cohorts[dataset] = cohort, group_order(cohort["group"], p.groups[dataset])
     cohort, labels = cohorts[dataset]
     results, record, seeds = run_release(

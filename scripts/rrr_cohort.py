@@ -1,6 +1,7 @@
 """Build one cohort of the rrr_survival study as a tidy id/group/time/event table."""
 
-from dprepro.data.cohort_spec import CohortSpec, absent_groups, build_cohort
+from dprepro.data.cohort_content import cohort_frame_warnings
+from dprepro.data.cohort_spec import CohortSpec, build_cohort
 from dprepro.runtime import step
 from dprepro.runtime.io import write_parquet
 from dprepro.runtime.privacy_record import non_private
@@ -13,10 +14,12 @@ log.info("%s (%s, %s): %s", spec.name, spec.source, built.origin, built.summary)
 if built.summary.get("ignored_columns"):
     log.info("%s: columns not used by the study (ignored): %s", spec.name,
              built.summary["ignored_columns"])
-for group in absent_groups(built.frame["group"], spec.groups):
-    log.warning("%s: configured group %r has no patient; its releases hold a zero true "
-                "count (the label set is the configured one, k = %d)", spec.name, group,
-                len(spec.groups))
+if built.summary.get("respelled"):
+    # one spelling rule for group labels and status codes: each merge is told, not silent
+    log.info("%s: table values read as another spelling of a configured one (rows): %s",
+             spec.name, built.summary["respelled"])
+for warning in cohort_frame_warnings(built.frame, spec):
+    log.warning("%s", warning)
 out = snakemake.output.cohort
 write_parquet(built.frame.assign(data_origin=built.origin), out)
 step.write_sidecars(snakemake, __file__, [out], config={"dataset": spec.name, **p.spec},

@@ -1,5 +1,6 @@
 """Cox fits of one cohort on every RRR release (per draw), with the original as reference."""
 
+from dprepro.data.cohort_content import require_analysable
 from dprepro.runtime import step
 from dprepro.runtime.io import read_table, write_parquet
 from dprepro.runtime.seeds import seed_record
@@ -10,6 +11,7 @@ log = step.start(snakemake, "rrr_cox")
 p = snakemake.params
 dataset = snakemake.wildcards.dataset
 cohort = read_table(snakemake.input.cohort, text_columns=("id", "group"))
+require_analysable(cohort, name=dataset, groups=p.groups, source=snakemake.input.cohort)
 fits = rrr_cox.cox_fits(cohort, dataset=dataset, labels=p.groups, releases=p.releases,
                         draws=p.draws, seed=p.seed, covariates=p.covariates,
                         estimators=p.estimators, simex_replicates=p.simex_replicates,

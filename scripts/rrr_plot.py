@@ -1,4 +1,5 @@
-"""Plot one rrr_survival figure rule's files (every cohort) from their aggregated tables."""
+"""Plot the files of one rrr_survival figure job (a cohort's, or the utility figure of every
+cohort) from the aggregated tables."""
 
 from dprepro.figures.style import save_figure
 from dprepro.runtime import step

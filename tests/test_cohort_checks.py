@@ -1,6 +1,7 @@
 """A user's cohort table is checked before any job: each problem names the key, the file
 and the fix, and a run with one leaves nothing behind."""
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -14,11 +15,23 @@ from dprepro.data.cohort_spec import CohortSpec, build_cohort
 
 ROOT = Path(__file__).resolve().parents[1]
 
-GOOD = pd.DataFrame({"id": [f"p{i}" for i in range(8)],
-                     "time": [5, 3, 8, 2, 7, 1, 4, 6],
-                     "status": ["dead", "alive"] * 4,
-                     "group": ["a", "b", "c", "a", "b", "c", "a", "b"],
-                     "age": [50, 60, 70, 40, 55, 65, 45, 58]})
+# 48 patients in three groups, 36 events: enough for the Cox models of every study cohort
+# (10 events per coefficient, dprepro.data.cohort_content)
+GOOD = pd.DataFrame({"id": [f"p{i}" for i in range(48)],
+                     "time": [5, 3, 8, 2, 7, 1, 4, 6] * 6,
+                     "status": ["dead", "alive", "dead", "dead"] * 12,
+                     "group": ["a", "b", "c"] * 16,
+                     "age": [50, 60, 70, 40, 55, 65, 45, 58] * 6})
+
+
+def with_times(**times):
+    """GOOD with the times of some ids changed (``p1=-3``)."""
+    frame = GOOD.copy()
+    for pid, value in times.items():
+        frame.loc[frame["id"] == pid, "time"] = value
+    return frame
+
+
 SPEC = {"source": "file", "path": "cohort.csv", "groups": ["a", "b", "c"],
         "event_values": ["dead"], "censored_values": ["alive"], "horizon": 10}
 
@@ -43,13 +56,13 @@ def test_status_codes_outside_the_configured_values_suggest_the_keys(tmp_path):
 
 
 def test_a_negative_time_names_the_ids(tmp_path):
-    frame = GOOD.assign(time=[5, -3, 8, 2, 7, -1, 4, 6])
+    frame = with_times(p1=-3, p5=-1)
     (problem,) = check(tmp_path, frame).problems
     assert "must be finite and >= 0" in problem and "ids ['p1', 'p5']" in problem
 
 
 def test_a_missing_time_names_the_id(tmp_path):
-    frame = GOOD.assign(time=[5, None, 8, 2, 7, 1, 4, 6])
+    frame = with_times(p1=None)
     (problem,) = check(tmp_path, frame).problems
     assert "missing values (ids ['p1'])" in problem
 
@@ -113,7 +126,7 @@ def test_the_job_logs_the_columns_it_ignores(tmp_path):
 
 
 def test_a_run_with_bad_data_stops_before_any_job(tmp_path):
-    GOOD.assign(time=[5, -3, 8, 2, 7, 1, 4, 6]).to_csv(tmp_path / "cohort.csv", index=False)
+    with_times(p1=-3).to_csv(tmp_path / "cohort.csv", index=False)
     overlay = {"studies": ["rrr_survival"], "rrr_survival": {"datasets": ["mine"]},
                "datasets": {"mine": SPEC}}
     (tmp_path / "overlay.yaml").write_text(yaml.safe_dump(overlay))
@@ -125,3 +138,127 @@ def test_a_run_with_bad_data_stops_before_any_job(tmp_path):
     assert "cohort data not usable (nothing was run)" in proc.stderr
     assert "ids ['p1']" in proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+# ---------------------------------------------------------------- what the rows must hold
+
+
+def test_an_id_in_two_groups_is_refused_naming_the_id(tmp_path):
+    """Two rows per id are allowed (rows_per_person: 2), but a person has one group: RRR
+    releases it once. Without rows_per_person the same table is refused for the conflict,
+    not for the row count (the count is not what is wrong)."""
+    frame = pd.concat([GOOD, GOOD.iloc[[1]].assign(group="c", time=9)], ignore_index=True)
+    for rows in (2, 1):
+        (problem,) = check(tmp_path, frame, rows_per_person=rows).problems
+        assert "'datasets.mine.columns.group'" in problem and "cohort.csv" in problem
+        assert "id 'p1' in ['b', 'c']" in problem
+    # the same second row in the id's own group is fine with two rows per person
+    same = pd.concat([GOOD, GOOD.iloc[[1]].assign(time=9)], ignore_index=True)
+    assert check(tmp_path, same, rows_per_person=2).problems == []
+
+
+def test_a_cohort_with_no_event_is_refused_naming_the_status_key(tmp_path):
+    (problem,) = check(tmp_path, GOOD.assign(status="alive")).problems
+    assert "'datasets.mine.event_values'" in problem and "cohort.csv" in problem
+    assert "censored (no event)" in problem and "['dead']" in problem
+
+
+def test_too_few_events_for_the_cox_models_name_the_threshold(tmp_path):
+    """k groups and p covariates: 10 events per coefficient, 10 (k - 1 + p) in all. The
+    bound is met exactly by 20 events with three groups, missed by 19; a declared
+    covariate raises it to 30."""
+    def with_events(n):
+        return GOOD.assign(status=["dead"] * n + ["alive"] * (len(GOOD) - n))
+
+    assert check(tmp_path, with_events(20)).problems == []
+    (problem,) = check(tmp_path, with_events(19)).problems
+    assert "'datasets.mine.groups'" in problem and "cohort.csv" in problem
+    assert "19 events among 48 patients" in problem and "20 in all" in problem
+    assert "EVENTS_PER_COEFFICIENT" in problem
+    (problem,) = check(tmp_path, with_events(29), covariates=["age"]).problems
+    assert "1 covariate(s)" in problem and "30 in all" in problem
+    # the issue's case: a cohort of five patients
+    (problem,) = check(tmp_path, GOOD.head(5)).problems
+    assert "4 events among 5 patients" in problem
+
+
+def test_a_group_whose_patients_are_all_censored_is_warned_of(tmp_path):
+    frame = GOOD.assign(status=["alive" if g == "c" else "dead" for g in GOOD["group"]])
+    result = check(tmp_path, frame)
+    assert result.problems == []
+    (warning,) = result.warnings
+    assert "group 'c'" in warning and "median is not reached" in warning
+
+
+def test_the_jobs_refuse_what_the_pre_run_check_refuses(tmp_path):
+    """A cohort the check before the run cannot read (downloaded, generated, a package's)
+    is refused by its job with the same message, and by the analysis jobs when too small."""
+    from dprepro.data.cohort_content import require_analysable
+
+    GOOD.assign(status="alive").to_csv(tmp_path / "cohort.csv", index=False)
+    with pytest.raises(ValueError, match="datasets.mine.event_values"):
+        build_cohort(CohortSpec.from_config("mine", SPEC),
+                     inputs={"table": str(tmp_path / "cohort.csv")}, seed=1)
+    GOOD.head(5).to_csv(tmp_path / "cohort.csv", index=False)
+    built = build_cohort(CohortSpec.from_config("mine", SPEC),
+                         inputs={"table": str(tmp_path / "cohort.csv")}, seed=1)
+    with pytest.raises(ValueError, match=r"datasets.mine.groups.*4 events among 5 patients"):
+        require_analysable(built.frame.assign(data_origin="real"), name="mine",
+                           groups=["a", "b", "c"], source="results/data/cohorts/mine.parquet")
+
+
+def test_a_directory_for_a_path_says_so(tmp_path):
+    (tmp_path / "cohort.csv").mkdir()
+    config = {"rrr_survival": {"datasets": ["mine"]}, "datasets": {"mine": SPEC}}
+    (problem,) = check_cohort_tables(config, workflow_dir=ROOT, working_dir=tmp_path).problems
+    assert "datasets.mine.path" in problem and "is a directory, not a file" in problem
+    assert "not found" not in problem
+
+
+def test_a_decimal_comma_gets_a_hint(tmp_path):
+    frame = GOOD.astype({"time": object, "age": object})
+    frame.loc[frame["id"] == "p3", "time"] = "12,5"
+    (problem,) = check(tmp_path, frame).problems
+    assert "['12,5']" in problem and "decimal comma" in problem and "(12.5)" in problem
+    frame = GOOD.astype({"age": object})
+    frame.loc[frame["id"] == "p4", "age"] = "61,5"
+    (problem,) = check(tmp_path, frame, covariates=["age"]).problems
+    assert "datasets.mine.covariates" in problem and "ids ['p4']" in problem
+    assert "decimal comma" in problem
+
+
+def test_covariate_blanks_are_named_by_id(tmp_path):
+    frame = GOOD.astype({"age": float})
+    frame.loc[frame["id"].isin(["p0", "p7"]), "age"] = None
+    (problem,) = check(tmp_path, frame, covariates=["age"]).problems
+    assert "missing values (ids ['p0', 'p7'])" in problem
+
+
+def test_group_labels_and_status_codes_follow_one_spelling_rule_logged(tmp_path):
+    """'Dead ' and 'ALIVE' read as dead and alive as ' A' reads as a: both are counted in
+    the summary the cohort's job logs."""
+    frame = GOOD.copy()
+    frame.loc[frame["id"] == "p0", ["status", "group"]] = ["Dead ", " A"]
+    frame.loc[frame["id"] == "p1", "status"] = "ALIVE"
+    assert check(tmp_path, frame).problems == []
+    built = build_cohort(CohortSpec.from_config("mine", SPEC),
+                         inputs={"table": str(tmp_path / "cohort.csv")}, seed=1)
+    assert built.summary["respelled"] == {"group  A -> a": 1, "status ALIVE -> alive": 1,
+                                          "status Dead  -> dead": 1}
+    assert built.frame.set_index("id").loc[["p0", "p1"], "event"].tolist() == [1, 0]
+    assert built.frame.set_index("id").loc["p0", "group"] == "a"
+    # logged, not stored with the table (its Parquet keeps its bytes)
+    assert "respelled" not in built.frame.attrs
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ({"groups": ["HER2+", "HER2-"]}, r"'datasets.mine.groups': \['HER2\+', 'HER2-'\]"),
+    ({"event_values": ["Dead"], "censored_values": ["dead!"]},
+     r"'datasets.mine.censored_values': \['dead!'\] match event_values"),
+])
+def test_values_the_spelling_rule_cannot_tell_apart_are_a_config_error(spec, message):
+    from dprepro.data.cohort_spec import cohort_config_problems
+
+    problems = cohort_config_problems({"rrr_survival": {"datasets": ["mine"]},
+                                       "datasets": {"mine": {**SPEC, **spec}}})
+    assert any(re.search(message, p) for p in problems), problems

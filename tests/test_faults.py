@@ -1,6 +1,9 @@
-"""Faults: a killed workflow resumes to identical tables; a failing job leaves nothing behind."""
+"""Faults: a killed workflow resumes to identical tables; a failing job leaves nothing behind;
+a fault in one cohort leaves every other cohort's files as they were."""
 
+import hashlib
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -109,3 +112,74 @@ def test_failing_job_leaves_no_partial_output(tmp_path):
     cohorts = tmp_path / "results" / "data" / "cohorts"
     assert not (cohorts / "ipssr.parquet").exists()
     assert not list(cohorts.glob("*")) if cohorts.exists() else True
+
+
+FAULT_COHORT = '''"""A package cohort whose id p1 has rows in two arms (a test's fault)."""
+import pandas as pd
+
+
+def load():
+    ids = [f"p{i}" for i in range(40)] + ["p1"]
+    return pd.DataFrame({"id": ids, "time": [float(1 + i % 9) for i in range(41)],
+                         "status": [1, 1, 0] * 13 + [1, 1],
+                         "arm": ["A", "B"] * 20 + ["A"]})
+'''
+# the files that the failing jobs of the damaged cohort (toy) may take with them
+TOY_JOB_FILES = ("results/rrr_survival/releases/toy/", "results/rrr_survival/cox/toy/")
+
+
+def _state(work: Path) -> dict[str, tuple[str, int]]:
+    """sha256 and mtime of every file under results/ but the logs and benchmarks."""
+    return {p.relative_to(work).as_posix(): (hashlib.sha256(p.read_bytes()).hexdigest(),
+                                             p.stat().st_mtime_ns)
+            for p in (work / "results").rglob("*") if p.is_file()
+            and not p.relative_to(work).as_posix().startswith(("results/logs/",
+                                                               "results/benchmarks/"))}
+
+
+def test_a_fault_in_one_cohort_leaves_every_other_cohorts_file_as_it_was(small_run, tmp_path):
+    """A copy of the session's run, then a run with two faults found only inside jobs: a new
+    cohort ``bad`` from a package (so not on disk before the run) with an id in two arms,
+    and ``toy``'s cohort table damaged after it was built, which its analysis jobs read.
+    With --keep-going every job that can run runs; the jobs that fail remove their own
+    outputs, which are toy's and bad's alone: every other file (ipssr's, kidney's, the
+    aggregated tables, claims.csv, the manifest) keeps its bytes and is not rewritten."""
+    # a copy as deep as the run: bundled inputs are named relative to the run's folder, and
+    # another relative path would rerun their cohorts' jobs (a change of input files)
+    work = tmp_path
+    shutil.copytree(small_run, work, symlinks=True, dirs_exist_ok=True)
+    assert os.path.relpath(ROOT, work) == os.path.relpath(ROOT, small_run)
+    (work / "results" / "data" / "cohorts" / "toy.parquet").write_bytes(b"no parquet")
+    before = _state(work)
+    package = tmp_path / "fault"
+    package.mkdir()
+    (package / "fault_cohort.py").write_text(FAULT_COHORT)
+    config = yaml.safe_load(SMALL.read_text())
+    config["rrr_survival"]["datasets"].append("bad")
+    config["datasets"]["bad"] = {
+        "source": "package", "package": "fault_cohort:load", "groups": ["A", "B"],
+        "columns": {"id": "id", "time": "time", "status": "status", "group": "arm"},
+        "rows_per_person": 2, "horizon": 9}
+    configfile = package / "bad.yaml"
+    configfile.write_text(yaml.safe_dump(config))
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(
+        filter(None, [str(package), os.environ.get("PYTHONPATH")]))}
+    proc = subprocess.run(
+        [sys.executable, "-m", "snakemake", "--cores", "2", "--keep-going", "--snakefile",
+         str(ROOT / "Snakefile"), "--directory", str(work), "--configfile", str(configfile)],
+        capture_output=True, text=True, timeout=600, env=env)
+    assert proc.returncode != 0
+    after = _state(work)
+    gone = sorted(set(before) - set(after))
+    assert gone and all(path.startswith(TOY_JOB_FILES) for path in gone), gone
+    assert sorted(set(after) - set(before)) == []
+    changed = sorted(path for path in after if after[path] != before[path])
+    assert changed == [], changed
+    assert any("/ipssr/" in path for path in after) and "results/claims.csv" in after
+    assert "results/run_manifest.json" in after
+    # what failed inside a job names the cohort and its key
+    logs = work / "results" / "logs"
+    log = (logs / "rrr_cohort" / "bad.log").read_text()
+    assert "'datasets.bad.columns.group'" in log and "id 'p1' in ['A', 'B']" in log
+    log = (logs / "rrr_original" / "toy.log").read_text()
+    assert "failed for cohort 'toy' (config key datasets.toy)" in log

@@ -2,6 +2,8 @@
 
 import hashlib
 import json
+import os
+import stat
 
 import numpy as np
 import pandas as pd
@@ -29,6 +31,27 @@ def test_atomic_path_moves_the_file_into_place_and_leaves_nothing_else(tmp_path)
         assert not dest.exists()  # invisible until the block ends
     assert dest.read_text() == "done\n"
     assert leftovers(dest.parent) == []
+
+
+@pytest.mark.parametrize(("umask", "mode"), [(0o022, 0o644), (0o027, 0o640), (0o077, 0o600)],
+                         ids=["022", "027", "077"])
+def test_outputs_get_the_mode_the_umask_gives_a_new_file(tmp_path, umask, mode):
+    """Not the private temporary file's 0600: on a shared file system (umask 022) a
+    colleague can read the results; a private umask keeps them private."""
+    frame = pd.DataFrame({"a": [1.5]})
+    previous = os.umask(umask)
+    try:
+        write_csv(frame, tmp_path / "t.csv")
+        write_parquet(frame, tmp_path / "t.parquet")
+        write_json({"a": 1}, tmp_path / "t.json")
+        with atomic_path(tmp_path / "f.png") as tmp:
+            tmp.write_bytes(b"png")
+        plain = tmp_path / "plain"
+        plain.write_text("x")  # what open() gives under the same umask
+    finally:
+        os.umask(previous)
+    for name in ("t.csv", "t.parquet", "t.json", "f.png", "plain"):
+        assert stat.S_IMODE((tmp_path / name).stat().st_mode) == mode, name
 
 
 def test_an_exception_leaves_the_old_file_untouched_and_no_partial_file(tmp_path):

@@ -179,3 +179,20 @@ def test_tcga_public_set_needs_tcga_labels_and_cases():
     paper["repr_transfer"]["cancer_type"]["cases"] = []
     with pytest.raises(ConfigError, match="repr_transfer.cancer_type.cases"):
         repr_plan.ReprPlan(paper).tcga_holdout()
+
+
+def test_a_cohorts_figure_is_filed_under_its_title_in_the_report():
+    from types import SimpleNamespace
+
+    from dprepro.data.cohort_spec import CohortSpec
+    from dprepro.studies.rrr_survival.plan import cohort_report_flags
+
+    cohorts = {"kidney": CohortSpec(name="kidney", source="bundled", title="Kidney (PKD)"),
+               "toy": CohortSpec(name="toy", source="file")}
+    flags = cohort_report_flags("results/figures/figure2_{dataset}_rrr_eps1.png", cohorts)
+    assert flags["category"] == "rrr_survival"
+    job = SimpleNamespace(dataset="kidney")
+    assert flags["subcategory"](job) == "Kidney (PKD)"
+    assert flags["subcategory"](SimpleNamespace(dataset="toy")) == "toy"
+    assert flags["labels"](job) == {"figure": "Figure 2", "panel": "RRR, ε = 1",
+                                    "format": "PNG"}

@@ -33,6 +33,19 @@ def test_run_directory_is_here_unless_the_run_is_named():
     assert run_directory({"run_name": "trial_2"}) == "runs/trial_2"
 
 
+@pytest.mark.parametrize("name", ["my run", "a/b", "-x", "é", "x" * 65])
+def test_a_run_name_that_is_no_folder_name_states_the_characters_allowed(name):
+    from dprepro.config.schema import ConfigError, check_config, load_schema
+
+    schema = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    with pytest.raises(ConfigError) as error:
+        check_config({"run_name": name}, schema)
+    message = str(error.value)
+    assert f"config key 'run_name': got {name!r}" in message
+    assert "letters (A-Z, a-z), digits, dots, underscores or hyphens" in message
+    check_config({"run_name": "my_cohort-2024.1"}, schema)
+
+
 def test_a_relative_path_keeps_meaning_the_launch_directory(tmp_path):
     work = tmp_path / "runs" / "a"
     work.mkdir(parents=True)

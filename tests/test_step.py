@@ -111,7 +111,9 @@ def test_start_logs_to_the_rule_log_pins_threads_and_logs_uncaught_errors(tmp_pa
     assert limits == [3]
     text = Path(smk.log[0]).read_text()
     assert "hello from the job" in text
-    assert "rrr_release failed: KeyError" in text and "no column 'time'" in text
+    # the job of one cohort (wildcard dataset) names the cohort and its configuration key
+    assert "rrr_release failed for cohort 'kidney' (config key datasets.kidney): KeyError" in text
+    assert "no column 'time'" in text
 
 
 

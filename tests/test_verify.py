@@ -117,3 +117,39 @@ def test_a_cohort_file_stays_valid_when_the_run_adds_another_cohort(tmp_path):
     files = {m.file for m in verify_run(run, workflow_root=ROOT, config=eps).mismatches
              if m.what == "config"}
     assert files == {"results/tables/a.csv"}
+
+
+def _manifest(run: Path, configuration: dict) -> None:
+    (run / "results" / "run_manifest.json").write_text(
+        json.dumps({"run_name": "", "configuration": configuration}))
+    _made(run, "results/run_manifest.json", {})
+
+
+def _config_line(report) -> str:
+    (line,) = [x for x in report.lines() if x.startswith("configuration keys that differ")]
+    return line
+
+
+def test_the_left_out_configfile_hint_follows_the_runs_manifest(tmp_path):
+    """A file made under another configuration: the hint says a --configfile was left out
+    only when the configuration at hand differs from the last complete run's (its manifest),
+    naming the keys; when it is the run's own, the file is older than the run."""
+    from dprepro.runtime.run_config import run_config_subset
+
+    made = {"seed": 1, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1]},
+            "datasets": {"ipssr": {"path": "a.csv"}}}
+    now = {**made, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1, 2]}}
+    run = _run(tmp_path)
+    _with_run_config(run, "results/tables/a.csv", "rrr_private_releases", {"dataset": "ipssr"},
+                     run_config_subset(made, "rrr_private_releases", {"dataset": "ipssr"}))
+    # no manifest: no guess either way
+    line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
+    assert "rrr_survival.epsilons (1)" in line and "left out" not in line
+    # the last complete run had the configuration at hand: the file is older than that run
+    _manifest(run, now)
+    line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
+    assert "is the last complete run's" in line and "left out" not in line
+    # the run had another configuration: verify was given the wrong one
+    _manifest(run, made)
+    line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
+    assert "left out" in line and "in rrr_survival.epsilons:" in line

@@ -103,10 +103,10 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["ldp_variant_table"] == 3 and counts["ldp_claims"] == 1
     assert counts["ldp_figure"] == 5
     rrr = config["rrr_survival"]
-    # one job per cohort for all its private releases (mechanisms × ε); one for all the
-    # non-private references
-    assert counts["rrr_private_releases"] == len(rrr["datasets"])
-    assert counts["rrr_original"] == 1
+    # one job per cohort for all its private releases (mechanisms × ε), one for its
+    # non-private references, one per figure
+    for rule in ("rrr_private_releases", "rrr_original", "rrr_figure2", "rrr_km_bands"):
+        assert counts[rule] == len(rrr["datasets"]), rule
     # the Cox-only cohorts (simulated, known hazard ratios) are built too
     cox_only = [d for d in rrr.get("cox", {}).get("extra_datasets", [])
                 if d not in rrr["datasets"]]
@@ -145,6 +145,38 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts.get("depmap_preprocess", 0) == real * (not tcga)
     assert counts.get("tcga_download", 0) == 3 * real * tcga
     assert counts.get("tcga_preprocess", 0) == real * tcga
+
+
+def planned_jobs(text: str) -> list[tuple[str, list[str]]]:
+    """``(rule, outputs)`` of every job a dry run's log ``text`` plans."""
+    jobs, rule = [], None
+    for line in text.splitlines():
+        match = re.match(r"^(?:local)?rule (\w+):$", line.strip())
+        if match:
+            rule = match.group(1)
+        elif line.strip().startswith("output:") and rule:
+            jobs.append((rule, [p.strip() for p in line.split(":", 1)[1].split(",")]))
+            rule = None
+    return jobs
+
+
+@pytest.mark.parametrize("configfile", [
+    pytest.param(name, marks=pytest.mark.background(f"dry-run:{name}"))
+    for name in SHIPPED_CONFIGS])
+def test_no_job_writes_the_files_of_two_cohorts(configfile, tmp_path):
+    """Snakemake deletes every output of a failed job: a job writing several cohorts' files
+    let a fault in one cohort delete the others'. Each file naming a cohort comes from a job
+    of that cohort alone (the aggregated tables name none)."""
+    proc = background.result(f"dry-run:{configfile}", tmp_path)
+    rrr = shipped_config(configfile)["rrr_survival"]
+    cohorts = {*rrr["datasets"], *rrr.get("cox", {}).get("extra_datasets", [])}
+    jobs = planned_jobs(proc.stdout + proc.stderr)
+    per_cohort = {rule for rule, _ in jobs if rule.startswith("rrr_")}
+    assert {"rrr_original", "rrr_figure2", "rrr_km_bands", "rrr_cox"} <= per_cohort
+    for rule, outputs in jobs:
+        named = {c for c in cohorts for path in outputs
+                 if re.search(rf"(?<![A-Za-z0-9]){re.escape(c)}(?![A-Za-z0-9])", path)}
+        assert len(named) <= 1, (rule, sorted(named))
 
 
 def planned_outputs(configfile, tmp_path) -> set[str]:
@@ -352,7 +384,7 @@ def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
         # of a claims table the report's tables (report_tables)
         ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2, "run_manifest": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
-                                    "rrr_figure2": 1, "rrr_km_bands": 1, "rrr_utility": 1,
+                                    "rrr_figure2": 3, "rrr_km_bands": 3, "rrr_utility": 1,
                                     "rrr_cox_forest_figure": 3,
                                     "rrr_cox_bias_coverage_figure": 1,
                                     "repr_figure": 8, "privacy_audit_figure": 1,
@@ -361,10 +393,10 @@ def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
          {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
           "claims_figure": 1, "report_tables": 1, "run_manifest": 1}),
         ({"rrr_survival": {"draws": 6}},
-         {"rrr_private_releases": 3, "rrr_original": 1, "rrr_median_table": 1,
+         {"rrr_private_releases": 3, "rrr_original": 3, "rrr_median_table": 1,
           "rrr_logrank_table": 1,
           "rrr_rejection_table": 1, "rrr_utility_table": 1, "rrr_bands_table": 1,
-          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 1, "rrr_km_bands": 1,
+          "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 3, "rrr_km_bands": 3,
           "rrr_utility": 1, "rrr_cox": 3, "rrr_cox_table": 1, "rrr_cox_forest_figure": 3,
           "rrr_cox_bias_coverage_figure": 1, "claims_table": 1, "claims_figure": 1,
           "report_tables": 1, "run_manifest": 1}),

@@ -30,7 +30,6 @@ RRR_LOGRANK = rrr_plan.releases(config, ("original", "rrr"))
 # computed by rrr_original, a reference rule; every other release by rrr_private_releases
 RRR_REFERENCE_NAMES = list(rrr_plan.NO_EPSILON)
 RRR_REFERENCE = rrr_plan.releases(config, RRR_REFERENCE_NAMES)
-RRR_ORIGINAL = rrr_plan.releases(config, ["original"])
 RRR_PRIVATE = rrr_plan.releases(
     config, [m for m in rrr_plan.MECHANISMS if m not in rrr_plan.NO_EPSILON]
 )
@@ -58,6 +57,14 @@ RRR_PRIVATE_FILES = [
     for name in RRR_PRIVATE_NAMES
     for file in ("medians.csv", "curves.parquet")
 ] + [f"{RRR_RELEASE}/{name}/logrank.csv" for name in RRR_LOGRANK_NAMES]
+# the files of a cohort's non-private references (rrr_original)
+RRR_REFERENCE_FILES = [
+    f"{RRR_RELEASE}/{name}/{file}"
+    for name in RRR_REFERENCE_NAMES
+    for file in ("medians.csv", "curves.parquet")
+] + [
+    f"{RRR_RELEASE}/original/{file}" for file in ("logrank.csv", "logrank_permuted.csv")
+]
 RRR_ORIGIN = ",".join(sorted({spec.origin for spec in RRR_COHORTS.values()}))
 RRR_FIGURE_PARAMS = {
     "epsilons": RRR["epsilons"],
@@ -75,11 +82,24 @@ RRR_FIGURE2_FILES = [
 RRR_FIGURE2 = [
     path.format(dataset=d) for d in RRR["datasets"] for path in RRR_FIGURE2_FILES
 ]
-RRR_BANDS = [
-    f"{RRR_DIR}/figures/km_bands_{d}.{ext}"
-    for d in RRR["datasets"]
-    for ext in ("pdf", "png")
+RRR_BANDS_FILES = [
+    f"{RRR_DIR}/figures/km_bands_{{dataset}}.{ext}" for ext in ("pdf", "png")
 ]
+RRR_BANDS = [
+    path.format(dataset=d) for d in RRR["datasets"] for path in RRR_BANDS_FILES
+]
+# the parameters of one cohort's figure job (wildcard dataset): that cohort's only, so
+# adding or changing another cohort does not rerun it
+RRR_COHORT_FIGURE_PARAMS = {
+    "datasets": lambda wc: [wc.dataset],
+    "epsilons": RRR["epsilons"],
+    "cohorts": lambda wc: {wc.dataset: rrr_plan.cohort_params(RRR_COHORTS[wc.dataset])},
+    "dpi": config["figures"]["dpi"],
+    "figure_dir": lambda wildcards, output: os.path.dirname(output[0]),
+    "data_origin": lambda wc: RRR_COHORTS[wc.dataset].origin,
+}
+
+
 RRR_UTILITY = [f"{RRR_DIR}/figures/utility.{ext}" for ext in ("pdf", "png")]
 RRR_TABLES = {
     name: f"{RRR_DIR}/tables/{name}.csv"
@@ -125,33 +145,23 @@ STUDY_TARGETS["rrr_survival"] += [
 ]
 
 
-# the non-private references of every cohort in one job: each costs less than a job's
-# start-up (a change of one cohort reruns the aggregated tables of all anyway)
+# the non-private references of one cohort (the original data, the noise-free grid
+# discretisation): one job per cohort, so that a fault in one cohort's data removes only that
+# cohort's files (Snakemake deletes every output of a failed job)
 rule rrr_original:
     input:
-        cohorts=expand(
-            "results/data/cohorts/{dataset}.parquet", dataset=RRR["datasets"]
-        ),
+        cohorts=["results/data/cohorts/{dataset}.parquet"],
     output:
-        medians=rrr_plan.release_files(RRR_REFERENCE, "medians.csv"),
-        curves=rrr_plan.release_files(RRR_REFERENCE, "curves.parquet"),
-        logrank=rrr_plan.release_files(RRR_ORIGINAL, "logrank.csv"),
+        medians=[f"{RRR_RELEASE}/{name}/medians.csv" for name in RRR_REFERENCE_NAMES],
+        curves=[f"{RRR_RELEASE}/{name}/curves.parquet" for name in RRR_REFERENCE_NAMES],
+        logrank=f"{RRR_RELEASE}/original/logrank.csv",
         # the same tests with labels permuted among persons: the ε = 0 reference
-        logrank_permuted=rrr_plan.release_files(RRR_ORIGINAL, "logrank_permuted.csv"),
-        prov=[
-            prov(path)
-            for file in ("medians.csv", "curves.parquet")
-            for path in rrr_plan.release_files(RRR_REFERENCE, file)
-        ]
-        + [
-            prov(path)
-            for file in ("logrank.csv", "logrank_permuted.csv")
-            for path in rrr_plan.release_files(RRR_ORIGINAL, file)
-        ],
+        logrank_permuted=f"{RRR_RELEASE}/original/logrank_permuted.csv",
+        prov=[prov(path) for path in RRR_REFERENCE_FILES],
     log:
-        "results/logs/rrr_original/rrr_original.log",
+        "results/logs/rrr_original/{dataset}.log",
     benchmark:
-        "results/benchmarks/rrr_original/rrr_original.tsv"
+        "results/benchmarks/rrr_original/{dataset}.tsv"
     # the curves table (then Figure 2, the longest job) waits on it, as on the releases
     priority: 60
     conda:
@@ -162,13 +172,13 @@ rule rrr_original:
         runtime=10,
     params:
         library_code=library_code("rrr_analyse.py"),
-        datasets=RRR["datasets"],
-        releases=RRR_REFERENCE,
+        datasets=lambda wc: [wc.dataset],
+        releases=lambda wc: [r for r in RRR_REFERENCE if r["dataset"] == wc.dataset],
         # the original is analysed once; draws = the permuted-label reference's draws
         draws=RRR["draws"],
         seed=config["seed"],
-        groups={d: list(spec.groups) for d, spec in RRR_COHORTS.items()},
-        privacy_unit={d: spec.privacy_unit for d, spec in RRR_COHORTS.items()},
+        groups=lambda wc: {wc.dataset: list(RRR_COHORTS[wc.dataset].groups)},
+        privacy_unit=lambda wc: {wc.dataset: RRR_COHORTS[wc.dataset].privacy_unit},
     script:
         "../../scripts/rrr_analyse.py"
 
@@ -407,9 +417,10 @@ rule rrr_claims_table:
         "../../scripts/rrr_claims.py"
 
 
-# one job per figure for every cohort: a job per cohort cost each its own start-up,
-# imports and read of the curves table (about 2 CPU-s each) for a shorter critical path
-# only, and the aggregated tables hold every cohort, so they rebuild together anyway
+# one job per cohort and figure: a job of every cohort cost less (one start-up, imports and
+# read of the aggregated table, about 2 CPU-s, instead of one per cohort), but a fault in
+# one cohort's figure deleted every cohort's files of the job (Snakemake removes every
+# output of a failed job)
 rule rrr_figure2:
     input:
         curves=RRR_TABLES["km_curves"],
@@ -418,18 +429,15 @@ rule rrr_figure2:
             report(
                 path,
                 caption="../report/rrr_figure2.rst",
-                category="rrr_survival",
-                subcategory=RRR_COHORTS[dataset].display_title,
-                labels=rrr_plan.report_labels(path, dataset),
+                **rrr_plan.cohort_report_flags(path, RRR_COHORTS),
             )
-            for dataset in RRR["datasets"]
-            for path in (p.format(dataset=dataset) for p in RRR_FIGURE2_FILES)
+            for path in RRR_FIGURE2_FILES
         ],
-        [prov(path) for path in RRR_FIGURE2],
+        [prov(path) for path in RRR_FIGURE2_FILES],
     log:
-        "results/logs/rrr_figure2/rrr_figure2.log",
+        "results/logs/rrr_figure2/{dataset}.log",
     benchmark:
-        "results/benchmarks/rrr_figure2/rrr_figure2.tsv"
+        "results/benchmarks/rrr_figure2/{dataset}.tsv"
     # the longest job: start it as soon as its table exists
     priority: 50
     conda:
@@ -439,12 +447,9 @@ rule rrr_figure2:
         mem_mb=1500,
         runtime=10,
     params:
-        **RRR_FIGURE_PARAMS,
+        **RRR_COHORT_FIGURE_PARAMS,
         library_code=library_code("rrr_plot.py"),
-        datasets=RRR["datasets"],
         figure="figure2",
-        figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
 
@@ -458,19 +463,15 @@ rule rrr_km_bands:
             report(
                 path,
                 caption="../report/rrr_km_bands.rst",
-                category="rrr_survival",
-                subcategory=RRR_COHORTS[dataset].display_title,
-                labels=rrr_plan.report_labels(path, dataset),
+                **rrr_plan.cohort_report_flags(path, RRR_COHORTS),
             )
-            for dataset in RRR["datasets"]
-            for path in RRR_BANDS
-            if os.path.basename(path).startswith(f"km_bands_{dataset}.")
+            for path in RRR_BANDS_FILES
         ],
-        [prov(path) for path in RRR_BANDS],
+        [prov(path) for path in RRR_BANDS_FILES],
     log:
-        "results/logs/rrr_km_bands/rrr_km_bands.log",
+        "results/logs/rrr_km_bands/{dataset}.log",
     benchmark:
-        "results/benchmarks/rrr_km_bands/rrr_km_bands.tsv"
+        "results/benchmarks/rrr_km_bands/{dataset}.tsv"
     # beside Figure 2
     priority: 40
     conda:
@@ -480,14 +481,11 @@ rule rrr_km_bands:
         mem_mb=2000,
         runtime=10,
     params:
-        **RRR_FIGURE_PARAMS,
-        library_code=library_code("rrr_plot.py"),
-        datasets=RRR["datasets"],
-        figure="km_bands",
+        **RRR_COHORT_FIGURE_PARAMS,
         # the bands are quantiles over this many draws of each mechanism
+        library_code=library_code("rrr_plot.py"),
+        figure="km_bands",
         draws=RRR["draws"],
-        figure_dir=lambda wildcards, output: os.path.dirname(output[0]),
-        data_origin=RRR_ORIGIN,
     script:
         "../../scripts/rrr_plot.py"
 

@@ -5,8 +5,13 @@ RUN_MANIFEST = "results/run_manifest.json"
 
 # Every configuration value is a parameter, so any change of the configuration reruns
 # this job: a run after a change always ends in the onsuccess hook, which lists (or, with
-# remove_stale_outputs, removes) what earlier configurations left in results/.
+# remove_stale_outputs, removes) what earlier configurations left in results/. It waits on
+# every other target, so a run that fails leaves the manifest of the last complete run.
 rule run_manifest:
+    input:
+        done=[p for s in config["studies"] for p in STUDY_TARGETS[s]]
+        + CLAIMS_TARGETS
+        + REPORT_TABLE_TARGETS,
     output:
         manifest=RUN_MANIFEST,
         prov=prov(RUN_MANIFEST),

@@ -67,7 +67,8 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if kind == "enum":
         return f"config key '{where}': got {value!r}, expected one of {bound}{hint}"
     if kind == "pattern":
-        return f"config key '{where}': got {value!r}, which is not of the expected form{hint}"
+        return (f"config key '{where}': got {value!r}, which is not of the expected "
+                f"form{hint} (pattern {bound!r})")
     if kind == "required":
         return f"config key '{where}': {error.message}"
     return f"config key '{where}': {error.message}{hint}"

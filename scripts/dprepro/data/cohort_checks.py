@@ -10,11 +10,18 @@ as they are parsed (the same messages). A bundled table's checksum is its job's
 check (``snakemake verify`` must still run, and name the file, when a bundled table
 was edited).
 
+Beyond what the table itself must hold (the job's own checks: columns, values,
+spellings), the rows are checked as every caller checks them
+(:mod:`dprepro.data.cohort_content`): two groups with patients, one group per id, at most
+``rows_per_person`` rows per id, at least one event, and enough events for the Cox
+models every cohort of the study is fitted with.
+
 Every problem names the key ``datasets.<name>.<key>``, the file and the fix.
 Warnings are what a run may go on with but a user must hear of: a configured
 group that no patient has (it stays a label of every release: the label set is
-public, see :func:`dprepro.data.cohort_spec.group_order`) and a real cohort whose
-grid LNTE horizon would be taken from the data.
+public, see :func:`dprepro.data.cohort_spec.group_order`), a group whose patients
+are all censored, and a real cohort whose grid LNTE horizon would be taken from the
+data.
 """
 
 from __future__ import annotations
@@ -24,13 +31,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dprepro.data.cohort_spec import (
-    CohortSpec,
-    absent_groups,
-    cohort_config_problems,
-    single_group_message,
-    tidy_cohort,
+from dprepro.data.cohort_content import (
+    analysis_size_problems,
+    cohort_frame_problems,
+    cohort_frame_warnings,
 )
+from dprepro.data.cohort_spec import CohortSpec, cohort_config_problems, tidy_cohort
 from dprepro.data.cohorts import read_csv_checked
 
 __all__ = ["CohortTableCheck", "check_cohort_tables", "cohort_table_path"]
@@ -55,34 +61,37 @@ def cohort_table_path(spec: Mapping, workflow_dir: str | Path,
     return Path(base) / str(spec.get("path", ""))
 
 
+def _missing_file_problem(key: str, spec: CohortSpec, path: Path,
+                          working_dir: str | Path) -> str:
+    where = "inside the workflow" if spec.source == "bundled" else (
+        "" if Path(spec.path).is_absolute()
+        else f"relative to {os.path.abspath(working_dir)}")
+    if path.is_dir():
+        place = f" ({where})" if where else ""
+        return (f"config key '{key}.path': {spec.path!r}{place} is a directory, not a file; "
+                "give the path of the cohort's CSV file itself")
+    return (f"config key '{key}.path': file {spec.path!r} not found {where}".rstrip()
+            + "; give the cohort's CSV, absolute or relative to the directory snakemake "
+            "runs in")
+
+
 def _table_problems(name: str, spec: CohortSpec, path: Path,
                     working_dir: str | Path) -> tuple[list[str], list[str]]:
     key = f"datasets.{name}"
     if not path.is_file():
-        where = "inside the workflow" if spec.source == "bundled" else (
-            "" if Path(spec.path).is_absolute()
-            else f"relative to {os.path.abspath(working_dir)}")
-        return [f"config key '{key}.path': file {spec.path!r} not found {where}".rstrip()
-                + "; give the cohort's CSV, absolute or relative to the directory "
-                "snakemake runs in"], []
+        return [_missing_file_problem(key, spec, path, working_dir)], []
     try:
         raw = read_csv_checked(path, required=(), id_column=None)
         frame = tidy_cohort(raw, spec, source=str(path))
     except (ValueError, FileNotFoundError) as error:
         return [f"config key '{key}': {error}"], []
-    present = sorted(set(frame["group"].astype(str)))
-    if len(present) < 2:
-        return [single_group_message(spec, present)], []
-    per_id = frame.groupby("id").size()
-    if int(per_id.max()) > spec.rows_per_person:
-        return [f"config key '{key}.rows_per_person': id {per_id.idxmax()!r} of {path} has "
-                f"{int(per_id.max())} rows but rows_per_person is {spec.rows_per_person}; raise "
-                "it (it bounds the sensitivity of count releases) or fix the ids"], []
-    warnings = [f"datasets.{name}.groups: configured group {group!r} has no patient in {path}; "
-                f"it stays one of the k = {len(spec.groups)} labels every release randomises "
-                "over (the label set is public), with a zero true count"
-                for group in absent_groups(frame["group"], spec.groups)]
-    return [], warnings
+    problems = cohort_frame_problems(frame, spec, source=str(path))
+    # the analyses' needs only once the data themselves are sound
+    problems = problems or analysis_size_problems(frame, name=name, groups=spec.groups,
+                                                  source=str(path))
+    if problems:
+        return problems[:1], []
+    return [], cohort_frame_warnings(frame, spec, source=str(path))
 
 
 def check_cohort_tables(config: Mapping, *, workflow_dir: str | Path,

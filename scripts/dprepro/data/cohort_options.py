@@ -12,8 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
+
+from dprepro.data.cohorts import decimal_comma_hint, locate
 
 __all__ = ["SIMULATION_DEFAULTS", "cohort_option_problems", "covariate_columns",
            "simulation_settings"]
@@ -76,10 +77,11 @@ def _simulation_problems(key: str, spec: Mapping) -> list[str]:
     return problems
 
 
-def covariate_columns(frame: pd.DataFrame, *, name: str, covariates, source: str
-                      ) -> pd.DataFrame:
+def covariate_columns(frame: pd.DataFrame, *, name: str, covariates, source: str,
+                      ids=None) -> pd.DataFrame:
     """The declared covariates as floats; a missing, non-numeric or incomplete column
-    raises naming ``datasets.<name>.covariates``."""
+    raises naming ``datasets.<name>.covariates`` and the rows' ``ids`` (else their row
+    numbers, :func:`dprepro.data.cohorts.locate`)."""
     key = f"datasets.{name}.covariates"
     missing = [c for c in covariates if c not in frame.columns]
     if missing:
@@ -90,11 +92,13 @@ def covariate_columns(frame: pd.DataFrame, *, name: str, covariates, source: str
         values = pd.to_numeric(frame[column], errors="coerce")
         bad = values.isna() & frame[column].notna()
         if bad.any():
+            found = sorted(set(frame[column][bad].astype(str)))[:5]
             raise ValueError(f"config key '{key}': column {column!r} of {source} is not "
-                             f"numeric (values {sorted(set(frame[column][bad].astype(str)))[:5]})")
+                             f"numeric (values {found}, {locate(bad, ids)})"
+                             f"{decimal_comma_hint(found)}")
         if values.isna().any():
-            rows = np.flatnonzero(values.isna().to_numpy())[:5].tolist()
             raise ValueError(f"config key '{key}': column {column!r} of {source} has "
-                             f"missing values (rows {rows}); the Cox models need every value")
+                             f"missing values ({locate(values.isna(), ids)}); the Cox models "
+                             "need every value: fill them in, or remove those rows")
         out[column] = values.astype(float)
     return pd.DataFrame(out, index=frame.index)

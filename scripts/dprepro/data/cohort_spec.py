@@ -22,6 +22,15 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 import pandas as pd
 
+from dprepro.data.cohort_content import cohort_frame_problems, single_group_message
+from dprepro.data.cohort_labels import (
+    canonical_groups,
+    event_indicator,
+    group_spelling_problems,
+    label_key,
+    respelled_counts,
+    status_spelling_problems,
+)
 from dprepro.data.cohort_options import (
     cohort_option_problems,
     covariate_columns,
@@ -29,6 +38,7 @@ from dprepro.data.cohort_options import (
 )
 from dprepro.data.cohorts import (
     check_survival_frame,
+    locate,
     read_csv_checked,
     simulated_cox_cohort,
     synthetic_ipssr_cohort,
@@ -93,7 +103,10 @@ class CohortSpec:
         Column of the table holding each role ``id``, ``time``, ``status``,
         ``group`` (``id: ""`` = one row per person, numbered).
     event_values, censored_values : tuple
-        Status values meaning event and censored; any other value is an error.
+        Status values meaning event and censored, matched as text, as numbers, or
+        else by the groups' spelling rule (case, spaces and punctuation aside; each
+        such row logged, :mod:`dprepro.data.cohort_labels`); any other value is an
+        error.
     time_divisor : float
         Times are divided by it (e.g. 30: days to the paper's "months").
     time_unit, title : str
@@ -291,6 +304,10 @@ def _spec_problems(name: str, spec) -> list[str]:
         if bad:
             problems.append(f"config key '{key}.group_aliases': targets {bad} are not among "
                             f"groups {groups}")
+    problems += group_spelling_problems(key, groups, aliases)
+    problems += status_spelling_problems(
+        key, spec.get("event_values", _SPEC_DEFAULTS["event_values"]),
+        spec.get("censored_values", _SPEC_DEFAULTS["censored_values"]))
     if spec.get("data_origin", "") not in DATA_ORIGINS:
         problems.append(f"config key '{key}.data_origin': got {spec['data_origin']!r}, "
                         f"expected one of {list(DATA_ORIGINS)} ('' = real, or synthetic "
@@ -351,37 +368,6 @@ def cohort_config_problems(config: Mapping, study: str = "rrr_survival") -> list
     return problems
 
 
-def _label_key(value) -> str:
-    return "".join(ch for ch in str(value).lower() if ch.isalnum())
-
-
-def canonical_groups(values, *, groups, aliases=None, source: str, key: str = "groups"):
-    """Map the spellings of the configured groups to their configured names.
-
-    A value matches a group (or an alias, ``aliases`` mapping spelling →
-    group) when both agree after lower-casing and dropping everything but
-    letters and digits (``Very-Low``, ``VERY LOW`` → ``Very Low``). Without
-    configured ``groups`` the values are returned as text unchanged.
-
-    Raises
-    ------
-    ValueError
-        A value matches no group; the message names the source, the config
-        key and the values found.
-    """
-    values = pd.Series(values, dtype=object).astype(str)
-    if not groups:
-        return values.to_numpy(object)
-    table = {_label_key(g): g for g in groups}
-    table.update({_label_key(a): g for a, g in (aliases or {}).items()})
-    mapped = values.map(lambda v: table.get(_label_key(v)))
-    if mapped.isna().any():
-        bad = sorted(set(values[mapped.isna()]))[:10]
-        raise ValueError(f"{source}: groups {bad} match none of {key} = {list(groups)} "
-                         "(nor group_aliases); add them to the config or fix the table")
-    return mapped.to_numpy(object)
-
-
 def group_order(values, groups=()) -> list[str]:
     """The label set of a cohort's releases: the configured ``groups``, present or not.
 
@@ -414,44 +400,6 @@ def absent_groups(values, groups=()) -> list[str]:
     """Configured groups that no row of ``values`` has (reported, never dropped)."""
     present = set(pd.Series(values, dtype=object).astype(str))
     return [g for g in groups if g not in present]
-
-
-_EVENT_WORDS = ("dead", "death", "died", "deceased", "event", "relapse", "recurrence",
-                "progression", "yes", "true", "1")
-_CENSORED_WORDS = ("alive", "living", "censored", "censor", "no", "false", "0")
-
-
-def _status_suggestion(values) -> str:
-    """A config line that would read ``values`` as event/censored codes, when it can tell."""
-    def guess(words):
-        return [v for v in values if any(w == str(v).strip().lower() or
-                                         str(v).strip().lower().startswith(w) for w in words)]
-    event, censored = guess(_EVENT_WORDS), guess(_CENSORED_WORDS)
-    if event and censored and not set(event) & set(censored):
-        return f"event_values: {event} and censored_values: {censored}"
-    return "event_values: [<event codes>] and censored_values: [<censored codes>]"
-
-
-def _event_indicator(status: pd.Series, spec: CohortSpec, source: str) -> np.ndarray:
-    """1 where ``status`` is an event value, 0 where censored; anything else raises."""
-    def matches(values):
-        text = {str(v) for v in values}
-        numbers = {float(v) for v in values if not isinstance(v, bool)
-                   and isinstance(v, int | float)}
-        as_number = pd.to_numeric(status, errors="coerce")
-        return status.astype(str).isin(text) | as_number.isin(numbers)
-
-    event, censored = matches(spec.event_values), matches(spec.censored_values)
-    bad = ~(event | censored)
-    if bad.any():
-        found = sorted(set(status.astype(str)))
-        raise ValueError(
-            f"{source}: column {spec.columns['status']!r} has values "
-            f"{sorted(set(status[bad].astype(str)))[:5]} that are neither event_values "
-            f"{list(spec.event_values)} nor censored_values {list(spec.censored_values)}; "
-            f"set datasets.{spec.name}.event_values and .censored_values to the table's "
-            f"codes (values found: {found[:10]}), e.g. {_status_suggestion(found[:10])}")
-    return event.to_numpy(int)
 
 
 def _group_column(frame: pd.DataFrame, spec: CohortSpec, source: str) -> pd.Series:
@@ -504,34 +452,43 @@ def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.Dat
         keep = group.notna().to_numpy()
         dropped = int((~keep).sum())
         frame, group = frame[keep], group[keep]
-    status = frame[roles["status"]]
-    if status.isna().any():
-        rows = np.flatnonzero(status.isna().to_numpy())[:5].tolist()
-        raise ValueError(f"{source}: column {roles['status']!r} has missing values (rows {rows})")
-    event = _event_indicator(status, spec, source)
     ids = (frame[roles["id"]].astype(str).to_numpy() if roles["id"]
            else np.arange(1, len(frame) + 1).astype(str))
+    # messages name the rows by id, or by row number where the table has no id column
+    named = ids if roles["id"] else None
+    status = frame[roles["status"]]
+    if status.isna().any():
+        raise ValueError(f"{source}: column {roles['status']!r} has missing values "
+                         f"({locate(status.isna(), named)})")
+    event, respelled = event_indicator(status, event_values=spec.event_values,
+                                       censored_values=spec.censored_values, name=spec.name,
+                                       column=roles["status"], source=source)
     tidy = check_survival_frame(pd.DataFrame({"group": group.to_numpy(),
                                               "time": frame[roles["time"]].to_numpy(),
                                               "event": event}), source=source,
-                                ids=ids if roles["id"] else None, columns=roles)
+                                ids=named, columns=roles)
     tidy["time"] = tidy["time"] / spec.time_divisor
     raw = tidy["group"].astype(str)
     tidy["group"] = canonical_groups(tidy["group"], groups=spec.groups,
                                      aliases=spec.group_aliases, source=source,
                                      key=f"datasets.{spec.name}.groups")
-    # rows a configured alias moved into another group (e.g. lung ECOG 3 into "2+"): logged
-    moved = raw.map(_label_key) != tidy["group"].astype(str).map(_label_key)
+    # rows a configured alias moved into another group (e.g. lung ECOG 3 into "2+"), and
+    # rows whose label or status was another spelling of a configured one: logged
+    moved = raw.map(label_key) != tidy["group"].astype(str).map(label_key)
     merged = (raw[moved] + " -> " + tidy["group"][moved].astype(str)).value_counts()
+    respelled = {**{f"group {k}": v for k, v in respelled_counts(
+        raw[~moved], tidy["group"][~moved]).items()},
+        **{f"status {k}": v for k, v in respelled.items()}}
     out = tidy.assign(id=ids)[["id", "group", "time", "event"]]
     if spec.covariates:
         # the declared covariates follow the four columns (none: the table is unchanged)
         values = covariate_columns(frame, name=spec.name, covariates=spec.covariates,
-                                   source=source)
+                                   source=source, ids=named)
         for column in spec.covariates:
             out[column] = values[column].to_numpy()
     out.attrs["dropped_missing_group"] = dropped
     out.attrs["merged_groups"] = {str(k): int(v) for k, v in merged.sort_index().items()}
+    out.attrs["respelled"] = respelled
     used = set(needed) | set(spec.group_indicators) | set(spec.covariates)
     out.attrs["ignored_columns"] = [str(c) for c in frame.columns if c not in used]
     return out
@@ -599,7 +556,8 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
         ``frame`` has ``id, group, time, event``; ``summary`` holds the row,
         id and group counts the log reports.
     """
-    seeds, summary = None, {}
+    # where the rows came from, as every message names it
+    seeds, summary, source = None, {}, spec.source
     if spec.source == "synthetic":
         stream = f"cohort/{spec.name}"
         rng = np.random.default_rng(seed_sequence(seed, "rrr_survival", stream, 0))
@@ -636,9 +594,10 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
             status_attribute=attributes["status"], group_type=types["group"],
             time_type=types["time"], status_type=types["status"],
             missing_values=options["missing_values"])
+        source = inputs["sample"]
         frame = tidy_cohort(raw.rename(columns={"event": "status"}),
                             _with_columns(spec, id="patient_id", status="status"),
-                            source=inputs["sample"])
+                            source=source)
     else:
         if spec.source == "package":
             raw, summary = _package_table(spec)
@@ -649,34 +608,24 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
             raw, source = read_csv_checked(inputs["table"], required=(), id_column=None), \
                 inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
-    # the columns the spec leaves unused are logged, not kept (nor stored in the Parquet)
+    # the columns the spec leaves unused and the respelled values are logged, not kept
+    # (nor stored in the Parquet's metadata)
     ignored = list(frame.attrs.pop("ignored_columns", []))
-    present = sorted(set(frame["group"].astype(str)))
-    if len(present) < 2:
-        raise ValueError(single_group_message(spec, present))
+    respelled = dict(frame.attrs.pop("respelled", {}))
+    problems = cohort_frame_problems(frame, spec, source=source)
+    if problems:
+        raise ValueError(problems[0])
     per_id = frame.groupby("id").size()
-    if int(per_id.max()) > spec.rows_per_person:
-        worst = per_id.idxmax()
-        raise ValueError(f"id {worst!r} has {int(per_id.max())} rows but "
-                         f"datasets.{spec.name}.rows_per_person is {spec.rows_per_person}; raise "
-                         "it (it bounds the sensitivity of count releases)")
     summary = {**summary,
                "dropped_missing_group": int(frame.attrs.get("dropped_missing_group", 0)),
                "merged_groups": dict(frame.attrs.get("merged_groups", {})),
+               "respelled": respelled,
                "ignored_columns": ignored,
                "privacy_unit": spec.privacy_unit, "rows": int(len(frame)),
                "ids": int(frame["id"].nunique()), "max_rows_per_id": int(per_id.max()),
                "groups": {str(k): int(v) for k, v in frame.groupby("group").size().items()},
                "censored_fraction": float(1 - frame["event"].mean())}
     return CohortBuild(frame=frame, origin=spec.origin, seeds=seeds, summary=summary)
-
-
-def single_group_message(spec: CohortSpec, present) -> str:
-    """The error of a cohort whose patients are all in one group (or none)."""
-    return (f"config key 'datasets.{spec.name}.columns.group': every patient of cohort "
-            f"{spec.name!r} is in group(s) {list(present)}; the study compares groups, so at "
-            "least two must have patients: check the group column (or group_indicators) and "
-            "the groups the table holds")
 
 
 def _with_columns(spec: CohortSpec, **roles) -> CohortSpec:

@@ -19,6 +19,7 @@ References
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Mapping
 
 import numpy as np
@@ -28,7 +29,9 @@ __all__ = [
     "IPSSR_GROUPS",
     "IPSSR_PUBLISHED",
     "check_survival_frame",
+    "decimal_comma_hint",
     "load_kidney",
+    "locate",
     "read_csv_checked",
     "simulated_cox_cohort",
     "synthetic_ipssr_cohort",
@@ -64,7 +67,8 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
     source : str
         Where the frame came from (a path); every error message names it.
     ids : array-like, optional
-        The id of each row: errors name the first offending ids (else row numbers).
+        The id of each row: errors name the first offending ids (else row numbers,
+        counted from 1 after the header, :func:`locate`).
     columns : mapping, optional
         The source table's name of each role (``{"time": "futime"}``): errors name
         the column as the table spells it.
@@ -83,10 +87,7 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
     columns = dict(columns or {})
 
     def where(mask) -> str:
-        mask = np.asarray(mask, bool)
-        if ids is not None:
-            return f"ids {np.asarray(ids, dtype=object)[mask][:5].tolist()}"
-        return f"rows {np.flatnonzero(mask)[:5].tolist()}"
+        return locate(mask, ids)
 
     for col in ("group", "time", "event"):
         if col not in frame.columns:
@@ -101,7 +102,7 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
     if time.isna().any():
         bad = frame["time"][time.isna()].head(3).tolist()
         raise ValueError(f"{source}: column {name} must be numeric, got {bad} "
-                         f"({where(time.isna())})")
+                         f"({where(time.isna())}){decimal_comma_hint(bad)}")
     invalid = ~np.isfinite(time) | (time < 0)
     if invalid.any():
         bad = time[invalid].head(3).tolist()
@@ -118,6 +119,30 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
             "event": event.astype(int).to_numpy(),
         }
     )
+
+
+def locate(mask, ids=None) -> str:
+    """Where the rows of ``mask`` are, for an error message: their ids (the first five), or
+    without ids their row numbers counted from 1, the first row after the header."""
+    mask = np.asarray(mask, bool)
+    if ids is not None:
+        return f"ids {np.asarray(ids, dtype=object)[mask][:5].tolist()}"
+    return f"rows {(np.flatnonzero(mask)[:5] + 1).tolist()}, counting from 1 after the header"
+
+
+_DECIMAL_COMMA = re.compile(r"^\s*[-+]?\d+,\d+\s*$")
+
+
+def decimal_comma_hint(values) -> str:
+    """A hint when non-numeric ``values`` look like numbers with a decimal comma (``12,5``),
+    as spreadsheets in many locales write them; ``""`` otherwise."""
+    commas = [str(v) for v in values if _DECIMAL_COMMA.match(str(v))]
+    if not commas:
+        return ""
+    number = commas[0].strip().replace(",", ".")
+    return (f"; {commas[0].strip()!r} looks like a number with a decimal comma: write "
+            f"decimals with a point ({number}), e.g. export the spreadsheet as CSV with '.' "
+            "as the decimal separator")
 
 
 def load_kidney(path: str | os.PathLike, *, time_divisor: float = 30.0) -> pd.DataFrame:
@@ -325,6 +350,9 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
     to skip; survival::kidney has two rows per patient, one per recurrence).
     """
     source = os.fspath(path)
+    if os.path.isdir(source):
+        raise ValueError(f"{source}: is a directory, not a file; give the path of the CSV "
+                         "file itself")
     if not os.path.exists(source):
         raise FileNotFoundError(f"{source}: file not found")
     try:

@@ -27,7 +27,9 @@ CSV_FLOAT_FORMAT = "%.12g"
 def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     """Yield a temporary path next to ``dest``; move it onto ``dest`` on success.
 
-    On any exception the temporary file is removed and ``dest`` is untouched.
+    On any exception the temporary file is removed and ``dest`` is untouched. The file
+    moved into place has the mode the umask gives a new file (``0o666 & ~umask``), not
+    the private temporary file's 0600.
     """
     dest = Path(dest)
     dest.parent.mkdir(parents=True, exist_ok=True)
@@ -39,10 +41,20 @@ def atomic_path(dest: str | os.PathLike) -> Iterator[Path]:
     tmp_path = Path(tmp)
     try:
         yield tmp_path
+        # mkstemp makes the file private (0600); the output gets the mode any new file
+        # gets (0644 under umask 022), so colleagues on a shared file system can read it
+        os.chmod(tmp_path, 0o666 & ~_umask())
         os.replace(tmp_path, dest)
     finally:
         if tmp_path.exists():
             tmp_path.unlink()
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it: set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def write_csv(frame: pd.DataFrame, dest: str | os.PathLike) -> None:

@@ -56,11 +56,13 @@ def start(smk, name: str) -> logging.Logger:
     logger = logging.getLogger(name)
 
     failed: list = []
+    context = _cohort_context(smk)
 
     def log_uncaught(kind, value, traceback):
         failed.append(kind)
-        # the job's log must say why it failed, not only Snakemake's console
-        logger.error("%s failed: %s: %s", name, kind.__name__, value,
+        # the job's log must say why it failed, not only Snakemake's console, and for
+        # which cohort: one fault is then found in one cohort's configuration
+        logger.error("%s failed%s: %s: %s", name, context, kind.__name__, value,
                      exc_info=(kind, value, traceback))
 
     sys.excepthook = log_uncaught
@@ -86,6 +88,14 @@ def _check_library(smk) -> None:
             f"this step imported dprepro from {_SCRIPTS_DIR / 'dprepro'}, not the library beside "
             f"its script ({scripts / 'dprepro'}): put {scripts} first on PYTHONPATH, or install "
             f"the clone with `pip install -e .`")
+
+
+def _cohort_context(smk) -> str:
+    """`` for cohort 'x' (config key datasets.x)`` for a job of one cohort (wildcard
+    ``dataset``), else ``""``."""
+    wildcards = getattr(smk, "wildcards", None)
+    dataset = dict(wildcards.items()).get("dataset") if wildcards is not None else None
+    return f" for cohort {dataset!r} (config key datasets.{dataset})" if dataset else ""
 
 
 def _is_snakemake_script_job() -> bool:
@@ -117,7 +127,7 @@ def _exit_without_teardown(failed: list) -> None:
     os._exit(0)
 
 
-def write_sidecars(smk, file: str, outputs, **record) -> None:
+def write_sidecars(smk, file: str, outputs, *, record_inputs: bool = True, **record) -> None:
     """Write ``<output>.prov.json`` for each path in ``outputs``.
 
     ``record`` is passed to :func:`dprepro.runtime.provenance.provenance_record`
@@ -125,12 +135,13 @@ def write_sidecars(smk, file: str, outputs, **record) -> None:
     script and the rule's named inputs are filled in here. ``privacy`` is a
     :class:`dprepro.runtime.privacy_record.PrivacyRecord` (or a list of them, for a table
     that mixes releases), so the sidecar states exactly what the table's
-    privacy columns state.
+    privacy columns state. ``record_inputs=False`` records no inputs: for a job whose
+    inputs only order it (the run's manifest waits on every target but reads none).
     """
     if "privacy" in record:
         record["privacy"] = provenance_of(record["privacy"])
     inputs = {}
-    for key, value in smk.input.items():
+    for key, value in (smk.input.items() if record_inputs else ()):
         values = [value] if isinstance(value, str) else list(value)
         for i, path in enumerate(values):
             inputs[key if len(values) == 1 else f"{key}[{i}]"] = path

@@ -36,6 +36,7 @@ from pathlib import Path
 
 from dprepro.runtime.code_version import module_checksums, rules_digest, script_library_digest
 from dprepro.runtime.io import sha256_of
+from dprepro.runtime.params import canonical
 from dprepro.runtime.provenance import git_commit
 from dprepro.runtime.run_config import flatten, run_config_subset
 from dprepro.runtime.run_folder import KEPT_FILES
@@ -43,6 +44,8 @@ from dprepro.runtime.run_folder import KEPT_FILES
 __all__ = ["Mismatch", "VerifyReport", "verify_run"]
 
 SIDECAR_SUFFIX = ".prov.json"
+#: The configuration of the last complete run (rule run_manifest, written last).
+MANIFEST = "results/run_manifest.json"
 
 
 @dataclass(frozen=True)
@@ -66,6 +69,9 @@ class VerifyReport:
     unchecked: list[str] = field(default_factory=list)
     commits: set = field(default_factory=set)
     checkout_commit: str | None = None
+    #: Configuration keys where the one at hand differs from the last complete run's
+    #: (``results/run_manifest.json``); None without a manifest or a configuration.
+    manifest_differs: list[str] | None = None
 
     @property
     def ok(self) -> bool:
@@ -89,8 +95,7 @@ class VerifyReport:
                 keys[m.detail.split(" ", 1)[0]] = keys.get(m.detail.split(" ", 1)[0], 0) + 1
         if keys:
             out.append("configuration keys that differ (files): " + ", ".join(
-                f"{key} ({n})" for key, n in sorted(keys.items())) + " (verify takes the "
-                "run's --configfile options: was one left out?)")
+                f"{key} ({n})" for key, n in sorted(keys.items())) + self._config_hint())
         if self.unchecked:
             out.append(f"unchecked: {len(self.unchecked)} inputs under results/data/ are "
                        "absent (raw data, often not handed over; their checksums are "
@@ -101,6 +106,23 @@ class VerifyReport:
         out.append(f"{len(self.files)} files checked, {len(bad)} with mismatches "
                    f"({len(self.mismatches)} in all)")
         return out
+
+
+    def _config_hint(self) -> str:
+        """Why files' configuration keys differ, as far as the run's manifest tells."""
+        if self.manifest_differs is None:
+            return (" (verify takes the run's --configfile and --config options: give it "
+                    "the same as the run)")
+        if self.manifest_differs:
+            shown = ", ".join(self.manifest_differs[:5]) + (
+                ", ..." if len(self.manifest_differs) > 5 else "")
+            return (f" (the configuration at hand differs from the last complete run's, "
+                    f"{MANIFEST}, in {shown}: was one of the run's --configfile or --config "
+                    "options left out? If not, no run of this configuration has completed "
+                    "yet: rerun the workflow)")
+        return (f" (the configuration at hand is the last complete run's, {MANIFEST}: these "
+                "files were made under an earlier configuration, or the run that would "
+                "remake them failed; rerun the workflow)")
 
 
 class _Checksums:
@@ -134,6 +156,20 @@ def _config_mismatches(name: str, recorded: Mapping, config: Mapping, rule: str 
         elif made[key] != current[key]:
             yield Mismatch(name, "config", f"{key} = {made[key]!r} when made; "
                                            f"{current[key]!r} now")
+
+
+def _manifest_differs(path: Path, config: Mapping) -> list[str] | None:
+    """The keys where ``config`` differs from the configuration the manifest at ``path``
+    records (None when there is no readable manifest)."""
+    try:
+        recorded = json.loads(path.read_text())["configuration"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    # the form the manifest was written in (JSON of sorted keys; tuples as lists)
+    current = json.loads(json.dumps(canonical(dict(config)), sort_keys=True, default=str))
+    made, now = flatten(recorded), flatten(current)
+    return sorted(key for key in set(made) | set(now)
+                  if key not in made or key not in now or made[key] != now[key])
 
 
 def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
@@ -241,6 +277,8 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                 and rel not in KEPT_FILES):
             report.mismatches.append(Mismatch(rel, "sidecar", "none: no rule of this "
                                               "workflow records having made this file"))
+    if config is not None:
+        report.manifest_differs = _manifest_differs(run_dir / MANIFEST, config)
     # a file whose input fails a check is stale too (its readers, transitively)
     failing = {m.file for m in report.mismatches}
     while True:

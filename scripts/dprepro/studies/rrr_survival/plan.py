@@ -27,6 +27,7 @@ __all__ = [
     "cbioportal_studies",
     "cohort_inputs",
     "cohort_priority",
+    "cohort_report_flags",
     "cohort_params",
     "cohort_specs",
     "cox_releases",
@@ -224,3 +225,16 @@ def report_labels(path: str, dataset: str = "") -> dict[str, str]:
                     "format": extension.upper()}
     return {"figure": stem.replace("_", " "), "panel": "all panels",
             "format": extension.upper()}
+
+
+def cohort_report_flags(path: str, cohorts: Mapping[str, CohortSpec]) -> dict:
+    """The report's ``category``, ``subcategory`` and ``labels`` of a cohort's figure file.
+
+    ``path`` is a pattern with ``{dataset}`` (a rule of one cohort per job); the
+    subcategory (the cohort's title) and the labels (:func:`report_labels`) are
+    functions of the job's wildcards, as Snakemake's ``report()`` takes them.
+    """
+    return {"category": "rrr_survival",
+            "subcategory": lambda wildcards: cohorts[wildcards.dataset].display_title,
+            "labels": lambda wildcards: report_labels(
+                path.format(dataset=wildcards.dataset), wildcards.dataset)}
