@@ -722,6 +722,30 @@ def test_every_claims_row_maps_to_a_declaration_with_its_origin_and_source(tmp_p
     true_eps = rows.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
     assert CLAIMS.match(true_eps.name).origin == "beyond" == true_eps["claim_origin"]
     assert true_eps["source"].startswith("beyond the paper: ours")
+    # this grid LNTE has no public horizon (its grid ends at the largest follow-up): its
+    # true ε is ∞, so "both ε-DP" is false and the comparison untestable, never decided
+    assert true_eps["verdict"] == "untestable", true_eps["note"]
+    assert "grid LNTE's true ε is inf" in true_eps["note"]
+    assert "datasets.kidney.horizon" in true_eps["note"]
+
+
+def test_the_equal_true_epsilon_claim_is_decided_with_a_public_horizon(tmp_path, kidney):
+    from dprepro.studies.rrr_survival.claims import rrr_claims
+
+    labels = labels_of(kidney)
+    releases = [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
+                 "data_origin": "real"}
+                for m, e, c in (("original", None, ""), ("rrr", 1.0, "paper"),
+                                ("rrr", 1.0, "exact"),
+                                ("lnte_grid", 1.0, "grid=10,rows=2,horizon=20"))]
+    inputs = write_releases(kidney, releases, labels, tmp_path, draws=20, seed=4)
+    claims = rrr_claims(inputs, releases=releases,
+                        logrank_releases=[r for r in releases
+                                          if r["mechanism"] in ("original", "rrr")],
+                        significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
+    row = claims.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
+    assert row["verdict"] in ("holds", "fails", "inconclusive"), row["note"]
+    assert "true ε 1.000" in row["note"]
 
 
 def test_sources_name_the_cohorts_the_paper_analysed():

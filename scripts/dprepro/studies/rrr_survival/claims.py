@@ -421,9 +421,11 @@ def more_accurate_than_lnte_true_eps(claims, *, dataset, epsilon) -> Evidence | 
     ours = (dataset, "rrr", epsilon, "exact")
     theirs = (dataset, "lnte_grid", epsilon, claims.grid_calibration(dataset))
     evidence = _closer(claims, dataset, epsilon, ours, theirs, **where)
+    if evidence is None:
+        return None
     cohort = claims.cohorts[dataset]
     mine, other = (cohort.true_eps(key[1], epsilon, key[3]) for key in (ours, theirs))
-    if evidence is None or math.isclose(mine, other):
+    if math.isclose(mine, other):
         return evidence
     # the statement is "both ε-DP": a grid LNTE without a public horizon has no finite ε,
     # so the comparison at equal true ε does not exist on these releases
