@@ -161,3 +161,19 @@ def test_a_run_with_bad_data_stops_before_any_job(tmp_path):
     assert "cohort data not usable (nothing was run)" in proc.stderr
     assert "ids ['p1']" in proc.stderr
     assert not (tmp_path / "results").exists()
+
+
+def test_dropping_missing_groups_narrows_the_privacy_unit_every_row_states():
+    """missing_groups: drop releases only patients whose group is recorded, a private
+    field: the unit every table and sidecar states says so (issue 39)."""
+    from dprepro.studies.rrr_survival.plan import releases
+
+    dropped = CohortSpec.from_config("mine", {**SPEC, "missing_groups": "drop"})
+    assert dropped.privacy_unit == "patient with a recorded group"
+    assert CohortSpec.from_config("mine", SPEC).privacy_unit == "patient"
+    config = {"rrr_survival": {"datasets": ["mine"], "epsilons": [1], "calibration": "exact",
+                               "lnte_grid_bins": 20},
+              "datasets": {"mine": {**SPEC, "missing_groups": "drop",
+                                    "privacy_unit": "participant"}}}
+    units = {r["privacy_unit"] for r in releases(config, mechanisms=("original", "rrr"))}
+    assert units == {"participant with a recorded group"}

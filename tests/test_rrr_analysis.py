@@ -297,8 +297,17 @@ def test_median_status_reached_not_reached_or_censored():
                           "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
                           "plateau": False, "ci_method": "x",
                           "censored_at": [np.nan, np.nan, 1.5, np.nan, 2.5, np.nan]})
-    info = {"dataset": "d", "data_origin": "real", "labels": ["a", "b", "c"], "privacy": {}}
+    from dprepro.studies.rrr_survival.releases import privacy_columns
+
+    info = {"dataset": "d", "data_origin": "real", "labels": ["a", "b", "c"],
+            "privacy": privacy_columns("rrr", 1.0, 3, "exact")}
     table = median_table([(info, frame)]).set_index(["group", "statistic"])
+    # each row says what its ε covers: one draw, or a summary of both (2ε together)
+    assert (table.xs("single_draw", level="statistic")["epsilon_scope"] == "one draw").all()
+    assert (table.xs("over_draws", level="statistic")["epsilon_scope"]
+            == "summary of 2 independent draws: 2 × true_epsilon together (not a release)"
+            ).all()
+    assert (table["true_epsilon"] == 1.0).all()
     assert table.loc[("a", "single_draw"), "median_status"] == "reached"
     assert table.loc[("b", "single_draw"), "median_status"] == "not reached"
     assert table.loc[("c", "single_draw"), "median_status"] == "censored >= 1.5"
@@ -321,7 +330,10 @@ def test_quantiles_over_draws_count_censored_draws_as_at_least_their_stop():
     frame = pd.DataFrame({"draw": np.arange(8), "group": "a", "median": medians,
                           "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
                           "plateau": False, "ci_method": "x", "censored_at": censored_at})
-    info = {"dataset": "d", "data_origin": "real", "labels": ["a"], "privacy": {}}
+    from dprepro.studies.rrr_survival.releases import privacy_columns
+
+    info = {"dataset": "d", "data_origin": "real", "labels": ["a"],
+            "privacy": privacy_columns("original", None, 1, "")}
     row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
     # sorted lower bounds 1 2 3 3.5 4 5 6 7: the median lies between 3.5 and 4 (a censored
     # draw at 3.5 is one of the two order statistics): censored, >= 3.75
@@ -341,6 +353,7 @@ def test_quantiles_over_draws_count_censored_draws_as_at_least_their_stop():
     frame["censored_at"] = np.nan
     row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
     assert row["median"] == np.inf and row["median_status"] == "over draws: not reached"
+    assert row["epsilon_scope"] == "non-private reference"
 
 
 def test_censored_quantile_bounds():
