@@ -75,9 +75,9 @@ DRAW_COLUMNS = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "
 TABLE_COLUMNS = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "term",
                  "data_origin", "true_epsilon", "epsilon_scope", "privacy_unit", "log_hr",
                  "se", "ci_lower", "ci_upper", "log_hr_mean", "log_hr_sd", "se_mean",
-                 "original_log_hr", "original_se", "coverage", "bias", "bias_se", "converged", "draws", "persons",
-                 "patients_needed", "true_log_hr", "coverage_true", "bias_true", "no_variance",
-                 "replicates_dropped", "privacy_note"]
+                 "original_log_hr", "original_se", "coverage", "bias", "bias_se", "converged",
+                 "draws", "persons", "patients_needed", "true_log_hr", "coverage_true",
+                 "bias_true", "no_variance", "replicates_dropped", "privacy_note"]
 #: What the privacy guarantee of every private Cox row covers (referee: its scope).
 LABEL_ONLY = ("ε-LDP for the group label only; times, events and covariates are released "
               "unprotected (assumed public in the threat model)")
