@@ -429,6 +429,27 @@ def test_paper_variant_reports_no_proven_epsilon_and_the_penalised_bound():
     none = _cancer_record(math.inf).columns(repr_privacy.CANCER_PRIVACY_COLUMNS)
     assert none["mechanism"] == "non_private" and math.isnan(none["epsilon"])
     assert list(none) == list(repr_privacy.CANCER_PRIVACY_COLUMNS)
+    # what each row's ε covers: one released model per fold, given its lines and its case
+    assert none["epsilon_scope"] == "non-private reference"
+    assert exact.extra["epsilon_scope"].startswith("per released model (one per fold)")
+    assert "ε does not cover how the pairs were chosen" in exact.extra["epsilon_scope"]
+
+
+def test_every_repr_note_states_the_one_replacement_relation():
+    """Issue 39: the rows defined their neighbours two ways ("expression and response
+    replaced" and "another id"); the one relation names the id, the expression, the
+    lineage and the responses of one line."""
+    exact = _cancer_record(1.0, variant="cms11")
+    assert repr_privacy.NEIGHBOURS in exact.note
+    assert "id, expression, lineage and responses" in repr_privacy.NEIGHBOURS
+    assert "expression and response replaced" not in exact.note
+    split = repr_privacy.method_split("pca", 1.0)
+    learner = repr_privacy.drug_learner(split, ridge=1.0, clip_x=1.0, clip_y=1.0,
+                                        rng=np.random.default_rng(0), xx_noise="laplace",
+                                        x_center=np.zeros(2), y_center=0.0)
+    drug = repr_privacy.drug_privacy(split, learner, mapping="line_local")
+    assert math.isfinite(drug.true_epsilon) and repr_privacy.NEIGHBOURS in drug.note
+    assert drug.extra["epsilon_scope"].startswith("per released model (one per split)")
 
 
 def test_record_refuses_a_learner_that_spent_another_epsilon():
