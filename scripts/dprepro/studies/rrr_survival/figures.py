@@ -282,8 +282,8 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
                  "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
                  "censoring counts (ε-DP with a public horizon). Every panel has the same "
                  "time range and the y range [0, 1]; a value outside it is cut at the edge "
-                 "and marked ▲ (above) or ▼ (below) with its value. Ticks |: censorings; table under (a): numbers at "
-                 "risk.", fontsize=size)
+                 "and marked ▲ (above) or ▼ (below) with its value. Ticks |: censorings; "
+                 "table under (a): numbers at risk.", fontsize=size)
     # after the layout: directly under panel (a)'s tick labels and time label
     risk = fig.add_axes([0, 0, 1, 1])
     _at_risk_table(risk, original, groups, colors, axes[0, 0], rows_per_person)
