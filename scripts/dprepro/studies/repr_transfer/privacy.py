@@ -117,8 +117,9 @@ SCOPE_NOTE = (f"per released model given its training lines (neighbours: {NEIGHB
 #: ``epsilon_scope`` of a row, by task: each row is one released model's ε.
 MODEL_SCOPE = {
     "cancer_type": ("per released model (one per fold), given its training lines and its "
-                    "case (a configured lineage pair: ε does not cover how the pairs were "
-                    "chosen); the row pools the folds' models, which nothing composes"),
+                    "case (a lineage pair, configured or picked from the private lineage "
+                    "counts: ε does not cover how the pairs were chosen); the row pools the "
+                    "folds' models, which nothing composes"),
     "drug": ("per released model (one per split), given its training lines; the row averages "
              "the splits' models, which nothing composes")}
 NON_PRIVATE_SCOPE = "non-private reference"
