@@ -99,6 +99,42 @@ def test_a_real_cohort_without_a_horizon_is_warned_of(tmp_path):
     assert synthetic.warnings == []
 
 
+def test_a_missing_horizon_warning_says_the_release_is_not_private(tmp_path):
+    (warning,) = check(tmp_path, GOOD, horizon=0).warnings
+    assert "true_epsilon = inf" in warning and "planned end of follow-up" in warning
+
+
+@pytest.mark.parametrize(("horizon", "words"), [
+    # median follow-up 4.5 of times 1..8: a horizon of 3 clips 5 of 8 patients
+    (3, ["3 lies below the median follow-up 4.5", "clips 62% of the patients"]),
+    # the largest follow-up is 8: 17 is more than twice it
+    (17, ["17 is more than 2 times the largest follow-up 8", "most of grid LNTE's bins"]),
+])
+def test_a_horizon_at_odds_with_the_follow_up_is_warned_of_with_numbers(tmp_path, horizon,
+                                                                        words):
+    result = check(tmp_path, GOOD, horizon=horizon)
+    assert result.problems == []
+    (warning,) = result.warnings
+    assert warning.startswith("datasets.mine.horizon:") and "cohort.csv" in warning
+    for text in words:
+        assert text in warning, warning
+    # just inside both limits: no warning
+    assert check(tmp_path, GOOD, horizon=4.5).warnings == []
+    assert check(tmp_path, GOOD, horizon=16).warnings == []
+
+
+def test_times_implausible_for_their_unit_are_warned_of_with_numbers(tmp_path):
+    days = GOOD.assign(time=GOOD["time"] * 250)  # up to 2,000: days, not months
+    (warning,) = check(tmp_path, days, time_unit="months", horizon=2000).warnings
+    assert warning.startswith("datasets.mine.time_unit:") and "cohort.csv" in warning
+    assert "2000 months = 167 years" in warning and "datasets.mine.time_divisor" in warning
+    # the same times in days, or with the unit's divisor, are plausible
+    assert check(tmp_path, days, time_unit="days", horizon=2000).warnings == []
+    assert check(tmp_path, days, time_unit="Months", time_divisor=30, horizon=70).warnings == []
+    # an unknown unit is not judged
+    assert check(tmp_path, days, time_unit="visits", horizon=2000).warnings == []
+
+
 def test_a_bundled_cohort_is_read_from_the_workflow(tmp_path):
     config = {"rrr_survival": {"datasets": ["kidney"]},
               "datasets": {"kidney": {"source": "bundled", "path": "resources/kidney/kidney.csv",
@@ -262,3 +298,19 @@ def test_values_the_spelling_rule_cannot_tell_apart_are_a_config_error(spec, mes
     problems = cohort_config_problems({"rrr_survival": {"datasets": ["mine"]},
                                        "datasets": {"mine": {**SPEC, **spec}}})
     assert any(re.search(message, p) for p in problems), problems
+
+
+def test_dropping_missing_groups_narrows_the_privacy_unit_every_row_states():
+    """missing_groups: drop releases only patients whose group is recorded, a private
+    field: the unit every table and sidecar states says so (issue 39)."""
+    from dprepro.studies.rrr_survival.plan import releases
+
+    dropped = CohortSpec.from_config("mine", {**SPEC, "missing_groups": "drop"})
+    assert dropped.privacy_unit == "patient with a recorded group"
+    assert CohortSpec.from_config("mine", SPEC).privacy_unit == "patient"
+    config = {"rrr_survival": {"datasets": ["mine"], "epsilons": [1], "calibration": "exact",
+                               "lnte_grid_bins": 20},
+              "datasets": {"mine": {**SPEC, "missing_groups": "drop",
+                                    "privacy_unit": "participant"}}}
+    units = {r["privacy_unit"] for r in releases(config, mechanisms=("original", "rrr"))}
+    assert units == {"participant with a recorded group"}

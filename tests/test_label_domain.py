@@ -19,6 +19,7 @@ from dprepro.data.cohort_spec import absent_groups, cohort_config_problems, grou
 from dprepro.mechanisms.rrr import rrr_keep_probability, rrr_true_epsilon
 from dprepro.studies.rrr_survival.aggregate import NO_PATIENTS, median_table
 from dprepro.studies.rrr_survival.analysis import run_release
+from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS
 
 GROUPS = ["control", "low dose", "high dose", "placebo"]
 
@@ -72,7 +73,7 @@ def test_the_absent_group_is_reported_with_no_median(trial):
     results, record, _ = run_release(trial, dataset="trial", mechanism="original",
                                      epsilon=None, calibration="", labels=GROUPS, seed=1)
     info = {"dataset": "trial", "data_origin": "real", "labels": GROUPS,
-            "privacy": {"mechanism": "original"}}
+            "privacy": record.columns(PRIVACY_COLUMNS)}
     table = median_table([(info, results["medians"].assign(censored_at=np.nan))])
     placebo = table[table["group"] == "placebo"]
     assert len(placebo) == 1 and placebo["median_status"].iloc[0] == NO_PATIENTS

@@ -1,5 +1,7 @@
 """The correct LNTE baseline (Laplace on binned event and censoring counts)."""
 
+import math
+
 import numpy as np
 import pytest
 
@@ -59,6 +61,24 @@ def test_no_noise_record_is_not_private():
     assert "not private" in record.note and "horizon 20" in record.note
 
 
+def test_a_horizon_from_the_data_is_no_finite_epsilon_in_columns_and_sidecar():
+    """Issue 39: the grid of a release without a public horizon ends at the largest
+    follow-up time and publishes it, so its columns and its sidecar both say ε = ∞."""
+    from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS, release_record
+
+    data = release_record("lnte_grid", epsilon=2.0, labels=["a", "b"],
+                          calibration="grid=20,rows=1", privacy_unit="patient")
+    columns = data.columns(PRIVACY_COLUMNS)
+    assert math.isinf(columns["true_epsilon"]) and columns["epsilon"] == 2.0
+    assert columns["privacy_note"].startswith("NOT DIFFERENTIALLY PRIVATE")
+    sidecar = data.provenance()
+    assert sidecar["release"] is False and sidecar["true_epsilon"] == "inf"
+    public = release_record("lnte_grid", epsilon=2.0, labels=["a", "b"],
+                            calibration="grid=20,rows=1,horizon=30", privacy_unit="patient")
+    assert public.release and public.true_epsilon == 2.0
+    assert "horizon 30 from the configuration" in public.note
+
+
 def test_noisy_curves_are_monotone_within_unit_interval_and_stop_when_empty():
     t, e = _data(2, 40)
     _, survival = GridLNTE(epsilon=0.3, bins=15).release(
@@ -73,11 +93,11 @@ def test_noisy_curves_are_monotone_within_unit_interval_and_stop_when_empty():
 
 
 def test_privacy_record_states_epsilon_per_person_and_sensitivity():
-    record = GridLNTE(epsilon=2.0, bins=20, rows_per_person=2).privacy_record(
+    record = GridLNTE(epsilon=2.0, bins=20, rows_per_person=2, horizon=25).privacy_record(
         privacy_unit="patient")
     assert record.mechanism == "lnte_grid" and record.stated == record.true_epsilon == 2.0
     assert "Laplace(1)" in record.note and "sensitivity 2 per patient" in record.note
-    assert record.extra == {"calibration": "grid=20,rows=2"}
+    assert record.extra == {"calibration": "grid=20,rows=2,horizon=25"}
 
 
 @pytest.mark.parametrize("bad", [{"epsilon": 0}, {"epsilon": 1, "bins": 1},

@@ -429,6 +429,27 @@ def test_paper_variant_reports_no_proven_epsilon_and_the_penalised_bound():
     none = _cancer_record(math.inf).columns(repr_privacy.CANCER_PRIVACY_COLUMNS)
     assert none["mechanism"] == "non_private" and math.isnan(none["epsilon"])
     assert list(none) == list(repr_privacy.CANCER_PRIVACY_COLUMNS)
+    # what each row's ε covers: one released model per fold, given its lines and its case
+    assert none["epsilon_scope"] == "non-private reference"
+    assert exact.extra["epsilon_scope"].startswith("per released model (one per fold)")
+    assert "ε does not cover how the pairs were chosen" in exact.extra["epsilon_scope"]
+
+
+def test_every_repr_note_states_the_one_replacement_relation():
+    """Issue 39: the rows defined their neighbours two ways ("expression and response
+    replaced" and "another id"); the one relation names the id, the expression, the
+    lineage and the responses of one line."""
+    exact = _cancer_record(1.0, variant="cms11")
+    assert repr_privacy.NEIGHBOURS in exact.note
+    assert "id, expression, lineage and responses" in repr_privacy.NEIGHBOURS
+    assert "expression and response replaced" not in exact.note
+    split = repr_privacy.method_split("pca", 1.0)
+    learner = repr_privacy.drug_learner(split, ridge=1.0, clip_x=1.0, clip_y=1.0,
+                                        rng=np.random.default_rng(0), xx_noise="laplace",
+                                        x_center=np.zeros(2), y_center=0.0)
+    drug = repr_privacy.drug_privacy(split, learner, mapping="line_local")
+    assert math.isfinite(drug.true_epsilon) and repr_privacy.NEIGHBOURS in drug.note
+    assert drug.extra["epsilon_scope"].startswith("per released model (one per split)")
 
 
 def test_record_refuses_a_learner_that_spent_another_epsilon():
@@ -1434,9 +1455,12 @@ def test_low_expression_filter_and_small_public_set_warning():
     models = pd.DataFrame({"ModelID": ["M1", "M2", "M3", "M4"],
                            "COSMICID": [101.0, np.nan, 999.0, np.nan],
                            "lineage": ["A", "B", "A", "B"]})
+    catalogue = pd.DataFrame({"TCGA_LABEL": ["X"] * 6}, index=pd.Index(gdsc.index,
+                                                                      name="COSMIC_ID"))
     with pytest.warns(UserWarning, match="public set .3 DepMap models.* smaller"):
         out = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
-                                   exclude_private_lines=True, min_public_median=1.0)
+                                        exclude_private_lines=True, min_public_median=1.0,
+                                        gdsc_cell_lines=catalogue)
     assert list(out["public_expression"].index) == ["M2", "M3", "M4"]
     assert "G0" not in out["public_expression"].columns
     assert out["public_expression"].shape[1] == 10
@@ -1466,9 +1490,54 @@ def test_depmap_overlap_matched_by_cosmic_and_sanger_model_id():
     assert (table["source_lines"], table["public_lines"], table["private_lines"]) == (5, 2, 3)
     assert table["smaller_than_private"]
     # COSMIC ids alone would keep the two lines known only by their Sanger ids
-    cosmic_only = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
-                                       exclude_private_lines=True)
+    cosmic_only = repr_study_data.real_data(
+        gdsc, depmap, models, min_shared_genes=5, exclude_private_lines=True,
+        gdsc_cell_lines=cell_lines.drop(columns="SANGER_MODEL_ID"))
     assert list(cosmic_only["public_expression"].index) == ["M2", "M3", "M4", "M5"]
+    # without GDSC's catalogue only the private ids could be excluded: refused
+    with pytest.raises(ValueError, match="catalogue of cell lines.*depend on the private"):
+        repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                  exclude_private_lines=True)
+
+
+def test_the_depmap_public_set_does_not_depend_on_which_lines_are_private():
+    """Issue 39: the public set was DepMap minus the *private* lines' ids, so two private
+    samples differing in one line (1003 vs 5000) gave different public sets and PCA bases.
+    It is now DepMap minus GDSC's whole public catalogue: the same for both."""
+    rng = np.random.default_rng(3)
+    genes = [f"G{i}" for i in range(8)]
+    catalogue_ids = [1001, 1002, 1003, 5000, 6000]
+    catalogue = pd.DataFrame({"TCGA_LABEL": list("VWXYZ"),
+                              "SANGER_MODEL_ID": [f"SIDM{i}" for i in catalogue_ids]},
+                             index=pd.Index(catalogue_ids, name="COSMIC_ID"))
+    # DepMap copies of 1003 and 5000, one of 6000 known by its Sanger id only, two others
+    depmap = pd.DataFrame(rng.normal(5, 1, (5, 8)), columns=genes,
+                          index=["M1003", "M5000", "M6000", "M7", "M8"])
+    models = pd.DataFrame({"ModelID": depmap.index,
+                           "COSMICID": [1003.0, 5000.0, np.nan, 7.0, np.nan],
+                           "SangerModelID": ["SIDM1003", "SIDM5000", "SIDM6000", None, "X"],
+                           "lineage": list("ABABA")})
+    publics = []
+    for private_ids in ([1001, 1002, 5000], [1001, 1002, 1003]):
+        gdsc = pd.DataFrame(rng.normal(5, 1, (3, 8)), index=private_ids, columns=genes)
+        with pytest.warns(UserWarning, match="smaller than the private set"):
+            out = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                            exclude_private_lines=True,
+                                            gdsc_cell_lines=catalogue)
+        publics.append(out["public_expression"])
+        table = out["public_set"].iloc[0]
+        assert (table["excluded_by_cosmic_id"], table["excluded_by_sanger_model_id"]) == (2, 1)
+    pd.testing.assert_frame_equal(*publics)
+    assert list(publics[0].index) == ["M7", "M8"]
+    # a private line outside the catalogue is not excluded one by one (that would make
+    # the public set depend on it): said in the log
+    gdsc = pd.DataFrame(rng.normal(5, 1, (3, 8)), index=[1001, 1002, 7], columns=genes)
+    with pytest.warns(UserWarning) as caught:
+        out = repr_study_data.real_data(gdsc, depmap, models, min_shared_genes=5,
+                                        exclude_private_lines=True, gdsc_cell_lines=catalogue)
+    assert any("1 private GDSC line(s) are not in GDSC's catalogue" in str(w.message)
+               for w in caught)
+    pd.testing.assert_frame_equal(out["public_expression"], publics[0])
 
 
 def test_gdsc_caches_carry_the_sanger_model_ids():

@@ -297,8 +297,17 @@ def test_median_status_reached_not_reached_or_censored():
                           "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
                           "plateau": False, "ci_method": "x",
                           "censored_at": [np.nan, np.nan, 1.5, np.nan, 2.5, np.nan]})
-    info = {"dataset": "d", "data_origin": "real", "labels": ["a", "b", "c"], "privacy": {}}
+    from dprepro.studies.rrr_survival.releases import privacy_columns
+
+    info = {"dataset": "d", "data_origin": "real", "labels": ["a", "b", "c"],
+            "privacy": privacy_columns("rrr", 1.0, 3, "exact")}
     table = median_table([(info, frame)]).set_index(["group", "statistic"])
+    # each row says what its ε covers: one draw, or a summary of both (2ε together)
+    assert (table.xs("single_draw", level="statistic")["epsilon_scope"] == "one draw").all()
+    assert (table.xs("over_draws", level="statistic")["epsilon_scope"]
+            == "summary of 2 independent draws: 2 × true_epsilon together (not a release)"
+            ).all()
+    assert (table["true_epsilon"] == 1.0).all()
     assert table.loc[("a", "single_draw"), "median_status"] == "reached"
     assert table.loc[("b", "single_draw"), "median_status"] == "not reached"
     assert table.loc[("c", "single_draw"), "median_status"] == "censored >= 1.5"
@@ -321,7 +330,10 @@ def test_quantiles_over_draws_count_censored_draws_as_at_least_their_stop():
     frame = pd.DataFrame({"draw": np.arange(8), "group": "a", "median": medians,
                           "ci_lower": np.nan, "ci_upper": np.nan, "median_r": np.nan,
                           "plateau": False, "ci_method": "x", "censored_at": censored_at})
-    info = {"dataset": "d", "data_origin": "real", "labels": ["a"], "privacy": {}}
+    from dprepro.studies.rrr_survival.releases import privacy_columns
+
+    info = {"dataset": "d", "data_origin": "real", "labels": ["a"],
+            "privacy": privacy_columns("original", None, 1, "")}
     row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
     # sorted lower bounds 1 2 3 3.5 4 5 6 7: the median lies between 3.5 and 4 (a censored
     # draw at 3.5 is one of the two order statistics): censored, >= 3.75
@@ -341,6 +353,7 @@ def test_quantiles_over_draws_count_censored_draws_as_at_least_their_stop():
     frame["censored_at"] = np.nan
     row = median_table([(info, frame)]).set_index("statistic").loc["over_draws"]
     assert row["median"] == np.inf and row["median_status"] == "over draws: not reached"
+    assert row["epsilon_scope"] == "non-private reference"
 
 
 def test_censored_quantile_bounds():
@@ -722,6 +735,30 @@ def test_every_claims_row_maps_to_a_declaration_with_its_origin_and_source(tmp_p
     true_eps = rows.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
     assert CLAIMS.match(true_eps.name).origin == "beyond" == true_eps["claim_origin"]
     assert true_eps["source"].startswith("beyond the paper: ours")
+    # this grid LNTE has no public horizon (its grid ends at the largest follow-up): its
+    # true ε is ∞, so "both ε-DP" is false and the comparison untestable, never decided
+    assert true_eps["verdict"] == "untestable", true_eps["note"]
+    assert "grid LNTE's true ε is inf" in true_eps["note"]
+    assert "datasets.kidney.horizon" in true_eps["note"]
+
+
+def test_the_equal_true_epsilon_claim_is_decided_with_a_public_horizon(tmp_path, kidney):
+    from dprepro.studies.rrr_survival.claims import rrr_claims
+
+    labels = labels_of(kidney)
+    releases = [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
+                 "data_origin": "real"}
+                for m, e, c in (("original", None, ""), ("rrr", 1.0, "paper"),
+                                ("rrr", 1.0, "exact"),
+                                ("lnte_grid", 1.0, "grid=10,rows=2,horizon=20"))]
+    inputs = write_releases(kidney, releases, labels, tmp_path, draws=20, seed=4)
+    claims = rrr_claims(inputs, releases=releases,
+                        logrank_releases=[r for r in releases
+                                          if r["mechanism"] in ("original", "rrr")],
+                        significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
+    row = claims.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
+    assert row["verdict"] in ("holds", "fails", "inconclusive"), row["note"]
+    assert "true ε 1.000" in row["note"]
 
 
 def test_sources_name_the_cohorts_the_paper_analysed():

@@ -57,9 +57,14 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     claims = pd.read_csv(run / "tables" / "claims.csv")
     assert {"rrr.medians_preserved.toy.eps1", "rrr.debiased_beats_rrr.toy.eps3"} <= set(
         claims["claim_id"])
-    # only the Cox rows may be untestable by design (coverage on one cohort, projections)
+    # only the Cox rows may be untestable by design (coverage on one cohort, projections),
+    # and toy's comparison at equal true ε: toy has no public horizon, so its grid LNTE
+    # has no finite ε (issue 39)
     cox = claims["claim_id"].str.startswith("rrr.cox_")
-    assert set(claims.loc[~cox, "verdict"]) <= {"holds", "fails", "inconclusive"}
+    no_horizon = claims["claim_id"].str.startswith("rrr.more_accurate_than_lnte_true_eps.toy.")
+    assert set(claims.loc[~cox & ~no_horizon, "verdict"]) <= {"holds", "fails", "inconclusive"}
+    assert (claims.loc[no_horizon, "verdict"] == "untestable").all() and no_horizon.any()
+    assert claims.loc[no_horizon, "note"].str.contains("datasets.toy.horizon").all()
     assert claims.loc[cox & (claims["verdict"] == "untestable"), "claim_id"].str.match(
         r"rrr\.cox_(corrected_coverage|corrected_unbiased|patients_needed)\.").all()
     for stem in ("figure2_toy", "figure2_toy_original", "figure2_toy_rrr_eps1",
@@ -86,15 +91,16 @@ def expected_record(row, k):
             epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
         ).privacy_record(privacy_unit="patient")
     # bins: the config's default, toy's own 4 (datasets.toy.lnte_grid_bins); rows per
-    # patient: kidney's two, one elsewhere; no horizon
+    # patient: kidney's two, one elsewhere; horizons of config/config.yaml, none for toy
     rows = 2 if row["dataset"] == "kidney" else 1
     bins = 4 if row["dataset"] == "toy" else 20
+    horizon = {"kidney": 20.0, "ipssr": 180.0}.get(row["dataset"])
     if row["mechanism"] == "lnte_grid":
-        return GridLNTE(epsilon=row["epsilon"], bins=bins, rows_per_person=rows).privacy_record(
-            privacy_unit="patient")
+        return GridLNTE(epsilon=row["epsilon"], bins=bins, rows_per_person=rows,
+                        horizon=horizon).privacy_record(privacy_unit="patient")
     if row["mechanism"] == "lnte_grid_no_noise":
-        return GridDiscretisation(bins=bins, rows_per_person=rows).privacy_record(
-            privacy_unit="patient")
+        return GridDiscretisation(bins=bins, rows_per_person=rows,
+                                  horizon=horizon).privacy_record(privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 
@@ -131,7 +137,13 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
     checked = 0
     for path in tables:
         table = pd.read_csv(path, keep_default_na=False, na_values=[""])
-        assert list(table.columns[2:8]) == PRIVACY, path.name
+        # the privacy columns, with each row's epsilon_scope after true_epsilon
+        assert list(table.columns[2:9]) == [*PRIVACY[:4], "epsilon_scope", *PRIVACY[4:]], \
+            path.name
+        assert set(table["epsilon_scope"]) <= {
+            "one draw", "non-private reference",
+            *(f"summary of {n} independent draws: {n} × true_epsilon together (not a release)"
+              for n in (5,))}, path.name
         k = {d: len(set(rows["group"])) if "group" in rows
              else len(set(rows["group_a"]) | set(rows["group_b"]))
              for d, rows in table.groupby("dataset")}
@@ -149,6 +161,9 @@ def test_privacy_columns_of_every_table_equal_the_mechanism_objects(run):
                 # the paper's ε↔p formula is (ε + ln(k−1))-LDP, independently of the code
                 assert row["true_epsilon"] == pytest.approx(
                     row["epsilon"] + math.log(k[row["dataset"]] - 1), rel=1e-9)
+            if row["dataset"] == "toy" and row["mechanism"] == "lnte_grid":
+                # no public horizon: the grid is the data's, no finite ε (issue 39)
+                assert math.isinf(row["true_epsilon"]), path.name
             checked += 1
         sidecar = json.loads(path.with_name(path.name + ".prov.json").read_text())
         private = set(table["mechanism"]) - {"original"}

@@ -70,6 +70,12 @@ def test_the_table_has_the_contract_columns_and_privacy_statement():
     assert set(private["estimator"]) == {"naive", "mc_simex", "mc_simex_loglinear",
                                          "corrected_score"}
     assert private["privacy_note"].str.contains("post-processing").all()
+    # every row summarises all draws of its release: N × ε together, never one draw's ε
+    draws = int(private["draws"].iloc[0])
+    assert draws > 1 and (private["epsilon_scope"] == f"summary of {draws} independent "
+                          f"draws: {draws} × true_epsilon together (not a release)").all()
+    assert (table.loc[table["mechanism"] == "original", "epsilon_scope"]
+            == "non-private reference").all()
     # the guarantee's scope: the group label only
     assert private["privacy_note"].str.contains(
         "ε-LDP for the group label only; times, events and covariates are released "

@@ -20,8 +20,9 @@ Every problem names the key ``datasets.<name>.<key>``, the file and the fix.
 Warnings are what a run may go on with but a user must hear of: a configured
 group that no patient has (it stays a label of every release: the label set is
 public, see :func:`dprepro.data.cohort_spec.group_order`), a group whose patients
-are all censored, and a real cohort whose grid LNTE horizon would be taken from the
-data.
+are all censored, a real cohort whose grid LNTE horizon would be taken from the
+data (its release then has no finite ε), and follow-up times at odds with the
+time unit or the horizon (:func:`follow_up_warnings`).
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from dprepro.data.cohort_content import (
     analysis_size_problems,
     cohort_frame_problems,
@@ -39,7 +42,7 @@ from dprepro.data.cohort_content import (
 from dprepro.data.cohort_spec import CohortSpec, cohort_config_problems, tidy_cohort
 from dprepro.data.cohorts import read_csv_checked
 
-__all__ = ["CohortTableCheck", "check_cohort_tables", "cohort_table_path"]
+__all__ = ["CohortTableCheck", "check_cohort_tables", "cohort_table_path", "follow_up_warnings"]
 
 #: Sources whose table exists before the run (checked before any job).
 CHECKED_SOURCES = ("file", "bundled")
@@ -91,7 +94,52 @@ def _table_problems(name: str, spec: CohortSpec, path: Path,
                                                   source=str(path))
     if problems:
         return problems[:1], []
-    return [], cohort_frame_warnings(frame, spec, source=str(path))
+    return [], (cohort_frame_warnings(frame, spec, source=str(path))
+                + follow_up_warnings(name, spec, frame["time"].to_numpy(float), path))
+
+
+#: Length of one time unit in years (singular and plural spellings, any case).
+UNIT_YEARS = {"day": 1 / 365.25, "week": 7 / 365.25, "month": 1 / 12, "year": 1.0}
+#: Follow-up longer than this many years is implausible for a human cohort.
+MAX_PLAUSIBLE_YEARS = 50.0
+#: A horizon beyond this multiple of the largest follow-up leaves most bins empty.
+FAR_HORIZON = 2.0
+
+
+def follow_up_warnings(name: str, spec: CohortSpec, times, path) -> list[str]:
+    """Warnings about the cohort's follow-up times against its time unit and horizon.
+
+    Each names ``datasets.<name>.<key>``, the file and the fix, with the numbers: a
+    largest follow-up beyond :data:`MAX_PLAUSIBLE_YEARS` years in ``time_unit`` (days
+    labelled months: 1,800 "months"), a grid LNTE ``horizon`` below the median
+    follow-up (most patients clipped there) or beyond :data:`FAR_HORIZON` times the
+    largest (most bins hold no one). They read the private times, so they go to
+    the user's terminal only, never into a release.
+    """
+    times = np.asarray(times, dtype=float)
+    times = times[np.isfinite(times)]
+    if times.size == 0:
+        return []
+    key, unit = f"datasets.{name}", spec.time_unit.strip().lower()
+    longest, median = float(times.max()), float(np.median(times))
+    out = []
+    years = UNIT_YEARS.get(unit.rstrip("s"))
+    if years is not None and longest * years > MAX_PLAUSIBLE_YEARS:
+        out.append(f"{key}.time_unit: the largest follow-up in {path} is {longest:g} {unit} "
+                   f"= {longest * years:.0f} years, implausible for a cohort of people; are "
+                   f"the times in another unit? Set {key}.time_unit to it, or "
+                   f"{key}.time_divisor to convert (now {spec.time_divisor:g})")
+    if spec.horizon and spec.horizon < median:
+        share = float((times > spec.horizon).mean())
+        out.append(f"{key}.horizon: {spec.horizon:g} lies below the median follow-up "
+                   f"{median:g} of {path}: grid LNTE clips {share:.0%} of the patients there; "
+                   "set the study's planned end of follow-up, in the cohort's time unit")
+    elif spec.horizon and spec.horizon > FAR_HORIZON * longest:
+        out.append(f"{key}.horizon: {spec.horizon:g} is more than {FAR_HORIZON:g} times the "
+                   f"largest follow-up {longest:g} of {path}: most of grid LNTE's bins hold no "
+                   "one; is it in the cohort's time unit? Set the study's planned end of "
+                   "follow-up")
+    return out
 
 
 def check_cohort_tables(config: Mapping, *, workflow_dir: str | Path,
@@ -128,8 +176,9 @@ def check_cohort_tables(config: Mapping, *, workflow_dir: str | Path,
         if spec.origin == "real" and not spec.horizon:
             check.warnings.append(
                 f"datasets.{name}.horizon: not set, so grid LNTE's time grid ends at the "
-                "largest follow-up time, which depends on the private data (its tables say "
-                "so); set a public horizon, e.g. the study's planned end of follow-up")
+                "largest follow-up time, which depends on the private data: its rows print "
+                "true_epsilon = inf (not a DP release); set a public horizon, e.g. the "
+                "study's planned end of follow-up")
         if spec.source not in CHECKED_SOURCES:
             continue
         problems, warnings = _table_problems(

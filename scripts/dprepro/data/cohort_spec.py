@@ -54,6 +54,7 @@ __all__ = [
     "canonical_groups",
     "cohort_config_problems",
     "group_order",
+    "privacy_unit_of",
     "absent_groups",
     "single_group_message",
     "tidy_cohort",
@@ -120,7 +121,8 @@ class CohortSpec:
         cBioPortal instance and study (``cbioportal``).
     privacy_unit : str
         Who one ``id`` is (``patient``): RRR releases each id's group once,
-        and every table states its guarantee per this unit.
+        and every table states its guarantee per this unit ("... with a
+        recorded group" under ``missing_groups: drop``, :func:`privacy_unit_of`).
     cbioportal : mapping
         ``attributes`` and ``types`` (PATIENT/SAMPLE) of group, time and
         status, and ``missing_values`` (source ``cbioportal``).
@@ -209,7 +211,7 @@ class CohortSpec:
                    group_aliases={str(k): str(v) for k, v in merged["group_aliases"].items()},
                    cbioportal_url=str(merged["cbioportal_url"]),
                    study_id=str(merged["study_id"]),
-                   privacy_unit=str(merged["privacy_unit"]),
+                   privacy_unit=privacy_unit_of(merged),
                    cbioportal=_cbioportal_options(merged["cbioportal"]),
                    group_indicators={str(k): str(v)
                                      for k, v in dict(merged["group_indicators"]).items()},
@@ -366,6 +368,18 @@ def cohort_config_problems(config: Mapping, study: str = "rrr_survival") -> list
                 "patient may have, present in the data or not (e.g. groups: [control, "
                 "treated]); the list is also the order of the tables and figures")
     return problems
+
+
+def privacy_unit_of(spec: Mapping) -> str:
+    """Whom a cohort's releases protect: ``privacy_unit``, narrowed under ``missing_groups: drop``.
+
+    Dropping the rows without a group makes whether a person is released at all
+    depend on a private field (their group being recorded), which no release's ε
+    covers: the unit every table and sidecar states is then "<unit> with a recorded
+    group", so the columns say it, not only the documentation.
+    """
+    unit = str(spec.get("privacy_unit", "patient"))
+    return f"{unit} with a recorded group" if spec.get("missing_groups") == "drop" else unit
 
 
 def group_order(values, groups=()) -> list[str]:

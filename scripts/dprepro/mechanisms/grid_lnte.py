@@ -44,8 +44,10 @@ clips follow-up at the horizon.
 The curve is a step function at the bins' right ends; it stops (``nan``)
 where :math:`\hat r_b < 1`. The horizon :math:`H` must be public: the
 study reads it from the cohort's configuration (``datasets.<name>.horizon``)
-and, only where none is set, falls back on the largest follow-up time, which
-is then data-dependent and says so in the table's note.
+and, only where none is set, falls back on the largest follow-up time: the
+released step times then publish that private time, so the release has no
+finite ε (:meth:`GridLNTE.privacy_record`: ``true_epsilon = inf``,
+``release = False``).
 
 References
 ----------
@@ -59,6 +61,8 @@ References
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -132,11 +136,31 @@ class GridLNTE:
         return edges, actuarial_survival(*consistent_counts(d_noisy, c + draws_noise[1]))
 
     def privacy_record(self, *, privacy_unit: str = "record") -> PrivacyRecord:
+        """ε-DP with a public horizon; with none (``horizon=None``) no finite ε at all.
+
+        Without a configured horizon the study ends the grid at the largest
+        follow-up time (:func:`~dprepro.studies.rrr_survival.analysis.analyse_lnte_grid`):
+        the released step times :math:`H b / B` then publish that time exactly,
+        and a neighbour whose follow-up is pushed past it moves every step, so
+        the outputs of two neighbouring cohorts are disjoint: ``true_epsilon``
+        is ``inf`` and ``release`` false, in the table columns and the sidecar
+        alike (never only in the note).
+        """
+        unit = privacy_unit or "person"
+        if self.horizon is None:
+            note = (f"NOT DIFFERENTIALLY PRIVATE: the grid of {self.bins} bins ends at the "
+                    "largest follow-up time, read off the private data, and the released step "
+                    "times publish it (no finite ε; set a public datasets.<name>.horizon); "
+                    f"Laplace({self.scale:g}) on every event and censoring count otherwise as "
+                    "lnte_grid")
+            return PrivacyRecord(mechanism="lnte_grid", release=False, stated=self.epsilon,
+                                 true_epsilon=math.inf, privacy_unit=privacy_unit, note=note,
+                                 extra={"calibration": self.calibration})
         note = (f"LNTE on a public grid of {self.bins} bins: Laplace({self.scale:g}) on every "
                 "event and censoring count (L1 sensitivity "
-                f"{self.rows_per_person} per {privacy_unit or 'person'}), then monotone "
+                f"{self.rows_per_person} per {unit}), then monotone "
                 "post-processing; ε-DP for all groups' curves together under add/remove-one-"
-                f"{privacy_unit or 'person'} neighbours (2ε under replacement); "
+                f"{unit} neighbours (2ε under replacement); "
                 f"{self.horizon_note()}")
         return PrivacyRecord(mechanism="lnte_grid", release=True, stated=self.epsilon,
                              true_epsilon=self.epsilon, privacy_unit=privacy_unit, note=note,
@@ -152,13 +176,17 @@ class GridLNTE:
         return text if self.horizon is None else f"{text},horizon={self.horizon:g}"
 
     def horizon_note(self) -> str:
+        """Where the horizon comes from, as every row's note says it."""
         if self.horizon is None:
             return ("horizon = largest follow-up time (taken from the data, not private: set "
                     "datasets.<name>.horizon)")
-        # the shipped horizons are each cohort's largest follow-up rounded up: say so
-        return (f"horizon {self.horizon:g} from the configuration, treated as public (the "
-                "shipped cohorts' horizons are their largest follow-up rounded up, chosen "
-                "after seeing the data, not from a study design); follow-up clipped there")
+        # the configuration states each horizon's source: the synthetic IPSS-R stand-in's
+        # from its design, the shipped real cohorts' their largest follow-up rounded up
+        return (f"horizon {self.horizon:g} from the configuration, treated as public; "
+                "ε does not cover how it was chosen: the configuration and "
+                "docs/rrr_survival.md state its source (ipssr: the stand-in's design; the "
+                "shipped real cohorts: their largest follow-up rounded up, chosen after "
+                "seeing the data); follow-up clipped there")
 
 
 def isotonic_fit(values, *, increasing: bool = True) -> np.ndarray:

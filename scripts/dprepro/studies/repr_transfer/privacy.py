@@ -16,8 +16,10 @@ costs a job about a second); a test checks that the terms equal the learners'
 attributes for every pipeline, so the two cannot disagree.
 
 ``true_epsilon`` is the level the computation as run guarantees per cell line
-under replacement (bounded) neighbours: one training line's record, id
-included, replaced by another, the number of lines fixed. It is ``inf``
+under replacement (bounded) neighbours (:data:`NEIGHBOURS`: one line's record,
+id included, replaced by another line's, the number of lines fixed), the one
+relation every row and note uses; ``epsilon_scope`` says it is per released
+model (:data:`MODEL_SCOPE`). It is ``inf``
 where no finite ε is proven (see the notes),
 ``nan`` for the non-private references (ε = inf).
 
@@ -49,6 +51,8 @@ __all__ = [
     "DRUG_PRIVACY_COLUMNS",
     "GLOBAL_MAPPING_NOTE",
     "MAPPINGS",
+    "MODEL_SCOPE",
+    "NEIGHBOURS",
     "INTERMEDIATES",
     "LOGISTIC_LOSS_C",
     "LearnerTerms",
@@ -79,11 +83,11 @@ PRIVACY_UNIT = "cell line"
 
 #: Privacy columns of a cancer-type row, in table order.
 CANCER_PRIVACY_COLUMNS = ("mechanism", "epsilon", "variant", "selection_epsilon",
-                          "learner_epsilon", "true_epsilon", "epsilon_if_bias_penalised",
-                          "privacy_note")
+                          "learner_epsilon", "true_epsilon", "epsilon_scope",
+                          "epsilon_if_bias_penalised", "privacy_note")
 #: Privacy columns of a drug-sensitivity row, in table order.
 DRUG_PRIVACY_COLUMNS = ("mechanism", "epsilon", "variant", "selection_epsilon",
-                        "learner_epsilon", "true_epsilon", "privacy_note")
+                        "learner_epsilon", "true_epsilon", "epsilon_scope", "privacy_note")
 
 NON_PRIVATE_NOTE = "non-private reference (epsilon = inf)"
 
@@ -109,10 +113,21 @@ SELECTION_PUBLIC_NOTE = ("feature selection with k fixed before any private valu
                          "alpha = sparsity/k^2 and parts hashed "
                          "from the line id: replacing a line by one with another id changes "
                          "{c} part(s), so the Laplace scale is {s}m/(k eps_sel); ")
+#: The study's one neighbour relation: replacement (bounded) neighbours.
+NEIGHBOURS = ("one cell line's record (id, expression, lineage and responses) replaced by "
+              "another line's, the number of lines fixed")
 #: What a finite epsilon of a released model covers (replacement neighbours).
-SCOPE_NOTE = ("per released model given its training lines (neighbours: one cell line's "
-              "expression and response replaced); nothing composes across models (cases, "
-              "drugs, folds, seeds, the epsilon sweep)")
+SCOPE_NOTE = (f"per released model given its training lines (neighbours: {NEIGHBOURS}); "
+              "nothing composes across models (cases, drugs, folds, seeds, the epsilon sweep)")
+#: ``epsilon_scope`` of a row, by task: each row is one released model's ε.
+MODEL_SCOPE = {
+    "cancer_type": ("per released model (one per fold), given its training lines and its "
+                    "case (a lineage pair, configured or picked from the private lineage "
+                    "counts: ε does not cover how the pairs were chosen); the row pools the "
+                    "folds' models, which nothing composes"),
+    "drug": ("per released model (one per split), given its training lines; the row averages "
+             "the splits' models, which nothing composes")}
+NON_PRIVATE_SCOPE = "non-private reference"
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
                        "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
                        "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
@@ -231,10 +246,9 @@ def figure_privacy_text(kind: str, pipeline_name: str, *, variant: str) -> str:
 #: Records of the study's non-release outputs, by what they hold.
 INTERMEDIATES = {
     "public_data": non_private("public data: no privacy needed", mechanism="none"),
-    "public_set": non_private("size of the public set after exclusion: with DepMap the "
-                              "excluded counts are the overlap with the private GDSC lines (not "
-                              "a DP release); with TCGA or the synthetic pair, public counts",
-                              mechanism="none", privacy_unit=PRIVACY_UNIT),
+    "public_set": non_private("size of the public set after exclusion (with DepMap: of GDSC's "
+                              "public catalogue of lines) beside the private set's size (not a "
+                              "DP release)", mechanism="none", privacy_unit=PRIVACY_UNIT),
     "private_data": non_private("raw private data (sensitive): private expression, lineages "
                                 "and drug responses", mechanism="none",
                                 privacy_unit=PRIVACY_UNIT),
@@ -434,7 +448,7 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
     if not math.isfinite(split.total):
         return non_private(NON_PRIVATE_NOTE, privacy_unit=PRIVACY_UNIT, extra={
             "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan,
-            "epsilon_if_bias_penalised": np.nan})
+            "epsilon_scope": NON_PRIVATE_SCOPE, "epsilon_if_bias_penalised": np.nan})
     _check_learner(split, learner, "cancer-type")
     epsilon = split.total
     # the learner's rule (dprepro.learners.accounting), which the privacy audit prints too
@@ -459,6 +473,7 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
     return PrivacyRecord(mechanism=mechanism, release=False, stated=epsilon, true_epsilon=true,
                          privacy_unit=PRIVACY_UNIT, note=note,
                          extra={"variant": variant, **_split_columns(split),
+                                "epsilon_scope": MODEL_SCOPE["cancer_type"],
                                 "epsilon_if_bias_penalised": bound})
 
 
@@ -477,7 +492,8 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
     local = _check_mapping(mapping)
     if not math.isfinite(split.total):
         return non_private(NON_PRIVATE_NOTE, privacy_unit=PRIVACY_UNIT, extra={
-            "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan})
+            "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan,
+            "epsilon_scope": NON_PRIVATE_SCOPE})
     _check_learner(split, learner, "drug")
     feature_selection = not math.isnan(split.selection)
     # the learner's rule (dprepro.learners.accounting), which the privacy audit prints too
@@ -493,7 +509,7 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
         note=split.note + ("" if local else GLOBAL_MAPPING_NOTE)
         + (SELECTION_PARTS_NOTE if voids else _selection_note(split, selection))
         + (CORRECTED_DRUG_NOTE if correct else DRUG_NOTE),
-        extra={"variant": "", **_split_columns(split)})
+        extra={"variant": "", **_split_columns(split), "epsilon_scope": MODEL_SCOPE["drug"]})
 
 
 @dataclasses.dataclass(frozen=True)

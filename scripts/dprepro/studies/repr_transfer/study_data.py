@@ -72,8 +72,9 @@ def public_set_table(*, source: str, source_lines: int, public_lines: int, priva
     """One-row table of the public set's size after exclusion (``public_set.csv``).
 
     ``smaller_than_private`` flags the case the log and the report warn about.
-    With DepMap the exclusion counts depend on which lines are private (the
-    overlap), so the table is not a DP release (its sidecar says so).
+    It and ``private_lines`` count the private lines, so the table is not a DP
+    release (its sidecar says so); the exclusion counts are of GDSC's public
+    catalogue.
     """
     return pd.DataFrame([{
         "source": source, "source_lines": int(source_lines),
@@ -104,9 +105,11 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
       public genes whose median expression is below it are dropped before the
       genes are intersected and mapped (public data only: no privacy cost);
 
-    * public lines: DepMap models, without those whose COSMIC id is a GDSC
-      expression line when ``exclude_private_lines`` (the representation must
-      not have seen the private lines); lineage = ``OncotreeLineage``;
+    * public lines: DepMap models, without every line of GDSC's public
+      catalogue (``gdsc_cell_lines``, by COSMIC or Sanger model id) when
+      ``exclude_private_lines`` (the representation must not have seen the
+      private lines, and the public set must not depend on which lines are
+      private: :func:`_without_gdsc_catalogue`); lineage = ``OncotreeLineage``;
     * both matrices restricted to the shared gene symbols and the private one
       quantile-mapped onto the public distribution, globally and line by line
       (:func:`dprepro.data.expression.harmonise_genes`);
@@ -137,21 +140,7 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
         models = depmap_models.set_index("ModelID")
     excluded = {"cosmic": 0, "sanger": 0}
     if public_source == "depmap" and exclude_private_lines:
-        cosmic = models["COSMICID"].reindex(public.index)
-        by_cosmic = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
-            private_ids).to_numpy()
-        # a DepMap model whose COSMIC id is missing or differs may still be a GDSC line
-        # under its Sanger model id (the GDSC release names both)
-        private_sanger = set()
-        if gdsc_cell_lines is not None and "SANGER_MODEL_ID" in gdsc_cell_lines.columns:
-            ids = gdsc_cell_lines["SANGER_MODEL_ID"].reindex(sorted(private_ids)).dropna()
-            private_sanger = {str(v) for v in ids if str(v)}
-        by_sanger = np.zeros(len(public), dtype=bool)
-        if private_sanger and "SangerModelID" in models.columns:
-            by_sanger = models["SangerModelID"].reindex(public.index).astype(object).isin(
-                private_sanger).to_numpy()
-        excluded = {"cosmic": int(by_cosmic.sum()), "sanger": int((by_sanger & ~by_cosmic).sum())}
-        public = public.loc[~(by_cosmic | by_sanger)]
+        public, excluded = _without_gdsc_catalogue(public, models, gdsc_cell_lines, private_ids)
     if len(public) < len(gdsc_expression):
         what = {"depmap": "DepMap models after excluding the GDSC lines",
                 "tcga": "TCGA samples after holding out the cases' cancer types"}[public_source]
@@ -184,6 +173,43 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
                        gdsc_cell_lines[lineage_column].reindex(private.index)),
                    private_response=_named(response))
     return out
+
+
+def _without_gdsc_catalogue(public: pd.DataFrame, models: pd.DataFrame,
+                            catalogue: pd.DataFrame | None, private_ids: set
+                            ) -> tuple[pd.DataFrame, dict]:
+    """DepMap ``public`` without every line of GDSC's published catalogue of cell lines.
+
+    The catalogue (``Cell_Lines_Details``: COSMIC ids, with the Sanger model ids
+    the release names) is public and fixed, so the public set it leaves is a
+    function of public data alone: the same for any two neighbouring private
+    samples. Excluding the private lines' own ids instead (as before) made the
+    public set, and every representation learned on it, depend on which lines
+    are private, voiding the finite ε of the learners trained on top. A DepMap
+    model matches on its COSMIC id or, where that is missing or differs, on its
+    Sanger model id.
+    """
+    if catalogue is None:
+        raise ValueError(
+            "excluding the GDSC lines from DepMap (datasets.depmap.exclude_private_lines) "
+            "needs GDSC's catalogue of cell lines (gdsc_cell_lines): excluding the private "
+            "lines' own ids would make the public set depend on the private sample")
+    cosmic_ids = {int(i) for i in catalogue.index}
+    cosmic = models["COSMICID"].reindex(public.index)
+    by_cosmic = cosmic.notna().to_numpy() & cosmic.fillna(-1).astype(np.int64).isin(
+        cosmic_ids).to_numpy()
+    by_sanger = np.zeros(len(public), dtype=bool)
+    if "SANGER_MODEL_ID" in catalogue.columns and "SangerModelID" in models.columns:
+        sanger = {str(v) for v in catalogue["SANGER_MODEL_ID"].dropna() if str(v)}
+        by_sanger = models["SangerModelID"].reindex(public.index).astype(object).isin(
+            sanger).to_numpy()
+    outside = len(private_ids - cosmic_ids)
+    if outside:
+        # the public set must not depend on them, so they are not excluded one by one
+        warnings.warn(f"{outside} private GDSC line(s) are not in GDSC's catalogue of cell "
+                      "lines: a DepMap copy of them stays in the public set", stacklevel=3)
+    excluded = {"cosmic": int(by_cosmic.sum()), "sanger": int((by_sanger & ~by_cosmic).sum())}
+    return public.loc[~(by_cosmic | by_sanger)], excluded
 
 
 def study_data(origin: str, kind: str, inputs, *, settings: Mapping,

@@ -44,14 +44,14 @@ __all__ = [
 CANCER_COLUMNS = (
     "case", "representation", "epsilon", "seed", "accuracy", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
-    "epsilon_if_bias_penalised", "privacy_note",
+    "epsilon_scope", "epsilon_if_bias_penalised", "privacy_note",
     "dim", "n_parts", "correct", "n_lines", "majority_accuracy", "folds", "data_origin",
 )
 #: Columns of ``drug_sensitivity.csv`` in order (the shared contract first).
 DRUG_COLUMNS = (
     "representation", "epsilon", "seed", "drug", "spearman", "pc_index", "pipeline",
     "mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
-    "privacy_note",
+    "epsilon_scope", "privacy_note",
     "dim", "n_parts", "splits", "n_train", "n_test", "data_origin",
 )
 
@@ -113,7 +113,7 @@ def drug_table(frames: Sequence[pd.DataFrame], *, data_origin: str) -> pd.DataFr
     rows = rows.assign(n_parts=rows["n_parts"].astype("string"))
     keys = ["representation", "pipeline", "epsilon", "seed", "drug"]
     privacy = ["mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
-               "privacy_note", "dim"]
+               "epsilon_scope", "privacy_note", "dim"]
     grouped = rows.groupby(keys, dropna=False, sort=False)
     table = grouped.agg(spearman=("spearman", "mean"), pc_index=("pc_index", "mean"),
                         splits=("split", "nunique"), n_train=("n_train", "mean"),

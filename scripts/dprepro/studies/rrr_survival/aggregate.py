@@ -10,7 +10,7 @@ import numpy as np
 import pandas as pd
 
 from dprepro.studies.rrr_survival.analysis import DRAWS_CI_METHOD, censored_quantile
-from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS
+from dprepro.studies.rrr_survival.releases import TABLE_PRIVACY_COLUMNS, scoped_columns
 
 __all__ = [
     "SUPPORT_MIN_AT_RISK",
@@ -77,7 +77,7 @@ def median_table(parts) -> pd.DataFrame:
             first_index = int(np.flatnonzero(group["draw"].to_numpy() == 0)[0])
             first = group.iloc[first_index]
             base = {"dataset": info["dataset"], "data_origin": info["data_origin"],
-                    **info["privacy"], "group": label}
+                    **scoped_columns(info["privacy"], 1), "group": label}
             rows.append({**base, "statistic": "single_draw", "median": first["median"],
                          "ci_lower": first["ci_lower"], "ci_upper": first["ci_upper"],
                          "ci_method": first["ci_method"], "draws": 1,
@@ -92,6 +92,8 @@ def median_table(parts) -> pd.DataFrame:
                 median, at = (low, np.nan) if low == high else (np.nan, low)
                 upper_text = (f", <= {high:.4g}" if np.isnan(median) and np.isfinite(high)
                               else "")
+                base = {**base, "epsilon_scope": scoped_columns(info["privacy"],
+                                                                draws)["epsilon_scope"]}
                 rows.append({**base, "statistic": "over_draws", "median": median,
                              "ci_lower": censored_quantile(values, censored_at, 0.025)[0],
                              "ci_upper": censored_quantile(values, censored_at, 0.975)[1],
@@ -111,14 +113,16 @@ NO_PATIENTS = "no patients in this group"
 
 def _empty_group_rows(info, label, draws: int) -> list[dict]:
     base = {"dataset": info["dataset"], "data_origin": info["data_origin"],
-            **info["privacy"], "group": label, "median": np.nan, "ci_lower": np.nan,
-            "ci_upper": np.nan, "censored_at": np.nan, "not_reached": 0.0, "censored": 0.0,
-            "plateau": False, "median_r": np.nan}
+            **scoped_columns(info["privacy"], 1), "group": label, "median": np.nan,
+            "ci_lower": np.nan, "ci_upper": np.nan, "censored_at": np.nan, "not_reached": 0.0,
+            "censored": 0.0, "plateau": False, "median_r": np.nan}
     rows = [{**base, "statistic": "single_draw", "ci_method": NO_PATIENTS, "draws": 1,
              "median_status": NO_PATIENTS}]
     if draws > 1:
-        rows.append({**base, "statistic": "over_draws", "ci_method": NO_PATIENTS,
-                     "draws": draws, "median_status": f"over draws: {NO_PATIENTS}"})
+        scope = scoped_columns(info["privacy"], draws)["epsilon_scope"]
+        rows.append({**base, "epsilon_scope": scope, "statistic": "over_draws",
+                     "ci_method": NO_PATIENTS, "draws": draws,
+                     "median_status": f"over draws: {NO_PATIENTS}"})
     return rows
 
 
@@ -144,7 +148,8 @@ def logrank_table(parts) -> pd.DataFrame:
         first = logrank[logrank["draw"] == 0]
         for row in first.itertuples():
             rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
-                         **info["privacy"], "group_a": row.group_a, "group_b": row.group_b,
+                         **scoped_columns(info["privacy"], 1), "group_a": row.group_a,
+                         "group_b": row.group_b,
                          "statistic": row.statistic, "p_value": row.p_value,
                          "robust_statistic": getattr(row, "robust_statistic", np.nan),
                          "robust_p_value": getattr(row, "robust_p_value", np.nan)})
@@ -172,7 +177,8 @@ def rejection_table(parts, *, significance: float) -> pd.DataFrame:
             rejects = pair["p_value"] < significance
             original_rejects = bool(ref["p_value"] < significance)
             row = {"dataset": info["dataset"], "data_origin": info["data_origin"],
-                   **info["privacy"], "group_a": a, "group_b": b,
+                   **scoped_columns(info["privacy"], pair["draw"].nunique()),
+                   "group_a": a, "group_b": b,
                    "rejection_rate": float(np.mean(rejects)),
                    "agreement_with_original": float(np.mean(rejects == original_rejects)),
                    "repetitions": int(pair["draw"].nunique()),
@@ -347,7 +353,7 @@ def utility_table(parts) -> pd.DataFrame:
             errors = np.abs(m[finite] - target)
             scored = d.size and np.isfinite(d).any()
             rows.append({"dataset": info["dataset"], "data_origin": info["data_origin"],
-                         **info["privacy"], "group": label,
+                         **scoped_columns(info["privacy"], len(m)), "group": label,
                          "support_min_at_risk": SUPPORT_MIN_AT_RISK,
                          "support_end": float(distance.loc[own, "support_end"].iloc[0])
                          if own.any() else np.nan,
@@ -380,12 +386,13 @@ def band_table(parts, *, level: float) -> pd.DataFrame:
                              "t": times[keys % len(times)],
                              "lower": lower, "middle": middle, "upper": upper,
                              "defined": count / curves["draw"].nunique()})
+        privacy = scoped_columns(info["privacy"], curves["draw"].nunique())
         for key, value in {"dataset": info["dataset"], "data_origin": info["data_origin"],
-                           **info["privacy"], "level": level}.items():
+                           **privacy, "level": level}.items():
             band[key] = value
         frames.append(band)
-    columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "level", "group", "t", "lower",
-               "middle", "upper", "defined"]
+    columns = ["dataset", "data_origin", *TABLE_PRIVACY_COLUMNS, "level", "group", "t",
+               "lower", "middle", "upper", "defined"]
     return pd.concat(frames, ignore_index=True)[columns]
 
 
@@ -436,9 +443,9 @@ def curve_table(parts) -> pd.DataFrame:
     for info, curves in parts:
         first = curves[curves["draw"] == 0].drop(columns="draw")
         for key, value in {"dataset": info["dataset"], "data_origin": info["data_origin"],
-                           **info["privacy"]}.items():
+                           **scoped_columns(info["privacy"], 1)}.items():
             first = first.assign(**{key: value})
         frames.append(first)
-    columns = ["dataset", "data_origin", *PRIVACY_COLUMNS, "group", "t", "survival", "at_risk",
-               "censored"]
+    columns = ["dataset", "data_origin", *TABLE_PRIVACY_COLUMNS, "group", "t", "survival",
+               "at_risk", "censored"]
     return pd.concat(frames, ignore_index=True)[columns]

@@ -419,11 +419,12 @@ def analyse_lnte_grid(cohort: pd.DataFrame, *, labels, mechanism: GridLNTE, draw
     """Grid-LNTE curves (:mod:`dprepro.mechanisms.grid_lnte`) of every group and their medians.
 
     The horizon is the mechanism's public one (``datasets.<name>.horizon``),
-    else the largest follow-up time (then data-dependent; the record says
-    so). Curves are stored at 0 and the bins' right ends only, their exact
-    step times on the public grid: storing them at the cohort's follow-up
-    times (``grid``, unused) would publish those times, which the ε-DP
-    record covers only through the noisy bin counts. Read at any other time
+    else the largest follow-up time (then data-dependent: the record has
+    ``true_epsilon = inf`` and ``release = False``). Curves are stored at 0
+    and the bins' right ends only, their exact step times on the public
+    grid: storing them at the cohort's follow-up times (``grid``, unused)
+    would publish those times, which the ε-DP record covers only through the
+    noisy bin counts. Read at any other time
     they are the right-continuous steps (:func:`sup_distances` reads them at
     the original's jump times, which are a reference). Medians: first bin
     end with S ≤ 0.5; ``inf`` ("not reached") if never, also when the curve

@@ -49,7 +49,7 @@ import pandas as pd
 from dprepro.mechanisms.rrr import RevisedRandomizedResponse
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.rrr_survival.analysis import person_units, release_labels
-from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS, release_record
+from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS, epsilon_scope, release_record
 from dprepro.survival.cox import fit_cox_batch, treatment_dummies
 from dprepro.survival.cox_misclassification import corrected_score_cox, mc_simex_cox
 from dprepro.survival.inputs import normal_quantile
@@ -73,11 +73,11 @@ DRAW_COLUMNS = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "
                 "privacy_note", "persons"]
 #: Columns of ``cox.csv`` (one row per dataset, mechanism, ε, calibration, estimator, term).
 TABLE_COLUMNS = ["dataset", "mechanism", "epsilon", "calibration", "estimator", "term",
-                 "data_origin", "true_epsilon", "privacy_unit", "log_hr", "se", "ci_lower",
-                 "ci_upper", "log_hr_mean", "log_hr_sd", "se_mean", "original_log_hr",
-                 "original_se", "coverage", "bias", "bias_se", "converged", "draws", "persons",
-                 "patients_needed", "true_log_hr", "coverage_true", "bias_true", "no_variance",
-                 "replicates_dropped", "privacy_note"]
+                 "data_origin", "true_epsilon", "epsilon_scope", "privacy_unit", "log_hr",
+                 "se", "ci_lower", "ci_upper", "log_hr_mean", "log_hr_sd", "se_mean",
+                 "original_log_hr", "original_se", "coverage", "bias", "bias_se", "converged",
+                 "draws", "persons", "patients_needed", "true_log_hr", "coverage_true",
+                 "bias_true", "no_variance", "replicates_dropped", "privacy_note"]
 #: What the privacy guarantee of every private Cox row covers (referee: its scope).
 LABEL_ONLY = ("ε-LDP for the group label only; times, events and covariates are released "
               "unprotected (assumed public in the threat model)")
@@ -292,6 +292,8 @@ def cox_table(draws: pd.DataFrame, true_log_hr: dict | None = None) -> pd.DataFr
         private = row["estimator"] == "corrected_score"
         row.update({
             "data_origin": first["data_origin"], "true_epsilon": first["true_epsilon"],
+            # a row over every draw: log_hr etc. are draw 0's, the means and coverage all's
+            "epsilon_scope": epsilon_scope(float(first["true_epsilon"]), len(part)),
             "privacy_unit": first["privacy_unit"], "log_hr": first["log_hr"],
             "se": first["se"], "ci_lower": first["ci_lower"], "ci_upper": first["ci_upper"],
             "log_hr_mean": mean, "log_hr_sd": sd, "se_mean": float(ok["se"].mean()),

@@ -280,10 +280,10 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
                  "the group label (paper's ε↔p); debiased RRR inverts the public transition "
                  "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
                  "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
-                 "censoring counts (ε-DP). Every panel has the same time range and the y range "
-                 "[0, 1]; a value outside it is cut at the edge and marked ▲ (above) or ▼ "
-                 "(below) with its value. Ticks |: censorings; table under (a): numbers at "
-                 "risk.", fontsize=size)
+                 "censoring counts (ε-DP with a public horizon). Every panel has the same "
+                 "time range and the y range [0, 1]; a value outside it is cut at the edge "
+                 "and marked ▲ (above) or ▼ (below) with its value. Ticks |: censorings; "
+                 "table under (a): numbers at risk.", fontsize=size)
     # after the layout: directly under panel (a)'s tick labels and time label
     risk = fig.add_axes([0, 0, 1, 1])
     _at_risk_table(risk, original, groups, colors, axes[0, 0], rows_per_person)
@@ -316,8 +316,8 @@ _PANEL_NOTES = {
                     "not clipped to [0, 1] (own y range); one draw (draw 0).",
     "lnte": "LNTE as the paper's authors coded it: Laplace(1/ε) on the KM counts, no finite "
             "ε; one draw (draw 0).",
-    "lnte_grid": "Grid LNTE: Laplace noise on binned event and censoring counts (ε-DP); one "
-                 "draw (draw 0).",
+    "lnte_grid": "Grid LNTE: Laplace noise on binned event and censoring counts (ε-DP with a "
+                 "public horizon, else no finite ε); one draw (draw 0).",
 }
 
 

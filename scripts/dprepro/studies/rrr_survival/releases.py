@@ -4,6 +4,8 @@ tables built on them.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Mapping
 from dataclasses import replace
 
 import pandas as pd
@@ -17,6 +19,9 @@ from dprepro.runtime.privacy_record import PrivacyRecord, non_private, provenanc
 __all__ = [
     "ORIGINAL",
     "PRIVACY_COLUMNS",
+    "TABLE_PRIVACY_COLUMNS",
+    "epsilon_scope",
+    "scoped_columns",
     "privacy_columns",
     "release_mechanism",
     "release_record",
@@ -79,6 +84,34 @@ def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibrat
 #: Privacy columns of every rrr_survival table, in order.
 PRIVACY_COLUMNS = ["mechanism", "epsilon", "calibration", "true_epsilon", "privacy_unit",
                    "privacy_note"]
+#: The same with ``epsilon_scope`` after ``true_epsilon``: the columns of a table row,
+#: which may summarise many draws (:func:`epsilon_scope`).
+TABLE_PRIVACY_COLUMNS = [*PRIVACY_COLUMNS[:4], "epsilon_scope", *PRIVACY_COLUMNS[4:]]
+
+
+def epsilon_scope(true_epsilon: float, draws: int) -> str:
+    r"""What a table row's ``true_epsilon`` covers: one draw, or a summary of many.
+
+    A row built from ``draws`` > 1 independent draws of a mechanism on the same
+    persons (the over-draws medians, rejection rates, utility, bands) is no release:
+    publishing it would spend :math:`N \cdot \varepsilon` (basic composition; and a
+    majority vote over N RRR draws recovers each label), while ``true_epsilon``
+    states one draw's. This column says which a row is, so no row's ε is read as
+    more than it covers.
+    """
+    if math.isnan(true_epsilon):
+        return "non-private reference"
+    if draws <= 1:
+        return "one draw"
+    return (f"summary of {draws} independent draws: {draws} × true_epsilon together "
+            "(not a release)")
+
+
+def scoped_columns(privacy: Mapping, draws: int) -> dict:
+    """A row's :data:`PRIVACY_COLUMNS` and its ``epsilon_scope``, in table order."""
+    scope = epsilon_scope(float(privacy["true_epsilon"]), int(draws))
+    return {key: scope if key == "epsilon_scope" else privacy[key]
+            for key in TABLE_PRIVACY_COLUMNS}
 
 
 def release_record(mechanism: str, *, epsilon: float | None, labels, calibration: str,
