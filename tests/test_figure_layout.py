@@ -16,7 +16,7 @@ import yaml
 from matplotlib.text import Text
 
 from dprepro.audit import figure as audit_figure
-from dprepro.figures.style import MECHANISM_NAMES, mechanism_name
+from dprepro.mechanisms.identity import IDENTITIES, mechanism_name
 from dprepro.studies.ldp_indicators import figures as ldp_figures
 from dprepro.studies.ldp_indicators.simulation import estimators
 from dprepro.studies.rrr_survival import figures as rrr_figures
@@ -316,5 +316,6 @@ def test_mechanism_names_are_words():
     assert mechanism_name("laplace_indicators_scale0.25") == \
         "Laplace indicators (noise scale × 0.25)"
     assert mechanism_name("some_new_mechanism") == "Some new mechanism"
-    for full, short in MECHANISM_NAMES.values():
-        assert "_" not in full + short and "[" not in full + short
+    for entry in IDENTITIES.values():
+        words = entry.display_name + entry.short_name
+        assert "_" not in words and "[" not in words, entry.name

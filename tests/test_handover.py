@@ -16,6 +16,15 @@ from pathlib import Path
 import pytest
 import yaml
 
+from helpers.recipes import (
+    code_blocks,
+    inline_commands,
+    run,
+    run_shell_block,
+    section,
+    snakemake_command,
+)
+
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.workflow
 
@@ -128,27 +137,31 @@ def test_verify_names_each_kind_of_change(runs):
 
 
 def test_an_unpacked_archive_verifies_and_is_up_to_date(runs):
-    """The handover the README describes: the files git tracks (code, configuration, bundled
-    inputs) and the results with Snakemake's metadata, in tar archives that keep the files'
-    times, unpacked elsewhere."""
+    """The README's handover, as written: the files git tracks (code, configuration,
+    bundled inputs) and the results with Snakemake's metadata, less the raw data, packed
+    by the README's commands and unpacked elsewhere, where its ``snakemake -n`` finds
+    nothing to do and its ``snakemake verify`` passes (with the run's configuration)."""
+    text = section("README.md", "hand a run over")
+    (block,) = code_blocks(text, "bash")
+    commands = inline_commands(text)
+    (verify,) = [c for c in commands if c.split()[1] == "verify"]
+    (dry_run,) = [c for c in commands if c == "snakemake -n"]
     base, first, _ = runs
     work = base / "archived"
     shutil.copytree(first, work, symlinks=True)
+    assert (work / "results" / "data").is_dir()  # raw data the handover leaves out
     git = ["git", "-c", "user.name=t", "-c", "user.email=t@t"]
     subprocess.run([*git, "init", "-q"], cwd=work, check=True)
     subprocess.run([*git, "add", *CHECKOUT, "handover.yaml"], cwd=work, check=True)
     subprocess.run([*git, "commit", "-qm", "run"], cwd=work, check=True)
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=work, check=True,
-                             capture_output=True).stdout.split(b"\0")
-    subprocess.run(["tar", "--null", "-T", "-", "-czf", str(base / "code.tar.gz")],
-                   input=b"\0".join(t for t in tracked if t), cwd=work, check=True)
-    with tarfile.open(base / "results.tar.gz", "w:gz") as archive:
-        for name in ("results", ".snakemake/metadata"):
-            archive.add(work / name, arcname=name)
+    run_shell_block(block, work)
     unpacked = base / "unpacked"
     unpacked.mkdir()
     for name in ("code.tar.gz", "results.tar.gz"):
-        with tarfile.open(base / name) as archive:
+        with tarfile.open(work / name) as archive:
+            assert not any(m.startswith("results/data") for m in archive.getnames())
             archive.extractall(unpacked, filter="tar")
-    assert "Nothing to be done" in snakemake(unpacked, "-n").stdout
-    assert ", 0 with mismatches" in snakemake(unpacked, "verify").stdout
+    mine = [Path("handover.yaml")]
+    out = run(snakemake_command(dry_run, under=mine), unpacked)
+    assert "Nothing to be done" in out.stdout + out.stderr
+    assert ", 0 with mismatches" in run(snakemake_command(verify, under=mine), unpacked).stdout

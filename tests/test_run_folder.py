@@ -124,15 +124,3 @@ def test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_l
     assert not (figures / "figure2_toy_rrr_eps3.png").exists()
     assert not (figures / "figure2_toy_rrr_eps2.png").exists()
     assert (figures / "figure2_toy_rrr_eps1.png").exists()
-
-
-@pytest.mark.workflow
-def test_a_named_run_lives_in_its_own_folder(tmp_path):
-    (tmp_path / "cohort").mkdir()
-    shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", tmp_path / "cohort" / "toy.csv")
-    proc = run(tmp_path, {**CONFIG, "run_name": "trial"})
-    folder = tmp_path / "runs" / "trial"
-    assert (folder / "results/rrr_survival/tables/median_survival.csv").exists()
-    assert (folder / ".snakemake").is_dir()
-    assert not (tmp_path / "results").exists()
-    assert "outputs are under runs/trial/results/" in proc.stdout

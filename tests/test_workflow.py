@@ -428,18 +428,6 @@ def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, 
     assert counts == expected
 
 
-def test_single_figure_rebuilds_alone(runs, tmp_path):
-    work = tmp_path / "copy"
-    shutil.copytree(runs["2"], work, symlinks=True)
-    figure = work / "results" / "ldp_indicators" / "figures" / "figure1.pdf"
-    figure.unlink()
-    proc = snakemake(str(figure.relative_to(work)), "--cores", "1", "--configfile", str(SMALL),
-                     cwd=work)
-    assert figure.exists()
-    log = proc.stdout + proc.stderr
-    assert "rule ldp_figure" in log and "ldp_simulate" not in log
-
-
 def test_report_builds_with_captions(runs):
     work = runs["2"]
     snakemake("--report", "results/report.html", "--configfile", str(SMALL), cwd=work)

@@ -8,7 +8,7 @@ from dprepro.runtime.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "bound": ["AuditResult", "epsilon_lower_bound"],
-    "claims": ["MECHANISM_STUDY", "privacy_claims"],
+    "claims": ["privacy_claims"],
     "figure": ["privacy_audit"],
     "learner_audits": ["audit_objective_perturbation", "audit_ssp"],
     "release_audits": ["audit_grid_lnte", "audit_indicator_mechanism", "audit_laplace_indicators",

@@ -33,27 +33,11 @@ import pandas as pd
 
 from dprepro.claims.registry import CLAIMS, Evidence
 from dprepro.claims.table import claims_frame
+from dprepro.mechanisms.identity import identities, identity
+from dprepro.mechanisms.registry import MECHANISMS
 
-__all__ = ["MECHANISM_STUDY", "privacy_claims"]
+__all__ = ["privacy_claims"]
 
-#: Mechanism of an audit row -> (study, local?): the mechanisms the audit covers.
-MECHANISM_STUDY = {
-    "laplace_indicators": ("ldp_indicators", True),
-    "randomized_response": ("ldp_indicators", True),
-    "rrr": ("rrr_survival", True),
-    "lnte": ("rrr_survival", False),
-    "lnte_grid": ("rrr_survival", False),
-    "objective_perturbation": ("repr_transfer", False),
-    "ssp": ("repr_transfer", False),
-    "subsample_and_aggregate": ("repr_transfer", False),
-}
-#: The published proof a row without an analytic ε rests on.
-_PROOFS = {
-    "objective_perturbation": "Chaudhuri, Monteleoni & Sarwate (2011), Theorem 6, under its "
-                              "premises (bias penalised, exact minimiser)",
-}
-_PRIVACY_UNIT = {"ldp_indicators": "individual",
-                 "rrr_survival": "patient", "repr_transfer": "cell line"}
 _STATISTIC = ("privacy loss ε: from the audit's lower confidence bound (level 1 − {level:g}) "
               "to the analytic true ε")
 _CI_METHOD = ("lower end: Clopper–Pearson bound of the audit over the draws on worst-case "
@@ -75,10 +59,15 @@ class _Audit:
         missing = sorted(needed - set(audit.columns))
         if missing:
             raise ValueError(f"the audit table lacks columns {missing}")
-        unknown = sorted(set(audit.loc[audit["role"] != "control", "mechanism"])
-                         - set(MECHANISM_STUDY))
+        declared = {e.name for e in identities(audited=True)
+                    if _claim_id(e) in CLAIMS}
+        unknown = sorted(set(audit.loc[audit["role"] != "control", "mechanism"]) - declared)
         if unknown:
-            raise ValueError(f"audit mechanisms {unknown} have no study in MECHANISM_STUDY")
+            raise ValueError(
+                f"audit mechanisms {unknown} have no privacy claim: a mechanism on δ needs its "
+                f"IndicatorMechanism registered in dprepro.mechanisms.registry itself "
+                f"(registered there: {list(MECHANISMS)}), any other a MechanismIdentity "
+                "with audited=True in dprepro.mechanisms.identity")
         self.table = audit
 
     def rows_of(self, mechanism: str) -> list[dict]:
@@ -97,14 +86,14 @@ def _over(mechanism: str):
 def _mechanism_evidence(audit: _Audit, *, origin, variant, variant_slug, stated, row
                         ) -> Evidence:
     """The audit row's interval [L, true ε] against the stated ε; see the module notes."""
-    study, _ = MECHANISM_STUDY[row.mechanism]
+    entry = identity(row.mechanism)
     lower = float(row.empirical_epsilon_lower_bound)
     true = float(row.true_epsilon)
     known = not math.isnan(true)
     upper = true if known else math.inf
     untestable = ""
     if not known and lower <= stated:
-        proof = _PROOFS.get(row.mechanism, "its analysis")
+        proof = entry.proof or "its analysis"
         untestable = (f"an audit can refute a privacy guarantee but not prove one, and no "
                       f"analytic ε is computed for this variant; the guarantee rests on "
                       f"{proof}")
@@ -117,64 +106,40 @@ def _mechanism_evidence(audit: _Audit, *, origin, variant, variant_slug, stated,
                    + ("(exact)" if known else "(not computed: unbounded above)")),
         source=None if paper else f"beyond the paper: the project's {row.role} mechanism",
         claim_origin=None if paper else "beyond",
-        privacy_unit=_PRIVACY_UNIT[study], untestable=untestable,
+        privacy_unit=entry.privacy_unit, untestable=untestable,
         note=(f"audit row {row.mechanism} / {row.variant} ({row.role}); true ε "
               f"{'= ' + format(true, 'g') if known else 'not computed'}; "
               f"lower bound {lower:.3g}; neighbouring inputs are synthetic"))
 
 
-def _declare_mechanism(mechanism: str, *, statement: str, origin: str, source: str) -> None:
-    study, local = MECHANISM_STUDY[mechanism]
-    symbol, level = ("α", "alpha") if study == "ldp_indicators" else ("ε", "eps")
-    kind = "LDP" if local else "DP"
+def _claim_id(entry) -> str:
+    level = "alpha" if entry.study == "ldp_indicators" else "eps"
+    return (f"{entry.study.split('_')[0]}.privacy.{entry.name}.{{variant_slug}}."
+            f"{level}{{stated:g}}")
+
+
+def _declare_mechanism(entry) -> None:
+    """The privacy statement of one audited registry entry, with its source and origin."""
+    symbol = "α" if entry.study == "ldp_indicators" else "ε"
+    kind = "LDP" if entry.local else "DP"
     CLAIMS.declare(
-        f"{study.split('_')[0]}.privacy.{mechanism}.{{variant_slug}}.{level}{{stated:g}}",
-        study=study, group="privacy",
-        statement=f"{statement} ({{variant}}) is {{stated:g}}-{kind} as stated "
+        _claim_id(entry), study=entry.study, group="privacy",
+        statement=f"{entry.statement} ({{variant}}) is {{stated:g}}-{kind} as stated "
                   f"({symbol} = {{stated:g}})",
-        origin=origin, source=source, statistic=_STATISTIC, criterion="<= {stated:g}",
-        units=_UNITS, ci_method=_CI_METHOD,
-        over=_over(mechanism))(functools.partial(_mechanism_evidence, origin=origin))
+        origin=entry.origin, source=entry.source, statistic=_STATISTIC,
+        criterion="<= {stated:g}", units=_UNITS, ci_method=_CI_METHOD,
+        over=_over(entry.name))(functools.partial(_mechanism_evidence, origin=entry.origin))
 
 
-_declare_mechanism(
-    "laplace_indicators", statement="laplace indicators", origin="paper",
-    source="paper §1 (last paragraph) and §5 (Z_k = δ_k + μ_k, Laplace μ_k of parameter α; "
-           "scale 1/α is our reading); protects δ only")
-_declare_mechanism(
-    "randomized_response", statement="randomized response", origin="beyond",
-    source="beyond the paper: the project's second α-LDP mechanism on δ")
-_declare_mechanism(
-    "rrr", statement="rrr", origin="paper",
-    source="De Faveri et al. (SEBD 2024), §4, the expression for ε(p, k) preceding Equation 3 "
-           "(RRR's ε-DP property; the denominator (1 − p)(1 − 1/k))")
-_declare_mechanism(
-    "lnte", statement="lnte", origin="paper",
-    source="De Faveri et al. (SEBD 2024), Section 2 (LNTE of Gondara & Wang 2020, "
-           "'ensuring DP')")
-_declare_mechanism(
-    "objective_perturbation", statement="objective perturbation", origin="paper",
-    source="Niinimäki et al. (2019), Section 3 (DP logistic regression by objective "
-           "perturbation)")
-_declare_mechanism(
-    "ssp", statement="ssp", origin="paper",
-    source="Niinimäki et al. (2019), Section 3 (DP linear regression by sufficient "
-           "statistics perturbation)")
-
-
-_declare_mechanism(
-    "lnte_grid", statement="grid lnte", origin="beyond",
-    source="beyond the paper: the project's LNTE on a public grid (configured horizon), "
-           "Laplace noise on disjoint event and censoring counts")
-_declare_mechanism(
-    "subsample_and_aggregate", statement="dp feature selection", origin="beyond",
-    source="beyond the paper: the corrected pipeline's subsample-and-aggregate selection "
-           "(Kifer, Smith & Thakurta 2012) with public, hashed parts")
+# one declaration per audited mechanism of the registry, in its order
+for _entry in identities(audited=True):
+    _declare_mechanism(_entry)
 
 
 def _pipeline_binding(audit: _Audit) -> list[dict]:
+    repr_learners = [e.name for e in identities("repr_transfer", audited=True)]
     learners = audit.table[(audit.table["role"] == "published")
-                           & audit.table["mechanism"].isin(["objective_perturbation", "ssp"])]
+                           & audit.table["mechanism"].isin(repr_learners)]
     if learners.empty:
         return []
     return [{"stated": float(learners["claimed_epsilon"].min()), "learners": learners}]
@@ -204,7 +169,8 @@ def pipeline_evidence(audit: _Audit, *, stated, learners) -> Evidence:
     at = learners[np.isclose(learners["claimed_epsilon"], stated)]
     lower = float(at["empirical_epsilon_lower_bound"].max())
     return Evidence(
-        math.inf, lower, math.inf, privacy_unit=_PRIVACY_UNIT["repr_transfer"],
+        math.inf, lower, math.inf,
+        privacy_unit=identity(str(learners["mechanism"].iloc[0])).privacy_unit,
         note="as published, the private lines also pass through steps outside the DP "
              "learner (a global quantile mapping, DP feature selection's data-dependent "
              "parts) and SSP's Wishart step has a data-dependent support: no finite ε is "

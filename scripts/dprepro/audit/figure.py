@@ -8,7 +8,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dprepro.figures.style import legend_and_footer, mechanism_name
+from dprepro.figures.style import legend_and_footer
+from dprepro.mechanisms.identity import mechanism_name
 from dprepro.mechanisms.registry import by_release_name
 
 # --------------------------------------------------------------------------- privacy audit

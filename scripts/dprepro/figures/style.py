@@ -22,47 +22,8 @@ from matplotlib.transforms import Bbox
 
 from dprepro.runtime.io import atomic_path
 
-__all__ = ["MECHANISM_NAMES", "Part", "save_figure", "footer", "layout_with_footer",
-           "legend_and_footer", "mechanism_name", "wrapped_footer"]
-
-#: Mechanism identifiers (the tables' ``mechanism`` column, the registries' names) -> the
-#: words a legend, a panel title or a row label prints: (full name, short name). The short
-#: name is for panel titles of a study that defines it in the full name elsewhere.
-MECHANISM_NAMES = {
-    "laplace": ("Laplace indicators", "Laplace indicators"),
-    "laplace_indicators": ("Laplace indicators", "Laplace indicators"),
-    "randomized_response": ("Randomized response", "Randomized response"),
-    "rrr": ("Revised randomized response (RRR)", "RRR"),
-    "rrr_debiased": ("Debiased RRR", "Debiased RRR"),
-    "lnte": ("LNTE", "LNTE"),
-    "lnte_grid": ("Grid LNTE", "Grid LNTE"),
-    "lnte_grid_no_noise": ("Grid LNTE without noise", "Grid LNTE without noise"),
-    "objective_perturbation": ("Objective perturbation", "Objective perturbation"),
-    "ssp": ("Sufficient statistics perturbation (SSP)", "SSP"),
-    "subsample_and_aggregate": ("DP feature selection", "DP feature selection"),
-    "original": ("Original (non-private)", "Original"),
-    "non_private": ("Non-private", "Non-private"),
-    "none": ("Non-private", "Non-private"),
-}
-
-_SCALE = "_scale"
-
-
-def mechanism_name(identifier: str, *, short: bool = False) -> str:
-    """The words for a mechanism identifier (:data:`MECHANISM_NAMES`).
-
-    A rescaled variant ``<name>_scale<c>`` (a deliberately mis-scaled control) reads
-    "<name> (noise scale × c)"; an unknown identifier its words, the underscores as
-    spaces and the first letter capitalised, so no legend prints a raw identifier.
-    """
-    identifier = str(identifier)
-    if identifier in MECHANISM_NAMES:
-        return MECHANISM_NAMES[identifier][1 if short else 0]
-    base, _, scale = identifier.rpartition(_SCALE)
-    if base in MECHANISM_NAMES and scale:
-        return f"{MECHANISM_NAMES[base][1 if short else 0]} (noise scale × {scale})"
-    words = identifier.replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
+__all__ = ["Part", "save_figure", "footer", "layout_with_footer", "legend_and_footer",
+           "wrapped_footer"]
 
 #: zlib level of every PNG written, not Pillow's 6: half the CPU of encoding (Figure 2
 #: writes 84 PNGs) for ~9 % more bytes; the pixels are the same.

@@ -9,6 +9,7 @@ from dprepro.runtime.exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "debiased_rrr": ["DebiasedCurves", "DebiasedRRR", "bootstrap_medians", "debiased_curves"],
     "grid_lnte": ["GridDiscretisation", "GridLNTE", "actuarial_survival", "consistent_counts",
+                  "grid_calibration",
                   "grid_counts", "isotonic_fit"],
     "indicator_draws": ["debias_randomized_response", "laplace_indicators",
                         "randomized_response_indicators", "randomized_response_keep_probability"],

@@ -70,7 +70,7 @@ from dprepro.runtime.privacy_record import PrivacyRecord
 from dprepro.survival.inputs import check_survival_data
 
 __all__ = ["GridDiscretisation", "GridLNTE", "actuarial_survival", "consistent_counts",
-           "grid_counts", "isotonic_fit"]
+           "grid_calibration", "grid_counts", "isotonic_fit"]
 
 
 class GridLNTE:
@@ -343,3 +343,19 @@ def step_on_grid(edges: np.ndarray, survival: np.ndarray, grid) -> np.ndarray:
     idx = np.searchsorted(edges, grid, side="right") - 1
     out = survival[:, np.maximum(idx, 0)]
     return np.where(idx[None, :] < 0, 1.0, out)
+
+
+def grid_calibration(text: str) -> dict:
+    """``bins``, ``rows_per_person`` and ``horizon`` of ``lnte_grid`` from its calibration text.
+
+    The text (``"grid=20,rows=2,horizon=20"``; no ``horizon``: the largest
+    follow-up time) is what the tables' ``calibration`` column shows, so a
+    table row alone rebuilds the mechanism that made it.
+    """
+    parts = dict(item.split("=", 1) for item in str(text).split(",") if "=" in item)
+    try:
+        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"]),
+                "horizon": float(parts["horizon"]) if "horizon" in parts else None}
+    except (KeyError, ValueError):
+        raise ValueError(f"lnte_grid calibration {text!r} is not "
+                         "'grid=<bins>,rows=<rows>[,horizon=<H>]'") from None

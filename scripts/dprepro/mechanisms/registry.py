@@ -25,11 +25,31 @@ randomized response with shared uniforms :math:`Z_1 \ne Z_2` reveals δ. A
 file holding several α of one stream says so in its provenance
 (:func:`joint_records`: ``true_epsilon`` ``inf`` over those α).
 
-Adding a mechanism is therefore this one function here plus its name under
-``ldp_indicators.mechanisms`` in the configuration; replicate files carry the
-name as the ``{mechanism}`` wildcard, and the tables, figures and the privacy
-audit (:func:`dprepro.audit.suite.run_all_audits`) pick up every registered
-mechanism.
+**One entry per mechanism.** An :class:`IndicatorMechanism` here is all the workflow
+knows of a mechanism on δ: registering it also registers its identity
+(:attr:`IndicatorMechanism.identity`, a :class:`~dprepro.mechanisms.identity.MechanismIdentity`:
+study, privacy unit, legend words, audited, where its guarantee is stated), which the
+tables, figures, the privacy audit and its claims (:mod:`dprepro.audit.claims`) read.
+
+**Adding a mechanism on δ** (the README's recipe, which ``tests/test_recipes.py`` runs as
+written): append the mechanism to this module, e.g.
+
+.. code-block:: python
+
+    @indicator_mechanism("my_mechanism", description="(α/2)-LDP on δ: Z = δ + Laplace(0, 2/α)",
+                         true_epsilon=lambda alpha: alpha / 2,  # the LDP level as run (default α)
+                         noise_variance=lambda alpha: 8 / alpha**2)  # Var(Z | δ): variance floor
+    def my_indicators(delta, *, alpha, rng):  # the released values, drawn from rng only
+        return delta + rng.laplace(0.0, 2.0 / alpha, size=np.shape(delta))
+
+(or ``register(IndicatorMechanism(name=..., function=..., description=..., ...))``), then
+list its name under ``ldp_indicators.mechanisms`` in the configuration and regenerate
+``docs/claims.md`` (``PYTHONPATH=scripts python -m dprepro.claims.catalogue >
+docs/claims.md``: its privacy statement is a claim). Replicate files carry the name as
+the ``{mechanism}`` wildcard; the tables, figures, claims and the privacy audit
+(:func:`dprepro.audit.suite.run_all_audits` audits every registered mechanism, listed
+or not) pick it up. Register it here, at import: :mod:`dprepro.audit.claims` declares
+the privacy claims of the entries registered when it is imported.
 """
 
 from __future__ import annotations
@@ -40,6 +60,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from dprepro.mechanisms.identity import (
+    BEYOND,
+    MechanismIdentity,
+    register_identity,
+    unregister_identity,
+)
 from dprepro.mechanisms.indicator_draws import (
     debias_randomized_response,
     laplace_indicators,
@@ -118,6 +144,11 @@ class IndicatorMechanism:
     stream_name : str
         ``{mechanism}`` in ``stream`` (default ``name``; a rescaled variant
         keeps its base mechanism's streams: common random numbers).
+    display_name : str
+        Words of its legends and audit rows (default: ``release_name`` in words).
+    source : str
+        Where its guarantee is stated, the source of its privacy claim (default: the
+        project's own mechanism, "beyond the paper: ...").
     """
 
     name: str
@@ -131,6 +162,8 @@ class IndicatorMechanism:
     audit_note: str = ""
     noise_variance: Callable[[float], float] | None = None
     stream_name: str = ""
+    display_name: str = ""
+    source: str = ""
 
     def __post_init__(self):
         if not self.name or set(self.name) - _NAME_CHARS:
@@ -145,6 +178,17 @@ class IndicatorMechanism:
         if not self.audit_note:
             object.__setattr__(self, "audit_note",
                                f"neighbours: delta = 1 vs delta = 0; {self.description}")
+        if not self.source:
+            object.__setattr__(self, "source", f"{BEYOND}: the project's mechanism on δ "
+                                               f"{self.name!r} (dprepro.mechanisms.registry)")
+
+    @property
+    def identity(self) -> MechanismIdentity:
+        """Its entry among every study's mechanisms: an α-LDP mechanism of
+        ``ldp_indicators`` on the individual's δ, audited by the privacy audit."""
+        return MechanismIdentity(name=self.release_name, study="ldp_indicators",
+                                 display_name=self.display_name, privacy_unit=PRIVACY_UNIT,
+                                 local=True, audited=True, source=self.source)
 
     def privatize(self, delta, *, alpha: float, rng: np.random.Generator) -> np.ndarray:
         """The released values for indicators ``delta``."""
@@ -200,13 +244,14 @@ def register(mechanism: IndicatorMechanism) -> IndicatorMechanism:
                          "reserved for rescaled variants")
     if mechanism.release_name in {m.release_name for m in MECHANISMS.values()} | {"none"}:
         raise ValueError(f"release name {mechanism.release_name!r} is already taken")
+    register_identity(mechanism.identity, alias=mechanism.name)
     MECHANISMS[mechanism.name] = mechanism
     return mechanism
 
 
 def unregister(name: str) -> None:
     """Remove a mechanism (tests register toy mechanisms and remove them again)."""
-    MECHANISMS.pop(name)
+    unregister_identity(MECHANISMS.pop(name).release_name)
 
 
 def indicator_mechanism(name: str, *, description: str, **options):
@@ -401,11 +446,16 @@ def row_record(row: Mapping) -> PrivacyRecord:
 
 # --------------------------------------------------------------------------- mechanisms
 
+register_identity(MechanismIdentity(name=REFERENCE.mechanism, study="ldp_indicators",
+                                    display_name="Non-private", private=False))
 
 register(IndicatorMechanism(
     name="laplace",
     function=laplace_indicators,
     description="α-LDP on δ: Z = δ + Laplace(0, 1/α), used as is (E[Z | δ] = δ)",
+    display_name="Laplace indicators",
+    source="paper §1 (last paragraph) and §5 (Z_k = δ_k + μ_k, Laplace μ_k of parameter α; "
+           "scale 1/α is our reading); protects δ only",
     # the historic value of the mechanism column and of the audit rows, kept so
     # that every table stays comparable with earlier runs
     release_name="laplace_indicators",
@@ -424,6 +474,7 @@ register(IndicatorMechanism(
     description=("α-LDP on δ: binary randomized response (δ kept with probability "
                  "e^α/(1+e^α)), de-biased before presmoothing"),
     debias=debias_randomized_response,
+    source="beyond the paper: the project's second α-LDP mechanism on δ",
     # no {alpha}: the same uniforms at every α (common random numbers), so
     # comparisons across α are paired
     stream="privatize/{mechanism}/cens{censoring}/n{n}",

@@ -18,7 +18,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 
-from dprepro.figures.style import legend_and_footer, mechanism_name
+from dprepro.figures.style import legend_and_footer
+from dprepro.mechanisms.identity import mechanism_name
 from dprepro.studies.ldp_indicators.simulation import ESTIMATORS, estimators
 
 __all__ = ["LDP_FIGURES", "ldp_figure1", "ldp_mse_vs_alpha", "ldp_mse_vs_n"]

@@ -14,7 +14,8 @@ import numpy as np
 import pandas as pd
 from matplotlib.transforms import blended_transform_factory, offset_copy
 
-from dprepro.figures.style import Part, layout_with_footer, mechanism_name
+from dprepro.figures.style import Part, layout_with_footer
+from dprepro.mechanisms.identity import identities, mechanism_name
 from dprepro.studies.rrr_survival import panel_scale
 
 
@@ -39,7 +40,7 @@ def _panel_title(row) -> str:
 
 
 #: Private mechanisms of rrr_survival in display order (those present in a table are drawn).
-_RRR_MECHANISMS = ("rrr", "rrr_debiased", "lnte", "lnte_grid")
+_RRR_MECHANISMS = tuple(entry.name for entry in identities("rrr_survival", private=True))
 
 
 def _private_mechanisms(table: pd.DataFrame) -> list[str]:

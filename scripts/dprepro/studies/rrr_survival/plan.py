@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from dprepro.data.cohort_spec import CohortSpec
-from dprepro.figures.style import mechanism_name
+from dprepro.mechanisms.identity import identities, mechanism_name
 from dprepro.runtime.run_folder import launch_relative
 
 __all__ = [
@@ -69,10 +69,10 @@ def cohort_params(spec: CohortSpec) -> dict:
             "rows_per_person": spec.rows_per_person}
 
 
-#: Mechanisms of the study, in table and figure order.
-MECHANISMS = ("original", "rrr", "rrr_debiased", "lnte", "lnte_grid", "lnte_grid_no_noise")
+#: Mechanisms of the study, in table and figure order (their registry entries' order).
+MECHANISMS = tuple(entry.name for entry in identities("rrr_survival"))
 #: Mechanisms run once per cohort, with no ε (non-private references).
-NO_EPSILON = ("original", "lnte_grid_no_noise")
+NO_EPSILON = tuple(entry.name for entry in identities("rrr_survival", private=False))
 
 
 def rrr_calibrations(config: Mapping) -> list[str]:

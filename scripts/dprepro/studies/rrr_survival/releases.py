@@ -10,10 +10,7 @@ from dataclasses import replace
 
 import pandas as pd
 
-from dprepro.mechanisms.debiased_rrr import DebiasedRRR
-from dprepro.mechanisms.grid_lnte import GridDiscretisation, GridLNTE
-from dprepro.mechanisms.lnte import LNTE
-from dprepro.mechanisms.rrr import RevisedRandomizedResponse
+from dprepro.mechanisms.identity import identities
 from dprepro.runtime.privacy_record import PrivacyRecord, non_private, provenance_of
 
 __all__ = [
@@ -27,31 +24,11 @@ __all__ = [
     "release_record",
     "records_from_tables",
     "table_privacy",
-    "grid_calibration",
 ]
 
 #: The record of the non-private reference (the original data).
 ORIGINAL = non_private("non-private reference", mechanism="original",
                        extra={"calibration": ""})
-
-#: Mechanisms released once per cohort, without ε (non-private references).
-NO_EPSILON = ("original", "lnte_grid_no_noise")
-
-
-def grid_calibration(text: str) -> dict:
-    """``bins``, ``rows_per_person`` and ``horizon`` of ``lnte_grid`` from its calibration text.
-
-    The text (``"grid=20,rows=2,horizon=20"``; no ``horizon``: the largest
-    follow-up time) is what the tables' ``calibration`` column shows, so a
-    table row alone rebuilds the mechanism that made it.
-    """
-    parts = dict(item.split("=", 1) for item in str(text).split(",") if "=" in item)
-    try:
-        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"]),
-                "horizon": float(parts["horizon"]) if "horizon" in parts else None}
-    except (KeyError, ValueError):
-        raise ValueError(f"lnte_grid calibration {text!r} is not "
-                         "'grid=<bins>,rows=<rows>[,horizon=<H>]'") from None
 
 
 
@@ -74,11 +51,13 @@ def release_mechanism(mechanism: str, *, epsilon: float | None, labels, calibrat
     """
     if mechanism == "original":
         return None
-    if mechanism not in _MECHANISMS:
+    built = {entry.name: entry.build for entry in identities("rrr_survival")
+             if entry.build is not None}
+    if mechanism not in built:
         raise ValueError(f"unknown mechanism {mechanism!r}; expected original or one of "
-                         f"{sorted(_MECHANISMS)}")
-    return _MECHANISMS[mechanism](None if epsilon is None else float(epsilon), tuple(labels),
-                                  calibration)
+                         f"{sorted(built)} (dprepro.mechanisms.registry)")
+    return built[mechanism](None if epsilon is None else float(epsilon), tuple(labels),
+                            calibration)
 
 
 #: Privacy columns of every rrr_survival table, in order.
@@ -204,17 +183,3 @@ def table_privacy(records, *, compares_with_original: bool = False,
                  f"the reader, not a release; publishing it would compose to {draws}·ε "
                  "(true_epsilon columns state the single-draw value)")
     return {"release": release, "note": note, "records": entry["records"]}
-
-# How each private mechanism of the study is built from a release's parameters.
-_MECHANISMS = {
-    "rrr": lambda epsilon, labels, calibration: RevisedRandomizedResponse(
-        epsilon=epsilon, categories=labels, calibration=calibration),
-    "rrr_debiased": lambda epsilon, labels, calibration: DebiasedRRR(
-        RevisedRandomizedResponse(epsilon=epsilon, categories=labels, calibration=calibration)),
-    "lnte": lambda epsilon, labels, calibration: LNTE(epsilon=epsilon),
-    "lnte_grid": lambda epsilon, labels, calibration: GridLNTE(
-        epsilon=epsilon, **grid_calibration(calibration)),
-    "lnte_grid_no_noise": lambda epsilon, labels, calibration: GridDiscretisation(
-        **grid_calibration(calibration)),
-}
-
