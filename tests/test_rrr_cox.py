@@ -291,6 +291,11 @@ def test_cox_claims_on_a_real_cohort_and_at_low_convergence():
     bias = rows.set_index("claim_id").loc["rrr.cox_corrected_unbiased.sim.eps2"]
     assert bias["verdict"] == "inconclusive"
     assert "convergence share 0.50, below 0.8: verdict not firm" in bias["note"]
+    # reliability is a column of its own, and no tolerance verdict is firmer than the verdict
+    assert not bias["reliable"] and "6 of 12" in bias["reliability_reason"]
+    assert "50.0%" in bias["reliability_reason"]
+    assert (bias["verdict_half_tolerance"], bias["verdict_double_tolerance"]) == (
+        "inconclusive", "inconclusive")
 
 
 def test_the_forest_plot_keeps_a_finite_axis_when_an_interval_runs_off():

@@ -128,8 +128,12 @@ class _CoxRelease:
         fit = self.rel[(self.rel["estimator"] == "corrected_score")
                        & (self.rel["term"] == term)]
         firm = share >= COX_MIN_CONVERGED
+        reason = "" if firm else (
+            f"{len(ok)} of {len(cs)} draws' corrected-score fits converged ({share:.1%}), "
+            f"below {COX_MIN_CONVERGED:.0%}: the interval is conditional on a fit, and fits "
+            "fail where the estimate would be extreme (not at random)")
         return dict(
-            cs=cs, ok=ok, share=share, firm=firm,
+            cs=cs, ok=ok, share=share, firm=firm, reason=reason,
             ref=float(fit["true_log_hr" if self.cohort.simulated else "original_log_hr"]
                       .iloc[0]),
             orig_se=float(fit["original_se"].iloc[0]),
@@ -242,7 +246,7 @@ def cox_corrected_unbiased(cox, *, release, **_) -> Evidence | None:
             ", widened by the original fit's SE (the cohort's sampling error)"
             if simulated else ""),
         criterion=Tolerance(lambda t: f"within [{-t:g}, {t:g}]", COX_BIAS_TOLERANCE),
-        reliable=fit["firm"], untestable=_COX_TRUTH_UNTESTABLE.format(
+        reliable=fit["firm"], reliability_reason=fit["reason"], untestable=_COX_TRUTH_UNTESTABLE.format(
             what="the bias", se=fit["orig_se"]) if simulated else "")
 
 
@@ -271,7 +275,7 @@ def cox_corrected_coverage(cox, *, release, **_) -> Evidence | None:
         statistic=f"share of draws whose interval covers {cohort.against} ({ref:.3f}; a draw "
                   "without a fit covers nothing)",
         criterion=Tolerance(lambda t: f">= {0.95 - t:g}", COX_COVERAGE_TOLERANCE),
-        reliable=fit["firm"], untestable=_COX_TRUTH_UNTESTABLE.format(
+        reliable=fit["firm"], reliability_reason=fit["reason"], untestable=_COX_TRUTH_UNTESTABLE.format(
             what="the coverage", se=fit["orig_se"]) if cohort.simulated
         else _COX_COVERAGE_UNTESTABLE)
 
