@@ -246,7 +246,8 @@ def cox_corrected_unbiased(cox, *, release, **_) -> Evidence | None:
             ", widened by the original fit's SE (the cohort's sampling error)"
             if simulated else ""),
         criterion=Tolerance(lambda t: f"within [{-t:g}, {t:g}]", COX_BIAS_TOLERANCE),
-        reliable=fit["firm"], reliability_reason=fit["reason"], untestable=_COX_TRUTH_UNTESTABLE.format(
+        reliable=fit["firm"], reliability_reason=fit["reason"],
+        untestable=_COX_TRUTH_UNTESTABLE.format(
             what="the bias", se=fit["orig_se"]) if simulated else "")
 
 
@@ -275,7 +276,8 @@ def cox_corrected_coverage(cox, *, release, **_) -> Evidence | None:
         statistic=f"share of draws whose interval covers {cohort.against} ({ref:.3f}; a draw "
                   "without a fit covers nothing)",
         criterion=Tolerance(lambda t: f">= {0.95 - t:g}", COX_COVERAGE_TOLERANCE),
-        reliable=fit["firm"], reliability_reason=fit["reason"], untestable=_COX_TRUTH_UNTESTABLE.format(
+        reliable=fit["firm"], reliability_reason=fit["reason"],
+        untestable=_COX_TRUTH_UNTESTABLE.format(
             what="the coverage", se=fit["orig_se"]) if cohort.simulated
         else _COX_COVERAGE_UNTESTABLE)
 
