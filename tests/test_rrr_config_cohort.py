@@ -57,11 +57,11 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     claims = pd.read_csv(run / "tables" / "claims.csv")
     assert {"rrr.medians_preserved.toy.eps1", "rrr.debiased_beats_rrr.toy.eps3"} <= set(
         claims["claim_id"])
-    # only the Cox rows may be untestable by design (coverage on one cohort, projections)
+    # only the Cox rows may be untestable by design (bias and coverage on one cohort)
     cox = claims["claim_id"].str.startswith("rrr.cox_")
     assert set(claims.loc[~cox, "verdict"]) <= {"holds", "fails", "inconclusive"}
     assert claims.loc[cox & (claims["verdict"] == "untestable"), "claim_id"].str.match(
-        r"rrr\.cox_(corrected_coverage|corrected_unbiased|patients_needed)\.").all()
+        r"rrr\.cox_(corrected_coverage|corrected_unbiased)\.").all()
     for stem in ("figure2_toy", "figure2_toy_original", "figure2_toy_rrr_eps1",
                  "figure2_toy_lnte_eps3", "km_bands_toy", "utility"):
         assert (figures / f"{stem}.png").stat().st_size > 1000, stem

@@ -23,8 +23,9 @@ the paper's calibration the true ε is ε + ln(k − 1).
     a number but untestable (:data:`_COX_COVERAGE_UNTESTABLE`).
 ``rrr.cox_patients_needed``
     persons needed (:func:`~dprepro.studies.rrr_survival.cox.patients_needed`), largest
-    over the original's significant group terms; untestable (a projection conditional on
-    the observed effect; no row when no term is significant).
+    over the original's significant group terms, against the cohort's persons: decided
+    under the statement's own assumption (the observed effect is the true one; the
+    interval is the Monte Carlo error of the mean SE); no row when no term is significant.
 
 Every note gives the convergence share; bias and coverage are conditional on a fit, and a
 corrected-score share below :data:`COX_MIN_CONVERGED` makes its verdicts not firm
@@ -293,11 +294,17 @@ def cox_corrected_coverage(cox, *, release, **_) -> Evidence | None:
     criterion="<= the cohort's persons", units="draws with a converged corrected-score fit "
     "(the Monte Carlo error of the mean SE only)",
     ci_method="normal Monte Carlo interval of the mean SE over draws, squared (the Monte "
-              "Carlo error only: not the effect's uncertainty)",
-    untestable="a projection conditional on the observed effect")
+              "Carlo error only: not the effect's uncertainty)")
 def cox_patients_needed(cox, *, release, **_) -> Evidence | None:
     """Persons needed for the corrected fit to keep the original's conclusions; no row
-    when no group term of the original is significant."""
+    when no group term of the original is significant.
+
+    The statement is conditional ("if the observed effect were the true one"), and under
+    that assumption it is decidable: the only error left is the Monte Carlo error of
+    the mean SE over draws, which the interval carries. A corrected-score convergence
+    share below :data:`COX_MIN_CONVERGED` makes the mean SE one of a selection of draws
+    (``reliable=False``).
+    """
     fit, rel, draws = release.corrected, release.rel, cox.draws
     if fit is None:
         return None
@@ -315,10 +322,11 @@ def cox_patients_needed(cox, *, release, **_) -> Evidence | None:
     return release.evidence(
         worst["patients_needed"], scale * max(worst["se_mean"] - h, 0.0) ** 2,
         scale * (worst["se_mean"] + h) ** 2,
-        f"; the cohort has {persons} persons; a projection conditional on the observed "
-        "effect: the interval carries only the Monte Carlo error of the mean SE, treats "
-        "|log HR| as true and uses original_tau's (fewer events); corrected-score "
-        f"convergence share {fit['share']:.2f}",
+        f"; the cohort has {persons} persons; decided under the statement's own assumption "
+        "(the observed |log HR| of original_tau, fewer events, is the true effect): the "
+        "interval carries only the Monte Carlo error of the mean SE, not the effect's "
+        f"uncertainty; corrected-score convergence share {fit['share']:.2f}",
+        reliable=fit["firm"], reliability_reason=fit["reason"],
         statistic=f"persons needed for {POWER:.0%} power with the SE scaled as 1/sqrt(n), "
                   "taking the observed |log HR| of original_tau as true, largest over the "
                   f"original's significant group terms ({worst['term']})",
