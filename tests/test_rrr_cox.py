@@ -334,3 +334,16 @@ def test_the_forest_plot_keeps_a_finite_axis_when_an_interval_runs_off():
     low, high = fig.axes[0].get_xlim()
     assert np.isfinite(low) and np.isfinite(high) and high <= np.exp(6.2) * 1.0001
     plt.close(fig)
+
+
+def test_the_forest_footnote_says_true_hazard_ratios_are_known_only_where_they_are():
+    """Issue 40: the footnote said "true hazard ratios known" for every simulation-origin
+    cohort, even one whose true_log_hr column is empty."""
+    from dprepro.studies.rrr_survival.cox_figures import data_text
+
+    assert data_text("simulation", [np.log(1.5), np.nan]).endswith(
+        "true hazard ratios known (marked ×)")
+    for origin in ("simulation", "real", "synthetic"):
+        assert data_text(origin, [np.nan, np.nan]).endswith("true hazard ratios not known")
+        assert data_text(origin, []).endswith("true hazard ratios not known")
+    assert data_text("real", [np.nan]).startswith("the real cohort")
