@@ -347,3 +347,23 @@ def test_a_claims_table_refuses_an_unknown_data_origin():
     assert claims_frame([row])["data_origin"].tolist() == ["real"]
     with pytest.raises(ValueError, match="unknown data origins"):
         claims_frame([{**row, "data_origin": "{'claim_origin': 'beyond'}"}])
+
+
+def test_the_merged_table_recounts_the_claims_a_note_says_are_uncorrected():
+    """Issue 38: every ldp note said "143 claims" where results/claims.csv has 149 ldp
+    rows (the privacy statements come from the audit's job)."""
+    from dprepro.claims.table import family_note
+
+    testing = f"95% interval per claim, {family_note(2)}"
+    ldp = claims_frame([row("ldp.a", note=f"x; {testing}"), row("ldp.b", note=testing)])
+    assert ldp["note"].str.endswith("correction across the 2 claims of this table").all()
+    privacy = claims_frame([row(f"ldp.privacy.{i}") for i in range(3)])
+    rrr = claims_frame([row("rrr.a", study="rrr_survival", note="mine")])
+    merged = merge_claims([ldp, rrr, privacy])
+    counted = "across the 5 claims of ldp_indicators in results/claims.csv"
+    assert merged.loc[0, "note"] == f"x; 95% interval per claim, no family-wise " \
+                                     f"(multiple-testing) correction {counted}"
+    assert merged.loc[1, "note"].endswith(counted)
+    assert merged.loc[2, "note"] == "mine"
+    # merging again counts the same
+    assert merge_claims([merged])["note"].tolist() == merged["note"].tolist()

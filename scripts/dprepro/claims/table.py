@@ -49,8 +49,9 @@ import pandas as pd
 from dprepro.runtime.privacy_record import non_private
 
 __all__ = ["BEYOND", "CLAIMS_PRIVACY", "CLAIM_COLUMNS", "CLAIM_ORIGINS", "DATA_ORIGINS",
-           "VERDICTS", "Criterion", "Tolerance", "bootstrap_counts", "bootstrap_interval",
-           "claim_row", "claims_frame", "merge_claims", "newcombe_difference",
+           "FAMILY", "VERDICTS", "Criterion", "Tolerance", "bootstrap_counts",
+           "bootstrap_interval", "claim_row", "claims_frame", "family_note", "merge_claims",
+           "newcombe_difference",
            "percentile_interval", "verdict"]
 
 CLAIM_COLUMNS = ["study", "claim_id", "claim", "claim_origin", "source", "data_origin",
@@ -411,9 +412,31 @@ def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
     return frame
 
 
+#: How a note counts the claims its per-claim interval is not corrected for; ``merge_claims``
+#: recounts it in the merged table (a study's own table lacks the privacy rows).
+FAMILY = "no family-wise (multiple-testing) correction across the {count} claims of {where}"
+_FAMILY = re.compile(r"no family-wise \(multiple-testing\) correction across the \d+ claims "
+                     r"of [^;]*")
+
+
+def family_note(count: int, where: str = "this table") -> str:
+    """The note's count of the claims without a family-wise correction (:data:`FAMILY`)."""
+    return FAMILY.format(count=int(count), where=where)
+
+
 def merge_claims(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate per-study claims tables (study order as given; none gives an empty table)."""
+    """Concatenate per-study claims tables (study order as given; none gives an empty table).
+
+    A note counting a study's claims (:func:`family_note`, counted in the study's own table)
+    is recounted: the merged table holds the study's rows of every job (its privacy
+    statements, from the audit, included), so the count is that of the merged rows.
+    """
     frames = [claims_frame(t.to_dict("records")) for t in tables]
     if not frames:
         return claims_frame([])
-    return claims_frame(pd.concat(frames, ignore_index=True).to_dict("records"))
+    merged = pd.concat(frames, ignore_index=True)
+    counts = merged["study"].map(merged["study"].value_counts())
+    notes = [_FAMILY.sub(family_note(n, f"{study} in results/claims.csv"), note)
+             if isinstance(note, str) else note
+             for note, study, n in zip(merged["note"], merged["study"], counts, strict=True)]
+    return claims_frame(merged.assign(note=notes).to_dict("records"))
