@@ -326,8 +326,13 @@ class StudyContext:
     The arguments are those of :func:`~dprepro.studies.rrr_survival.claims.rrr_claims`.
     """
 
-    def __init__(self, inputs, *, releases, logrank_releases, significance, rng, clustered):
+    def __init__(self, inputs, *, releases, logrank_releases, significance, rng, clustered,
+                 curve_releases=()):
         self.releases, self.significance = releases, significance
+        # the curves the curve claims read (the originals, RRR at the paper's calibration,
+        # LNTE), where the claims job was given them
+        self.group_curves = (by_release(curve_releases, inputs["group_curves"])
+                             if "group_curves" in dict(inputs.items()) else {})
         self.clustered = set(clustered)
         self.medians = by_release(releases, inputs["medians"])
         self.scores = release_scores(inputs, releases)

@@ -512,7 +512,7 @@ def approaches_original(claims, *, dataset) -> Evidence | None:
 
 
 def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
-               rng: np.random.Generator, clustered=()) -> pd.DataFrame:
+               rng: np.random.Generator, clustered=(), curve_releases=()) -> pd.DataFrame:
     """The claims table of the study from the release files (see the module notes).
 
     Parameters
@@ -534,6 +534,11 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
     clustered : iterable of str
         The cohorts with several rows per person, whose conclusions use the
         cluster-robust log-rank test.
+    curve_releases : list of dict
+        The release records of ``inputs["group_curves"]`` (the originals, RRR at the
+        paper's calibration and LNTE): the claims on the groups' curves
+        (:mod:`~dprepro.studies.rrr_survival.curve_claims`); without them those rows are
+        left out.
 
     Returns
     -------
@@ -541,9 +546,14 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
         One row per claim, in declaration order within each cohort.
     """
     claims = StudyContext(inputs, releases=releases, logrank_releases=logrank_releases,
-                     significance=significance, rng=rng, clustered=clustered)
+                          significance=significance, rng=rng, clustered=clustered,
+                          curve_releases=curve_releases)
     rows = CLAIMS.evaluate(claims, study=STUDY, axes=claims.axes, outer=("dataset",),
                            module=__name__, privacy_unit="patient")
+    # the claims on the curves themselves (and across cohorts): after every other row, no
+    # random draws (they change no other row)
+    rows += CLAIMS.evaluate(claims, study=STUDY, axes=claims.axes,
+                            module=curve_claims.__name__, privacy_unit="patient")
     if "cox" in dict(inputs.items()):
         rows += cox_claims(read_table(inputs["cox"]), read_table(inputs["cox_draws"]),
                            calibration=claims.published)
@@ -567,6 +577,7 @@ def _with_tolerance_verdicts(row: dict, errors, tolerance: float) -> dict:
     return row
 
 
-# imported last so that the Cox claims are declared after the others (docs/claims.md lists
-# declarations in order); re-exported for the callers of this module
+# imported last so that the curve and Cox claims are declared after the others
+# (docs/claims.md lists declarations in order); re-exported for the callers of this module
+from dprepro.studies.rrr_survival import curve_claims  # noqa: E402
 from dprepro.studies.rrr_survival.cox_claims import cox_claims  # noqa: E402
