@@ -194,9 +194,12 @@ class ReprClaimData:
 
     def __init__(self, cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: float,
                  drug_epsilon: float, base_seed: int, drug_splits: pd.DataFrame | None,
-                 vae_learning_rates: Sequence[float] | None, data_origin: str):
+                 vae_learning_rates: Sequence[float] | None, data_origin: str,
+                 representations=None):
         self.tables = {"cancer": (cancer, float(cancer_epsilon)),
                        "drug": (drug, float(drug_epsilon))}
+        #: (pipeline, representation) -> its table of public and private lines' coordinates
+        self.representations = dict(representations or {})
         self.base_seed, self.drug_splits = base_seed, drug_splits
         self.synthetic = "synthetic" in str(data_origin).split(",")
         self.vae_note = ""

@@ -493,7 +493,7 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
                 drug_epsilon: float, pipelines: Sequence[str],
                 base_seed: int, vae_learning_rates: Sequence[float] | None = None,
                 drug_splits: pd.DataFrame | None = None,
-                data_origin: str = "") -> pd.DataFrame:
+                data_origin: str = "", representations=None) -> pd.DataFrame:
     """Claims rows for every pipeline: the declarations above (see the module docstring).
 
     Parameters
@@ -517,6 +517,12 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
         capped at ``inconclusive``.
     data_origin : str
         ``real`` or ``synthetic``: every row's ``data_origin``.
+    representations : mapping, optional
+        ``(pipeline, representation) -> table`` of the learned representations (public
+        and private lines' coordinates per seed): the rows of the paper's assumption
+        that the two sets are distributed similarly enough
+        (:mod:`~dprepro.studies.repr_transfer.similarity_claims`); without them those rows
+        are left out.
 
     Returns
     -------
@@ -529,7 +535,8 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
             raise ValueError(f"claims are tested at a finite epsilon, got {value}")
     data = ReprClaimData(cancer, drug, cancer_epsilon=cancer_epsilon, drug_epsilon=drug_epsilon,
                      base_seed=base_seed, drug_splits=drug_splits,
-                     vae_learning_rates=vae_learning_rates, data_origin=data_origin)
+                     vae_learning_rates=vae_learning_rates, data_origin=data_origin,
+                     representations=representations)
     declared = CLAIMS.declarations(STUDY, group="")
     common = {"study": STUDY, "privacy_unit": PRIVACY_UNIT, "data_origin": data_origin,
               "axes": {"pipeline": tuple(pipelines), "task": TASKS,
@@ -542,3 +549,7 @@ def repr_claims(cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: flo
     rows += CLAIMS.evaluate(data, **common, only=[d.id for d in declared
                                                   if "task" not in d.axes])
     return claims_frame(rows)
+
+
+# imported last: its claim is declared (and its rows come) after the others
+from dprepro.studies.repr_transfer import similarity_claims  # noqa: E402, F401
