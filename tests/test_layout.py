@@ -169,3 +169,20 @@ def test_every_scripted_rule_carries_its_library_code():
             if script and f'library_code=library_code("{script.group(1)}")' not in block:
                 missing.append(f"{smk.name}: {name}")
     assert missing == []
+
+
+def test_the_library_and_the_scripts_import_names_from_their_modules():
+    """A subpackage's public names load lazily (dprepro.runtime.exports), through no import
+    statement: a name imported through its package would hide its module from the code
+    digests that decide reruns (dprepro.runtime.code_version). Modules, and the names the
+    top-level package defines itself (``__version__``), may be imported through a package."""
+    through = []
+    for path in [*MODULES.values(), *sorted((ROOT / "scripts").glob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (isinstance(node, ast.ImportFrom) and node.module
+                    and node.module.startswith("dprepro.")
+                    and (LIB.parent.joinpath(*node.module.split(".")) / "__init__.py").is_file()):
+                through += [f"{path.relative_to(ROOT)}: from {node.module} import {alias.name}"
+                            for alias in node.names
+                            if not _is_module(f"{node.module}.{alias.name}")]
+    assert through == []

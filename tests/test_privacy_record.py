@@ -98,6 +98,24 @@ def test_provenance_of_a_mixed_table_keeps_distinct_records_in_order():
         provenance_of([one, {"release": True}])
 
 
+def test_the_statement_gives_the_stated_and_the_true_level_and_whose_data():
+    from dprepro.mechanisms.rrr import RevisedRandomizedResponse
+
+    # the paper's calibration of RRR guarantees ε + ln(k - 1), not ε (docs/design.md §4)
+    paper = RevisedRandomizedResponse(epsilon=2, categories="abcd").privacy_record(
+        privacy_unit="patient")
+    assert paper.statement().startswith(
+        f"rrr: stated ε = 2, true ε = {2 + math.log(3):.4g} per patient (RRR on the group label")
+    exact = RevisedRandomizedResponse(epsilon=2, categories="abcd", calibration="exact")
+    assert exact.privacy_record().statement().startswith("rrr: stated ε = 2, true ε = 2 per record")
+    laplace = PrivacyRecord(mechanism="laplace", release=True, parameter="alpha", stated=0.5,
+                            true_epsilon=math.inf, privacy_unit="individual")
+    assert laplace.statement() == "laplace: stated α = 0.5, true ε = inf per individual"
+    assert rrr_record(true_epsilon=math.nan, note="").statement() == \
+        "rrr: stated ε = 1, true ε = unknown per patient"
+    assert non_private("the original labels").statement() == \
+        "non_private: no privacy release (the original labels)"
+
 def test_budget_split_halves_epsilon_with_feature_selection():
     split = budget_split(1.5, feature_selection=True)
     assert split == BudgetSplit(total=1.5, selection=0.75, learner=0.75)

@@ -32,7 +32,7 @@ def requirement_pins(path):
     pins = {}
     for line in (ROOT / path).read_text().splitlines():
         line = line.split("#", 1)[0].strip()
-        if not line or line.startswith("-r"):
+        if not line or line.startswith(("-r", "-e")):
             continue
         name, version = line.split("==")
         pins[re.sub(r"\[.*\]", "", name).lower()] = version
@@ -40,11 +40,21 @@ def requirement_pins(path):
 
 
 def test_requirements_are_exact_pins():
-    for path in ("requirements.txt", "requirements-cluster.txt", "requirements-test.txt"):
+    for path in ("requirements.txt", "requirements-cluster.txt", "requirements-docs.txt",
+                 "requirements-test.txt"):
         for line in (ROOT / path).read_text().splitlines():
             line = line.split("#", 1)[0].strip()
-            if line and not line.startswith("-r"):
+            if line and not line.startswith("-r") and line != "-e .":
                 assert re.fullmatch(r"[A-Za-z0-9_.\-\[\]]+==[0-9][A-Za-z0-9.+]*", line), line
+
+
+def test_the_test_requirements_install_the_docs_pins_and_the_package_itself():
+    """What CI installs (.ci/run: the README's test line): the API reference's Sphinx, and the
+    library as pip installs it (editable), so a broken package build fails CI."""
+    lines = [line.split("#", 1)[0].strip()
+             for line in (ROOT / "requirements-test.txt").read_text().splitlines()]
+    assert "-r requirements-docs.txt" in lines
+    assert "-e ." in lines
 
 
 def test_conda_envs_agree_with_requirements():

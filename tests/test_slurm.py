@@ -3,17 +3,18 @@
 SLURM and the test runs through the profile are started in the background after
 collection (tests/helpers/slurmruns.py says how and why); the module's fixture waits for
 them and always stops SLURM after the module's tests, also when a test fails. Packages
-that slurm-local-up installed are purged again (installed but stopped, SLURM slows every
-later `snakemake` start by ~10 s). Without root, without slurm-local-up, when it fails,
+that tests/helpers/slurm/local-up installed are purged again (installed but stopped,
+SLURM slows every later `snakemake` start by ~10 s). Without root, when local-up fails,
 or while another session holds the machine's SLURM, the SLURM tests skip.
 """
 
 import re
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import slurmruns
+from helpers import background, slurmruns
 from helpers.slurmruns import FAIL_TIMEOUT, profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -58,6 +59,45 @@ def test_every_cluster_rule_declares_threads_mem_and_runtime():
         for needed in (r"^\s+threads:", r"^\s+mem_mb=", r"^\s+runtime="):
             assert re.search(needed, block, re.M), f"rule {name} lacks {needed.split('+')[-1]}"
     assert checked >= 5
+
+
+# Every shipped profile planned against every shipped configuration: the SLURM profile's
+# groups must stay convex in the DAG (a rule added between two grouped rules breaks the
+# plan: "depends on rule(s) ... from outside the group"), which only planning the whole
+# DAG shows; a dry run needs no cluster. `--profile` adds the SLURM profile on top of the
+# workflow's default profile (profiles/default), `--workflow-profile` replaces it: both are
+# documented ways to submit.
+SHIPPED_CONFIGS = ["config/config.yaml", "config/full.yaml", "config/paper.yaml"]
+PROFILE_PLANS = [("--profile", configfile) for configfile in SHIPPED_CONFIGS] + [
+    ("--workflow-profile", "config/config.yaml")]
+
+
+def _plan_name(option: str, configfile: str) -> str:
+    return f"slurm-plan:{option}:{configfile}"
+
+
+for _option, _configfile in PROFILE_PLANS:
+    background.register(_plan_name(_option, _configfile))(
+        lambda folder, option=_option, configfile=_configfile: subprocess.run(
+            slurmruns.snakemake_cmd("-n", option, str(slurmruns.PROFILE),
+                                    "--configfile", str(ROOT / configfile),
+                                    "--directory", str(folder)),
+            capture_output=True, text=True, timeout=600, cwd=ROOT))
+
+
+@pytest.mark.parametrize("option,configfile", [
+    pytest.param(option, configfile, marks=pytest.mark.background(_plan_name(option, configfile)),
+                 id=f"{option.lstrip('-')}-{Path(configfile).stem}")
+    for option, configfile in PROFILE_PLANS])
+def test_profile_plans_every_shipped_configuration(option, configfile, tmp_path):
+    proc = background.result(_plan_name(option, configfile), tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, f"{option} {slurmruns.PROFILE} {configfile}:\n{output[-4000:]}"
+    # every group of the profile is formed (a group whose rules left the DAG is dead text)
+    formed = set(re.findall(r"Group job (\w+) \(", output))
+    assert set(profile()["groups"].values()) <= formed, sorted(
+        set(profile()["groups"].values()) - formed)
+    assert "This was a dry-run" in output
 
 
 # --- a real SLURM ---------------------------------------------------------------------------

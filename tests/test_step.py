@@ -114,6 +114,20 @@ def test_start_logs_to_the_rule_log_pins_threads_and_logs_uncaught_errors(tmp_pa
     assert "rrr_release failed: KeyError" in text and "no column 'time'" in text
 
 
+
+def test_a_step_refuses_a_library_other_than_the_one_beside_its_script(tmp_path):
+    """A job that imported an installed copy of dprepro (site-packages precedes the script's
+    folder on a Snakemake job's sys.path) stops before writing anything under another code
+    digest than the one its sidecars would record."""
+    (tmp_path / "log").mkdir()
+    smk = SimpleNamespace(log=[str(tmp_path / "log" / "job.log")], threads=1,
+                          scriptdir=str(tmp_path / "clone" / "scripts"))
+    with pytest.raises(RuntimeError, match=r"imported dprepro from .*not the library beside"):
+        step.start(smk, "rrr_cohort")
+    assert not (tmp_path / "log" / "job.log").exists()
+    # the workflow's own scripts folder, however it is spelled, passes
+    step._check_library(SimpleNamespace(scriptdir=str(ROOT / "scripts" / ".." / "scripts")))
+
 _FAKE_STEP = '''
 import atexit, sys, tempfile, weakref
 from types import SimpleNamespace

@@ -12,7 +12,7 @@ tables test_slurm compares byte for byte with the session's local run of the sma
 configuration (conftest.small_run). Options added to the profile for the test only: status
 checks start after 2 s instead of 40 s (speed), SLURM logs of successful jobs are kept (to
 check them), and mem_mb is capped at the node's memory (a small test machine). Without
-root, without slurm-local-up, when it fails, or while another session holds the
+root, without local-up, when it fails, or while another session holds the
 machine's SLURM, ``wait`` gives the reason to skip.
 """
 
@@ -36,7 +36,8 @@ from .smallruns import SMALL
 ROOT = Path(__file__).resolve().parents[2]
 FAIL_SNAKEFILE = ROOT / "tests" / "data" / "slurm_fail" / "Snakefile"
 PROFILE = ROOT / "workflow" / "profiles" / "slurm"
-TOOL_DIRS = [ROOT.parent / "shared" / "tools", Path("/work/shared/tools")]
+# the project's own one-node SLURM (tests/helpers/slurm/local-up, local-down)
+SLURM_TOOLS = ROOT / "tests" / "helpers" / "slurm"
 TEST_OPTIONS = ["--slurm-init-seconds-before-status-checks", "2", "--slurm-keep-successful-logs"]
 RUN_TIMEOUT = 900  # s, the SLURM run
 FAIL_TIMEOUT = 420  # s: the failing workflow gives up after about 70 s on an idle machine
@@ -48,7 +49,7 @@ SLURM_PACKAGES = ["munge", "slurm-wlm", "slurmctld", "slurmd", "slurm-client"]
 # study)
 TARGETS: list[str] = ["ldp_mse_table", "rrr_logrank_table", "privacy_audit_table",
                       "repr_public_data"]
-# one session at a time may use the machine's SLURM: another one's slurm-local-down
+# one session at a time may use the machine's SLURM: another one's local-down
 # would stop this one's jobs
 LOCK = Path("/tmp/dprepro-slurm-test.lock")
 LOCK_WAIT = 900  # s
@@ -64,10 +65,8 @@ def snakemake_cmd(*args, snakefile=ROOT / "Snakefile") -> list[str]:
 
 
 def slurm_tool(name: str) -> Path | None:
-    for directory in TOOL_DIRS:
-        if (directory / name).is_file():
-            return directory / name
-    return None
+    path = SLURM_TOOLS / name
+    return path if path.is_file() else None
 
 
 class Run:
@@ -116,7 +115,7 @@ class Run:
 
 
 def installed_packages() -> set[str]:
-    """Which of the packages slurm-local-up installs are installed (Debian)."""
+    """Which of the packages local-up installs are installed (Debian)."""
     if shutil.which("dpkg-query") is None:
         return set()
     out = subprocess.run(["dpkg-query", "-W", "-f", "${Package} ${Status}\\n", *SLURM_PACKAGES],
@@ -185,12 +184,11 @@ class _Session:
 
     def _run(self) -> dict:
         if os.geteuid() != 0:
-            raise _Skip("starting a local SLURM needs root (slurm-local-up installs and runs "
+            raise _Skip("starting a local SLURM needs root (local-up installs and runs "
                         "slurmctld, slurmd, munged)")
-        up, down = slurm_tool("slurm-local-up"), slurm_tool("slurm-local-down")
+        up, down = slurm_tool("local-up"), slurm_tool("local-down")
         if up is None or down is None:
-            raise _Skip(f"slurm-local-up/slurm-local-down not found in "
-                        f"{[str(d) for d in TOOL_DIRS]}")
+            raise _Skip(f"local-up/local-down not found in {SLURM_TOOLS}")
         self._acquire_lock()
         self.down = down
         dirs = {name: self.base / name for name in ("slurm", "fail")}
@@ -205,9 +203,9 @@ class _Session:
         except subprocess.TimeoutExpired:
             self.starting.kill()
             self.starting.communicate()
-            raise _Skip("slurm-local-up did not finish within 600 s") from None
+            raise _Skip("local-up did not finish within 600 s") from None
         if self.starting.returncode != 0:
-            raise _Skip(f"slurm-local-up failed (rc {self.starting.returncode}): "
+            raise _Skip(f"local-up failed (rc {self.starting.returncode}): "
                         f"{output[-1500:]}")
         up_wall = time.monotonic() - clock
         # a rule may ask for more memory than this test machine has
@@ -243,7 +241,7 @@ class _Session:
             time.sleep(0.5)
         walls = ", ".join(f"{run.name} {run.wall:.1f} s" for run in self.started)
         return {"dirs": dirs, "slurm": cluster, "fail": failing, "states": states,
-                "timing": f"slurm-local-up {up_wall:.1f} s; wall times: {walls}"}
+                "timing": f"local-up {up_wall:.1f} s; wall times: {walls}"}
 
     def stop(self):
         """Stop the runs and SLURM, leave the machine as found (once)."""

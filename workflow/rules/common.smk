@@ -6,6 +6,14 @@ from pathlib import Path
 # check, each study's plan (paths, params, job sizes) and the code digests (layers
 # point down: Snakefile -> rules -> scripts -> dprepro).
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
+# The jobs too, also where a copy of dprepro is installed (`pip install .`):
+# Snakemake appends a script's folder to its sys.path, after site-packages
+# (dprepro.runtime.step checks which library a job imported).
+os.environ["PYTHONPATH"] = os.pathsep.join(
+    filter(
+        None, [str(Path(workflow.basedir) / "scripts"), os.environ.get("PYTHONPATH")]
+    )
+)
 
 import yaml
 from snakemake.utils import update_config

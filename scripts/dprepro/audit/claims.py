@@ -17,7 +17,8 @@ L on ε (level ``1 − 1e-9`` by default), with the criterion "≤ the stated ε
   rests on its published proof, named in the note).
 
 The project's own mechanisms (randomized response on δ, RRR with the exact calibration,
-objective perturbation with CMS11's correction) are rows of origin ``beyond``; the
+objective perturbation with CMS11's correction, grid LNTE, SSP's Laplace noise on XᵀX,
+DP feature selection with hashed parts) are rows of origin ``beyond``; the
 audit's deliberately mis-scaled controls are not claims (they show the audit's power).
 """
 
@@ -41,8 +42,10 @@ MECHANISM_STUDY = {
     "randomized_response": ("ldp_indicators", True),
     "rrr": ("rrr_survival", True),
     "lnte": ("rrr_survival", False),
+    "lnte_grid": ("rrr_survival", False),
     "objective_perturbation": ("repr_transfer", False),
     "ssp": ("repr_transfer", False),
+    "subsample_and_aggregate": ("repr_transfer", False),
 }
 #: The published proof a row without an analytic ε rests on.
 _PROOFS = {
@@ -169,6 +172,16 @@ _declare_mechanism(
     "ssp", statement="ssp", origin="paper",
     source="Niinimäki et al. (2019), Section 3 (DP linear regression by sufficient "
            "statistics perturbation)")
+
+
+_declare_mechanism(
+    "lnte_grid", statement="grid lnte", origin="beyond",
+    source="beyond the paper: the project's LNTE on a public grid (configured horizon), "
+           "Laplace noise on disjoint event and censoring counts")
+_declare_mechanism(
+    "subsample_and_aggregate", statement="dp feature selection", origin="beyond",
+    source="beyond the paper: the corrected pipeline's subsample-and-aggregate selection "
+           "(Kifer, Smith & Thakurta 2012) with public, hashed parts")
 
 
 def _pipeline_binding(audit: _Audit) -> list[dict]:

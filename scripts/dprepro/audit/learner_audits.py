@@ -1,6 +1,9 @@
 r"""Audits of the DP learners: objective perturbation (exact change-of-variables
 density of the minimiser) and sufficient-statistics perturbation.
 
+A row's true ε is the rule of :mod:`dprepro.learners.accounting` for the learner as run,
+the rule the ``repr_transfer`` study's privacy records are decided by.
+
 Each returns an :class:`~dprepro.audit.bound.AuditResult`; the bound is
 :func:`~dprepro.audit.bound.epsilon_lower_bound` (see :mod:`dprepro.audit.suite`).
 """
@@ -22,8 +25,14 @@ from dprepro.audit.bound import (
     _laplace_llr,
     _threshold_audit,
 )
+from dprepro.learners.accounting import objective_perturbation_epsilon, ssp_epsilon
 from dprepro.learners.logistic_regression import DPLogisticRegression
-from dprepro.learners.noise import objective_perturbation_noise_draws, ssp_noise_draws
+from dprepro.learners.noise import (
+    objective_perturbation_noise_draws,
+    psd_repair,
+    ssp_laplace_noise_draws,
+    ssp_noise_draws,
+)
 
 # --------------------------------------------------------------------------- objective perturbation
 
@@ -295,6 +304,9 @@ def audit_objective_perturbation(
         )
     else:
         note += "; CMS11 Theorem 9 guarantees epsilon"
+    # the study's rule for the learner as run; a rescaled Gamma is no learner the study runs
+    true = (objective_perturbation_epsilon(eps, variant=variant) if gamma_scale is None
+            else math.nan)
     return AuditResult(
         mechanism="objective_perturbation",
         variant=name,
@@ -303,12 +315,46 @@ def audit_objective_perturbation(
         level=level,
         draws=draws,
         statistic=f"s = {stat_name}; {desc}",
-        true_epsilon=math.nan,
+        true_epsilon=true,
         note=note,
     )
 
 
 # --------------------------------------------------------------------------- SSP
+
+
+def _ssp_neighbours(component: str, dim: int, clip_x: float, clip_y: float) -> dict:
+    """Exact statistics of the audit's neighbours: a fixed background row plus the
+    differing row (clipped data)."""
+    x_bg, y_bg = np.full((1, dim), 0.5 * clip_x), np.array([0.25 * clip_y])
+    if component == "xy":
+        x_d = x_dp = np.full((1, dim), clip_x)
+        y_d, y_dp = np.array([clip_y]), np.array([-clip_y])
+    else:
+        x_d, x_dp = np.zeros((1, dim)), np.full((1, dim), clip_x)
+        y_d = y_dp = np.array([0.0])
+    X_d, X_dp = np.vstack([x_bg, x_d]), np.vstack([x_bg, x_dp])
+    Y_d, Y_dp = np.r_[y_bg, y_d], np.r_[y_bg, y_dp]
+    return {"xx_d": X_d.T @ X_d, "xx_dp": X_dp.T @ X_dp,
+            "xy_d": X_d.T @ Y_d, "xy_dp": X_dp.T @ Y_dp}
+
+
+def _ssp_xx_statistic(xx_noise: str, stats: dict, dim: int):
+    """(statistic of the released X^T X, its description, the variant's name)."""
+    if xx_noise == "wishart":
+        def stat(A):
+            return -np.linalg.eigvalsh(A - stats["xx_dp"])[:, 0]
+
+        return (stat, "-lambda_min(A - X'^T X') (> 0 is impossible under D')",
+                "X^T X + Wishart(d+1)")
+    upper = np.triu_indices(dim)
+
+    def stat(A):
+        return _laplace_llr(A[:, upper[0], upper[1]], stats["xx_d"][upper],
+                            stats["xx_dp"][upper])
+
+    return (stat, "Laplace log likelihood ratio (x scale) of the upper triangle of the "
+            "repaired X^T X + E", "X^T X + Laplace")
 
 
 def audit_ssp(
@@ -317,6 +363,7 @@ def audit_ssp(
     draws,
     rng,
     component: str = "xy",
+    xx_noise: str = "wishart",
     dim: int = 2,
     clip_x: float = 1.0,
     clip_y: float = 1.0,
@@ -324,14 +371,17 @@ def audit_ssp(
     noise_scale: float = 1.0,
     level: float = DEFAULT_LEVEL,
 ) -> AuditResult:
-    r"""Audit the noisy sufficient statistics of SSP (:func:`dprepro.learners.noise.ssp_noise`).
+    r"""Audit the noisy sufficient statistics of SSP (:func:`dprepro.learners.noise.ssp_noise`,
+    :func:`~dprepro.learners.noise.ssp_laplace_noise`).
 
     The release is :math:`(X^\top X + W, X^\top y + L)`; each half claims its
     share of ε (:math:`\varepsilon_1 = ` ``xx_share`` ε for :math:`X^\top X`,
     :math:`\varepsilon_2 = (1 -` ``xx_share``:math:`)\,\varepsilon` for
     :math:`X^\top y`), and the audit checks one share at a time with
     neighbours that change only that statistic (bounded neighbours, clipped
-    data :math:`|x_{ij}| \le B_x, |y_i| \le B_y`).
+    data :math:`|x_{ij}| \le B_x, |y_i| \le B_y`). The true ε is
+    :func:`dprepro.learners.accounting.ssp_epsilon` of the statistic at
+    ``epsilon / noise_scale``.
 
     ``component="xy"``
         :math:`D` has the row :math:`(x = B_x \mathbf 1, y = B_y)`, :math:`D'`
@@ -340,7 +390,7 @@ def audit_ssp(
         :math:`2 d B_x B_y`, so the true ε of this pair is exactly
         :math:`\varepsilon_2 / \text{noise\_scale}`. Statistic: the Laplace
         log likelihood ratio.
-    ``component="xx"``
+    ``component="xx"``, ``xx_noise="wishart"``
         :math:`D` has the row :math:`x = 0`, :math:`D'` the row
         :math:`x = B_x \mathbf 1` (:math:`y = 0` in both). :math:`W \sim
         \mathrm{Wishart}_d(d+1, \cdot)` is positive semi-definite, so
@@ -353,23 +403,34 @@ def audit_ssp(
         therefore not ε-DP for any ε (the density of a Wishart with
         :math:`d+1` degrees of freedom does not vanish at the boundary of the
         cone). Statistic: :math:`-\lambda_{\min}(A - X_{D'}^\top X_{D'})`.
+    ``component="xx"``, ``xx_noise="laplace"``
+        The corrected pipeline's noise: Laplace of scale :math:`d^2B_x^2/\varepsilon_1`
+        on the upper triangle, then :func:`~dprepro.learners.noise.psd_repair`, as
+        :meth:`SSPLinearRegression.fit <dprepro.learners.linear_regression.SSPLinearRegression.fit>`
+        releases it. Same neighbours; the upper triangle moves by
+        :math:`d(d+1)B_x^2/2` in L1, so the pair's loss is :math:`\varepsilon_1` at
+        :math:`d = 1` (the plan's) and :math:`\tfrac{d+1}{2d}\varepsilon_1` above.
+        Statistic: the Laplace log likelihood ratio of the repaired upper triangle
+        (exact at :math:`d = 1`, where the repair only cuts at 0).
 
     Parameters
     ----------
     epsilon : float
         Total claimed ε (the row reports the share of the audited component).
     draws : int
-        Runs per neighbouring input (each with the law of one draw of ``ssp_noise``,
-        all drawn at once by :func:`dprepro.learners.noise.ssp_noise_draws`).
+        Runs per neighbouring input (each with the law of one draw of the noise,
+        all drawn at once by :func:`dprepro.learners.noise.ssp_noise_draws` or
+        :func:`~dprepro.learners.noise.ssp_laplace_noise_draws`).
     rng : numpy.random.Generator
     component : {"xy", "xx"}
+    xx_noise : {"wishart", "laplace"}, default "wishart"
+        Noise on :math:`X^\top X` (the as-published or the corrected learner).
     dim : int, default 2
     clip_x, clip_y : float, default 1
     xx_share : float, default 0.5
     noise_scale : float, default 1
-        Multiply every noise scale (Laplace scale and Wishart scale) by this
-        (a mis-scaled copy; implemented by calling ``ssp_noise`` at
-        ``epsilon / noise_scale``).
+        Multiply every noise scale by this (a mis-scaled copy; implemented by
+        drawing the noise at ``epsilon / noise_scale``).
     level : float, default 1e-9
     """
     eps = _check_positive(epsilon, "epsilon")
@@ -381,34 +442,30 @@ def audit_ssp(
     clip_y = _check_positive(clip_y, "clip_y")
     if component not in ("xy", "xx"):
         raise ValueError(f"component must be 'xy' or 'xx', got {component!r}")
+    if xx_noise not in ("wishart", "laplace"):
+        raise ValueError(f"xx_noise must be 'wishart' or 'laplace', got {xx_noise!r}")
     if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
         raise ValueError(f"dim must be a positive integer, got {dim!r}")
     if not 0.0 < xx_share < 1.0:
         raise ValueError(f"xx_share must be in (0, 1), got {xx_share!r}")
-    # a fixed background row plus the differing row; statistics of the clipped data
-    x_bg, y_bg = np.full((1, dim), 0.5 * clip_x), np.array([0.25 * clip_y])
-    if component == "xy":
-        x_d = x_dp = np.full((1, dim), clip_x)
-        y_d, y_dp = np.array([clip_y]), np.array([-clip_y])
-    else:
-        x_d, x_dp = np.zeros((1, dim)), np.full((1, dim), clip_x)
-        y_d = y_dp = np.array([0.0])
-    X_d, X_dp = np.vstack([x_bg, x_d]), np.vstack([x_bg, x_dp])
-    Y_d, Y_dp = np.r_[y_bg, y_d], np.r_[y_bg, y_dp]
-    xx_d, xx_dp = X_d.T @ X_d, X_dp.T @ X_dp
-    xy_d, xy_dp = X_d.T @ Y_d, X_dp.T @ Y_dp
+    stats = _ssp_neighbours(component, dim, clip_x, clip_y)
+    draw = ssp_noise_draws if xx_noise == "wishart" else ssp_laplace_noise_draws
 
     def run(xx, xy):
-        W, L = ssp_noise_draws(dim, draws, epsilon=eps / noise_scale, clip_x=clip_x,
-                               clip_y=clip_y, rng=rng, xx_share=xx_share)
-        return xx + W, xy + L
+        W, L = draw(dim, draws, epsilon=eps / noise_scale, clip_x=clip_x, clip_y=clip_y,
+                    rng=rng, xx_share=xx_share)
+        # the learner releases the repaired Laplace-noised matrix (post-processing)
+        return (xx + W if xx_noise == "wishart" else psd_repair(xx + W)), xy + L
 
-    A_d, v_d = run(xx_d, xy_d)
-    A_dp, v_dp = run(xx_dp, xy_dp)
+    A_d, v_d = run(stats["xx_d"], stats["xy_d"])
+    A_dp, v_dp = run(stats["xx_dp"], stats["xy_dp"])
     eps_xx, eps_xy = xx_share * eps, (1.0 - xx_share) * eps
+    true = ssp_epsilon(eps / noise_scale, xx_noise=xx_noise, public_centring=True,
+                       xx_share=xx_share, statistic=component)
     if component == "xy":
-        s_d, s_dp = _laplace_llr(v_d, xy_d, xy_dp), _laplace_llr(v_dp, xy_d, xy_dp)
-        claimed, true = eps_xy, eps_xy / noise_scale
+        s_d = _laplace_llr(v_d, stats["xy_d"], stats["xy_dp"])
+        s_dp = _laplace_llr(v_dp, stats["xy_d"], stats["xy_dp"])
+        claimed = eps_xy
         stat = "Laplace log likelihood ratio (x scale) of X^T y + L"
         variant = "X^T y + Laplace"
         note = (
@@ -416,21 +473,21 @@ def audit_ssp(
             "neighbours: rows (B_x 1, B_y) vs (B_x 1, -B_y), X^T X unchanged"
         )
     else:
-
-        def stat_xx(A):
-            return -np.linalg.eigvalsh(A - xx_dp)[:, 0]
-
+        stat_xx, stat, variant = _ssp_xx_statistic(xx_noise, stats, dim)
         s_d, s_dp = stat_xx(A_d), stat_xx(A_dp)
-        claimed, true = eps_xx, math.inf
-        stat = "-lambda_min(A - X'^T X') (> 0 is impossible under D')"
-        variant = "X^T X + Wishart(d+1)"
-        mass = 1.0 - math.exp(-eps_xx / (2.0 * noise_scale))
-        note = (
-            f"claimed = xx_share * epsilon = {eps_xx:g} of total {eps:g}; d = {dim}; "
-            "neighbours: rows x = 0 vs x = B_x 1; the output A = X^T X + W can fall outside "
-            f"X'^T X' + PSD cone: P = 1 - exp(-eps1/2) = {mass:.3f} under D, 0 under D' — "
-            "not epsilon-DP for any epsilon (as in the authors' diffpri.predictL)"
-        )
+        claimed = eps_xx
+        note = (f"claimed = xx_share * epsilon = {eps_xx:g} of total {eps:g}; d = {dim}; "
+                "neighbours: rows x = 0 vs x = B_x 1")
+        if xx_noise == "wishart":
+            mass = 1.0 - math.exp(-eps_xx / (2.0 * noise_scale))
+            note += (
+                "; the output A = X^T X + W can fall outside "
+                f"X'^T X' + PSD cone: P = 1 - exp(-eps1/2) = {mass:.3f} under D, 0 under D' — "
+                "not epsilon-DP for any epsilon (as in the authors' diffpri.predictL)"
+            )
+        else:
+            note += ("; Laplace(d^2 B_x^2 / eps1) on the upper triangle, then the PSD repair "
+                     "(post-processing), as the corrected pipeline's learner")
     if noise_scale != 1.0:
         variant += f", noise_scale={noise_scale:g}"
     bound, desc = _threshold_audit(s_d, s_dp, level=level)

@@ -33,15 +33,30 @@ the Laplace indicator mechanism (monotone likelihood ratio), the reported
 label for RRR, :math:`\sum_j (|x_j - c'_j| - |x_j - c_j|)` for Laplace noise
 on a vector of counts :math:`c` vs :math:`c'`, the exact change-of-variables
 density of the objective-perturbation minimiser, and the support of the
-Wishart-perturbed :math:`X^\top X`.
+Wishart-perturbed :math:`X^\top X`; grid LNTE's first curve step (increasing in
+the noisy count that differs), and the selected feature of DP feature selection
+(two candidates, an event fixed in advance).
 
 The bound lives in :mod:`dprepro.audit.bound`, the audits of the survival
-mechanisms in :mod:`dprepro.audit.release_audits` and those of the DP learners in
-:mod:`dprepro.audit.learner_audits`; this module plans and runs them all.
+mechanisms in :mod:`dprepro.audit.release_audits`, those of the DP learners in
+:mod:`dprepro.audit.learner_audits` and that of DP feature selection in
+:mod:`dprepro.audit.selection_audits`; this module plans and runs them all.
 
 Every audit takes an explicit :class:`numpy.random.Generator` and draws all
 of its randomness from it, through the library's own mechanism functions, so
 what is audited is the code the workflow runs.
+
+True ε
+------
+A row's ``true_epsilon`` is the one the study prints for the same release, from the
+same function: the privacy record of the study's mechanism object (indicator
+mechanisms, RRR, LNTE as published, grid LNTE) or the rule of
+:mod:`dprepro.learners.accounting` that the ``repr_transfer`` records are decided by
+(objective perturbation, SSP's statistics, feature selection). The audit computes no ε
+of its own; what it knows beyond the study (e.g. the privacy loss of LNTE's audited pair
+on a fixed grid) is in the note. A control is the study's mechanism run at another
+parameter, and its true ε the same function's at that parameter (NaN for objective
+perturbation with a rescaled Gamma, which the study never runs).
 
 References
 ----------
@@ -68,14 +83,17 @@ from dprepro.audit.bound import (
 )
 from dprepro.audit.learner_audits import audit_objective_perturbation, audit_ssp
 from dprepro.audit.release_audits import (
+    audit_grid_lnte,
     audit_indicator_mechanism,
     audit_laplace_indicators,
     audit_lnte,
     audit_rrr,
     lnte_audit_cohort,
 )
+from dprepro.audit.selection_audits import audit_feature_selection
 from dprepro.mechanisms.registry import MECHANISMS
 from dprepro.mechanisms.rrr import rrr_keep_probability
+from dprepro.runtime.privacy_record import budget_split
 
 __all__ = ["control_run_alpha", "indicator_audit_plan", "rrr_run_audit_plan",
            "run_all_audits"]
@@ -281,11 +299,39 @@ def _audit_plan(draws_scale: float, indicator_mechanisms=None,
             {"epsilon": 1.0, "component": "xy", "noise_scale": 0.5, "draws": n_learner(10**5)},
         )
     )
+    # rows added later come after the earlier ones (and before the indicator rows), so the
+    # earlier rows keep their streams
+    plan += _corrected_pipeline_plan(n, n_learner)
     names = list(MECHANISMS) if indicator_mechanisms is None else list(indicator_mechanisms)
     plan += indicator_audit_plan(names, n(10**6))
     shipped = [(kw["k"], kw["epsilon"], kw["calibration"]) for _, fn, kw in plan
                if fn is audit_rrr and "keep_probability" not in kw]
     plan += rrr_run_audit_plan(rrr_settings, n(10**6), planned=shipped)
+    return plan
+
+
+def _corrected_pipeline_plan(n, n_learner):
+    """Audits of the mechanisms the corrected pipelines' finite ε rest on, with controls.
+
+    Grid LNTE on a configured horizon (each ε of the study; control: noise of scale
+    1/(2ε)), SSP's Laplace noise on XᵀX (d = 1, where the pair's loss is the claimed
+    share; control: half the noise) and DP feature selection with hashed parts at the
+    selection's share of ε = 1 (control: the authors' scale 2m/(kε), half the noise
+    replacement needs).
+    """
+    plan = [("corrected", audit_grid_lnte, {"epsilon": eps, "draws": n(2 * 10**5)})
+            for eps in (1.0, 2.0, 3.0)]
+    plan.append(("control", audit_grid_lnte,
+                 {"epsilon": 1.0, "run_epsilon": 2.0, "draws": n(2 * 10**5)}))
+    xx = {"epsilon": 1.0, "component": "xx", "xx_noise": "laplace", "dim": 1,
+          "draws": n_learner(10**5)}
+    plan.append(("corrected", audit_ssp, xx))
+    plan.append(("control", audit_ssp, {**xx, "noise_scale": 0.5}))
+    selection = budget_split(1.0, feature_selection=True).selection
+    plan.append(("corrected", audit_feature_selection,
+                 {"epsilon": selection, "draws": n(10**6)}))
+    plan.append(("control", audit_feature_selection,
+                 {"epsilon": selection, "changed_parts": 1, "draws": n(10**6)}))
     return plan
 
 
@@ -301,10 +347,11 @@ def run_all_audits(
     r"""Run every audit and return the table for the workflow.
 
     Rows: the published mechanisms as the workflow runs them (``role =
-    "published"``), their correctly calibrated variants (``"corrected"``),
-    and deliberately mis-scaled copies (``"control"``) that a working audit
-    must flag — they show that the audits have the power to detect a
-    violation of that size.
+    "published"``), their correctly calibrated variants and the mechanisms of the
+    corrected pipelines (``"corrected"``: grid LNTE, SSP's Laplace noise on XᵀX,
+    DP feature selection with hashed parts), and deliberately mis-scaled copies
+    (``"control"``) that a working audit must flag — they show that the audits have
+    the power to detect a violation of that size.
 
     Each audit gets its own stream, ``SeedSequence(rng_seed).spawn(...)``
     in table order, so the table is deterministic given the seed and
@@ -333,8 +380,8 @@ def run_all_audits(
     -------
     pandas.DataFrame
         Columns :data:`AUDIT_COLUMNS`; ``draws`` is per neighbouring input;
-        ``true_epsilon`` is NaN where unknown and ``inf`` where the release is
-        not ε-DP for any ε.
+        ``true_epsilon`` is the study's for the same release (module notes): ``inf``
+        where no finite ε holds, NaN only for a control the study never runs.
     """
     if isinstance(rng_seed, bool) or not isinstance(rng_seed, int | np.integer) or rng_seed < 0:
         raise ValueError(f"rng_seed must be a non-negative integer, got {rng_seed!r}")

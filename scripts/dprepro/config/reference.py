@@ -289,8 +289,8 @@ def slug(heading: str) -> str:
 def documented_keys(docs: str) -> dict[str, str]:
     """Keys with a longer explanation in ``docs`` (docs/configuration.md): key -> anchor.
 
-    A ``### `` heading documents every key written in backticks in it; the anchor is that
-    of the ``## `` section it is in.
+    A level-3 heading (``###``) documents every key written in backticks in it; the anchor
+    is that of the level-2 section (``##``) it is in.
     """
     found: dict[str, str] = {}
     section = None
@@ -434,7 +434,7 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
         laid over it. Each gets a column: the base's value or "—" where it does not set
         the key; an overlay's value, or "same" where its run keeps the base's value.
     docs : str, optional
-        The text of docs/configuration.md; a key with a ``### `` heading there gets a
+        The text of docs/configuration.md; a key with a level-3 heading there gets a
         *more* link to its section (:func:`documented_keys`).
     privacy, related : mapping, optional
         The privacy-level keys (key -> (mechanism, meaning)) and the keys that change what

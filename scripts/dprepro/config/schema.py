@@ -31,11 +31,14 @@ _YAML_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 def load_schema(path: str | Path) -> dict:
+    """The configuration schema (YAML) at ``path``, as a dict."""
     with open(path, encoding="utf-8") as handle:
         return yaml.load(handle, Loader=_YAML_LOADER)
 
 
 def key_path(parts) -> str:
+    """A configuration key as a reader writes it: ``("datasets", "kidney", "groups", 0)`` ->
+    ``datasets.kidney.groups[0]``; no parts -> ``<top level>``."""
     text = ""
     for part in parts:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else str(part))

@@ -94,7 +94,7 @@ def check_cohort_tables(config: Mapping, *, workflow_dir: str | Path,
     ----------
     config : mapping
         The run's configuration, defaults filled in.
-    workflow_dir, working_dir : path
+    workflow_dir, working_dir : path-like
         Where bundled tables and relative ``file`` paths are found.
     study : str
         The study whose ``datasets`` are checked.

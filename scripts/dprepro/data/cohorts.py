@@ -3,8 +3,9 @@ IPSS-R stand-in.
 
 The configuration side (a cohort per entry under ``datasets``, its source and
 column map) is :mod:`dprepro.data.cohort_spec`; this module holds the table-level
-pieces it uses: :func:`check_survival_frame`, :func:`read_csv_checked` and
-:func:`synthetic_ipssr_cohort`.
+pieces it uses: :func:`check_survival_frame`, :func:`read_csv_checked`, the kidney
+data [McG91]_ (:func:`load_kidney`) and a stand-in for the IPSS-R cohort [Ber22]_
+(:func:`synthetic_ipssr_cohort`).
 
 References
 ----------

@@ -182,9 +182,9 @@ def read_tcga_xena_expression(path: str | Path, *, probemap: str | Path | dict,
 
     Parameters
     ----------
-    path : path
+    path : path-like
         ``tcga_RSEM_gene_tpm.gz`` (gzip or plain TSV, genes x samples).
-    probemap : path or dict
+    probemap : path-like or dict
         Ensembl id -> symbol (:func:`read_tcga_probemap`).
     samples : iterable of str, optional
         Keep only these sample columns (e.g. those with a phenotype); default all.

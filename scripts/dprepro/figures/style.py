@@ -39,6 +39,7 @@ MECHANISM_NAMES = {
     "lnte_grid_no_noise": ("Grid LNTE without noise", "Grid LNTE without noise"),
     "objective_perturbation": ("Objective perturbation", "Objective perturbation"),
     "ssp": ("Sufficient statistics perturbation (SSP)", "SSP"),
+    "subsample_and_aggregate": ("DP feature selection", "DP feature selection"),
     "original": ("Original (non-private)", "Original"),
     "non_private": ("Non-private", "Non-private"),
     "none": ("Non-private", "Non-private"),

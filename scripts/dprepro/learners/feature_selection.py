@@ -2,6 +2,9 @@ r"""Feature-selection baselines of ``repr_transfer``.
 
 * :func:`dp_select_features` -- DP feature selection by subsample-and-aggregate
   (Kifer, Smith & Thakurta 2012), the paper's feature-selection baseline.
+* :func:`hashed_votes` and :func:`noisy_top_features` -- the same with public parts
+  (a keyed hash of each line's id, :func:`hashed_parts`) and the Laplace noise of the
+  corrected pipeline; the study's ``FeatureSelection`` and the privacy audit run them.
 * :func:`select_columns` -- the fixed-gene-set baseline.
 
 Split out of :mod:`dprepro.learners.logistic_regression`, which re-exports both.
@@ -14,7 +17,9 @@ minimization and high-dimensional regression. COLT, PMLR 23:25.1-25.40.
 
 from __future__ import annotations
 
+import hashlib
 import math
+import warnings
 from collections.abc import Sequence
 
 import numpy as np
@@ -27,7 +32,8 @@ from dprepro.learners.checks import (
     check_vector,
 )
 
-__all__ = ["dp_select_features", "select_columns"]
+__all__ = ["dp_select_features", "hashed_parts", "hashed_votes", "noisy_top_features",
+           "select_columns"]
 
 
 def dp_select_features(
@@ -119,3 +125,106 @@ def select_columns(X, names: Sequence[str]):
     if missing:
         raise KeyError(f"genes not in the expression matrix: {missing}")
     return X.loc[:, list(names)]
+
+
+def hashed_parts(lines, n_parts: int, key: bytes) -> np.ndarray:
+    r"""Part of each line: :math:`\mathrm{BLAKE2b}_{key}(\mathrm{id}) \bmod k`.
+
+    The part of a line depends on its id and the key only, never on which
+    other lines are present (unlike the interleaved ``i mod k`` of the
+    authors, where removing one line shifts every later line).
+    """
+    if isinstance(n_parts, bool) or not isinstance(n_parts, int | np.integer) or n_parts < 1:
+        raise ValueError(f"n_parts must be a positive integer, got {n_parts!r}")
+    if not isinstance(key, bytes) or not 1 <= len(key) <= 64:
+        raise ValueError("key must be 1 to 64 bytes (part_key)")
+    return np.array([int.from_bytes(hashlib.blake2b(str(line).encode("utf-8"), key=key,
+                                                     digest_size=8).digest(), "big") % n_parts
+                     for line in lines], dtype=np.int64)
+
+
+def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
+                 sparsity: float = 1.0, lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:
+    r"""Vote counts of subsample-and-aggregate with public k, α and hashed parts.
+
+    Lines with a missing response are dropped; line ``i`` goes to part
+    :func:`hashed_parts` of its id. On every part with at least two lines a
+    Lasso (scikit-learn ``alpha = sparsity / k**2``: the authors'
+    ``sparsity / n`` at the n where their k = √n equals ours) is fitted and its
+    ``n_select`` largest :math:`|\beta_j|` get one vote; a part with fewer
+    lines casts none. A part's vote vector is the indicator of m features
+    (or zero), so one part's change moves it by at most :math:`2m` in L1.
+    Adding or removing one line (or one response) changes one part only:
+    L1 sensitivity :math:`2m/k` of the vote fractions :math:`v/k`. Under
+    replacement neighbours (same number of lines, one line's record and id
+    replaced: the relation the corrected CMS11 and SSP bounds use) the old
+    id's part loses a line and the new id's part gains one, so two parts
+    change and the exact bound is
+
+    .. math:: \Delta_1(v/k) = 4m/k
+
+    (attained when both parts' top-m sets become disjoint from their old
+    ones; equal to 2m/k only when both ids hash to the same part).
+    :func:`noisy_top_features` with ``changed_parts=2`` calibrates its
+    Laplace noise to it (Kifer et al. 2012; Dwork & Roth 2014, Thm 3.6).
+
+    Returns
+    -------
+    (votes, k) : ndarray of shape (p,), int
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import Lasso
+
+    X = np.asarray(X, dtype=float)
+    y = np.asarray(y, dtype=float)
+    lines = np.asarray(lines, dtype=object)
+    if len(lines) != X.shape[0] or len(y) != X.shape[0]:
+        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} and lines {len(lines)}")
+    keep = ~np.isnan(y)
+    X, y, lines = X[keep], y[keep], lines[keep]
+    p = X.shape[1]
+    if not 1 <= n_select <= p:
+        raise ValueError(f"n_select must be in [1, {p}], got {n_select}")
+    part = hashed_parts(lines, n_parts, key)
+    votes = np.zeros(p)
+    lasso = Lasso(alpha=sparsity / n_parts**2, fit_intercept=True, max_iter=lasso_max_iter)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for j in range(int(n_parts)):
+            rows = part == j
+            if rows.sum() < 2:
+                continue
+            lasso.fit(X[rows], y[rows])
+            votes[np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]] += 1.0
+    return votes, int(n_parts)
+
+
+def noisy_top_features(votes, n_parts: int, n_select: int, *, epsilon: float,
+                       rng: np.random.Generator | None, changed_parts: int = 1,
+                       draws: int | None = None) -> np.ndarray:
+    r"""The ``n_select`` largest of :math:`v_j/k + \mathrm{Laplace}(2cm/(k\epsilon))`.
+
+    :math:`c` = ``changed_parts``, the number of parts one neighbour can
+    change: ε-DP when the vote fractions have L1 sensitivity :math:`2cm/k`
+    (report noisy max over a vector, Dwork & Roth 2014, Thm 3.6). ``c = 1``
+    is the authors' scale (:func:`dprepro.learners.feature_selection.dp_select_features`,
+    same draws); hashed parts under replacement neighbours need ``c = 2``
+    (:func:`hashed_votes`, :func:`dprepro.learners.accounting.selection_changed_parts`).
+    With ``epsilon = inf`` no noise is drawn: the non-private selection.
+
+    ``draws``: that many independent selections at once, shape ``(draws, n_select)``
+    (the privacy audit's); the noise is one ``(draws, p)`` draw, whose first row takes
+    the generator's values of a single call.
+    """
+    if changed_parts not in (1, 2):
+        raise ValueError(f"changed_parts must be 1 or 2, got {changed_parts!r}")
+    votes = np.asarray(votes, dtype=float)
+    frac = votes / n_parts
+    if draws is not None:
+        if isinstance(draws, bool) or not isinstance(draws, int | np.integer) or draws < 1:
+            raise ValueError(f"draws must be a positive integer, got {draws!r}")
+        frac = np.broadcast_to(frac, (int(draws), votes.size))
+    if math.isfinite(epsilon):
+        frac = frac + rng.laplace(0.0, 2.0 * changed_parts * n_select / (n_parts * epsilon),
+                                  size=frac.shape)
+    return np.argsort(-frac, axis=-1, kind="stable")[..., :n_select]

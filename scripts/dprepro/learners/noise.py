@@ -6,6 +6,7 @@ import math
 
 import numpy as np
 
+from dprepro.learners.accounting import ssp_shares
 from dprepro.learners.checks import check_epsilon, check_positive, check_rng, check_share
 
 # re-exported: the clipping weights and the feature-selection baselines live in their own
@@ -16,6 +17,7 @@ __all__ = [
     "objective_perturbation_noise_draws",
     "psd_repair",
     "ssp_laplace_noise",
+    "ssp_laplace_noise_draws",
     "ssp_noise",
     "ssp_noise_draws",
     "wishart_noise",
@@ -186,8 +188,7 @@ def _ssp_noise_scales(dim, epsilon, clip_x, clip_y, xx_share, rng) -> tuple[floa
     if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
         raise ValueError(f"dim must be a positive integer, got {dim!r}")
     dim = int(dim)
-    eps_xx = xx_share * epsilon
-    eps_xy = (1.0 - xx_share) * epsilon
+    eps_xx, eps_xy = ssp_shares(epsilon, xx_share)
     root_scale = math.sqrt(dim * clip_x**2 / eps_xx)  # as wishart_noise computes it
     return root_scale, 2.0 * dim * clip_x * clip_y / eps_xy
 
@@ -241,18 +242,55 @@ def ssp_laplace_noise(
     E : ndarray of shape (dim, dim), symmetric
     L : ndarray of shape (dim,)
     """
+    d, xx_scale, xy_scale = _ssp_laplace_scales(dim, epsilon, clip_x, clip_y, xx_share, rng)
+    upper = np.triu_indices(d)
+    E = np.zeros((d, d))
+    E[upper] = rng.laplace(0.0, xx_scale, size=upper[0].size)
+    E = E + np.triu(E, 1).T
+    L = rng.laplace(0.0, xy_scale, size=d)
+    return E, L
+
+
+def ssp_laplace_noise_draws(
+    dim: int,
+    draws: int,
+    *,
+    epsilon: float,
+    clip_x: float,
+    clip_y: float,
+    rng: np.random.Generator,
+    xx_share: float = 0.5,
+) -> tuple[np.ndarray, np.ndarray]:
+    r"""``draws`` independent noise pairs of :func:`ssp_laplace_noise`, at once.
+
+    Drawn in two vectorised calls, all upper triangles and then all Laplace
+    variables of :math:`X^\top y` (the privacy audit's 10⁵ draws): the stream differs
+    from ``draws`` successive calls, whose distribution each pair has; ``draws=1``
+    takes the same values from the generator.
+
+    Returns
+    -------
+    E : ndarray of shape (draws, dim, dim), symmetric
+    L : ndarray of shape (draws, dim)
+    """
+    draws = _check_draws(draws)
+    d, xx_scale, xy_scale = _ssp_laplace_scales(dim, epsilon, clip_x, clip_y, xx_share, rng)
+    upper = np.triu_indices(d)
+    E = np.zeros((draws, d, d))
+    E[:, upper[0], upper[1]] = rng.laplace(0.0, xx_scale, size=(draws, upper[0].size))
+    E = E + np.swapaxes(np.triu(E, 1), -1, -2)
+    return E, rng.laplace(0.0, xy_scale, size=(draws, d))
+
+
+def _ssp_laplace_scales(dim, epsilon, clip_x, clip_y, xx_share, rng) -> tuple[int, float, float]:
+    """(d, Laplace scale on XᵀX's upper triangle, on Xᵀy) of :func:`ssp_laplace_noise`."""
     epsilon, clip_x, clip_y, xx_share = _check_noise_args(epsilon, clip_x, clip_y, xx_share,
                                                            rng)
     if isinstance(dim, bool) or not isinstance(dim, int | np.integer) or dim < 1:
         raise ValueError(f"dim must be a positive integer, got {dim!r}")
     d = int(dim)
-    eps_xx, eps_xy = xx_share * epsilon, (1.0 - xx_share) * epsilon
-    upper = np.triu_indices(d)
-    E = np.zeros((d, d))
-    E[upper] = rng.laplace(0.0, d * d * clip_x**2 / eps_xx, size=upper[0].size)
-    E = E + np.triu(E, 1).T
-    L = rng.laplace(0.0, 2.0 * d * clip_x * clip_y / eps_xy, size=d)
-    return E, L
+    eps_xx, eps_xy = ssp_shares(epsilon, xx_share)
+    return d, d * d * clip_x**2 / eps_xx, 2.0 * d * clip_x * clip_y / eps_xy
 
 
 def psd_repair(A: np.ndarray, floor: float = 0.0) -> np.ndarray:

@@ -39,7 +39,7 @@ fit is the identity and the curve is the binned estimator below. Then
     \hat S(t_b) = \prod_{b' \le b} \bigl(1 - \hat d_{b'} / \hat r_{b'}\bigr),
 
 which is non-increasing and stays in [0, 1]; :meth:`GridLNTE.release` uses
-the actuarial form of the hazard (censorings at risk half their bin) and
+the actuarial form of the hazard (censorings at risk half their bin [CE58]_) and
 clips follow-up at the horizon.
 The curve is a step function at the bins' right ends; it stops (``nan``)
 where :math:`\hat r_b < 1`. The horizon :math:`H` must be public: the

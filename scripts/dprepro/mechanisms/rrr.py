@@ -4,7 +4,7 @@ The paper's baseline LNTE is in :mod:`dprepro.mechanisms.lnte` (as published) an
 :mod:`dprepro.mechanisms.grid_lnte` (on a public grid); the debiased estimator in
 :mod:`dprepro.mechanisms.debiased_rrr`.
 
-RRR (De Faveri et al., SEBD 2024, after Warner 1965 and Greenberg et al. 1969)
+RRR (De Faveri et al., SEBD 2024, after Warner 1965 [War65]_ and Greenberg et al. 1969)
 privatises the group label of each patient locally: keep the true label with
 probability :math:`p`, otherwise output a label drawn uniformly from all
 :math:`k` labels (the true one included). Its transition matrix is
@@ -43,7 +43,7 @@ are really :math:`2.386, 3.386, 4.386`, and for the four kidney groups
 :math:`2.099, 3.099, 4.099`. The ``"exact"`` calibration solves
 :math:`\varepsilon_{\text{true}} = \varepsilon`:
 :math:`p = (e^\varepsilon - 1)/(e^\varepsilon + k - 1)`, i.e. :math:`k`-ary
-randomized response (Wang et al. 2017) written as keep-or-uniform.
+randomized response (Wang et al. 2017 [Wan17]_) written as keep-or-uniform.
 
 References
 ----------

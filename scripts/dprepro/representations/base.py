@@ -16,6 +16,8 @@ __all__ = ["FeatureNamesMixin", "FitBudgetExceeded", "as_generator", "check_floa
 # helpers
 # --------------------------------------------------------------------------- #
 def as_generator(random_state) -> np.random.Generator:
+    """``random_state`` as a :class:`numpy.random.Generator`: a Generator as given, ``None``
+    or an int seeds a new one; anything else is a :class:`TypeError`."""
     if isinstance(random_state, np.random.Generator):
         return random_state
     if random_state is None or (
@@ -28,6 +30,8 @@ def as_generator(random_state) -> np.random.Generator:
 
 
 def check_int(name: str, value, low: int, high: int | None = None) -> int:
+    """``value`` as an int in ``[low, high]`` (``high=None``: no upper bound); a bool or a
+    non-integer is a :class:`TypeError`, a value outside a :class:`ValueError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int | np.integer):
         raise TypeError(f"{name} must be an integer, got {value!r}")
     if value < low or (high is not None and value > high):
@@ -45,6 +49,8 @@ def check_float(
     low_open: bool = True,
     high_open: bool = True,
 ) -> float:
+    """``value`` as a finite float between ``low`` and ``high`` (open or closed ends); a bool or
+    a non-number is a :class:`TypeError`, a value outside a :class:`ValueError` naming ``name``."""
     if isinstance(value, bool) or not isinstance(value, int | float | np.integer | np.floating):
         raise TypeError(f"{name} must be a number, got {value!r}")
     v = float(value)

@@ -134,9 +134,11 @@ class SupervisedVAERepresentation(VAERepresentation):
 
     Parameters
     ----------
-    latent_dim, n_hidden_layers, hidden_width, learning_rate, batch_size, max_epochs, patience,
-    validation_fraction, quantile, log_var_floor, device, random_state, log_every, max_seconds
-        As :class:`VAERepresentation`.
+    latent_dim : int
+        As :class:`VAERepresentation`, and so are ``n_hidden_layers``, ``hidden_width``,
+        ``learning_rate``, ``batch_size``, ``max_epochs``, ``patience``,
+        ``validation_fraction``, ``quantile``, ``log_var_floor``, ``device``,
+        ``random_state``, ``log_every`` and ``max_seconds``.
     supervised_weight : float, default 1.0
         λ >= 0, the weight of the summed cross-entropy beside the summed
         negative ELBO (both per row, summed over a minibatch). 0: the VAE.

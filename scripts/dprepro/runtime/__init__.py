@@ -1,4 +1,27 @@
 """What every step shares: atomic I/O, seeds, provenance sidecars, privacy records, the
 step start-up, the library-code digests of the rules (code_version), canonical params and the
 scheduler-timer cleanup.
+
+Its public names load their module on first use (:mod:`dprepro.runtime.exports`).
 """
+
+from dprepro.runtime.exports import lazy_exports
+
+__all__, __getattr__, __dir__ = lazy_exports(__name__, {
+    "code_version": ["library_digest", "library_modules", "module_checksums", "rules_digest",
+                     "script_library_digest", "scripts_library_code"],
+    "exports": ["lazy_exports"],
+    "io": ["atomic_path", "read_table", "sha256_of", "write_csv", "write_json", "write_parquet"],
+    "params": ["canonical", "number_text"],
+    "privacy_record": ["AUDIT_PRIVACY", "BudgetSplit", "PrivacyRecord", "budget_split",
+                       "non_private", "provenance_of"],
+    "provenance": ["PACKAGES", "git_commit", "package_versions", "provenance_record",
+                   "sidecar_path", "write_provenance"],
+    "run_config": ["flatten", "run_config_subset"],
+    "run_folder": ["RUNS_DIR", "STALE_LIST", "launch_relative", "remove_outputs", "run_directory",
+                   "stale_outputs", "write_stale_list"],
+    "scheduler_timers": ["SCHEDULER_FILE", "cancel_scheduler_timers"],
+    "seeds": ["replicate_generators", "seed_record", "seed_sequence", "stable_id"],
+    "step": ["script_path", "start", "write_sidecars"],
+    "verify": ["Mismatch", "VerifyReport", "verify_run"],
+})

@@ -99,6 +99,7 @@ def write_parquet(frame: pd.DataFrame, dest: str | os.PathLike, *, index: bool =
 
 
 def write_json(obj, dest: str | os.PathLike) -> None:
+    """Write ``obj`` as indented JSON with sorted keys, atomically (:func:`atomic_path`)."""
     with atomic_path(dest) as tmp:
         tmp.write_text(json.dumps(obj, indent=2, sort_keys=True, default=str) + "\n")
 
@@ -132,6 +133,7 @@ def _categories_as_text(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def sha256_of(path: str | os.PathLike, chunk: int = 1 << 20) -> str:
+    """Hex sha256 of the file at ``path``, read in blocks of ``chunk`` bytes."""
     digest = hashlib.sha256()
     with open(path, "rb") as handle:
         while block := handle.read(chunk):

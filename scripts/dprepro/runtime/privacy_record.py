@@ -100,6 +100,29 @@ class PrivacyRecord:
             raise KeyError(f"privacy record has no column(s) {missing}; it has {list(full)}")
         return {k: full[k] for k in order}
 
+    def statement(self) -> str:
+        """The record as one sentence for a reader of the release.
+
+        A release states its mechanism, the stated parameter, the true ε (``inf``: none is
+        proven; ``unknown`` for ``nan``) and whose data it protects, then its note; a
+        reference says it is no release.
+
+        Examples
+        --------
+        >>> PrivacyRecord(mechanism="rrr", release=True, stated=2.0, true_epsilon=3.0986,
+        ...               privacy_unit="patient", note="keep probability p = 0.8411").statement()
+        'rrr: stated ε = 2, true ε = 3.099 per patient (keep probability p = 0.8411)'
+        >>> non_private("the original labels").statement()
+        'non_private: no privacy release (the original labels)'
+        """
+        note = f" ({self.note})" if self.note else ""
+        if not self.release:
+            return f"{self.mechanism}: no privacy release{note}"
+        symbol = "ε" if self.parameter == "epsilon" else "α"
+        true = "unknown" if math.isnan(self.true_epsilon) else f"{self.true_epsilon:.4g}"
+        unit = f" per {self.privacy_unit}" if self.privacy_unit else ""
+        return f"{self.mechanism}: stated {symbol} = {self.stated:g}, true ε = {true}{unit}{note}"
+
     def provenance(self) -> dict:
         """The ``privacy`` entry of a provenance sidecar (JSON-safe: inf/nan as text)."""
         out = {"release": bool(self.release), "mechanism": self.mechanism,

@@ -55,6 +55,7 @@ def git_commit(directory: str) -> str | None:
 
 
 def package_versions(packages: Iterable[str] = PACKAGES) -> dict[str, str | None]:
+    """The installed version of each distribution in ``packages`` (``None``: not installed)."""
     return dict(_package_versions(tuple(packages)))
 
 
@@ -86,9 +87,9 @@ def provenance_record(
 
     Parameters
     ----------
-    output : path
+    output : path-like
         The table or figure this record describes.
-    script : path
+    script : path-like
         The step script that produced it (hashed).
     inputs : mapping or iterable of paths
         Every input file (hashed); a mapping keeps the rule's input names.

@@ -4,7 +4,7 @@ Two rules keep the outputs of one configuration from mixing with another's:
 
 * ``run_name`` puts a run in a folder of its own, ``runs/<run_name>/`` under the
   directory snakemake is started in: its ``results/``, logs and Snakemake records,
-  so runs of two configurations never share a file. Relative cohort ``path``s still
+  so runs of two configurations never share a file. Relative cohort paths (``path``) still
   mean the directory snakemake is started in (:func:`launch_relative`).
 * In one folder, a rerun with another configuration remakes every output whose
   parameters changed (each job's parameters are in its rerun triggers), but files
@@ -70,7 +70,7 @@ def stale_outputs(expected: Iterable[str], root: str | os.PathLike = ".") -> lis
         Every output of the complete run of the current configuration (paths relative
         to ``root``); their provenance sidecars (``<output>.prov.json``) and the files
         inside expected output folders are expected too.
-    root : path
+    root : path-like
         The run folder.
 
     Returns

@@ -44,6 +44,7 @@ def start(smk, name: str) -> logging.Logger:
     reductions in the same order whatever ``--cores`` is, which is part of
     what makes tables byte-identical across runs.
     """
+    _check_library(smk)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
     if getattr(smk, "log", None):
         Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
@@ -66,6 +67,25 @@ def start(smk, name: str) -> logging.Logger:
     if _is_snakemake_script_job():
         atexit.register(_exit_without_teardown, failed)
     return logger
+
+
+def _check_library(smk) -> None:
+    """Refuse a step that imported a ``dprepro`` other than the one beside its script.
+
+    Snakemake appends the script's folder to ``sys.path``, after site-packages: with a copy
+    installed by ``pip install .``, the job would run that copy while its sidecars record the
+    digests of the clone's code. ``workflow/rules/common.smk`` puts ``scripts/`` first on the
+    jobs' ``PYTHONPATH``; this check catches any other way in.
+    """
+    scriptdir = getattr(smk, "scriptdir", None)
+    if not scriptdir or "://" in str(scriptdir):
+        return
+    scripts = Path(scriptdir).resolve()
+    if scripts != _SCRIPTS_DIR:
+        raise RuntimeError(
+            f"this step imported dprepro from {_SCRIPTS_DIR / 'dprepro'}, not the library beside "
+            f"its script ({scripts / 'dprepro'}): put {scripts} first on PYTHONPATH, or install "
+            f"the clone with `pip install -e .`")
 
 
 def _is_snakemake_script_job() -> bool:

@@ -9,7 +9,6 @@ both on the gene values centred by the public gene means.
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import math
 import warnings
 from collections.abc import Mapping, Sequence
@@ -17,6 +16,8 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from dprepro.learners.accounting import selection_changed_parts
+from dprepro.learners.feature_selection import hashed_parts, hashed_votes, noisy_top_features
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.repr_transfer.common import REPRESENTATION_METHODS
 
@@ -124,9 +125,10 @@ class FeatureSelection:
 
         With hashed parts a line replaced by one with another id leaves its
         part and enters another (:func:`hashed_votes`); the authors' scheme
-        keeps their stated 2m/k (its ε is void anyway, see ``n_parts``).
+        keeps their stated 2m/k (its ε is void anyway, see ``n_parts``);
+        :func:`dprepro.learners.accounting.selection_changed_parts`.
         """
-        return 2 if self.public_parts else 1
+        return selection_changed_parts(self.public_parts)
 
     def votes(self, X, y, lines=None, *, nominal: int | None = None) -> tuple[np.ndarray, int]:
         """Vote counts and k of the training lines ``(X, y)``, ids ``lines``.
@@ -154,78 +156,6 @@ def part_key(base_seed: int) -> bytes:
     """
     state = seed_sequence(base_seed, "repr_transfer", "feature_selection/parts", 0)
     return state.generate_state(4, dtype=np.uint32).astype("<u4").tobytes()
-
-
-def hashed_parts(lines, n_parts: int, key: bytes) -> np.ndarray:
-    r"""Part of each line: :math:`\mathrm{BLAKE2b}_{key}(\mathrm{id}) \bmod k`.
-
-    The part of a line depends on its id and the key only, never on which
-    other lines are present (unlike the interleaved ``i mod k`` of the
-    authors, where removing one line shifts every later line).
-    """
-    if isinstance(n_parts, bool) or not isinstance(n_parts, int | np.integer) or n_parts < 1:
-        raise ValueError(f"n_parts must be a positive integer, got {n_parts!r}")
-    if not isinstance(key, bytes) or not 1 <= len(key) <= 64:
-        raise ValueError("key must be 1 to 64 bytes (part_key)")
-    return np.array([int.from_bytes(hashlib.blake2b(str(line).encode("utf-8"), key=key,
-                                                     digest_size=8).digest(), "big") % n_parts
-                     for line in lines], dtype=np.int64)
-
-
-def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
-                 sparsity: float = 1.0, lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:
-    r"""Vote counts of subsample-and-aggregate with public k, α and hashed parts.
-
-    Lines with a missing response are dropped; line ``i`` goes to part
-    :func:`hashed_parts` of its id. On every part with at least two lines a
-    Lasso (scikit-learn ``alpha = sparsity / k**2``: the authors'
-    ``sparsity / n`` at the n where their k = √n equals ours) is fitted and its
-    ``n_select`` largest :math:`|\beta_j|` get one vote; a part with fewer
-    lines casts none. A part's vote vector is the indicator of m features
-    (or zero), so one part's change moves it by at most :math:`2m` in L1.
-    Adding or removing one line (or one response) changes one part only:
-    L1 sensitivity :math:`2m/k` of the vote fractions :math:`v/k`. Under
-    replacement neighbours (same number of lines, one line's record and id
-    replaced: the relation the corrected CMS11 and SSP bounds use) the old
-    id's part loses a line and the new id's part gains one, so two parts
-    change and the exact bound is
-
-    .. math:: \Delta_1(v/k) = 4m/k
-
-    (attained when both parts' top-m sets become disjoint from their old
-    ones; equal to 2m/k only when both ids hash to the same part).
-    :func:`noisy_top_features` with ``changed_parts=2`` calibrates its
-    Laplace noise to it (Kifer et al. 2012; Dwork & Roth 2014, Thm 3.6).
-
-    Returns
-    -------
-    (votes, k) : ndarray of shape (p,), int
-    """
-    from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import Lasso
-
-    X = np.asarray(X, dtype=float)
-    y = np.asarray(y, dtype=float)
-    lines = np.asarray(lines, dtype=object)
-    if len(lines) != X.shape[0] or len(y) != X.shape[0]:
-        raise ValueError(f"X has {X.shape[0]} rows but y has {len(y)} and lines {len(lines)}")
-    keep = ~np.isnan(y)
-    X, y, lines = X[keep], y[keep], lines[keep]
-    p = X.shape[1]
-    if not 1 <= n_select <= p:
-        raise ValueError(f"n_select must be in [1, {p}], got {n_select}")
-    part = hashed_parts(lines, n_parts, key)
-    votes = np.zeros(p)
-    lasso = Lasso(alpha=sparsity / n_parts**2, fit_intercept=True, max_iter=lasso_max_iter)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        for j in range(int(n_parts)):
-            rows = part == j
-            if rows.sum() < 2:
-                continue
-            lasso.fit(X[rows], y[rows])
-            votes[np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]] += 1.0
-    return votes, int(n_parts)
 
 
 def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int | None = None,
@@ -266,29 +196,6 @@ def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int 
             lasso.fit(X[i::k], y[i::k])
             votes[np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]] += 1.0
     return votes, k
-
-
-def noisy_top_features(votes, n_parts: int, n_select: int, *, epsilon: float,
-                       rng: np.random.Generator | None, changed_parts: int = 1) -> np.ndarray:
-    r"""The ``n_select`` largest of :math:`v_j/k + \mathrm{Laplace}(2cm/(k\epsilon))`.
-
-    :math:`c` = ``changed_parts``, the number of parts one neighbour can
-    change: ε-DP when the vote fractions have L1 sensitivity :math:`2cm/k`
-    (report noisy max over a vector, Dwork & Roth 2014, Thm 3.6). ``c = 1``
-    is the authors' scale (:func:`dprepro.learners.feature_selection.dp_select_features`,
-    same draws); hashed parts under replacement neighbours need ``c = 2``
-    (:func:`hashed_votes`, :attr:`FeatureSelection.changed_parts`).
-    With ``epsilon = inf`` no noise is drawn: the non-private selection.
-    """
-    if changed_parts not in (1, 2):
-        raise ValueError(f"changed_parts must be 1 or 2, got {changed_parts!r}")
-    votes = np.asarray(votes, dtype=float)
-    frac = votes / n_parts
-    if math.isfinite(epsilon):
-        frac = frac + rng.laplace(0.0, 2.0 * changed_parts * n_select / (n_parts * epsilon),
-                                  size=votes.size)
-    return np.argsort(-frac, kind="stable")[:n_select]
-
 
 
 @dataclasses.dataclass(frozen=True)

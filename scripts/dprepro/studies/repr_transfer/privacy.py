@@ -35,6 +35,11 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from dprepro.learners.accounting import (
+    objective_perturbation_epsilon,
+    selection_epsilon,
+    ssp_epsilon,
+)
 from dprepro.runtime.privacy_record import BudgetSplit, PrivacyRecord, budget_split, non_private
 
 __all__ = [
@@ -371,9 +376,14 @@ def _check_mapping(mapping: str) -> bool:
 
 
 def _selection_voids(split: BudgetSplit, selection) -> bool:
-    """Whether the DP feature selection of ``split`` ran with data-dependent parts."""
+    """Whether the DP feature selection of ``split`` has no finite ε (data-dependent parts).
+
+    :func:`dprepro.learners.accounting.selection_epsilon`, the rule the privacy audit
+    prints for the selection's row.
+    """
     return (not math.isnan(split.selection) and selection is not None
-            and not selection.public_parts)
+            and math.isinf(selection_epsilon(split.selection,
+                                             public_parts=selection.public_parts)))
 
 
 def _selection_note(split: BudgetSplit, selection) -> str:
@@ -427,7 +437,8 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
             "epsilon_if_bias_penalised": np.nan})
     _check_learner(split, learner, "cancer-type")
     epsilon = split.total
-    if variant == "cms11":
+    # the learner's rule (dprepro.learners.accounting), which the privacy audit prints too
+    if math.isfinite(objective_perturbation_epsilon(split.learner, variant=variant)):
         true, bound = epsilon, epsilon
         note = (f"{split.note}objective perturbation as CMS11 Alg. 2: pure epsilon-DP "
                 f"{SCOPE_NOTE}")
@@ -469,7 +480,9 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
             "variant": "", "selection_epsilon": np.nan, "learner_epsilon": np.nan})
     _check_learner(split, learner, "drug")
     feature_selection = not math.isnan(split.selection)
-    correct = learner.xx_noise == "laplace" and learner.public_centring
+    # the learner's rule (dprepro.learners.accounting), which the privacy audit prints too
+    correct = math.isfinite(ssp_epsilon(split.learner, xx_noise=learner.xx_noise,
+                                        public_centring=learner.public_centring))
     voids = _selection_voids(split, selection)
     base = "ssp_laplace" if learner.xx_noise == "laplace" else "ssp"
     return PrivacyRecord(
