@@ -34,7 +34,7 @@ import pandas as pd
 from dprepro.claims.registry import CLAIMS, Evidence
 from dprepro.claims.table import claims_frame
 
-__all__ = ["MECHANISM_STUDY", "privacy_claims"]
+__all__ = ["MECHANISM_STUDY", "confidence", "privacy_claims"]
 
 #: Mechanism of an audit row -> (study, local?): the mechanisms the audit covers.
 MECHANISM_STUDY = {
