@@ -11,7 +11,8 @@ p = snakemake.params
 # run_all_audits spawns one stream per audit from a single integer seed
 rng_seed = int(seed_sequence(p.seed, "audit", "privacy_audit", 0).generate_state(1)[0])
 table = run_all_audits(rng_seed=rng_seed, draws_scale=p.draws_scale, level=p.level,
-                       learner_draws_scale=p.learner_draws_scale)
+                       learner_draws_scale=p.learner_draws_scale,
+                       rrr_settings=p.rrr_settings)
 for row in table.itertuples():
     log.info("%-28s %-34s %-10s claimed %-6.3g lower bound %-7.3g %s", row.mechanism,
              row.variant, row.role, row.claimed_epsilon, row.empirical_epsilon_lower_bound,

@@ -16,11 +16,15 @@ columns = ["drug", "split", "seed", "epsilon", "representation", "pipeline", "sp
 frames = [pd.read_parquet(path) for path in snakemake.input.drug_rows]
 frames = [f.loc[:, columns] for f in frames if len(f)]  # a chunk may hold no drug
 splits = pd.concat(frames, ignore_index=True) if frames else None
+# the learned representations: the rows of the paper's public/private assumption
+representations = {tuple(key): read_table(path) for key, path in
+                   zip(p.representation_keys, snakemake.input.representations, strict=True)}
 table = repr_claims.repr_claims(cancer, drug, cancer_epsilon=p.epsilons["cancer_type"],
                                 drug_epsilon=p.epsilons["drug"], pipelines=p.pipelines,
                                 base_seed=p.seed,
                                 vae_learning_rates=p.vae_learning_rates,
-                                drug_splits=splits, data_origin=p.data_origin)
+                                drug_splits=splits, data_origin=p.data_origin,
+                                representations=representations)
 for row in table.itertuples(index=False):
     log.info("%s: %s [%.3g, %.3g] %s -> %s", row.claim_id, row.statistic, row.ci_lower,
              row.ci_upper, row.criterion, row.verdict)

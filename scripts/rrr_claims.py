@@ -14,7 +14,8 @@ p = snakemake.params
 stream = "claims/bootstrap"
 rng = np.random.default_rng(seed_sequence(p.seed, "rrr_survival", stream, 0))
 table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logrank_releases,
-                   significance=p.significance, rng=rng, clustered=p.clustered)
+                   significance=p.significance, rng=rng, clustered=p.clustered,
+                   curve_releases=p.curve_releases)
 write_csv(table, snakemake.output.table)
 log.info("wrote %s: %s", snakemake.output.table, table["verdict"].value_counts().to_dict())
 records = rrr_outputs.records_of_releases(p.releases, snakemake.input.medians)

@@ -466,3 +466,64 @@ def test_run_all_audits_bad_arguments():
 def test_audits_require_a_generator():
     with pytest.raises(TypeError, match="numpy.random.Generator"):
         audit_laplace_indicators(alpha=1.0, draws=10, rng=np.random.RandomState(0))
+
+
+def test_every_rrr_release_of_the_run_gets_an_audit_row_and_a_privacy_claim():
+    """Issue 40: a three-arm cohort (k = 3) or an ε outside the shipped 1, 2, 3 had no
+    rrr.privacy row. Each (k, ε, calibration) the run uses gets one; the shipped rows
+    and their streams stay as they were (the new rows come last)."""
+    import math
+
+    from dprepro.audit.claims import privacy_claims
+
+    base = run_all_audits(rng_seed=4, draws_scale=0.001)
+    settings = [[5, 1.0, "paper"], [3, 1.0, "paper"], [4, 0.5, "exact"], [3, 1.0, "paper"]]
+    table = run_all_audits(rng_seed=4, draws_scale=0.001, rrr_settings=settings)
+    pd.testing.assert_frame_equal(table.iloc[:len(base)], base)
+    new = table.iloc[len(base):]
+    # (5, 1, paper) is shipped, (3, 1, paper) given twice: two rows, in sorted order
+    assert list(new.variant) == ["calibration=paper, k=3", "calibration=exact, k=4"]
+    assert list(new.role) == ["published", "corrected"]
+    assert list(new.claimed_epsilon) == [1.0, 0.5]
+    np.testing.assert_allclose(new.true_epsilon, [1 + math.log(2), 0.5])
+    claims = privacy_claims(table).set_index("claim_id")
+    three = claims.loc["rrr.privacy.rrr.calibration_paper_k_3.eps1"]
+    assert three["verdict"] == "fails" and three["ci_upper"] == pytest.approx(1 + math.log(2))
+    assert three["claim_origin"] == "paper"
+    four = claims.loc["rrr.privacy.rrr.calibration_exact_k_4.eps0.5"]
+    assert four["verdict"] == "holds" and four["claim_origin"] == "beyond"
+    # the interval's lower end is the audit's bound at 1 - 1e-9: the row says so (it said
+    # 0.95); the pipeline's, the largest of its learners' bounds, at 1 - (their number) 1e-9
+    pipeline = claims.index.str.startswith("repr.privacy.pipeline")
+    assert (claims.loc[~pipeline, "level"] == 1 - 1e-9).all()
+    learners = table[(table.role == "published")
+                     & table.mechanism.isin(["objective_perturbation", "ssp"])]
+    smallest = learners[learners.claimed_epsilon == learners.claimed_epsilon.min()]
+    assert claims.loc[pipeline, "level"].tolist() == [1 - len(smallest) * 1e-9]
+    with pytest.raises(ValueError, match="calibration"):
+        run_all_audits(rng_seed=4, draws_scale=0.001, rrr_settings=[[3, 1.0, "fair"]])
+    with pytest.raises(ValueError, match="k must be"):
+        run_all_audits(rng_seed=4, draws_scale=0.001, rrr_settings=[[1, 1.0, "paper"]])
+
+
+def test_the_runs_rrr_settings_follow_its_cohorts_epsilons_and_calibrations():
+    """One [k, ε, calibration] per label count, configured ε and calibration: k from each
+    cohort's configured groups (ipssr 5, kidney 4, the small test cohort's three arms),
+    with the Cox analysis' extra cohorts."""
+    from pathlib import Path
+
+    import yaml
+
+    from dprepro.config.schema import fill_defaults, load_schema
+    from dprepro.studies.rrr_survival.plan import privacy_settings
+
+    root = Path(__file__).parents[1]
+    config = yaml.safe_load((root / "config" / "config.yaml").read_text())
+    small = yaml.safe_load((root / "tests" / "data" / "small_config.yaml").read_text())
+    config["datasets"]["toy"] = small["datasets"]["toy"]
+    config["rrr_survival"].update(datasets=["ipssr", "kidney", "toy"], epsilons=[3, 1, 0.7])
+    fill_defaults(config, load_schema(root / "workflow" / "schemas" / "config.schema.yaml"))
+    ks = {3, 4, 5} | {len(config["datasets"][d].get("groups") or [])
+                      for d in config["rrr_survival"]["cox"]["extra_datasets"]}
+    assert privacy_settings(config) == [[k, e, c] for k in sorted(ks) for e in (0.7, 1.0, 3.0)
+                                        for c in ("paper", "exact")]

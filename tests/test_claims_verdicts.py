@@ -266,12 +266,78 @@ def test_claim_rows_state_origin_and_the_verdicts_at_half_and_twice_our_toleranc
 def test_an_unreliable_interval_gives_no_firm_verdict_and_untestable_states_why():
     firm = _row(ci_lower=0.001, ci_upper=0.002)
     assert firm["verdict"] == "holds"
-    soft = _row(ci_lower=0.001, ci_upper=0.002, reliable=False, note="mean-based")
+    assert (firm["reliable"], firm["reliability_reason"]) == (True, "")
+    soft = _row(ci_lower=0.001, ci_upper=0.002, reliable=False,
+                reliability_reason="mean over a selected subset", note="mean-based")
     assert soft["verdict"] == "inconclusive"
-    assert soft["note"] == "inconclusive: the row's own interval is unreliable; mean-based"
+    assert (soft["reliable"], soft["reliability_reason"]) == (False,
+                                                              "mean over a selected subset")
+    assert soft["note"] == "mean-based"
     never = _row(untestable="true by construction")
     assert never["verdict"] == "untestable"
     assert never["note"] == "untestable: true by construction"
+
+
+def test_an_unreliable_row_must_say_why_and_a_reliable_one_has_no_reason():
+    with pytest.raises(ValueError, match="reliability_reason"):
+        _row(reliable=False)
+    with pytest.raises(ValueError, match="reliability_reason"):
+        _row(reliable=False, reliability_reason="  ")
+    with pytest.raises(ValueError, match="reliable=True"):
+        _row(reliability_reason="why?")
+    with pytest.raises(TypeError, match="bool"):
+        _row(reliable="no")
+
+
+def _cox_bias_row(**changes):
+    # rrr.cox_corrected_unbiased.ipssr.eps1.exact on main at 40d2f7a: bias interval
+    # [-0.454, -0.118] against +-0.1, 57.5 % of the corrected fits converged
+    return _row(claim_id="rrr.cox_corrected_unbiased.ipssr.eps1.exact",
+                reproduced_value=-0.286, ci_lower=-0.454, ci_upper=-0.118,
+                criterion_at=lambda t: f"within [{-t:g}, {t:g}]", tolerance=0.1, **changes)
+
+
+def test_no_tolerance_verdict_is_firmer_than_the_verdict_of_an_unreliable_row():
+    firm = _cox_bias_row()
+    # the interval alone: outside +-0.1 and +-0.05, straddling +-0.2
+    assert (firm["verdict"], firm["verdict_half_tolerance"],
+            firm["verdict_double_tolerance"]) == ("fails", "fails", "inconclusive")
+    row = _cox_bias_row(reliable=False, reliability_reason="23 of 40 fits converged (57.5%)")
+    # on main the half-tolerance verdict said "fails" beside an inconclusive verdict
+    assert (row["verdict"], row["verdict_half_tolerance"],
+            row["verdict_double_tolerance"]) == ("inconclusive",) * 3
+    assert row["reliable"] is False and "57.5%" in row["reliability_reason"]
+    # the same rule for tolerance verdicts a study computes itself (a share recounted)
+    counted = _cox_bias_row(reliable=False, reliability_reason="few fits",
+                            tolerance_verdicts={"verdict_half_tolerance": "fails",
+                                                "verdict_double_tolerance": "holds"})
+    assert (counted["verdict_half_tolerance"],
+            counted["verdict_double_tolerance"]) == ("inconclusive", "inconclusive")
+    with pytest.raises(ValueError, match="tolerance_verdicts"):
+        _cox_bias_row(tolerance_verdicts={"verdict": "holds"})
+    # an untestable row has no tolerance verdicts, whatever the study computed
+    never = _cox_bias_row(untestable="one cohort", tolerance_verdicts={
+        "verdict_half_tolerance": "fails"})
+    assert never["verdict_half_tolerance"] == never["verdict_double_tolerance"] == ""
+
+
+_ORDER = {"fails": 0, "inconclusive": 1, "holds": 2}
+
+
+@pytest.mark.parametrize("reliable", [True, False])
+@pytest.mark.parametrize(("lower", "upper"), [(-0.454, -0.118), (-0.12, 0.03), (-0.04, 0.04),
+                                              (-0.3, 0.3), (0.06, 0.08), (0.5, 0.9)])
+def test_verdicts_never_contradict_each_other_across_tolerances(lower, upper, reliable):
+    """A looser tolerance never gives a worse verdict than a stricter one, and a row
+    whose verdict is inconclusive because it is unreliable has no firm tolerance verdict."""
+    reason = {} if reliable else {"reliable": False, "reliability_reason": "selected draws"}
+    row = _row(ci_lower=lower, ci_upper=upper, reproduced_value=(lower + upper) / 2,
+               criterion_at=lambda t: f"within [{-t:g}, {t:g}]", tolerance=0.1, **reason)
+    half, mid, double = (row[c] for c in ("verdict_half_tolerance", "verdict",
+                                          "verdict_double_tolerance"))
+    assert _ORDER[half] <= _ORDER[mid] <= _ORDER[double]
+    if not reliable:
+        assert {half, mid, double} == {"inconclusive"}
 
 
 def test_a_claims_table_refuses_an_unknown_data_origin():
@@ -281,3 +347,23 @@ def test_a_claims_table_refuses_an_unknown_data_origin():
     assert claims_frame([row])["data_origin"].tolist() == ["real"]
     with pytest.raises(ValueError, match="unknown data origins"):
         claims_frame([{**row, "data_origin": "{'claim_origin': 'beyond'}"}])
+
+
+def test_the_merged_table_recounts_the_claims_a_note_says_are_uncorrected():
+    """Issue 38: every ldp note said "143 claims" where results/claims.csv has 149 ldp
+    rows (the privacy statements come from the audit's job)."""
+    from dprepro.claims.table import family_note
+
+    testing = f"95% interval per claim, {family_note(2)}"
+    ldp = claims_frame([row("ldp.a", note=f"x; {testing}"), row("ldp.b", note=testing)])
+    assert ldp["note"].str.endswith("correction across the 2 claims of this table").all()
+    privacy = claims_frame([row(f"ldp.privacy.{i}") for i in range(3)])
+    rrr = claims_frame([row("rrr.a", study="rrr_survival", note="mine")])
+    merged = merge_claims([ldp, rrr, privacy])
+    counted = "across the 5 claims of ldp_indicators in results/claims.csv"
+    assert merged.loc[0, "note"] == f"x; 95% interval per claim, no family-wise " \
+                                     f"(multiple-testing) correction {counted}"
+    assert merged.loc[1, "note"].endswith(counted)
+    assert merged.loc[2, "note"] == "mine"
+    # merging again counts the same
+    assert merge_claims([merged])["note"].tolist() == merged["note"].tolist()

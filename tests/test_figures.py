@@ -72,6 +72,7 @@ def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
 
     claims = pd.DataFrame({
         "claim_id": ["a.ratio", "b.diff", "c.small"],
+        "claim": ["the ratio is near one", "the difference is positive", "tiny"],
         "criterion": ["within [0.667, 1.5]", "> 0; at least 5 independent units", "<= 0.01"],
         "reproduced_value": [1.2, -3.0, 0.002],
         "ci_lower": [1.1, -5.0, 0.001],
@@ -80,10 +81,10 @@ def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
     })
     fig = plots_figure.claims_figure(claims)
     ax = fig.axes[0]
-    labels = [t.get_text() for t in ax.get_yticklabels()]
-    # a minimum of independent units in short (the criterion column spells it out)
-    assert labels == ["a.ratio: within [0.667, 1.5]", "b.diff: > 0 (≥ 5 units)",
-                      "c.small: <= 0.01"]
+    texts = [t.get_text() for t in ax.texts]
+    # the claim's text, then its id and criterion (a minimum of units in short)
+    assert texts[:2] == ["the ratio is near one", "a.ratio · within [0.667, 1.5]"]
+    assert "b.diff · > 0 (≥ 5 units)" in texts
     points = ax.collections[-1].get_offsets()
     # every row is mapped onto [0, 1], first claim at the top
     assert np.all((points[:, 0] > 0) & (points[:, 0] < 1))
@@ -96,8 +97,46 @@ def test_claims_figure_draws_one_row_per_claim_on_its_own_scale():
     assert len(lines) == 3 and len(shaded) == 3
     assert lines[1][:, 0].max() < shaded[1].vertices[:, 0].min()
     assert shaded[0].vertices[:, 0].min() < lines[0][:, 0].min()  # holds: inside
-    texts = [t.get_text() for t in ax.texts]
     assert "fails" in texts and texts.count("holds") == 2
+    plt.close(fig)
+
+
+def test_the_claims_detail_page_is_readable_at_print_size():
+    """Issue 38: about 6 pt text, rows labelled by id only, value labels running into the
+    verdicts ("0.000802holds"), bare arrowheads at ±∞. A page is A4, no text under 8 pt,
+    the claim's text on every row, no two labels overlapping, and ∞ written out."""
+    import numpy as np
+    import pandas as pd
+
+    n = 18
+    claims = pd.DataFrame({
+        "claim_id": [f"rrr.claim_{i}.a_long_cohort_name.eps1.exact" for i in range(n)],
+        "claim": ["RRR curves are closer to the original than LNTE's at equal true ε "
+                  "(RRR exact calibration vs grid LNTE, both ε-DP), a long statement"] * n,
+        "criterion": ["<= 0.000802", ">= 0.5", "<= 1", "within [-0.1, 0.1]"] * 4 + ["> 0"] * 2,
+        "reproduced_value": [0.0008021] * 4 + [0.9] * 4 + [np.inf] * 4 + [-0.2857] * 6,
+        "ci_lower": [0.00071] * 4 + [0.61] * 4 + [0.9] * 4 + [-0.454] * 6,
+        "ci_upper": [0.000899] * 4 + [1.0] * 4 + [np.inf] * 4 + [-0.118] * 6,
+        "verdict": ["inconclusive", "holds", "fails", "untestable"] * 4 + ["fails"] * 2,
+    })
+    fig = plots_figure.claims_figure(claims, title="rrr_survival: claims 1–18 of 18")
+    assert tuple(np.round(fig.get_size_inches(), 2)) == plots_figure.PAGE
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    texts = [t for t in [*fig.texts, *fig.axes[0].texts] if t.get_text()]
+    assert min(t.get_fontsize() for t in texts) >= plots_figure.FONT >= 8
+    words = [t.get_text() for t in texts]
+    assert sum("RRR curves are closer" in w for w in words) == n
+    assert sum(w.startswith("rrr.claim_") for w in words) == n
+    # the ends of an interval at +∞ are written out, beside an arrowhead
+    assert words.count("∞") == 4
+    assert sum(line.get_marker() == ">" for line in fig.axes[0].lines) == 4
+    boxes = [t.get_window_extent(renderer) for t in texts]
+    page = fig.bbox
+    for i, a in enumerate(boxes):
+        assert page.contains(a.x0, a.y0) and page.contains(a.x1, a.y1), words[i]
+        for j in range(i):
+            assert not a.overlaps(boxes[j]), (words[i], words[j])
     plt.close(fig)
 
 

@@ -465,7 +465,10 @@ def every_setting_errors():
             errors[(c, mech, a, "private_beran_unclipped")] = 1.02 * value
             first[(c, mech, a, name)] = value
             first[(c, mech, a, "private_beran_unclipped")] = 1.02 * value
-    return ErrorSet(errors, first_draw=first)
+    # the main design's rates and t grid (the observation-times row reads them)
+    rates = {c: ((1.0, 1.0, 1.0), (rate,) * 3) for c, rate in (("25", 1 / 3), ("50", 1.0))}
+    return ErrorSet(errors, first_draw=first, rates=rates,
+                    grids={c: np.linspace(0.015, 1.5, 20) for c in rates})
 
 
 def test_every_row_is_declared_and_every_declaration_gives_rows():
@@ -495,3 +498,46 @@ def test_every_row_is_declared_and_every_declaration_gives_rows():
     assert used == declared, f"declarations without rows: {sorted(declared - used)}"
     rr = table[table["claim_id"].str.startswith("ldp.randomized_response.")]
     assert len(rr) and (rr["claim_origin"] == "beyond").all()
+
+
+def test_observation_times_alone_row_compares_the_law_of_y_with_berans_imse():
+    """The paper's 'observation times alone are insufficient': the law of Y = min(T, C)
+    at x (the limit of any estimator ignoring δ) against F_n's IMSE. Min of exponentials
+    is exponential with the summed rate: F_Y is F at λ_T + λ_C (an independent route)."""
+    from dprepro.studies.ldp_indicators.simulation import true_conditional_cdf
+
+    grid = np.linspace(0.015, 1.5, 20)
+    rates = {"25": ((1.0, 1.0, 1.0), (1 / 3,) * 3), "50": ((1.0, 1.0, 1.0), (1.0,) * 3)}
+    base = synthetic_errors(scale_private=3.0)
+    for scale, expected in ((1.0, "holds"), (40.0, "fails")):
+        errors = ErrorSet({**base.errors, **{
+            k: v * scale for k, v in base.errors.items() if k[3] == "beran"}},
+            rates=rates, grids={c: grid for c in rates})
+        table = claims_of(errors)
+        for c, (lambda_t, lambda_c) in rates.items():
+            row = table.loc[f"ldp.observation_times_insufficient.c{c}"]
+            f = true_conditional_cdf(grid, x=0.5, lambda_t=lambda_t)
+            f_y = true_conditional_cdf(grid, x=0.5, lambda_t=np.add(lambda_t, lambda_c))
+            beran = errors.errors[(c, "none", math.nan, "beran")]
+            oracle = np.mean((f_y - f) ** 2) / np.mean(beran ** 2)
+            assert row["reproduced_value"] == pytest.approx(oracle, rel=1e-12)
+            assert row["verdict"] == expected, (c, scale)
+            assert row["claim_origin"] == "paper" and "§1" in row["source"]
+    # without the design's rates (a table from elsewhere) there is no row
+    assert not claims_of(base).index.str.startswith("ldp.observation_times").any()
+
+
+def test_the_papers_phat_sentence_has_a_decidable_row_at_figure_1s_alpha():
+    """Issue 38: every p̂ row was untestable at Figure 1's α (the noise floor). 'By
+    averaging the privatized indicators, p̂_n is robust despite the noise perturbation'
+    is decidable there: the share of one released indicator's noise (√2/α) p̂ keeps."""
+    for sd, expected in ((0.05, "holds"), (5.0, "fails")):
+        table = claims_of(synthetic_errors(scale_private=3.0, phat_sd=sd), n=500)
+        for a in ALPHAS:
+            row = table.loc[f"ldp.phat_robust_by_averaging.c25.a{a:g}"]
+            # the p̂ errors are N(0, sd²) per point: RMSE ≈ sd, over σ = √2/α
+            assert row["reproduced_value"] == pytest.approx(sd * a / math.sqrt(2), rel=0.05)
+            assert row["verdict"] == expected and row["criterion"] == "<= 0.5"
+            assert row["verdict_half_tolerance"] and row["verdict_double_tolerance"]
+            # ... where the absolute reading of the sentence is untestable at n = 500
+            assert table.loc[f"ldp.phat_reasonable.c25.a{a:g}", "verdict"] == "untestable"

@@ -712,14 +712,20 @@ def test_every_claims_row_maps_to_a_declaration_with_its_origin_and_source(tmp_p
                               ("rrr", "exact"), ("rrr_debiased", "exact"),
                               ("lnte_grid", "grid=10,rows=2")) for e in (1.0, 3.0)]
     inputs = write_releases(kidney, releases, labels, tmp_path, draws=20, seed=4)
+    curve_releases = [r for r in releases if r["mechanism"] in ("original", "lnte")
+                      or (r["mechanism"] == "rrr" and r["calibration"] == "paper")]
+    inputs["group_curves"] = [path for r, path in zip(releases, inputs["curves"], strict=True)
+                              if r in curve_releases]
     claims = rrr_claims(inputs, releases=releases,
                         logrank_releases=[r for r in releases
                                           if r["mechanism"] in ("original", "rrr")],
-                        significance=0.05, rng=np.random.default_rng(0))
+                        significance=0.05, rng=np.random.default_rng(0),
+                        curve_releases=curve_releases)
     assert_rows_follow_their_declarations(claims)
     # every declaration of the main claims has a row on this configuration
+    # (the cross-cohort one needs IPSS-R beside kidney: its own test)
     main = {d.id for d in CLAIMS.declarations("rrr_survival", group="")
-            if ".cox_" not in d.id}
+            if ".cox_" not in d.id and "low_cardinality" not in d.id}
     assert main == {CLAIMS.match(i).id for i in claims["claim_id"]}
     # beyond the paper's setting: Table 1 states no conclusion change at ε = 3 only
     rows = claims.set_index("claim_id")
@@ -780,3 +786,59 @@ def test_sources_name_the_cohorts_the_paper_analysed():
     assert paper_or_beyond("ipssr", figure, KIDNEY_FOOTNOTE) == f"{SOURCE}, {figure}"
     assert paper_or_beyond("kidney", figure, KIDNEY_FOOTNOTE) == f"{SOURCE}, {KIDNEY_FOOTNOTE}"
     assert "did not analyse" in paper_or_beyond("veteran", figure, KIDNEY_FOOTNOTE)
+
+
+def test_a_claim_on_an_empty_or_degenerate_release_is_untestable_never_holds(tmp_path, kidney):
+    """Issue 40: a horizon in the wrong unit (0.5 on data in months) leaves grid LNTE's
+    release a sliver of the support; RRR then "wins" every draw and the claim held. A
+    claim on an empty or degenerate release is untestable, naming the release and the key."""
+    from dprepro.runtime.io import write_parquet
+    from dprepro.studies.rrr_survival.claims import rrr_claims
+    from dprepro.studies.rrr_survival.outputs import utility
+
+    labels = labels_of(kidney)
+
+    def claims_with(grid: str, drop_lnte: bool = False):
+        releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
+                     "calibration": "", "data_origin": "real"}]
+        releases += [{"dataset": "kidney", "mechanism": m, "epsilon": 1.0, "calibration": c,
+                      "data_origin": "real"}
+                     for m, c in (("rrr", "paper"), ("lnte", ""), ("rrr", "exact"),
+                                  ("lnte_grid", grid))]
+        folder = tmp_path / f"{grid}-{drop_lnte}"
+        inputs = write_releases(kidney, releases, labels, folder, draws=20, seed=4)
+        _, _, extra = utility(inputs, releases=releases)
+        distances = extra["distances"]
+        if drop_lnte:
+            # a release with no curve on the common support: every distance undefined
+            distances = distances.assign(distance=distances["distance"].where(
+                distances["mechanism"] != "lnte"))
+        write_parquet(distances, folder / "distances.parquet")
+        files = {k: v for k, v in inputs.items() if k != "curves"}
+        files["distances"] = folder / "distances.parquet"
+        return rrr_claims(files, releases=releases,
+                          logrank_releases=[r for r in releases
+                                            if r["mechanism"] in ("original", "rrr")],
+                          significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
+
+    true_eps = "rrr.more_accurate_than_lnte_true_eps.kidney.eps1"
+    sane = claims_with("grid=10,rows=2,horizon=20")
+    assert sane.loc[true_eps, "verdict"] != "untestable"
+    sliver = claims_with("grid=10,rows=2,horizon=0.5")
+    row = sliver.loc[true_eps]
+    # the same interval as a comparison with a proper release would give a verdict ...
+    assert row["ci_lower"] > 0.5
+    # ... but the release says nothing past 0.5 months: untestable, with the reason
+    assert row["verdict"] == "untestable"
+    assert "degenerate" in row["note"] and "horizon 0.5" in row["note"]
+    assert "datasets.kidney.horizon" in row["note"]
+    assert row["verdict_half_tolerance"] == row["verdict_double_tolerance"] == ""
+    # rows not on that release keep their verdicts and numbers
+    other = "rrr.more_accurate_than_lnte.kidney.eps1"
+    pd.testing.assert_series_equal(sliver.loc[other], sane.loc[other])
+    empty = claims_with("grid=10,rows=2,horizon=20", drop_lnte=True)
+    for claim_id in (other, "rrr.lnte_levels_off.kidney.eps1",
+                     "rrr.medians_more_accurate_than_lnte.kidney.eps1"):
+        assert empty.loc[claim_id, "verdict"] == "untestable", claim_id
+        assert "lnte ε = 1 release is empty" in empty.loc[claim_id, "note"], claim_id
+    assert np.isnan(empty.loc[other, "reproduced_value"])

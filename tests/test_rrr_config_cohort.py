@@ -58,15 +58,20 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     assert {"rrr.medians_preserved.toy.eps1", "rrr.debiased_beats_rrr.toy.eps3"} <= set(
         claims["claim_id"])
     # only the Cox rows may be untestable by design (coverage on one cohort, projections),
-    # and toy's comparison at equal true ε: toy has no public horizon, so its grid LNTE
-    # has no finite ε (issue 39)
+    # toy's comparison at equal true ε (toy has no public horizon, so its grid LNTE has no
+    # finite ε: issue 39), and 'gradual' convergence on the small configuration's two ε
+    # (it needs three)
     cox = claims["claim_id"].str.startswith("rrr.cox_")
     no_horizon = claims["claim_id"].str.startswith("rrr.more_accurate_than_lnte_true_eps.toy.")
-    assert set(claims.loc[~cox & ~no_horizon, "verdict"]) <= {"holds", "fails", "inconclusive"}
+    gradual = claims["claim_id"].str.startswith("rrr.gradual_convergence.")
+    decided = ~cox & ~no_horizon & ~gradual
+    assert set(claims.loc[decided, "verdict"]) <= {"holds", "fails", "inconclusive"}
     assert (claims.loc[no_horizon, "verdict"] == "untestable").all() and no_horizon.any()
     assert claims.loc[no_horizon, "note"].str.contains("datasets.toy.horizon").all()
+    assert claims.loc[gradual, "note"].str.startswith(
+        "untestable: 2 configured ε: 'gradual' needs two steps").all()
     assert claims.loc[cox & (claims["verdict"] == "untestable"), "claim_id"].str.match(
-        r"rrr\.cox_(corrected_coverage|corrected_unbiased|patients_needed)\.").all()
+        r"rrr\.cox_(corrected_coverage|corrected_unbiased)\.").all()
     for stem in ("figure2_toy", "figure2_toy_original", "figure2_toy_rrr_eps1",
                  "figure2_toy_lnte_eps3", "km_bands_toy", "utility"):
         assert (figures / f"{stem}.png").stat().st_size > 1000, stem

@@ -268,10 +268,26 @@ def test_cox_claims_rows_and_verdicts():
         assert len(part) and (part["verdict"] == "untestable").all()
         assert part["note"].str.contains("replicated-cohort simulation").all()
         assert np.isfinite(part["reproduced_value"]).all()  # the number is kept
+    # decidable under its own assumption (the observed effect is the true one): the
+    # persons needed against the cohort's 600, the interval the Monte Carlo error only
     need = rows[rows.index.str.startswith("rrr.cox_patients_needed.")]
-    assert (need["verdict"] == "untestable").all()
-    assert need["note"].str.startswith(
-        "untestable: a projection conditional on the observed effect").all()
+    assert len(need) and (need["criterion"] == "<= 600").all()
+    assert need["note"].str.contains("decided under the statement's own assumption").all()
+    corrected = table[(table["estimator"] == "corrected_score")
+                      & table["term"].str.contains(" vs ")].dropna(subset=["patients_needed"])
+    for claim_id, row in need.iterrows():
+        e, calibration = float(claim_id.split(".eps")[1].split(".")[0]), (
+            "exact" if claim_id.endswith(".exact") else "paper")
+        mine = corrected[(corrected["epsilon"] == e) & (corrected["calibration"] == calibration)]
+        worst = float(mine["patients_needed"].max())
+        assert row["reproduced_value"] == worst
+        # far from the cohort's size the Monte Carlo error cannot matter: a firm verdict
+        if worst < 300:
+            assert row["verdict"] == "holds", claim_id
+        elif worst > 1200:
+            assert row["verdict"] == "fails", claim_id
+        else:
+            assert row["verdict"] != "untestable", claim_id
 
 
 def test_cox_claims_on_a_real_cohort_and_at_low_convergence():
@@ -297,6 +313,11 @@ def test_cox_claims_on_a_real_cohort_and_at_low_convergence():
     bias = rows.set_index("claim_id").loc["rrr.cox_corrected_unbiased.sim.eps2"]
     assert bias["verdict"] == "inconclusive"
     assert "convergence share 0.50, below 0.8: verdict not firm" in bias["note"]
+    # reliability is a column of its own, and no tolerance verdict is firmer than the verdict
+    assert not bias["reliable"] and "6 of 12" in bias["reliability_reason"]
+    assert "50.0%" in bias["reliability_reason"]
+    assert (bias["verdict_half_tolerance"], bias["verdict_double_tolerance"]) == (
+        "inconclusive", "inconclusive")
 
 
 def test_the_forest_plot_keeps_a_finite_axis_when_an_interval_runs_off():
@@ -319,3 +340,16 @@ def test_the_forest_plot_keeps_a_finite_axis_when_an_interval_runs_off():
     low, high = fig.axes[0].get_xlim()
     assert np.isfinite(low) and np.isfinite(high) and high <= np.exp(6.2) * 1.0001
     plt.close(fig)
+
+
+def test_the_forest_footnote_says_true_hazard_ratios_are_known_only_where_they_are():
+    """Issue 40: the footnote said "true hazard ratios known" for every simulation-origin
+    cohort, even one whose true_log_hr column is empty."""
+    from dprepro.studies.rrr_survival.cox_figures import data_text
+
+    assert data_text("simulation", [np.log(1.5), np.nan]).endswith(
+        "true hazard ratios known (marked ×)")
+    for origin in ("simulation", "real", "synthetic"):
+        assert data_text(origin, [np.nan, np.nan]).endswith("true hazard ratios not known")
+        assert data_text(origin, []).endswith("true hazard ratios not known")
+    assert data_text("real", [np.nan]).startswith("the real cohort")

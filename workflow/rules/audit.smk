@@ -29,6 +29,13 @@ rule privacy_audit_table:
         draws_scale=config["audit"]["draws_scale"],
         learner_draws_scale=config["audit"]["learner_draws_scale"],
         level=config["audit"]["level"],
+        # the RRR releases this run makes ([k, ε, calibration]): each gets an audit row,
+        # and so a privacy claim, where the shipped rows do not cover it
+        rrr_settings=(
+            rrr_plan.privacy_settings(config)
+            if "rrr_survival" in config["studies"]
+            else []
+        ),
     script:
         "../../scripts/privacy_audit.py"
 

@@ -75,7 +75,7 @@ rule claims_figure:
     params:
         library_code=library_code("claims_figure.py"),
         dpi=config["figures"]["dpi"],
-        rows_per_page=40,
+        rows_per_page=18,
     script:
         "../../scripts/claims_figure.py"
 

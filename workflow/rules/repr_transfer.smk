@@ -307,11 +307,24 @@ rule repr_drug_table:
         "../../scripts/repr_tables.py"
 
 
+# (pipeline, representation) of the learned maps the similarity claims read
+REPR_SIMILARITY = [
+    [p, r]
+    for p in REPR_PIPELINES
+    for r in ("pca", "vae")
+    if r in REPR_PLAN.representation_methods()
+]
+
+
 rule repr_claims_table:
     input:
         cancer_type=REPR_TABLES["cancer_type_accuracy"],
         drug=REPR_TABLES["drug_sensitivity"],
         drug_rows=REPR_PLAN.drug_paths(),
+        # the learned maps: the paper's assumption that public and private data are alike
+        representations=[
+            f"{REPR_DIR}/representations/{p}/{r}.parquet" for p, r in REPR_SIMILARITY
+        ],
     output:
         table=REPR_TABLES["claims"],
         prov=prov(REPR_TABLES["claims"]),
@@ -333,6 +346,7 @@ rule repr_claims_table:
         vae_learning_rates=REPR["vae"]["learning_rate_range"],
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
+        representation_keys=REPR_SIMILARITY,
     script:
         "../../scripts/repr_claims.py"
 

@@ -26,6 +26,12 @@ if RRR_TABLE_CHECK.problems:
 RRR_COHORTS = rrr_plan.cohort_specs(config)
 RRR_ALL = rrr_plan.releases(config)
 RRR_LOGRANK = rrr_plan.releases(config, ("original", "rrr"))
+# the releases whose curves the claims on the groups' curves read
+RRR_CURVE_CLAIMS = [
+    r
+    for r in rrr_plan.releases(config, ("original", "rrr", "lnte"))
+    if r["mechanism"] != "rrr" or r["calibration"] == RRR["calibration"]
+]
 # the non-private references (the original data, the noise-free grid discretisation) are
 # computed by rrr_original, a reference rule; every other release by rrr_private_releases
 RRR_REFERENCE_NAMES = list(rrr_plan.NO_EPSILON)
@@ -391,6 +397,8 @@ rule rrr_claims_table:
             [r for r in RRR_ALL if r["mechanism"] == "original"],
             "logrank_permuted.csv",
         ),
+        # the claims on the groups' curves (separation, LNTE's restarts)
+        group_curves=rrr_plan.release_files(RRR_CURVE_CLAIMS, "curves.parquet"),
         # the Cox claims
         cox=RRR_COX_TABLE,
         cox_draws=RRR_COX_DRAWS,
@@ -413,6 +421,7 @@ rule rrr_claims_table:
         significance=RRR["significance"],
         seed=config["seed"],
         clustered=[d for d, s in RRR_COHORTS.items() if s.rows_per_person > 1],
+        curve_releases=RRR_CURVE_CLAIMS,
     script:
         "../../scripts/rrr_claims.py"
 

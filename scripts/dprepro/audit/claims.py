@@ -36,7 +36,7 @@ from dprepro.claims.table import claims_frame
 from dprepro.mechanisms.identity import identities, identity
 from dprepro.mechanisms.registry import MECHANISMS
 
-__all__ = ["privacy_claims"]
+__all__ = ["confidence", "privacy_claims"]
 
 _STATISTIC = ("privacy loss ε: from the audit's lower confidence bound (level 1 − {level:g}) "
               "to the analytic true ε")
@@ -79,6 +79,18 @@ class _Audit:
                 for row in mine.itertuples(index=False)]
 
 
+def confidence(significance) -> float:
+    """The confidence level of a row whose interval starts at the audit's lower bound.
+
+    The audit's ``level`` is the significance of its one-sided bound (1e-9): the bound
+    holds with probability at least 1 − level; the upper end, the analytic ε, is exact.
+    """
+    significance = float(significance)
+    if not 0 < significance < 1:
+        raise ValueError(f"the audit's level must be in (0, 1), got {significance!r}")
+    return 1.0 - significance
+
+
 def _over(mechanism: str):
     return lambda audit: audit.rows_of(mechanism)
 
@@ -100,7 +112,7 @@ def _mechanism_evidence(audit: _Audit, *, origin, variant, variant_slug, stated,
     paper = origin == "paper" and row.role == "published"
     return Evidence(
         upper if known else lower, min(lower, upper), upper,
-        fields={"level": float(row.level)},
+        fields={"level": float(row.level)}, level=confidence(row.level),
         ci_method=(f"lower end: Clopper–Pearson bound of the audit over {int(row.draws):,} "
                    "draws on worst-case neighbours; upper end: the analytic true ε "
                    + ("(exact)" if known else "(not computed: unbounded above)")),
@@ -171,6 +183,9 @@ def pipeline_evidence(audit: _Audit, *, stated, learners) -> Evidence:
     return Evidence(
         math.inf, lower, math.inf,
         privacy_unit=identity(str(learners["mechanism"].iloc[0])).privacy_unit,
+        # the largest of several lower bounds: each fails with probability at most its
+        # level, so the largest at most their sum (union bound)
+        level=confidence(at["level"].sum()),
         note="as published, the private lines also pass through steps outside the DP "
              "learner (a global quantile mapping, DP feature selection's data-dependent "
              "parts) and SSP's Wishart step has a data-dependent support: no finite ε is "

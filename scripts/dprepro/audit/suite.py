@@ -95,7 +95,8 @@ from dprepro.mechanisms.registry import MECHANISMS
 from dprepro.mechanisms.rrr import rrr_keep_probability
 from dprepro.runtime.privacy_record import budget_split
 
-__all__ = ["control_run_alpha", "indicator_audit_plan", "run_all_audits"]
+__all__ = ["control_run_alpha", "indicator_audit_plan", "rrr_run_audit_plan",
+           "run_all_audits"]
 
 # --------------------------------------------------------------------------- all audits
 
@@ -152,8 +153,43 @@ def indicator_audit_plan(mechanisms, draws: int):
     return plan
 
 
+def _rrr_setting(setting) -> tuple[int, float, str]:
+    """``(k, ε, calibration)`` of one RRR release setting, checked."""
+    try:
+        k, epsilon, calibration = setting
+    except (TypeError, ValueError):
+        raise ValueError(f"an RRR setting is (k, epsilon, calibration), got {setting!r}") from None
+    if isinstance(k, bool) or int(k) != k or int(k) < 2:
+        raise ValueError(f"RRR setting {setting!r}: k must be an integer >= 2")
+    if not np.isfinite(float(epsilon)) or float(epsilon) <= 0:
+        raise ValueError(f"RRR setting {setting!r}: epsilon must be finite and > 0")
+    if calibration not in ("paper", "exact"):
+        raise ValueError(f"RRR setting {setting!r}: calibration must be 'paper' or 'exact'")
+    return int(k), float(epsilon), str(calibration)
+
+
+def rrr_run_audit_plan(settings, draws: int, planned=()) -> list:
+    """Audits of the RRR releases a run makes that the shipped plan does not cover.
+
+    ``settings`` are the run's ``(k, ε, calibration)`` (one per cohort's label count,
+    configured ε and calibration: :func:`dprepro.studies.rrr_survival.plan.privacy_settings`),
+    ``planned`` those already audited. Each new one gets a row, ``published`` at the
+    paper's calibration and ``corrected`` at the exact one, in sorted order after every
+    other row (so the other rows' streams stay as they were), and with it a privacy
+    claim for every k and ε the run uses (a user's three-arm cohort, an ε the papers do
+    not use).
+    """
+    done = {_rrr_setting(s) for s in planned}
+    plan = []
+    for k, epsilon, calibration in sorted({_rrr_setting(s) for s in settings} - done):
+        role = "published" if calibration == "paper" else "corrected"
+        plan.append((role, audit_rrr, {"epsilon": epsilon, "k": k, "calibration": calibration,
+                                       "draws": draws}))
+    return plan
+
+
 def _audit_plan(draws_scale: float, indicator_mechanisms=None,
-                learner_draws_scale: float | None = None):
+                learner_draws_scale: float | None = None, rrr_settings=()):
     """The audits of :func:`run_all_audits`: (role, function, kwargs) in table order.
 
     ``indicator_mechanisms``: names of the registered indicator mechanisms to
@@ -268,6 +304,9 @@ def _audit_plan(draws_scale: float, indicator_mechanisms=None,
     plan += _corrected_pipeline_plan(n, n_learner)
     names = list(MECHANISMS) if indicator_mechanisms is None else list(indicator_mechanisms)
     plan += indicator_audit_plan(names, n(10**6))
+    shipped = [(kw["k"], kw["epsilon"], kw["calibration"]) for _, fn, kw in plan
+               if fn is audit_rrr and "keep_probability" not in kw]
+    plan += rrr_run_audit_plan(rrr_settings, n(10**6), planned=shipped)
     return plan
 
 
@@ -303,6 +342,7 @@ def run_all_audits(
     level: float = DEFAULT_LEVEL,
     indicator_mechanisms=None,
     learner_draws_scale: float | None = None,
+    rrr_settings=(),
 ) -> pd.DataFrame:
     r"""Run every audit and return the table for the workflow.
 
@@ -332,6 +372,9 @@ def run_all_audits(
     indicator_mechanisms : list of str, optional
         Registered indicator mechanisms to audit (default: all of
         :data:`dprepro.mechanisms.registry.MECHANISMS`); Laplace is always audited.
+    rrr_settings : iterable of (k, ε, calibration), optional
+        The RRR releases the run makes: each one the shipped rows do not cover gets a
+        row of its own, after all others (:func:`rrr_run_audit_plan`).
 
     Returns
     -------
@@ -345,7 +388,7 @@ def run_all_audits(
     draws_scale = _check_positive(draws_scale, "draws_scale")
     if learner_draws_scale is not None:
         learner_draws_scale = _check_positive(learner_draws_scale, "learner_draws_scale")
-    plan = _audit_plan(draws_scale, indicator_mechanisms, learner_draws_scale)
+    plan = _audit_plan(draws_scale, indicator_mechanisms, learner_draws_scale, rrr_settings)
     children = np.random.SeedSequence(int(rng_seed)).spawn(len(plan))
     rows = []
     for (role, fn, kwargs), child in zip(plan, children, strict=True):

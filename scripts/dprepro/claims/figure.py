@@ -16,7 +16,8 @@ import pandas as pd
 
 from dprepro.figures.style import wrapped_footer
 
-__all__ = ["VERDICT_ORDER", "claims_figure", "claims_pages", "claims_summary_figure"]
+__all__ = ["FONT", "PAGE", "VERDICT_ORDER", "claims_figure", "claims_pages",
+           "claims_summary_figure"]
 
 #: Verdicts in the order the figures stack and list them.
 VERDICT_ORDER = ("holds", "fails", "inconclusive", "untestable")
@@ -32,35 +33,74 @@ def _criterion_label(text: str) -> str:
     return f"{text.split(';', 1)[0].strip()} (≥ {crit.min_units} units)"
 
 
-def claims_figure(claims: pd.DataFrame, *, title: str = ""):
-    """One row per claim: the reproduced value and its interval against the criterion.
+#: A page of the detail PDF: A4 portrait, in inches, and the height of one claim's row.
+PAGE = (8.27, 11.69)
+ROW_INCHES = 0.5
+#: The smallest text on a page (points): readable printed.
+FONT = 8
+#: Figure x (0-1) of the columns: claim text, the scale's left end, the strip, its right
+#: end, the verdict; the ends have a column of their own so no label meets another.
+_TEXT, _LOW, _STRIP, _HIGH, _VERDICT = 0.03, 0.575, (0.585, 0.795), 0.805, 0.885
+#: Characters of claim text per line at FONT (the text column is about 3.9 inches).
+_WRAP = 66
 
-    Each row has its own x-scale (claims measure different things): the row's
-    values, interval and finite criterion bounds are mapped onto [0, 1] and
-    its scale is printed at both ends. The set of values for which the claim
-    is true is shaded, the point and interval are coloured by verdict. One
-    axes for every row (hundreds of claims draw in a second, not a minute).
+
+def _claim_lines(text: str, lines: int = 2) -> str:
+    """A claim's text in at most ``lines`` lines of :data:`_WRAP` characters (… if cut)."""
+    import textwrap
+
+    wrapped = textwrap.wrap(str(text), _WRAP) or [""]
+    if len(wrapped) > lines:
+        wrapped = wrapped[:lines]
+        wrapped[-1] = wrapped[-1][:_WRAP - 1].rstrip() + "…"
+    return "\n".join(wrapped)
+
+
+def _row_scale(row, crit) -> tuple[float, float]:
+    """The ends of a row's own scale: its finite values and criterion bounds, padded."""
+    values = [v for v in (row.reproduced_value, row.ci_lower, row.ci_upper, crit.lower,
+                          crit.upper) if np.isfinite(v)] or [0.0]
+    low, high = min(values), max(values)
+    pad = 0.15 * (high - low) if high > low else 0.5 * max(abs(high), 1e-3)
+    return low - pad, high + pad
+
+
+def _end_text(value: float, bound: float) -> str:
+    """A scale end as printed: the number, or ∞ where the interval runs off to it."""
+    if np.isinf(bound):
+        return "∞" if bound > 0 else "−∞"
+    return f"{value:.3g}"
+
+
+def claims_figure(claims: pd.DataFrame, *, title: str = ""):
+    """One row per claim: its text, the reproduced value and interval against the criterion.
+
+    A page is A4 portrait at print size (no text below :data:`FONT` points): per row the
+    claim's statement (two lines at most), its id and criterion; then the row's own
+    scale (claims measure different things: the row's values, interval and finite
+    criterion bounds mapped onto the strip), its two ends printed in columns of their
+    own, and the verdict in the last column, so that no two labels meet. The set of values
+    for which the claim is true is shaded; point and interval are coloured by verdict; an
+    interval end at ±∞ is drawn to the strip's edge with an arrowhead and its scale end
+    printed ∞. One axes for every row (hundreds of claims draw in a second).
     """
     from matplotlib.collections import PolyCollection
+    from matplotlib.transforms import blended_transform_factory
 
     from dprepro.claims.table import Criterion
 
     claims = claims.reset_index(drop=True)
     rows = max(1, len(claims))
-    height = 0.24 * rows + 1.0
-    fig, ax = plt.subplots(figsize=(9.5, height))
-    boxes, colors, lines, points = [], [], [], []
+    # A4 when the rows fit on it (the detail PDF's pages), taller for a longer table
+    height = max(PAGE[1], ROW_INCHES * rows + 2.2)
+    fig = plt.figure(figsize=(PAGE[0], height))
+    top, bottom = 1 - 0.75 / height, 1 - (0.75 + ROW_INCHES * rows) / height
+    ax = fig.add_axes((_STRIP[0], bottom, _STRIP[1] - _STRIP[0], top - bottom))
+    at = blended_transform_factory(fig.transFigure, ax.transData)
+    boxes, colors, lines, points, arrows = [], [], [], [], []
     for i, row in enumerate(claims.itertuples()):
         crit = Criterion.parse(row.criterion)
-        # infinite ends (a privacy loss with no finite bound) sit at the row's edge; a row
-        # without a number (an untestable statement) shows its criterion and verdict only
-        values = [v for v in (row.reproduced_value, row.ci_lower, row.ci_upper, crit.lower,
-                              crit.upper) if np.isfinite(v)]
-        if not values:
-            values = [0.0]
-        low, high = min(values), max(values)
-        pad = 0.15 * (high - low) if high > low else 0.5 * max(abs(high), 1e-3)
-        low, high = low - pad, high + pad
+        low, high = _row_scale(row, crit)
 
         def unit(v, low=low, high=high):
             return float(np.clip((v - low) / (high - low), 0.0, 1.0))
@@ -68,45 +108,57 @@ def claims_figure(claims: pd.DataFrame, *, title: str = ""):
         y = rows - 1 - i
         left, right = unit(max(crit.lower, low)), unit(min(crit.upper, high))
         if right > left:
-            boxes.append([(left, y - 0.38), (right, y - 0.38), (right, y + 0.38),
-                          (left, y + 0.38)])
-        colors.append(_VERDICT_COLORS[row.verdict])
+            boxes.append([(left, y - 0.3), (right, y - 0.3), (right, y + 0.3), (left, y + 0.3)])
+        color = _VERDICT_COLORS[row.verdict]
+        colors.append(color)
         if np.isnan(row.ci_lower) or np.isnan(row.ci_upper):
             lines.append((y, np.nan, np.nan))
             points.append((np.nan, y))
+            ax.text(0.5, y, "no number", ha="center", va="center", fontsize=FONT,
+                    color="0.45")
         else:
             lines.append((y, unit(row.ci_lower), unit(row.ci_upper)))
             points.append((unit(row.reproduced_value), y))
-        ax.text(-0.005, y, f"{low:.3g}", ha="right", va="center", fontsize=5, color="0.4")
-        ax.text(1.005, y, f"{high:.3g}", ha="left", va="center", fontsize=5, color="0.4")
-        ax.text(1.09, y, row.verdict, ha="left", va="center", fontsize=6, color=colors[-1])
+            arrows += [(0.0, y, "<", color)] if np.isneginf(row.ci_lower) else []
+            arrows += [(1.0, y, ">", color)] if np.isposinf(row.ci_upper) else []
+        text = getattr(row, "claim", "") or ""
+        ax.text(_TEXT, y - 0.02, _claim_lines(text) if text else row.claim_id,
+                transform=at, ha="left", va="bottom", fontsize=FONT, linespacing=1.05)
+        ax.text(_TEXT, y - 0.1, f"{row.claim_id} · {_criterion_label(row.criterion)}"
+                if text else _criterion_label(row.criterion), transform=at, ha="left",
+                va="top", fontsize=FONT, color="0.4")
+        ax.text(_LOW, y, _end_text(low, row.ci_lower), transform=at, ha="right",
+                va="center", fontsize=FONT, color="0.4")
+        ax.text(_HIGH, y, _end_text(high, row.ci_upper), transform=at, ha="left",
+                va="center", fontsize=FONT, color="0.4")
+        ax.text(_VERDICT, y, row.verdict, transform=at, ha="left", va="center",
+                fontsize=FONT, color=color, fontweight="bold")
     if len(claims):
         ax.add_collection(PolyCollection(boxes, facecolors="0.88", edgecolors="none"))
         ys, lefts, rights = np.array(lines).T
         ax.hlines(ys, lefts, rights, colors=colors, lw=2.5)
+        for x, y, marker, color in arrows:
+            ax.plot([x], [y], marker=marker, color=color, ms=7, clip_on=False)
         xs, ys = np.array(points).T
-        ax.scatter(xs, ys, c=colors, s=14, zorder=3)
-        ax.set_yticks(np.arange(rows)[::-1],
-                      [f"{r.claim_id}: {_criterion_label(r.criterion)}"
-                       for r in claims.itertuples()], fontsize=6)
+        ax.scatter(xs, ys, c=colors, s=16, zorder=3)
     else:
         ax.text(0.5, 0.5, "no claims tables among the configured studies", ha="center",
-                va="center")
-        ax.set_yticks([])
+                va="center", fontsize=FONT + 2)
     ax.set_xlim(0, 1)
-    ax.set_ylim(-0.7, rows - 0.3)
+    ax.set_ylim(-0.5, rows - 0.5)
     ax.set_xticks([])
-    ax.tick_params(axis="y", length=0, pad=30)  # room for the scale ends
+    ax.set_yticks([])
     for side in ("top", "right", "bottom", "left"):
         ax.spines[side].set_visible(False)
-    wrapped_footer(fig, "Dot: reproduced value; bar: confidence interval; shaded: values "
-                         "for which the claim is true (criterion); each row on its own scale "
-                         "(its ends printed). Verdict: holds / fails / inconclusive / "
-                         "untestable; (≥ n units): untestable on fewer than n independent "
-                         "units.")
+    wrapped_footer(fig, "Each row: the claim, its id and criterion; its own scale (the "
+                        "numbers at both ends; ∞ and an arrowhead where the interval has no "
+                        "end); dot: reproduced value; bar: confidence interval; shaded: "
+                        "values for which the claim is true. Verdict: holds / fails / "
+                        "inconclusive / untestable; (≥ n units): untestable on fewer than "
+                        "n independent units. Every number and note: results/claims.csv.",
+                   fontsize=FONT)
     if title:
-        fig.suptitle(title, fontsize=10, y=1 - 0.05 / height)
-    fig.subplots_adjust(left=0.45, right=0.86, top=1 - 0.3 / height, bottom=0.6 / height)
+        fig.suptitle(title, fontsize=FONT + 3, y=1 - 0.3 / height)
     return fig
 
 
@@ -114,7 +166,7 @@ _VERDICT_COLORS = {"holds": "#2ca02c", "fails": "#d62728", "inconclusive": "#ff7
                    "untestable": "#8c8c8c"}
 
 
-def claims_pages(claims: pd.DataFrame, *, rows_per_page: int = 40):
+def claims_pages(claims: pd.DataFrame, *, rows_per_page: int = 18):
     """``(title, rows)`` of every page: each study's claims in chunks of ``rows_per_page``."""
     if rows_per_page < 1:
         raise ValueError(f"rows_per_page must be >= 1, got {rows_per_page}")

@@ -64,7 +64,11 @@ class Evidence:
     units : int, optional
         Independent units behind the interval, for a criterion with a minimum.
     reliable : bool
-        ``False`` when the row's own interval is unreliable (no firm verdict).
+        ``False`` when the row's own interval is unreliable (no firm verdict, at our
+        tolerance or at half or twice it).
+    reliability_reason : str
+        Why the interval is unreliable (required with ``reliable=False``; the row's
+        ``reliability_reason`` column).
     untestable : str
         Why these data cannot decide the claim (overrides the declaration's).
     paper_value : float or str
@@ -82,7 +86,11 @@ class Evidence:
         Overrides of the study's defaults (a cohort's own unit and origin).
     columns : mapping
         Values of ``verdict_half_tolerance`` / ``verdict_double_tolerance`` computed by
-        the study (a share recomputed at another tolerance).
+        the study (a share recomputed at another tolerance); the row's reliability and
+        untestable rules apply to them as to its verdict.
+    level : float, optional
+        The confidence level of the row's interval where it is not the study's (a
+        privacy audit's lower bound at 1 − 1e-9).
     """
 
     value: float
@@ -91,6 +99,7 @@ class Evidence:
     note: str = ""
     units: int | None = None
     reliable: bool = True
+    reliability_reason: str = ""
     untestable: str = ""
     paper_value: float | str = ""
     fields: Mapping = field(default_factory=dict)
@@ -103,6 +112,7 @@ class Evidence:
     privacy_unit: str | None = None
     data_origin: str | None = None
     columns: Mapping = field(default_factory=dict)
+    level: float | None = None
 
 
 @dataclass(frozen=True)
@@ -210,17 +220,20 @@ class ClaimDeclaration:
             reproduced_value=evidence.value, ci_lower=evidence.ci_lower,
             ci_upper=evidence.ci_upper, ci_method=evidence.ci_method or self.ci_method,
             criterion=criterion, privacy_unit=evidence.privacy_unit or privacy_unit,
-            level=level, paper_value=evidence.paper_value, note=evidence.note,
-            units=evidence.units,
+            level=level if evidence.level is None else evidence.level,
+            paper_value=evidence.paper_value, note=evidence.note, units=evidence.units,
             data_origin=data_origin if evidence.data_origin is None else evidence.data_origin,
-            reliable=evidence.reliable, untestable=untestable)
+            reliable=evidence.reliable, reliability_reason=evidence.reliability_reason,
+            untestable=untestable, tolerance_verdicts=self._columns(evidence))
+        return row
+
+    def _columns(self, evidence: Evidence) -> dict:
+        """The tolerance verdicts the evidence computed itself (checked by name)."""
         unknown = sorted(set(evidence.columns) - set(_ROW_COLUMNS))
         if unknown:
             raise ValueError(f"claim {self.id!r}: evidence may set only {_ROW_COLUMNS}, "
                              f"got {unknown}")
-        if not untestable:
-            row.update(evidence.columns)
-        return row
+        return dict(evidence.columns)
 
 
 class ClaimRegistry:

@@ -12,7 +12,8 @@ criterion that makes the claim true, and a verdict:
     the whole interval violates it;
 ``inconclusive``
     the interval straddles the criterion's boundary (more replicates needed), or
-    the row itself calls its interval unreliable;
+    the row itself calls its interval unreliable (``reliable`` false, the reason in
+    ``reliability_reason``);
 ``untestable``
     the configured data cannot decide the claim by design (fewer independent units
     than the criterion needs, a statement no experiment can refute); the reason is
@@ -24,7 +25,10 @@ table, figure or section, or says "beyond the paper") and what its data are
 (``data_origin``: real, synthetic or simulation). Where a criterion's tolerance is
 the project's choice, the verdicts at half and at twice that tolerance stand beside
 the verdict (``verdict_half_tolerance``, ``verdict_double_tolerance``), so a reader
-sees which verdicts hinge on it.
+sees which verdicts hinge on it. Every verdict of a row follows the same rules: an
+unreliable interval (``reliable`` false) turns each firm one (``verdict`` and the two
+tolerance verdicts alike) into ``inconclusive``, an untestable claim has no tolerance
+verdicts, so no column of a row contradicts another.
 
 Criteria are short strings so a reader sees them verbatim in the table:
 ``"< 1"``, ``"<= 0.05"``, ``"> 0"``, ``">= 0.8"``, ``"within [0.67, 1.5]"``,
@@ -45,14 +49,16 @@ import pandas as pd
 from dprepro.runtime.privacy_record import non_private
 
 __all__ = ["BEYOND", "CLAIMS_PRIVACY", "CLAIM_COLUMNS", "CLAIM_ORIGINS", "DATA_ORIGINS",
-           "VERDICTS", "Criterion", "Tolerance", "bootstrap_counts", "bootstrap_interval",
-           "claim_row", "claims_frame", "merge_claims", "newcombe_difference",
+           "FAMILY", "VERDICTS", "Criterion", "Tolerance", "bootstrap_counts",
+           "bootstrap_interval", "claim_row", "claims_frame", "family_note", "merge_claims",
+           "newcombe_difference",
            "percentile_interval", "verdict"]
 
 CLAIM_COLUMNS = ["study", "claim_id", "claim", "claim_origin", "source", "data_origin",
                  "statistic", "paper_value", "reproduced_value", "ci_lower", "ci_upper",
                  "ci_method", "level", "privacy_unit", "criterion", "verdict",
-                 "verdict_half_tolerance", "verdict_double_tolerance", "note"]
+                 "verdict_half_tolerance", "verdict_double_tolerance", "reliable",
+                 "reliability_reason", "note"]
 VERDICTS = ("holds", "fails", "inconclusive", "untestable")
 #: ``paper``: a statement the paper makes; ``beyond``: the project's own.
 CLAIM_ORIGINS = ("paper", "beyond")
@@ -278,7 +284,8 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
               paper_value: float | str = "", note: str = "", units: int | None = None,
               claim_origin: str | None = None, data_origin: str = "",
               tolerance: float | None = None, criterion_at=None, reliable: bool = True,
-              untestable: str = "") -> dict:
+              reliability_reason: str = "", untestable: str = "",
+              tolerance_verdicts: Mapping[str, str] | None = None) -> dict:
     """One row of a claims table, its verdict computed from the interval.
 
     ``ci_method`` names how the interval was obtained (e.g. "Clopper-Pearson over
@@ -296,9 +303,15 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     as ``criterion_at`` (a function of the tolerance returning the criterion text)
     and ``tolerance``: the verdict uses ``criterion_at(tolerance)`` and the verdicts
     at half and twice it fill ``verdict_half_tolerance`` and
-    ``verdict_double_tolerance``. ``reliable=False`` (the row's own interval is
-    unreliable, say so in ``note``) turns a firm verdict into ``inconclusive``;
-    ``untestable`` (a reason) makes the verdict ``untestable`` and starts the note.
+    ``verdict_double_tolerance``; a study that computes them otherwise (a share
+    recounted at another tolerance) gives them as ``tolerance_verdicts``.
+
+    ``reliable=False`` says that the row's own interval is unreliable, and
+    ``reliability_reason`` why (required then; both are columns of the row): every firm
+    verdict of the row, at our tolerance and at half and twice it, becomes
+    ``inconclusive``, so no tolerance verdict is firmer than the verdict.
+    ``untestable`` (a reason) makes the verdict ``untestable`` (no tolerance verdicts)
+    and starts the note.
     """
     if not claim_id.startswith(f"{study.split('_')[0]}."):
         raise ValueError(f"claim_id {claim_id!r} must start with the study prefix "
@@ -309,35 +322,47 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
     if not isinstance(privacy_unit, str) or not privacy_unit.strip():
         raise ValueError(f"privacy_unit of claim {claim_id!r} must name whom the privacy "
                          f"statements protect, got {privacy_unit!r}")
-    if claim_origin is None:
-        claim_origin = "beyond" if source.lower().startswith(BEYOND) else "paper"
-    if claim_origin not in CLAIM_ORIGINS:
-        raise ValueError(f"claim_origin of claim {claim_id!r} must be one of {CLAIM_ORIGINS}, "
-                         f"got {claim_origin!r}")
-    if claim_origin == "beyond" and not source.lower().startswith(BEYOND):
-        source = f"{BEYOND} ({source})" if source else BEYOND
+    if not isinstance(reliable, (bool, np.bool_)):
+        raise TypeError(f"reliable of claim {claim_id!r} must be a bool, got {reliable!r}")
+    if not reliable and not str(reliability_reason).strip():
+        raise ValueError(f"claim {claim_id!r} calls its interval unreliable: give the reason "
+                         "(reliability_reason)")
+    if reliable and reliability_reason:
+        raise ValueError(f"claim {claim_id!r} has a reliability_reason but reliable=True")
+    if not 0 < float(level) < 1:
+        raise ValueError(f"level of claim {claim_id!r} must be in (0, 1), got {level!r}")
+    claim_origin, source = _origin(claim_id, claim_origin, source)
     bad = sorted(set(filter(None, str(data_origin).split(","))) - set(DATA_ORIGINS))
     if bad:
         raise ValueError(f"data_origin of claim {claim_id!r}: {bad} not among {DATA_ORIGINS}")
-    half = double = ""
     if isinstance(criterion, Tolerance):
         criterion_at, tolerance = criterion.at, criterion.tolerance
     if criterion_at is not None:
         if tolerance is None or not tolerance > 0:
             raise ValueError(f"claim {claim_id!r}: criterion_at needs a tolerance > 0")
         criterion = criterion_at(tolerance)
-        if not untestable:
+    Criterion.parse(criterion)
+    half = double = ""
+    if untestable:
+        # an untestable statement may have no number at all (NaN): nothing to decide
+        result = "untestable"
+        note = f"untestable: {untestable}" + (f"; {note}" if note else "")
+    else:
+        result = verdict(ci_lower, ci_upper, criterion, units)
+        if criterion_at is not None:
             half = verdict(ci_lower, ci_upper, criterion_at(tolerance / 2), units)
             double = verdict(ci_lower, ci_upper, criterion_at(tolerance * 2), units)
-    Criterion.parse(criterion)
-    # an untestable statement may have no number at all (NaN): nothing to decide
-    result = "untestable" if untestable else verdict(ci_lower, ci_upper, criterion, units)
-    if untestable:
-        result, note = "untestable", f"untestable: {untestable}" + (f"; {note}" if note else "")
-    elif not reliable and result in ("holds", "fails"):
-        result = "inconclusive"
-        note = ("inconclusive: the row's own interval is unreliable"
-                + (f"; {note}" if note else ""))
+        if tolerance_verdicts:
+            unknown = sorted(set(tolerance_verdicts) - set(_TOLERANCE_COLUMNS))
+            if unknown:
+                raise ValueError(f"claim {claim_id!r}: tolerance_verdicts may set only "
+                                 f"{_TOLERANCE_COLUMNS}, got {unknown}")
+            half = tolerance_verdicts.get("verdict_half_tolerance", half)
+            double = tolerance_verdicts.get("verdict_double_tolerance", double)
+        if not reliable:
+            # one rule for every verdict of the row: a stricter tolerance cannot fail
+            # where the row's own verdict is undecided
+            result, half, double = (_settle(v) for v in (result, half, double))
     return {"study": study, "claim_id": claim_id, "claim": claim,
             "claim_origin": claim_origin, "source": source, "data_origin": data_origin,
             "statistic": statistic, "paper_value": paper_value,
@@ -345,7 +370,29 @@ def claim_row(*, study: str, claim_id: str, claim: str, source: str, statistic: 
             "ci_upper": float(ci_upper), "ci_method": ci_method, "level": float(level),
             "privacy_unit": privacy_unit, "criterion": criterion, "verdict": result,
             "verdict_half_tolerance": half, "verdict_double_tolerance": double,
+            "reliable": bool(reliable), "reliability_reason": str(reliability_reason),
             "note": note}
+
+
+#: The columns of the verdicts at half and at twice our tolerance.
+_TOLERANCE_COLUMNS = ("verdict_half_tolerance", "verdict_double_tolerance")
+
+
+def _settle(result: str) -> str:
+    """A verdict on an unreliable interval: a firm one (holds, fails) is not firm."""
+    return "inconclusive" if result in ("holds", "fails") else result
+
+
+def _origin(claim_id: str, claim_origin: str | None, source: str) -> tuple[str, str]:
+    """``(claim_origin, source)`` of a row: ``beyond`` rows' sources say so."""
+    if claim_origin is None:
+        claim_origin = "beyond" if source.lower().startswith(BEYOND) else "paper"
+    if claim_origin not in CLAIM_ORIGINS:
+        raise ValueError(f"claim_origin of claim {claim_id!r} must be one of {CLAIM_ORIGINS}, "
+                         f"got {claim_origin!r}")
+    if claim_origin == "beyond" and not source.lower().startswith(BEYOND):
+        source = f"{BEYOND} ({source})" if source else BEYOND
+    return claim_origin, source
 
 
 def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
@@ -365,9 +412,31 @@ def claims_frame(rows: Iterable[Mapping]) -> pd.DataFrame:
     return frame
 
 
+#: How a note counts the claims its per-claim interval is not corrected for; ``merge_claims``
+#: recounts it in the merged table (a study's own table lacks the privacy rows).
+FAMILY = "no family-wise (multiple-testing) correction across the {count} claims of {where}"
+_FAMILY = re.compile(r"no family-wise \(multiple-testing\) correction across the \d+ claims "
+                     r"of [^;]*")
+
+
+def family_note(count: int, where: str = "this table") -> str:
+    """The note's count of the claims without a family-wise correction (:data:`FAMILY`)."""
+    return FAMILY.format(count=int(count), where=where)
+
+
 def merge_claims(tables: Iterable[pd.DataFrame]) -> pd.DataFrame:
-    """Concatenate per-study claims tables (study order as given; none gives an empty table)."""
+    """Concatenate per-study claims tables (study order as given; none gives an empty table).
+
+    A note counting a study's claims (:func:`family_note`, counted in the study's own table)
+    is recounted: the merged table holds the study's rows of every job (its privacy
+    statements, from the audit, included), so the count is that of the merged rows.
+    """
     frames = [claims_frame(t.to_dict("records")) for t in tables]
     if not frames:
         return claims_frame([])
-    return claims_frame(pd.concat(frames, ignore_index=True).to_dict("records"))
+    merged = pd.concat(frames, ignore_index=True)
+    counts = merged["study"].map(merged["study"].value_counts())
+    notes = [_FAMILY.sub(family_note(n, f"{study} in results/claims.csv"), note)
+             if isinstance(note, str) else note
+             for note, study, n in zip(merged["note"], merged["study"], counts, strict=True)]
+    return claims_frame(merged.assign(note=notes).to_dict("records"))

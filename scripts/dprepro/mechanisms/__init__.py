@@ -1,7 +1,8 @@
 """Privacy mechanisms: indicator mechanisms and their registry, Revised Randomized Response (plain
 and debiased), LNTE as published and on a grid.
 
-Its public names load their module on first use (:mod:`dprepro.runtime.exports`).
+Its public names load their module on first use (:mod:`dprepro.runtime.exports`). The function
+``identity`` shares its module's name and stays there.
 """
 
 from dprepro.runtime.exports import lazy_exports
@@ -11,6 +12,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "grid_lnte": ["GridDiscretisation", "GridLNTE", "actuarial_survival", "consistent_counts",
                   "grid_calibration",
                   "grid_counts", "isotonic_fit"],
+    "identity": ["BEYOND", "IDENTITIES", "MechanismIdentity", "identities", "mechanism_name",
+                 "register_identity", "unregister_identity", "words"],
     "indicator_draws": ["debias_randomized_response", "laplace_indicators",
                         "randomized_response_indicators", "randomized_response_keep_probability"],
     "lnte": ["LNTE", "LNTEResult", "LNTE_CI_METHOD", "LNTE_NOTE", "lnte_band", "lnte_median",

@@ -93,9 +93,12 @@ class ErrorSet:
     def __init__(self, errors: Mapping[tuple, np.ndarray],
                  squared: Mapping[tuple, np.ndarray] | None = None,
                  first_draw: Mapping[tuple, np.ndarray] | None = None,
-                 rates: Mapping[str, tuple] | None = None):
+                 rates: Mapping[str, tuple] | None = None,
+                 grids: Mapping[str, np.ndarray] | None = None):
         #: censoring label -> (λ_T, λ_C) the main design ran with (empty: not known)
         self.rates = dict(rates or {})
+        #: censoring label -> the t grid of the main design's errors (empty: not known)
+        self.grids = {k: np.asarray(v, dtype=float) for k, v in dict(grids or {}).items()}
         self.errors = dict(errors)
         squared = dict(squared or {})
         # one release per sample (the first noise draw): its ISE, infinite where the
@@ -193,7 +196,7 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
     errors, squared, first = {}, {}, {}
     wanted = {name for target in ("cdf", "hazard", "phat", "cdf_unclipped")
               for name in estimators(target)}
-    rates = {}
+    rates, grids = {}, {}
     for setting, frame in results:
         # a variant (other x, p̂ at x) is told apart by its tag on every key
         tag = setting.get("tag", "")
@@ -212,6 +215,8 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
             if not private and key in errors:
                 continue
             t, mean, within = replicate_moments(group)
+            if not tag and "lambda_c" in setting:
+                grids.setdefault(str(setting["censoring"]), t)
             true = truth(t, target=info["target"], x=at, lambda_t=setting["lambda_t"],
                          lambda_c=setting.get("lambda_c"))
             # the unclipped F̂_n is infinite where p̂ < 0 meets the last at-risk
@@ -241,7 +246,7 @@ def error_set(results: Iterable[tuple[Mapping, pd.DataFrame]], *, x: float) -> E
                 errors[scaled] = errors[key] / scale
                 if key in squared:
                     squared[scaled] = squared[key] / scale**2
-    return ErrorSet(errors, squared, first, rates)
+    return ErrorSet(errors, squared, first, rates, grids)
 
 
 

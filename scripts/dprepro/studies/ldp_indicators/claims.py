@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 
 from dprepro.claims.registry import CLAIMS, Evidence
-from dprepro.claims.table import Tolerance, claims_frame
+from dprepro.claims.table import Tolerance, claims_frame, family_note
 from dprepro.mechanisms.registry import PRIVACY_UNIT, get_mechanism
 from dprepro.studies.ldp_indicators.claim_statistics import (
     NEAR,
@@ -603,8 +603,7 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
         axes={"censoring": context.censorings, "alpha": context.alphas,
               "mechanism": context.mechanisms},
         outer=("censoring",), privacy_unit=PRIVACY_UNIT, data_origin="simulation", level=level)
-    testing = (f"{level:.0%} interval per claim, no family-wise (multiple-testing) correction "
-               f"across the {len(rows)} claims of this table")
+    testing = f"{level:.0%} interval per claim, {family_note(len(rows))}"
     for row in rows:
         row["note"] = f"{row['note']}; {testing}" if row["note"] else testing
     return claims_frame(rows)
@@ -613,3 +612,4 @@ def ldp_claims(errors: ErrorSet, *, censorings, alphas, mechanisms, seed: int,
 # imported after this module's declarations, so that the table and docs/claims.md list
 # the main design's claims first (declaration order)
 from dprepro.studies.ldp_indicators import variant_claims  # noqa: E402, F401, I001
+from dprepro.studies.ldp_indicators import sentence_claims  # noqa: E402, F401, I001

@@ -48,6 +48,9 @@ EMPTY_PAPER_VALUE = ("paper_value empty: the paper states this in words and give
 DRUG_NOTE = ("descriptive, capped at inconclusive: drugs share lines, splits and features, "
              "and without the per-split rows the interval could only resample drugs as "
              "independent, which is too narrow")
+#: Why a drugs-only interval is not reliable.
+DRUGS_ONLY = ("drugs-only interval: the drugs share lines, splits and features, and without "
+              "the per-split rows the bootstrap resamples them as independent (too narrow)")
 SPLIT_NOTE = ("drugs share lines, splits and features: splits are resampled as units shared "
               "by all drugs, the lines are one fixed private set")
 
@@ -126,7 +129,9 @@ class TaskData:
         extra = [SPLIT_NOTE] if interval.crossed else [DRUG_NOTE] if descriptive else []
         if descriptive:
             # a drugs-only interval is too narrow: no firm verdict, whatever it says
-            rules = {**rules, "reliable": False}
+            reasons = [rules.get("reliability_reason", ""), DRUGS_ONLY]
+            rules = {**rules, "reliable": False,
+                     "reliability_reason": "; ".join(filter(None, reasons))}
         detail = "; ".join([note, interval.resampled, *extra, EMPTY_PAPER_VALUE])
         detail = _units_note(detail, interval.units)
         if vae_note and ("vae" in a or "vae" in b):
@@ -189,9 +194,12 @@ class ReprClaimData:
 
     def __init__(self, cancer: pd.DataFrame, drug: pd.DataFrame, *, cancer_epsilon: float,
                  drug_epsilon: float, base_seed: int, drug_splits: pd.DataFrame | None,
-                 vae_learning_rates: Sequence[float] | None, data_origin: str):
+                 vae_learning_rates: Sequence[float] | None, data_origin: str,
+                 representations=None):
         self.tables = {"cancer": (cancer, float(cancer_epsilon)),
                        "drug": (drug, float(drug_epsilon))}
+        #: (pipeline, representation) -> its table of public and private lines' coordinates
+        self.representations = dict(representations or {})
         self.base_seed, self.drug_splits = base_seed, drug_splits
         self.synthetic = "synthetic" in str(data_origin).split(",")
         self.vae_note = ""

@@ -21,7 +21,11 @@ from scipy import special
 from dprepro.claims.registry import Evidence
 from dprepro.claims.table import BEYOND, verdict
 from dprepro.runtime.io import read_table
-from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK, sup_distances
+from dprepro.studies.rrr_survival.aggregate import (
+    MAX_UNDEFINED_SHARE,
+    SUPPORT_MIN_AT_RISK,
+    sup_distances,
+)
 from dprepro.studies.rrr_survival.outputs import GROUP_COLUMNS, distances_by_release
 from dprepro.studies.rrr_survival.releases import release_record
 
@@ -143,6 +147,19 @@ def origin_text(origin: str) -> str:
             "simulation": "data: simulated (no real patient)"}.get(origin, "data: real")
 
 
+def release_text(key) -> str:
+    """A release key as the notes name it: ``lnte_grid ε = 1 (grid=4,rows=1,horizon=0.5)``."""
+    dataset, mechanism, epsilon, calibration = key
+    text = mechanism + ("" if epsilon is None else f" ε = {epsilon:g}")
+    return f"{dataset} {text}" + (f" ({calibration})" if calibration else "")
+
+
+def _horizon(calibration: str) -> float | None:
+    """The public horizon a release's ``calibration`` text states (``horizon=<H>``)."""
+    found = re.search(r"(?:^|,)horizon=([^,]+)", calibration or "")
+    return float(found.group(1)) if found else None
+
+
 def release_key(r) -> tuple:
     """``(dataset, mechanism, epsilon, calibration)`` of a release record."""
     return r["dataset"], r["mechanism"], r["epsilon"], r.get("calibration", "")
@@ -240,6 +257,45 @@ class CohortContext:
         return release_record(mechanism, epsilon=epsilon, labels=self.labels,
                               calibration=calibration).true_epsilon
 
+    def degenerate(self, *keys) -> str:
+        """Why a claim on these releases cannot be decided (``""``: it can).
+
+        A claim computed on an empty or degenerate release must not get a verdict (a
+        comparison with a release that says nothing is won by anything): a release with
+        no scored curve on the common support (empty), or a grid release whose public
+        horizon ends before half of a group's common support (a horizon, or times, in
+        the wrong unit: the grid says nothing about the rest, and its last value stands
+        for it). Each reason names the release and the configuration key to check.
+        """
+        if empty := self.empty(*keys):
+            return empty
+        for key in keys:
+            scores, name = self.claims.scores[key], release_text(key)
+            horizon = _horizon(key[3])
+            ends = scores.groupby("group")["support_end"].max()
+            short = ends[ends * (1 - MAX_UNDEFINED_SHARE) > horizon] if horizon else ends[:0]
+            if len(short):
+                group, end = short.index[0], float(short.iloc[0])
+                return (f"the {name} release is degenerate: its grid ends at the horizon "
+                        f"{horizon:g}, {horizon / end:.0%} of group {group}'s common support "
+                        f"(to {end:.4g}), so it says nothing about the rest; check "
+                        f"datasets.{self.name}.horizon against the data's time unit")
+        return ""
+
+    def empty(self, *keys) -> str:
+        """Why a release of ``keys`` is empty (no scored curve on the common support), or
+        ``""``; a claim then has no number at all (:meth:`undecided`)."""
+        for key in keys:
+            scores = self.claims.scores.get(key)
+            if scores is None or not len(scores) or not np.isfinite(scores["distance"]).any():
+                return (f"the {release_text(key)} release is empty: no released curve on the "
+                        "common support, so there is nothing to compare")
+        return ""
+
+    def undecided(self, reason: str) -> Evidence:
+        """Evidence without a number: the claim is untestable for ``reason``."""
+        return self.evidence(np.nan, np.nan, np.nan, untestable=reason)
+
     def note(self, mechanism, epsilon, calibration=None, extra="") -> str:
         """The note every row of a release starts with: the data and the two ε."""
         shown = self.claims.published if calibration is None else calibration
@@ -270,8 +326,13 @@ class StudyContext:
     The arguments are those of :func:`~dprepro.studies.rrr_survival.claims.rrr_claims`.
     """
 
-    def __init__(self, inputs, *, releases, logrank_releases, significance, rng, clustered):
+    def __init__(self, inputs, *, releases, logrank_releases, significance, rng, clustered,
+                 curve_releases=()):
         self.releases, self.significance = releases, significance
+        # the curves the curve claims read (the originals, RRR at the paper's calibration,
+        # LNTE), where the claims job was given them
+        self.group_curves = (by_release(curve_releases, inputs["group_curves"])
+                             if "group_curves" in dict(inputs.items()) else {})
         self.clustered = set(clustered)
         self.medians = by_release(releases, inputs["medians"])
         self.scores = release_scores(inputs, releases)

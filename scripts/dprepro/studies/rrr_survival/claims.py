@@ -219,6 +219,7 @@ def medians_preserved(claims, *, dataset, epsilon) -> Evidence | None:
     return cohort.share(
         errors <= MEDIAN_TOLERANCE, _TABLE2_TEXT,
         columns=tolerance_columns(errors, MEDIAN_TOLERANCE, MAJORITY),
+        untestable=cohort.degenerate((dataset, "rrr", epsilon, claims.published)),
         note=cohort.note("rrr", epsilon, extra=(
             f"; median error over draws {np.median(errors):.3f}; 0.25 and the majority rule "
             "are chosen here")))
@@ -276,13 +277,14 @@ def no_conclusion_change(claims, *, dataset, epsilon) -> Evidence | None:
             diff, lo, hi, **where, criterion="> 0",
             statistic=f"{statistic}, minus the same share for permuted labels",
             ci_method="Newcombe's hybrid score interval for a difference of two proportions "
-                      "(draws vs permutations)",
+                      "(draws vs permutations)", untestable=cohort.degenerate(rrr),
             note=cohort.note("rrr", epsilon, extra=(
                 f"; RRR share {unchanged.mean():.3f} over {unchanged.size} draws, "
                 f"{reference}: holds only if the difference's interval lies above "
                 f"0{untestable}")))
     return share_evidence(
         unchanged, **where, criterion="> 0.5", statistic=statistic, ci_method=SHARE_CI,
+        untestable=cohort.degenerate(rrr),
         data_origin=cohort.origin, privacy_unit=cohort.unit,
         note=cohort.note("rrr", epsilon, extra=(
             f"; {reference}, below one half: holds only if the interval lies above "
@@ -309,6 +311,7 @@ def medians_more_accurate_than_lnte(claims, *, dataset, epsilon) -> Evidence | N
     n = min(ours.size, theirs.size)
     return cohort.share(
         ours[:n] < theirs[:n], _TABLE2_TEXT,
+        untestable=cohort.degenerate((dataset, "rrr", epsilon, claims.published), lnte),
         note=cohort.note("rrr", epsilon, extra=(
             f"; median error over draws: RRR {np.median(ours):.3f}, LNTE "
             f"{np.median(theirs):.3f}; LNTE as published (no finite true ε)")))
@@ -336,7 +339,7 @@ def distinctions_less_pronounced(claims, *, dataset, epsilon) -> Evidence | None
     chi2 = claims.logrank[rrr].groupby("draw")["statistic"].mean().to_numpy()
     reference = float(cohort.logrank["statistic"].mean())
     return cohort.share(
-        chi2 < reference, _FIGURE2, omitted=KIDNEY_FOOTNOTE,
+        chi2 < reference, _FIGURE2, omitted=KIDNEY_FOOTNOTE, untestable=cohort.degenerate(rrr),
         note=cohort.note("rrr", epsilon, extra=(
             f"; original mean pairwise log-rank χ² {reference:.3f}, RRR median "
             f"{np.median(chi2):.3f}; the paper reads it off Figure 2 (IPSS-R, ε = 1); RRR "
@@ -368,6 +371,7 @@ def lnte_levels_off(claims, *, dataset, epsilon) -> Evidence | None:
     part = lnte[lnte["group"].isin(reached)]
     levels = np.isinf(part["median"]).groupby(part["draw"]).any().to_numpy()
     return cohort.share(levels, _TABLE2_TEXT,
+                        untestable=cohort.degenerate((dataset, "lnte", epsilon, "")),
                         note=cohort.note("lnte", epsilon, calibration=""))
 
 
@@ -376,11 +380,14 @@ def _closer(claims, dataset, epsilon, ours, theirs, **kwargs) -> Evidence | None
     cohort = claims.cohorts[dataset]
     if ours not in claims.scores or theirs not in claims.scores:
         return None
+    if empty := cohort.empty(ours, theirs):
+        return cohort.undecided(empty)
     a = mean_distance(claims.scores[ours])
     b = mean_distance(claims.scores[theirs])
     common = a.index.intersection(b.index)
     return cohort.share(
         a.loc[common].to_numpy() < b.loc[common].to_numpy(), **kwargs,
+        untestable=cohort.degenerate(ours, theirs),
         note=cohort.note("rrr", epsilon, calibration=ours[3], extra=(
             f"; against {theirs[1]} (true ε "
             f"{cohort.true_eps(theirs[1], epsilon, theirs[3]):.3f}); mean undefined share of "
@@ -441,6 +448,8 @@ def _debiased(claims, dataset, epsilon, calibration, rng) -> Evidence | None:
     plain_key = (dataset, "rrr", epsilon, calibration)
     if debiased not in claims.scores or plain_key not in claims.scores:
         return None
+    if empty := cohort.empty(debiased, plain_key):
+        return cohort.undecided(empty)
     plain = mean_distance(claims.scores[plain_key])
     better = mean_distance(claims.scores[debiased])
     common = plain.index.intersection(better.index)
@@ -449,11 +458,12 @@ def _debiased(claims, dataset, epsilon, calibration, rng) -> Evidence | None:
             lambda a, b: np.mean(a, axis=-1) / np.mean(b, axis=-1),
             [better.loc[common].to_numpy(), plain.loc[common].to_numpy()], rng=rng,
             batched=True)
-    return cohort.evidence(value, lo, hi, note=cohort.note(
-        "rrr_debiased", epsilon, calibration=calibration, extra=(
-            "; paired percentile bootstrap over draws; mean undefined share of the support: "
-            f"debiased {undefined_share(claims.scores[debiased]):.2f}, "
-            f"plain {undefined_share(claims.scores[plain_key]):.2f}")))
+    note = cohort.note("rrr_debiased", epsilon, calibration=calibration, extra=(
+        "; paired percentile bootstrap over draws; mean undefined share of the support: "
+        f"debiased {undefined_share(claims.scores[debiased]):.2f}, "
+        f"plain {undefined_share(claims.scores[plain_key]):.2f}"))
+    return cohort.evidence(value, lo, hi, note=note,
+                           untestable=cohort.degenerate(debiased, plain_key))
 
 
 _DEBIASED = dict(
@@ -503,16 +513,20 @@ def approaches_original(claims, *, dataset) -> Evidence | None:
     if len(distance) < 2:
         return None
     low, high = min(distance), max(distance)
+    keys = [(dataset, "rrr", e, claims.published) for e in (low, high)]
+    if empty := cohort.empty(*keys):
+        return cohort.undecided(empty)
     common = distance[low].index.intersection(distance[high].index)
     return cohort.share(
         distance[high].loc[common].to_numpy() < distance[low].loc[common].to_numpy(),
         _FIGURE2, omitted=KIDNEY_FOOTNOTE, fields={"low": low, "high": high},
+        untestable=cohort.degenerate(*keys),
         note=cohort.note("rrr", high, extra=f"; at ε = {low:g} true ε "
                          f"{cohort.true_eps('rrr', low):.3f}"))
 
 
 def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
-               rng: np.random.Generator, clustered=()) -> pd.DataFrame:
+               rng: np.random.Generator, clustered=(), curve_releases=()) -> pd.DataFrame:
     """The claims table of the study from the release files (see the module notes).
 
     Parameters
@@ -534,6 +548,11 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
     clustered : iterable of str
         The cohorts with several rows per person, whose conclusions use the
         cluster-robust log-rank test.
+    curve_releases : list of dict
+        The release records of ``inputs["group_curves"]`` (the originals, RRR at the
+        paper's calibration and LNTE): the claims on the groups' curves
+        (:mod:`~dprepro.studies.rrr_survival.curve_claims`); without them those rows are
+        left out.
 
     Returns
     -------
@@ -541,9 +560,14 @@ def rrr_claims(inputs, *, releases, logrank_releases, significance: float,
         One row per claim, in declaration order within each cohort.
     """
     claims = StudyContext(inputs, releases=releases, logrank_releases=logrank_releases,
-                     significance=significance, rng=rng, clustered=clustered)
+                          significance=significance, rng=rng, clustered=clustered,
+                          curve_releases=curve_releases)
     rows = CLAIMS.evaluate(claims, study=STUDY, axes=claims.axes, outer=("dataset",),
                            module=__name__, privacy_unit="patient")
+    # the claims on the curves themselves (and across cohorts): after every other row, no
+    # random draws (they change no other row)
+    rows += CLAIMS.evaluate(claims, study=STUDY, axes=claims.axes,
+                            module=curve_claims.__name__, privacy_unit="patient")
     if "cox" in dict(inputs.items()):
         rows += cox_claims(read_table(inputs["cox"]), read_table(inputs["cox_draws"]),
                            calibration=claims.published)
@@ -567,6 +591,7 @@ def _with_tolerance_verdicts(row: dict, errors, tolerance: float) -> dict:
     return row
 
 
-# imported last so that the Cox claims are declared after the others (docs/claims.md lists
-# declarations in order); re-exported for the callers of this module
+# imported last so that the curve and Cox claims are declared after the others
+# (docs/claims.md lists declarations in order); re-exported for the callers of this module
+from dprepro.studies.rrr_survival import curve_claims  # noqa: E402
 from dprepro.studies.rrr_survival.cox_claims import cox_claims  # noqa: E402

@@ -247,7 +247,8 @@ def patients_needed(original, original_se, se_mean, persons, power: float = POWE
     an effect selected for significance makes ``n`` too small, an underestimate too
     large), and for the corrected score the reference is ``original_tau``, whose
     SE is larger than the full original's; only the Monte Carlo error of the mean SE
-    is in any interval around it. Hence no verdict in the claims.
+    is in any interval around it. The claim (``rrr.cox_patients_needed``) is therefore
+    decided under that assumption only, and says so.
     """
     original, original_se = np.asarray(original, float), np.asarray(original_se, float)
     z = Z95 + float(normal_quantile(power))

@@ -23,8 +23,9 @@ the paper's calibration the true ε is ε + ln(k − 1).
     a number but untestable (:data:`_COX_COVERAGE_UNTESTABLE`).
 ``rrr.cox_patients_needed``
     persons needed (:func:`~dprepro.studies.rrr_survival.cox.patients_needed`), largest
-    over the original's significant group terms; untestable (a projection conditional on
-    the observed effect; no row when no term is significant).
+    over the original's significant group terms, against the cohort's persons: decided
+    under the statement's own assumption (the observed effect is the true one; the
+    interval is the Monte Carlo error of the mean SE); no row when no term is significant.
 
 Every note gives the convergence share; bias and coverage are conditional on a fit, and a
 corrected-score share below :data:`COX_MIN_CONVERGED` makes its verdicts not firm
@@ -128,8 +129,12 @@ class _CoxRelease:
         fit = self.rel[(self.rel["estimator"] == "corrected_score")
                        & (self.rel["term"] == term)]
         firm = share >= COX_MIN_CONVERGED
+        reason = "" if firm else (
+            f"{len(ok)} of {len(cs)} draws' corrected-score fits converged ({share:.1%}), "
+            f"below {COX_MIN_CONVERGED:.0%}: the interval is conditional on a fit, and fits "
+            "fail where the estimate would be extreme (not at random)")
         return dict(
-            cs=cs, ok=ok, share=share, firm=firm,
+            cs=cs, ok=ok, share=share, firm=firm, reason=reason,
             ref=float(fit["true_log_hr" if self.cohort.simulated else "original_log_hr"]
                       .iloc[0]),
             orig_se=float(fit["original_se"].iloc[0]),
@@ -242,7 +247,8 @@ def cox_corrected_unbiased(cox, *, release, **_) -> Evidence | None:
             ", widened by the original fit's SE (the cohort's sampling error)"
             if simulated else ""),
         criterion=Tolerance(lambda t: f"within [{-t:g}, {t:g}]", COX_BIAS_TOLERANCE),
-        reliable=fit["firm"], untestable=_COX_TRUTH_UNTESTABLE.format(
+        reliable=fit["firm"], reliability_reason=fit["reason"],
+        untestable=_COX_TRUTH_UNTESTABLE.format(
             what="the bias", se=fit["orig_se"]) if simulated else "")
 
 
@@ -271,7 +277,8 @@ def cox_corrected_coverage(cox, *, release, **_) -> Evidence | None:
         statistic=f"share of draws whose interval covers {cohort.against} ({ref:.3f}; a draw "
                   "without a fit covers nothing)",
         criterion=Tolerance(lambda t: f">= {0.95 - t:g}", COX_COVERAGE_TOLERANCE),
-        reliable=fit["firm"], untestable=_COX_TRUTH_UNTESTABLE.format(
+        reliable=fit["firm"], reliability_reason=fit["reason"],
+        untestable=_COX_TRUTH_UNTESTABLE.format(
             what="the coverage", se=fit["orig_se"]) if cohort.simulated
         else _COX_COVERAGE_UNTESTABLE)
 
@@ -287,11 +294,17 @@ def cox_corrected_coverage(cox, *, release, **_) -> Evidence | None:
     criterion="<= the cohort's persons", units="draws with a converged corrected-score fit "
     "(the Monte Carlo error of the mean SE only)",
     ci_method="normal Monte Carlo interval of the mean SE over draws, squared (the Monte "
-              "Carlo error only: not the effect's uncertainty)",
-    untestable="a projection conditional on the observed effect")
+              "Carlo error only: not the effect's uncertainty)")
 def cox_patients_needed(cox, *, release, **_) -> Evidence | None:
     """Persons needed for the corrected fit to keep the original's conclusions; no row
-    when no group term of the original is significant."""
+    when no group term of the original is significant.
+
+    The statement is conditional ("if the observed effect were the true one"), and under
+    that assumption it is decidable: the only error left is the Monte Carlo error of
+    the mean SE over draws, which the interval carries. A corrected-score convergence
+    share below :data:`COX_MIN_CONVERGED` makes the mean SE one of a selection of draws
+    (``reliable=False``).
+    """
     fit, rel, draws = release.corrected, release.rel, cox.draws
     if fit is None:
         return None
@@ -309,10 +322,11 @@ def cox_patients_needed(cox, *, release, **_) -> Evidence | None:
     return release.evidence(
         worst["patients_needed"], scale * max(worst["se_mean"] - h, 0.0) ** 2,
         scale * (worst["se_mean"] + h) ** 2,
-        f"; the cohort has {persons} persons; a projection conditional on the observed "
-        "effect: the interval carries only the Monte Carlo error of the mean SE, treats "
-        "|log HR| as true and uses original_tau's (fewer events); corrected-score "
-        f"convergence share {fit['share']:.2f}",
+        f"; the cohort has {persons} persons; decided under the statement's own assumption "
+        "(the observed |log HR| of original_tau, fewer events, is the true effect): the "
+        "interval carries only the Monte Carlo error of the mean SE, not the effect's "
+        f"uncertainty; corrected-score convergence share {fit['share']:.2f}",
+        reliable=fit["firm"], reliability_reason=fit["reason"],
         statistic=f"persons needed for {POWER:.0%} power with the SE scaled as 1/sqrt(n), "
                   "taking the observed |log HR| of original_tau as true, largest over the "
                   f"original's significant group terms ({worst['term']})",

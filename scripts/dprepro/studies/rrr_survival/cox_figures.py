@@ -24,8 +24,17 @@ ESTIMATOR_STYLE = {
 #: Convergence share below which a point of the bias and coverage figure is drawn hollow.
 MIN_CONVERGED = 0.8
 _ORIGIN = {"synthetic": "SYNTHETIC stand-in (not the real cohort)",
-           "simulation": "SIMULATED data (no real patient; true hazard ratios known)",
+           "simulation": "SIMULATED data (no real patient)",
            "real": "the real cohort"}
+
+
+def data_text(origin: str, truth) -> str:
+    """What a Cox figure's data are, and whether true hazard ratios are known: only where
+    the table gives them (``true_log_hr`` finite), never from the origin alone."""
+    text = _ORIGIN.get(origin, origin)
+    known = np.isfinite(np.asarray(truth, dtype=float)).any()
+    return text + ("; true hazard ratios known (marked ×)" if known
+                   else "; true hazard ratios not known")
 
 
 def _footer(fig, text: str) -> None:
@@ -91,7 +100,7 @@ def forest_figure(table: pd.DataFrame, dataset: str, *, calibration: str, title:
                  fontsize=10, y=0.995)
     fig.tight_layout(rect=(0, 0.06, 1, 0.9))
     adjusted = [t for t in terms if " vs " not in t]
-    _footer(fig, f"Data: {_ORIGIN.get(origin, origin)}. Reference group: "
+    _footer(fig, f"Data: {data_text(origin, original['true_log_hr'])}. Reference group: "
             f"{terms[0].split(' vs ')[-1]}"
             + (f"; adjusted for {', '.join(adjusted)}" if adjusted else "")
             + ". Private fits: draw 0 only. original: all events (Efron ties); original_tau: "

@@ -32,6 +32,7 @@ __all__ = [
     "cohort_specs",
     "cox_releases",
     "cox_specs",
+    "privacy_settings",
     "release_files",
     "release_name",
     "releases",
@@ -59,6 +60,19 @@ def cox_releases(config: Mapping) -> list[list]:
     """``[ε, calibration]`` of every RRR release the Cox models are fitted to."""
     return [[float(e), c] for c in rrr_calibrations(config)
             for e in config["rrr_survival"]["epsilons"]]
+
+
+def privacy_settings(config: Mapping) -> list[list]:
+    """``[k, ε, calibration]`` of every RRR release the run makes, sorted, no repeats.
+
+    One per label count k (a cohort's configured groups), configured ε and calibration,
+    over the study's cohorts and the Cox analysis' extra ones (whose fits use RRR
+    releases too): the privacy audit audits each, and the claims state each guarantee
+    (``rrr.privacy.rrr.*``).
+    """
+    ks = sorted({len(spec.groups) for spec in cox_specs(config).values()})
+    return [[k, float(e), c] for k in ks for e in sorted(set(config["rrr_survival"]["epsilons"]))
+            for c in rrr_calibrations(config)]
 
 
 def cohort_params(spec: CohortSpec) -> dict:
