@@ -126,7 +126,7 @@ def analysis_size_problems(frame: pd.DataFrame, *, name: str, groups,
     :math:`\text{EVENTS\_PER\_COEFFICIENT} \cdot (k - 1 + p)`, with ``k`` the
     configured groups (the label set of every release; the groups present when none
     is configured) and ``p`` the covariates the table holds (:func:`covariates_of`)
-    ([Ped95]_, see the module docstring).
+    (Peduzzi et al. 1995, see the module docstring).
 
     Returns
     -------
