@@ -1,0 +1,282 @@
+r"""Cox fits of designs that code one factor, from per-level risk-set sums.
+
+Where every design codes one factor :math:`G \in \{0, \dots, k-1\}` (column
+:math:`g - 1` the indicator of level :math:`g`, level 0 the reference where all are
+0; :func:`factor_labels` recognises such a design), the rows enter the partial
+likelihood only through the level sums at each distinct event time :math:`t_j`,
+
+.. math::
+
+    N_{jg} = \sum_{i \in R_j} w_i [G_i = g], \qquad
+    D_{jg} = \sum_{i \in D_j} w_i [G_i = g]
+
+(risk set :math:`R_j`, the :math:`d_j` events :math:`D_j` at :math:`t_j`, case
+weights :math:`w_i`, 1 by default). With :math:`r_g = e^{\beta_g}`
+(:math:`\beta_0 = 0`), Efron's [Efr77]_ term :math:`l = 0, \dots, d_j - 1` of event
+time :math:`j` has :math:`A_{jl\cdot} = N_{j\cdot} - \frac{l}{d_j} D_{j\cdot}`
+(Breslow's [Bre74]_: :math:`N_{j\cdot}`, one term per event time with multiplicity
+:math:`m_j`), and
+
+.. math::
+
+    \ell(\beta) = \sum_g L_g \beta_g - \sum_{jl} m_{jl} \log \sum_g r_g A_{jlg},
+    \qquad
+    \mu_{jlg} = \frac{r_g A_{jlg}}{\sum_h r_h A_{jlh}},
+
+    U_g = L_g - \sum_{jl} m_{jl} \mu_{jlg}, \qquad
+    I = \sum_{jl} m_{jl} \big(\operatorname{diag}(\mu_{jl}) - \mu_{jl} \mu_{jl}^\top\big),
+
+with :math:`L_g = \sum_j D_{jg}` (an indicator's square is itself, so the second
+moment is diagonal) and :math:`m_{jl}` R's ``coxph`` weights (1; with case weights
+the event's own or, under Efron, the tied events' mean). :math:`N` and :math:`D` cost
+one pass over the rows per design; each Newton step then costs
+:math:`O(\text{terms} \cdot k^2)` instead of the row-level exponentials, cumulative
+sums and :math:`O(n p^2)` products of the general kernel (:mod:`dprepro.survival.cox`),
+with the same result to rounding. Score residuals (for the robust variance) are R's
+``coxscore2`` recipe as in the general kernel, with :math:`x_i` the row's indicator.
+
+References
+----------
+.. [Efr77] B. Efron (1977). The efficiency of Cox's likelihood function for
+   censored data. JASA 72, 557–565.
+.. [Bre74] N. Breslow (1974). Covariance analysis of censored survival data.
+   Biometrics 30, 89–99.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from dprepro.survival.cox_core import CoxBatch, Layout, cumulative_at, fit_in_chunks, solve
+
+__all__ = ["factor_labels", "fit_levels"]
+
+#: values of a block's level sums (designs x sums x event times): about 2 MB, in cache
+_BLOCK = 1 << 18
+
+
+def factor_labels(x: np.ndarray) -> np.ndarray | None:
+    """The level (0 .. p) of every row of designs ``x`` (B, n, p) whose entries are 0 or 1
+    with at most one 1 per row (treatment coding of one factor), else None."""
+    if not np.all((x == 0) | (x == 1)):
+        return None
+    p = x.shape[2]
+    code_and_count = x @ np.stack([np.arange(1.0, p + 1), np.ones(p)], axis=1)
+    if np.any(code_and_count[..., 1] > 1):
+        return None
+    return code_and_count[..., 0].astype(np.intp)
+
+
+def _pair_products(x: np.ndarray, y: np.ndarray, g: np.ndarray, h: np.ndarray) -> np.ndarray:
+    """``x[:, g] * y[:, h]`` (b, pairs, J), one pair at a time (no gathered copies)."""
+    out = np.empty((x.shape[0], len(g), x.shape[2]))
+    for i, (a, b) in enumerate(zip(g, h, strict=True)):
+        np.multiply(x[:, a], y[:, b], out=out[:, i])
+    return out
+
+
+def _cell_sums(lab: np.ndarray, cell: np.ndarray, w: np.ndarray | None, k: int,
+               size: int) -> np.ndarray:
+    """Sums (b, k, size) of the weights ``w`` (b, m) (1 where None) by design, level
+    ``lab`` (b, m) and ``cell`` (m,) in ``0 .. size-1``, by one ``bincount``."""
+    nb = lab.shape[0]
+    flat = ((np.arange(nb)[:, None] * k + lab) * size + cell).ravel()
+    out = np.bincount(flat, None if w is None else w.ravel(), minlength=nb * k * size)
+    return out.reshape(nb, k, size)
+
+
+class _LevelSums:
+    r"""The level sums of a block of ``nb`` designs, event times last.
+
+    ``n0`` (nb, J) and ``n1`` (nb, p, J): :math:`N` of level 0 and of levels 1..p;
+    ``lin1`` :math:`L_{1..p}`; the log terms' weights ``mult`` (nb or 1, T; None: all 1).
+    The terms are the event times (Breslow, or no tied events) or Efron's event rows
+    :math:`l = 0 .. d_j - 1` of event time ``block`` with ``frac`` :math:`l / d_j`;
+    ``start``, ``count``: each event time's first term and number of terms. ``tied``:
+    the event times with several Efron terms (``tied_terms`` their terms, ``tied_start``
+    each one's first among them, ``tied_of`` each such term's position in ``tied``;
+    all event times, a slice and no gathers, where most are tied); only they need
+    :math:`D`: ``d0t``, ``d1t``. The products that the information needs at every step
+    are formed once, per pair :math:`g \le h` of levels: ``nn`` :math:`N_g N_h`
+    (nb, P, J), and at the tied event times ``dd`` :math:`D_g D_h` and ``dn``
+    :math:`D_g N_h + N_g D_h` (nb, P, J_tied).
+    """
+
+    def __init__(self, lay: Layout, lab: np.ndarray, w: np.ndarray | None, k: int):
+        self.lay, self.lab, self.w, self.k, self.nb = lay, lab, w, k, lab.shape[0]
+        self._terms(lay, w)
+        nj = len(lay.ev_block_start)
+        # rows before the first event time are in no risk set
+        valid = lay.row_last_event >= 0
+        rows = slice(None) if valid.all() else valid
+        at = _cell_sums(lab[:, rows], lay.row_last_event[rows], None if w is None
+                        else w[:, rows], k, nj)
+        at = np.cumsum(at[:, :, ::-1], axis=2, dtype=float)[:, :, ::-1]
+        self.n0, self.n1 = np.ascontiguousarray(at[:, 0]), np.ascontiguousarray(at[:, 1:])
+        ev = lay.ev_rows
+        self.lin1 = _cell_sums(lab[:, ev], np.zeros(len(ev), dtype=np.intp),
+                               None if w is None else w[:, ev], k, 1)[:, 1:, 0].astype(float)
+        # the tied event times' D (each event row's position among them)
+        if isinstance(self.tied_terms, slice):
+            tied_ev = np.arange(len(ev))
+        else:
+            tied_ev = np.flatnonzero(np.isin(lay.ev_block, self.tied))
+        died = _cell_sums(lab[:, ev[tied_ev]],
+                          np.searchsorted(self.tied, lay.ev_block[tied_ev]),
+                          None if w is None else w[:, ev[tied_ev]], k, self.tied.size)
+        self.d0t = died[:, 0].astype(float)
+        self.d1t = np.ascontiguousarray(died[:, 1:], dtype=float)
+        self.pairs = np.triu_indices(k - 1)
+        g, h = self.pairs
+        self.nn = _pair_products(self.n1, self.n1, g, h)
+        n1t = self.n1[:, :, self.tied]
+        self.dd = _pair_products(self.d1t, self.d1t, g, h)
+        self.dn = _pair_products(self.d1t, n1t, g, h) + _pair_products(n1t, self.d1t, g, h)
+
+    def _terms(self, lay: Layout, w: np.ndarray | None) -> None:
+        """The log terms and their weights (R's ``coxph`` conventions)."""
+        ev, nj = lay.ev_rows, len(lay.ev_block_start)
+        counts = np.diff(np.append(lay.ev_block_start, len(ev)))
+        efron = bool(np.any(lay.ev_frac))
+        if w is None:
+            m = None
+        elif efron:  # Efron: the mean weight of the tied events
+            m = (np.add.reduceat(w[:, ev], lay.ev_block_start, axis=1) / counts)[:, lay.ev_block]
+        else:
+            m = w[:, ev]
+        if efron:
+            self.start, self.frac, self.block = lay.ev_block_start, lay.ev_frac, lay.ev_block
+            self.count, self.mult = counts, m
+        else:  # one term per event time, weighted by its events
+            self.start, self.frac, self.count = np.arange(nj), np.zeros(nj), np.ones(nj)
+            self.block = self.start
+            if m is not None:
+                self.mult = np.add.reduceat(m, lay.ev_block_start, axis=1)
+            else:  # unweighted: the number of events (None: one each)
+                self.mult = counts[None].astype(float) if np.any(counts > 1) else None
+        self.tied = np.flatnonzero(self.count > 1)
+        self.tied_terms = np.flatnonzero(np.isin(self.block, self.tied))
+        if self.tied_terms.size > len(self.block) // 2:  # mostly tied: all, without gathers
+            self.tied, self.tied_terms = np.arange(nj), slice(None)
+            self.tied_start, self.tied_of = self.start, self.block
+        else:
+            self.tied_start = np.append(0, np.cumsum(self.count[self.tied]))[:-1]
+            self.tied_of = np.searchsorted(self.tied, self.block[self.tied_terms])
+
+    def part(self, idx: np.ndarray) -> dict:
+        """The per-design arrays of designs ``idx``."""
+        names = ("n0", "n1", "lin1", "mult", "nn", "d0t", "d1t", "dd", "dn")
+        out = {name: getattr(self, name) for name in names}
+        if idx.size < self.nb:
+            for name in names:
+                if name != "mult" or (self.mult is not None and self.mult.shape[0] > 1):
+                    out[name] = out[name][idx]
+        return out
+
+    def block_sums(self, values: np.ndarray) -> np.ndarray:
+        """Sum of per-term ``values`` (..., T) over each event time's terms (..., J)."""
+        if self.block is self.start:
+            return values
+        if isinstance(self.tied_terms, slice):
+            return np.add.reduceat(values, self.start, axis=-1)
+        out = values[..., self.start]
+        if self.tied.size:
+            out[..., self.tied] = np.add.reduceat(values[..., self.tied_terms],
+                                                  self.tied_start, axis=-1)
+        return out
+
+
+class _LevelTerms:
+    r"""Partial log-likelihood, score and information of designs ``idx`` at ``beta``.
+
+    Per term :math:`t`, :math:`\mathrm{den}_t = r^\top A_t` and :math:`q_t = m_t /
+    \mathrm{den}_t`; the score's subtracted part is :math:`u = r \circ \sum_t q_t A_t`
+    and the information :math:`\operatorname{diag}(u) - \operatorname{diag}(r)
+    \big(\sum_t (q_t / \mathrm{den}_t) A_t A_t^\top\big) \operatorname{diag}(r)`. With
+    :math:`A_t = N_j - c_t D_j` both are matrix-vector products over the event times
+    of the fixed :math:`N`, :math:`D` and their pair products (:class:`_LevelSums`)
+    with block sums of the scalars :math:`q_t`, :math:`q_t / \mathrm{den}_t` and, at
+    tied event times, of these times :math:`c_t` and :math:`c_t^2`.
+    """
+
+    def __init__(self, sums: _LevelSums, idx: np.ndarray, beta: np.ndarray):
+        arr = sums.part(idx)
+        self.sums, self.idx, self.arr = sums, idx, arr
+        shift = np.maximum(beta.max(axis=1), 0.0)[:, None]
+        r0, r1 = np.exp(-shift), np.exp(beta - shift)  # e^beta up to a per-design factor
+        self.r = np.concatenate([r0, r1], axis=1)
+        mult = arr["mult"]
+        s0 = arr["n0"] * r0 + np.matmul(r1[:, None, :], arr["n1"])[:, 0]
+        den = s0 if sums.block is sums.start else s0[:, sums.block]
+        tied, terms = sums.tied, sums.tied_terms
+        if tied.size:
+            sd = arr["d0t"] * r0 + np.matmul(r1[:, None, :], arr["d1t"])[:, 0]
+            den[:, terms] -= sums.frac[terms] * sd[:, sums.tied_of]
+        self.den = den
+        if mult is None:  # unit weights
+            logs, weight, q = np.sum(np.log(den), axis=1), den.shape[1], 1.0 / den
+        else:
+            logs, weight, q = np.sum(mult * np.log(den), axis=1), mult.sum(axis=1), mult / den
+        self.loglik = np.sum(arr["lin1"] * beta, axis=1) - logs - shift[:, 0] * weight
+        q2 = q / den
+        total = np.matmul(arr["n1"], sums.block_sums(q)[:, :, None])[:, :, 0]
+        second = np.matmul(arr["nn"], sums.block_sums(q2)[:, :, None])[:, :, 0]
+        if tied.size:
+            c = sums.frac[terms]
+            qt, q2t = q[:, terms] * c, q2[:, terms] * c
+            v, b1, b2 = (np.add.reduceat(x, sums.tied_start, axis=1)[:, :, None]
+                         for x in (qt, q2t, q2t * c))
+            total -= np.matmul(arr["d1t"], v)[:, :, 0]
+            second += np.matmul(arr["dd"], b2)[:, :, 0] - np.matmul(arr["dn"], b1)[:, :, 0]
+        total *= r1
+        self.score = arr["lin1"] - total
+        g, h = sums.pairs
+        info = np.empty((len(idx),) + (beta.shape[1],) * 2)
+        info[:, g, h] = -(r1[:, g] * second * r1[:, h])
+        info[:, h, g] = info[:, g, h]
+        diag = np.arange(beta.shape[1])
+        info[:, diag, diag] += total
+        self.info = info
+
+    def score_residuals(self) -> np.ndarray:
+        """Per-row score residuals (b, n, p) in sorted order, R's ``coxscore2`` recipe."""
+        s, lay, arr = self.sums, self.sums.lay, self.arr
+        a1 = arr["n1"][:, :, s.block]
+        terms = s.tied_terms
+        a1[:, :, terms] -= s.frac[terms] * arr["d1t"][:, :, s.tied_of]
+        mean = (a1 * self.r[:, 1:, None] / self.den[:, None, :]).transpose(0, 2, 1)
+        inv = (1.0 if arr["mult"] is None else arr["mult"]) / self.den
+        a_j = np.add.reduceat(inv, s.start, axis=1)
+        v_j = np.add.reduceat(inv * s.frac, s.start, axis=1)
+        b_j = np.add.reduceat(inv[:, :, None] * mean, s.start, axis=1)
+        vb_j = np.add.reduceat((inv * s.frac)[:, :, None] * mean, s.start, axis=1)
+        abar = np.add.reduceat(mean, s.start, axis=1) / s.count[:, None]
+        ev, blk = lay.event, lay.row_block
+        ca = cumulative_at(a_j, lay.row_last_event) - ev * v_j[:, blk]
+        cb = cumulative_at(b_j, lay.row_last_event) - ev[:, None] * vb_j[:, blk]
+        lab = s.lab[self.idx]
+        x = (lab[:, :, None] == np.arange(1, s.k)).astype(float)
+        risk = np.take_along_axis(self.r, lab, axis=1)
+        resid = ev[:, None] * (x - abar[:, blk]) - risk[:, :, None] * (x * ca[:, :, None] - cb)
+        if s.w is not None:
+            resid *= s.w[self.idx][:, :, None]
+        return resid
+
+
+def fit_levels(lay: Layout, labels: np.ndarray, k: int, w: np.ndarray | None, codes,
+               tol: float, max_iter: int) -> CoxBatch:
+    """Cox fits of the factor designs given by ``labels`` (B, n) in ``0 .. k-1``, rows in
+    the original order; ``w``: case weights (B or 1, n) or None (a weighted batch may
+    share one label vector, ``labels`` (1, n)); ``codes``: clusters or None."""
+    nb = max(labels.shape[0], 1 if w is None else w.shape[0])
+    lab = np.broadcast_to(labels, (nb, labels.shape[1]))[:, lay.order]
+    ws = None if w is None else np.broadcast_to(w, lab.shape)[:, lay.order]
+    # per design: N, D and the pair products, (k + p (p + 1) / 2) values per event time
+    chunk = max(1, _BLOCK // (len(lay.ev_block_start) * (k + k * (k - 1) // 2)))
+
+    def fit(part: slice) -> CoxBatch:
+        sums = _LevelSums(lay, lab[part], None if ws is None else ws[part], k)
+        return solve(lambda idx, beta: _LevelTerms(sums, idx, beta), lay, sums.nb, k - 1,
+                     codes, tol, max_iter)
+
+    return fit_in_chunks(nb, chunk, fit)
