@@ -248,10 +248,10 @@ def _fit(t, e, x, w, ties, codes, tol, max_iter) -> CoxBatch:
     (negative weights, as in the corrected score, need ``ties="breslow"``). Designs that
     code one factor go to the level-sum kernel (:mod:`dprepro.survival.cox_levels`), the
     others to the row-level one, in blocks whose work arrays stay in cache."""
-    lay = Layout.build(t, e, ties)
     labels = factor_labels(x)
     if labels is not None:
-        return fit_levels(lay, labels, x.shape[2] + 1, w, codes, tol, max_iter)
+        return _fit_labels(t, e, labels, x.shape[2] + 1, w, ties, codes, tol, max_iter)
+    lay = Layout.build(t, e, ties)
     nb, n, p = x.shape
     ws_all = None if w is None else np.broadcast_to(w, x.shape[:2])
 
@@ -268,6 +268,12 @@ def _fit(t, e, x, w, ties, codes, tol, max_iter) -> CoxBatch:
         return solve(evaluate, lay, size, p, codes, tol, max_iter)
 
     return fit_in_chunks(nb, max(1, _BLOCK // (n * p)), fit)
+
+def _fit_labels(t, e, labels, k, w, ties, codes, tol, max_iter) -> CoxBatch:
+    """:func:`_fit` of the treatment-coded designs of ``labels`` (B, n) in ``0 .. k-1``
+    (level 0 the reference), without forming them."""
+    return fit_levels(Layout.build(t, e, ties), labels, k, w, codes, tol, max_iter)
+
 
 # --------------------------------------------------------------------------- designs
 

@@ -89,23 +89,21 @@ class _LevelSums:
     r"""The level sums of a block of ``nb`` designs, event times last.
 
     ``n0`` (nb, J) and ``n1`` (nb, p, J): :math:`N` of level 0 and of levels 1..p;
-    ``lin1`` :math:`L_{1..p}`; the log terms' weights ``mult`` (nb or 1, T; None: all 1).
-    The terms are the event times (Breslow, or no tied events) or Efron's event rows
-    :math:`l = 0 .. d_j - 1` of event time ``block`` with ``frac`` :math:`l / d_j`;
-    ``start``, ``count``: each event time's first term and number of terms. ``tied``:
-    the event times with several Efron terms (``tied_terms`` their terms, ``tied_start``
-    each one's first among them, ``tied_of`` each such term's position in ``tied``;
-    all event times, a slice and no gathers, where most are tied); only they need
-    :math:`D`: ``d0t``, ``d1t``. The products that the information needs at every step
-    are formed once, per pair :math:`g \le h` of levels: ``nn`` :math:`N_g N_h`
-    (nb, P, J), and at the tied event times ``dd`` :math:`D_g D_h` and ``dn``
-    :math:`D_g N_h + N_g D_h` (nb, P, J_tied).
+    ``lin1`` :math:`L_{1..p}`; ``nn`` (nb, P, J) the products :math:`N_g N_h` of the
+    pairs ``pairs`` :math:`g \le h` of levels 1..p, which the information needs at
+    every step. Each event time has a main log term (Efron's :math:`l = 0`, or
+    Breslow's one term for its tied events) with weight ``mult`` (nb or 1, J; None:
+    all 1). Efron's further terms :math:`l = 1 .. d_j - 1` (``extra``, with
+    :math:`c = l / d_j` ``extra_frac`` and weights ``extra_mult``) belong to the
+    ``tied`` event times (``extra_start``: each one's first extra term, ``extra_of``:
+    each extra term's position in ``tied``); only these need :math:`D`: ``d0t``,
+    ``d1t`` (nb, p, J_tied), ``dd`` :math:`D_g D_h` and ``dn`` :math:`D_g N_h + N_g D_h`.
     """
 
     def __init__(self, lay: Layout, lab: np.ndarray, w: np.ndarray | None, k: int):
         self.lay, self.lab, self.w, self.k, self.nb = lay, lab, w, k, lab.shape[0]
+        nj, ev = len(lay.ev_block_start), lay.ev_rows
         self._terms(lay, w)
-        nj = len(lay.ev_block_start)
         # rows before the first event time are in no risk set
         valid = lay.row_last_event >= 0
         rows = slice(None) if valid.all() else valid
@@ -113,16 +111,10 @@ class _LevelSums:
                         else w[:, rows], k, nj)
         at = np.cumsum(at[:, :, ::-1], axis=2, dtype=float)[:, :, ::-1]
         self.n0, self.n1 = np.ascontiguousarray(at[:, 0]), np.ascontiguousarray(at[:, 1:])
-        ev = lay.ev_rows
         self.lin1 = _cell_sums(lab[:, ev], np.zeros(len(ev), dtype=np.intp),
                                None if w is None else w[:, ev], k, 1)[:, 1:, 0].astype(float)
-        # the tied event times' D (each event row's position among them)
-        if isinstance(self.tied_terms, slice):
-            tied_ev = np.arange(len(ev))
-        else:
-            tied_ev = np.flatnonzero(np.isin(lay.ev_block, self.tied))
-        died = _cell_sums(lab[:, ev[tied_ev]],
-                          np.searchsorted(self.tied, lay.ev_block[tied_ev]),
+        tied_ev = np.flatnonzero(np.isin(lay.ev_block, self.tied))
+        died = _cell_sums(lab[:, ev[tied_ev]], np.searchsorted(self.tied, lay.ev_block[tied_ev]),
                           None if w is None else w[:, ev[tied_ev]], k, self.tied.size)
         self.d0t = died[:, 0].astype(float)
         self.d1t = np.ascontiguousarray(died[:, 1:], dtype=float)
@@ -135,68 +127,56 @@ class _LevelSums:
 
     def _terms(self, lay: Layout, w: np.ndarray | None) -> None:
         """The log terms and their weights (R's ``coxph`` conventions)."""
-        ev, nj = lay.ev_rows, len(lay.ev_block_start)
-        counts = np.diff(np.append(lay.ev_block_start, len(ev)))
+        ev, start = lay.ev_rows, lay.ev_block_start
+        counts = np.diff(np.append(start, len(ev)))
         efron = bool(np.any(lay.ev_frac))
         if w is None:
             m = None
         elif efron:  # Efron: the mean weight of the tied events
-            m = (np.add.reduceat(w[:, ev], lay.ev_block_start, axis=1) / counts)[:, lay.ev_block]
+            m = (np.add.reduceat(w[:, ev], start, axis=1) / counts)[:, lay.ev_block]
         else:
             m = w[:, ev]
+        extra = np.flatnonzero(lay.ev_frac > 0)  # Efron's l >= 1
+        self.tied = np.unique(lay.ev_block[extra])
+        self.extra_frac = lay.ev_frac[extra]
+        self.extra_start = np.searchsorted(lay.ev_block[extra], self.tied)
+        self.extra_of = np.searchsorted(self.tied, lay.ev_block[extra])
         if efron:
-            self.start, self.frac, self.block = lay.ev_block_start, lay.ev_frac, lay.ev_block
-            self.count, self.mult = counts, m
+            self.count = counts
+            self.mult = None if m is None else m[:, start]
+            self.extra_mult = None if m is None else m[:, extra]
         else:  # one term per event time, weighted by its events
-            self.start, self.frac, self.count = np.arange(nj), np.zeros(nj), np.ones(nj)
-            self.block = self.start
+            self.count = np.ones(len(start), dtype=np.intp)
             if m is not None:
-                self.mult = np.add.reduceat(m, lay.ev_block_start, axis=1)
+                self.mult = np.add.reduceat(m, start, axis=1)
             else:  # unweighted: the number of events (None: one each)
                 self.mult = counts[None].astype(float) if np.any(counts > 1) else None
-        self.tied = np.flatnonzero(self.count > 1)
-        self.tied_terms = np.flatnonzero(np.isin(self.block, self.tied))
-        if self.tied_terms.size > len(self.block) // 2:  # mostly tied: all, without gathers
-            self.tied, self.tied_terms = np.arange(nj), slice(None)
-            self.tied_start, self.tied_of = self.start, self.block
-        else:
-            self.tied_start = np.append(0, np.cumsum(self.count[self.tied]))[:-1]
-            self.tied_of = np.searchsorted(self.tied, self.block[self.tied_terms])
+            self.extra_mult = None
 
     def part(self, idx: np.ndarray) -> dict:
         """The per-design arrays of designs ``idx``."""
-        names = ("n0", "n1", "lin1", "mult", "nn", "d0t", "d1t", "dd", "dn")
+        names = ("n0", "n1", "lin1", "nn", "d0t", "d1t", "dd", "dn", "mult", "extra_mult")
         out = {name: getattr(self, name) for name in names}
         if idx.size < self.nb:
             for name in names:
-                if name != "mult" or (self.mult is not None and self.mult.shape[0] > 1):
+                if out[name] is not None and out[name].shape[0] > 1:
                     out[name] = out[name][idx]
-        return out
-
-    def block_sums(self, values: np.ndarray) -> np.ndarray:
-        """Sum of per-term ``values`` (..., T) over each event time's terms (..., J)."""
-        if self.block is self.start:
-            return values
-        if isinstance(self.tied_terms, slice):
-            return np.add.reduceat(values, self.start, axis=-1)
-        out = values[..., self.start]
-        if self.tied.size:
-            out[..., self.tied] = np.add.reduceat(values[..., self.tied_terms],
-                                                  self.tied_start, axis=-1)
         return out
 
 
 class _LevelTerms:
     r"""Partial log-likelihood, score and information of designs ``idx`` at ``beta``.
 
-    Per term :math:`t`, :math:`\mathrm{den}_t = r^\top A_t` and :math:`q_t = m_t /
-    \mathrm{den}_t`; the score's subtracted part is :math:`u = r \circ \sum_t q_t A_t`
-    and the information :math:`\operatorname{diag}(u) - \operatorname{diag}(r)
-    \big(\sum_t (q_t / \mathrm{den}_t) A_t A_t^\top\big) \operatorname{diag}(r)`. With
-    :math:`A_t = N_j - c_t D_j` both are matrix-vector products over the event times
-    of the fixed :math:`N`, :math:`D` and their pair products (:class:`_LevelSums`)
-    with block sums of the scalars :math:`q_t`, :math:`q_t / \mathrm{den}_t` and, at
-    tied event times, of these times :math:`c_t` and :math:`c_t^2`.
+    Per log term :math:`t` of event time :math:`j`, :math:`A_t = N_j - c_t D_j`,
+    :math:`\mathrm{den}_t = r^\top A_t` and :math:`q_t = m_t / \mathrm{den}_t`; the
+    score's subtracted part is :math:`u = r \circ \sum_j (a_j N_j - v_j D_j)` and the
+    information :math:`\operatorname{diag}(u) - \operatorname{diag}(r) \sum_j \big(b_j
+    N_j N_j^\top - b'_j (D_j N_j^\top + N_j D_j^\top) + b''_j D_j D_j^\top\big)
+    \operatorname{diag}(r)`, with the sums over :math:`j`'s terms :math:`a_j = \sum q_t`,
+    :math:`v_j = \sum q_t c_t`, :math:`b_j = \sum q_t / \mathrm{den}_t`, :math:`b'_j =
+    \sum c_t q_t / \mathrm{den}_t`, :math:`b''_j = \sum c_t^2 q_t / \mathrm{den}_t`
+    (:math:`c_t = 0` but at tied event times): matrix-vector products over the event
+    times with the fixed sums and pair products of :class:`_LevelSums`.
     """
 
     def __init__(self, sums: _LevelSums, idx: np.ndarray, beta: np.ndarray):
@@ -205,29 +185,30 @@ class _LevelTerms:
         shift = np.maximum(beta.max(axis=1), 0.0)[:, None]
         r0, r1 = np.exp(-shift), np.exp(beta - shift)  # e^beta up to a per-design factor
         self.r = np.concatenate([r0, r1], axis=1)
-        mult = arr["mult"]
         s0 = arr["n0"] * r0 + np.matmul(r1[:, None, :], arr["n1"])[:, 0]
-        den = s0 if sums.block is sums.start else s0[:, sums.block]
-        tied, terms = sums.tied, sums.tied_terms
-        if tied.size:
+        logs, weight, q = _log_terms(s0, arr["mult"])
+        self.den = s0
+        a, b0 = q, q / s0
+        if sums.tied.size:
             sd = arr["d0t"] * r0 + np.matmul(r1[:, None, :], arr["d1t"])[:, 0]
-            den[:, terms] -= sums.frac[terms] * sd[:, sums.tied_of]
-        self.den = den
-        if mult is None:  # unit weights
-            logs, weight, q = np.sum(np.log(den), axis=1), den.shape[1], 1.0 / den
-        else:
-            logs, weight, q = np.sum(mult * np.log(den), axis=1), mult.sum(axis=1), mult / den
+            c, at = sums.extra_frac, sums.extra_of
+            den = s0[:, sums.tied][:, at] - c * sd[:, at]
+            more, more_weight, qe = _log_terms(den, arr["extra_mult"])
+            logs, weight = logs + more, weight + more_weight
+            q2e = qe / den
+            sum_q, sum_q2, v, b1, b2 = np.add.reduceat(
+                np.stack([qe, q2e, qe * c, q2e * c, q2e * c * c]), sums.extra_start, axis=2)
+            a[:, sums.tied] += sum_q
+            b0[:, sums.tied] += sum_q2
+            self.extra = (den, v, b1, b2)
+        self.a, self.b0 = a, b0
         self.loglik = np.sum(arr["lin1"] * beta, axis=1) - logs - shift[:, 0] * weight
-        q2 = q / den
-        total = np.matmul(arr["n1"], sums.block_sums(q)[:, :, None])[:, :, 0]
-        second = np.matmul(arr["nn"], sums.block_sums(q2)[:, :, None])[:, :, 0]
-        if tied.size:
-            c = sums.frac[terms]
-            qt, q2t = q[:, terms] * c, q2[:, terms] * c
-            v, b1, b2 = (np.add.reduceat(x, sums.tied_start, axis=1)[:, :, None]
-                         for x in (qt, q2t, q2t * c))
-            total -= np.matmul(arr["d1t"], v)[:, :, 0]
-            second += np.matmul(arr["dd"], b2)[:, :, 0] - np.matmul(arr["dn"], b1)[:, :, 0]
+        total = np.matmul(arr["n1"], a[:, :, None])[:, :, 0]
+        second = np.matmul(arr["nn"], b0[:, :, None])[:, :, 0]
+        if sums.tied.size:
+            total -= np.matmul(arr["d1t"], v[:, :, None])[:, :, 0]
+            second += (np.matmul(arr["dd"], b2[:, :, None])
+                       - np.matmul(arr["dn"], b1[:, :, None]))[:, :, 0]
         total *= r1
         self.score = arr["lin1"] - total
         g, h = sums.pairs
@@ -239,28 +220,52 @@ class _LevelTerms:
         self.info = info
 
     def score_residuals(self) -> np.ndarray:
-        """Per-row score residuals (b, n, p) in sorted order, R's ``coxscore2`` recipe."""
+        r"""Per-row score residuals (b, n, p) in sorted order, R's ``coxscore2`` recipe
+        with the per-event-time sums of the terms: :math:`\sum_t q_t`, :math:`\sum_t q_t
+        \mu_t`, the same times :math:`c_t`, and the mean :math:`\bar\mu_j` of the terms'
+        means (:math:`\mu_t = r \circ A_t / \mathrm{den}_t`, levels 1..p)."""
         s, lay, arr = self.sums, self.sums.lay, self.arr
-        a1 = arr["n1"][:, :, s.block]
-        terms = s.tied_terms
-        a1[:, :, terms] -= s.frac[terms] * arr["d1t"][:, :, s.tied_of]
-        mean = (a1 * self.r[:, 1:, None] / self.den[:, None, :]).transpose(0, 2, 1)
-        inv = (1.0 if arr["mult"] is None else arr["mult"]) / self.den
-        a_j = np.add.reduceat(inv, s.start, axis=1)
-        v_j = np.add.reduceat(inv * s.frac, s.start, axis=1)
-        b_j = np.add.reduceat(inv[:, :, None] * mean, s.start, axis=1)
-        vb_j = np.add.reduceat((inv * s.frac)[:, :, None] * mean, s.start, axis=1)
-        abar = np.add.reduceat(mean, s.start, axis=1) / s.count[:, None]
+        r1 = self.r[:, 1:, None]
+        n1 = arr["n1"]
+        inv_sum = 1.0 / self.den
+        b_j = r1 * n1 * self.b0[:, None]  # (b, p, J)
+        zeros = np.zeros_like(self.a)
+        v_j, vb_j = zeros, np.zeros_like(n1)
+        if s.tied.size:
+            den, v, b1, b2 = self.extra
+            c = s.extra_frac
+            more, more_c = np.add.reduceat(np.stack([1.0 / den, c / den]), s.extra_start,
+                                           axis=2)
+            inv_sum[:, s.tied] += more
+            d1t, n1t = arr["d1t"], n1[:, :, s.tied]
+            v_j = zeros.copy()
+            v_j[:, s.tied] = v
+            b_j[:, :, s.tied] -= r1 * d1t * b1[:, None]
+            vb_j = vb_j.copy()
+            vb_j[:, :, s.tied] = r1 * (n1t * b1[:, None] - d1t * b2[:, None])
+        abar = r1 * n1 * (inv_sum / s.count)[:, None]
+        if s.tied.size:
+            abar[:, :, s.tied] -= r1 * d1t * (more_c / s.count[s.tied])[:, None]
         ev, blk = lay.event, lay.row_block
-        ca = cumulative_at(a_j, lay.row_last_event) - ev * v_j[:, blk]
-        cb = cumulative_at(b_j, lay.row_last_event) - ev[:, None] * vb_j[:, blk]
+        ca = cumulative_at(self.a, lay.row_last_event) - ev * v_j[:, blk]
+        cb = (cumulative_at(b_j.transpose(0, 2, 1), lay.row_last_event)
+              - ev[:, None] * vb_j.transpose(0, 2, 1)[:, blk])
         lab = s.lab[self.idx]
         x = (lab[:, :, None] == np.arange(1, s.k)).astype(float)
         risk = np.take_along_axis(self.r, lab, axis=1)
-        resid = ev[:, None] * (x - abar[:, blk]) - risk[:, :, None] * (x * ca[:, :, None] - cb)
+        resid = (ev[:, None] * (x - abar.transpose(0, 2, 1)[:, blk])
+                 - risk[:, :, None] * (x * ca[:, :, None] - cb))
         if s.w is not None:
             resid *= s.w[self.idx][:, :, None]
         return resid
+
+
+def _log_terms(den: np.ndarray, mult: np.ndarray | None):
+    """:math:`\\sum_t m_t \\log \\mathrm{den}_t`, :math:`\\sum_t m_t` and :math:`q_t = m_t /
+    \\mathrm{den}_t` of per-term denominators (b, T), weights ``mult`` (None: 1)."""
+    if mult is None:
+        return np.sum(np.log(den), axis=1), den.shape[1], 1.0 / den
+    return np.sum(mult * np.log(den), axis=1), mult.sum(axis=1), mult / den
 
 
 def fit_levels(lay: Layout, labels: np.ndarray, k: int, w: np.ndarray | None, codes,
@@ -269,13 +274,14 @@ def fit_levels(lay: Layout, labels: np.ndarray, k: int, w: np.ndarray | None, co
     the original order; ``w``: case weights (B or 1, n) or None (a weighted batch may
     share one label vector, ``labels`` (1, n)); ``codes``: clusters or None."""
     nb = max(labels.shape[0], 1 if w is None else w.shape[0])
-    lab = np.broadcast_to(labels, (nb, labels.shape[1]))[:, lay.order]
-    ws = None if w is None else np.broadcast_to(w, lab.shape)[:, lay.order]
+    lab = np.broadcast_to(labels, (nb, labels.shape[1]))
+    ws = None if w is None else np.broadcast_to(w, lab.shape)
     # per design: N, D and the pair products, (k + p (p + 1) / 2) values per event time
     chunk = max(1, _BLOCK // (len(lay.ev_block_start) * (k + k * (k - 1) // 2)))
 
     def fit(part: slice) -> CoxBatch:
-        sums = _LevelSums(lay, lab[part], None if ws is None else ws[part], k)
+        sums = _LevelSums(lay, lab[part][:, lay.order].astype(np.intp), None if ws is None
+                          else ws[part][:, lay.order], k)
         return solve(lambda idx, beta: _LevelTerms(sums, idx, beta), lay, sums.nb, k - 1,
                      codes, tol, max_iter)
 
