@@ -5,10 +5,10 @@ import warnings
 import numpy as np
 import pytest
 
+from dprepro.survival.corrected_score import corrected_score_cox, corrected_score_cox_draws
 from dprepro.survival.cox import CoxPH, treatment_dummies
 from dprepro.survival.cox_misclassification import (
     check_misclassification_matrix,
-    corrected_score_cox,
     mc_simex_cox,
     mc_simex_cox_draws,
     misclassify,
@@ -347,3 +347,23 @@ def test_corrected_score_tau_truncates_the_events():
     assert early.converged and not np.allclose(early.estimate, full.estimate)
     with pytest.raises(ValueError, match="tau"):
         corrected_score_cox(t, e, w, pi, tau=-1.0)
+
+
+def test_corrected_score_draws_equal_the_fits_one_draw_at_a_time():
+    """Several released vectors in one batch (shared pseudo-rows, per-vector weights) =
+    one at a time, with and without a covariate."""
+    t, e, g, _, rng = simulate(11, n=300)
+    pi = rrr_matrix(0.6, 3)
+    released = misclassify(g, pi, rng=rng, size=4)
+    age = np.random.default_rng(2).normal(size=len(t))
+    for cov in (None, age):
+        batch = corrected_score_cox_draws(t, e, released, pi, covariates=cov, tau=10.0,
+                                          cluster=np.arange(len(t)) // 2)
+        for d, res in enumerate(batch):
+            one = corrected_score_cox(t, e, released[d], pi, covariates=cov, tau=10.0,
+                                      cluster=np.arange(len(t)) // 2)
+            assert res.converged == one.converged and res.n_iter == one.n_iter
+            np.testing.assert_allclose(res.estimate, one.estimate, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(res.variance, one.variance, rtol=1e-10)
+            np.testing.assert_allclose(res.ci, one.ci, rtol=0, atol=1e-10)
+    assert len({tuple(r.estimate) for r in batch}) == 4

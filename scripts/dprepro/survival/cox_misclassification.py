@@ -12,10 +12,10 @@ covariates) is attenuated; two corrections with :math:`\Pi` known:
   along :math:`\lambda \ge 0` and extrapolate back to :math:`\lambda = -1`
   (no misclassification). Approximately unbiased to the extent the
   extrapolant fits; jackknife-type variance.
-* :func:`corrected_score_cox`, the corrected score of Zucker & Spiegelman
-  [ZS04]_ (after Nakamura [Nak92]_): every function of the true label in the
-  partial-likelihood score is replaced by an unbiased surrogate computed from
-  :math:`W` with :math:`\Pi^{-1}`; consistent, sandwich variance.
+* :func:`~dprepro.survival.corrected_score.corrected_score_cox`, the corrected score
+  of Zucker & Spiegelman [ZS04]_ (after Nakamura [Nak92]_): every function of the
+  true label in the partial-likelihood score is replaced by an unbiased surrogate
+  computed from :math:`W` with :math:`\Pi^{-1}`; consistent, sandwich variance.
 
 The key identity: for :math:`f` on the labels and
 :math:`f^*(w) = \sum_g (\Pi^{-1})_{wg} f(g)`,
@@ -40,10 +40,7 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import pandas as pd
 
 from dprepro.survival.cox import (
     _check_cluster,
@@ -53,19 +50,15 @@ from dprepro.survival.cox import (
     _fit_labels,
     treatment_dummies,
 )
-from dprepro.survival.inputs import normal_quantile
 from dprepro.survival.simex_extrapolation import (
     SimexResult,
     check_simex_options,
-    estimate_frame,
     simex_result,
 )
 
 __all__ = [
-    "CorrectedScoreResult",
     "SimexResult",
     "check_misclassification_matrix",
-    "corrected_score_cox",
     "mc_simex_cox",
     "mc_simex_cox_draws",
     "misclassify",
@@ -454,144 +447,3 @@ def _simex_of_draw(fits, d, terms, lam, n_replicates, extrapolation, level) -> S
     n_conv = np.concatenate([[int(converged[0])], n_ok]) if lam[0] == 0 else n_ok
     return simex_result(terms, lam, path, vpath, bpath, n_conv, naive, np.sqrt(naive_var),
                         extrapolation, int(n_replicates), level)
-
-
-# --------------------------------------------------------------------------- corrected score
-
-
-@dataclass(frozen=True)
-class CorrectedScoreResult:
-    """Corrected-score estimate of the log hazard ratios.
-
-    Attributes
-    ----------
-    terms : list of str
-    estimate, se : ndarray, shape (p,)
-    ci : ndarray, shape (p, 2)
-    variance : ndarray, shape (p, p)
-        Sandwich :math:`A^{-1} B A^{-1}`.
-    converged : bool
-    n_iter : int
-    """
-
-    terms: list
-    estimate: np.ndarray
-    se: np.ndarray
-    ci: np.ndarray
-    variance: np.ndarray
-    converged: bool
-    n_iter: int
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per term: estimate, se, lower, upper."""
-        return estimate_frame(self)
-
-
-def corrected_score_cox(
-    time,
-    event,
-    labels,
-    pi,
-    *,
-    covariates=None,
-    cluster=None,
-    tau: float | None = None,
-    level: float = 0.95,
-    tol: float = 1e-10,
-    max_iter: int = 50,
-) -> CorrectedScoreResult:
-    r"""Zucker–Spiegelman corrected score for a misclassified group label [ZS04]_.
-
-    With :math:`z(g, c_i)` the design row of label :math:`g` (dummies, then the
-    error-free covariates :math:`c_i`) and :math:`\omega_{ig} = (\Pi^{-1})_{w_i g}`
-    (:func:`unbiased_label_weights`), the functions of the unknown true label in
-    the Breslow partial-likelihood score are replaced by their unbiased
-    surrogates,
-
-    .. math::
-
-        \psi_i(\beta) = \sum_g \omega_{ig} e^{\beta^\top z(g, c_i)}, \quad
-        \phi_i(\beta) = \sum_g \omega_{ig}\, z(g, c_i)\, e^{\beta^\top z(g, c_i)}, \quad
-        x^*_i = \sum_g \omega_{ig}\, z(g, c_i),
-
-    and :math:`\hat\beta` solves
-    :math:`U^*(\beta) = \sum_i \delta_i \big[x^*_i - \sum_{j \in R_i} \phi_j /
-    \sum_{j \in R_i} \psi_j\big] = 0`, the score of Nakamura's corrected
-    log partial likelihood :math:`\sum_i \delta_i [\beta^\top x^*_i - \log
-    \sum_{j \in R_i} \psi_j]` [Nak92]_. Given the true labels
-    :math:`E[x^*_i] = x_i` and :math:`E[\psi_j] = e^{\beta^\top x_j}`
-    (non-differential misclassification), so the risk-set sums estimate
-    the error-free ones and :math:`\hat\beta` is consistent. Computed exactly
-    as a weighted Breslow Cox fit on ``k`` pseudo-rows per patient (one per
-    label, weight :math:`\omega_{ig}`, which may be negative).
-
-    Variance: the sandwich :math:`A^{-1} B A^{-1}` with :math:`A = -\partial U^*/\partial\beta`
-    and :math:`B` the sum of outer products of the patients' (or ``cluster``'s)
-    corrected Lin–Wei score residuals [LW89]_; :math:`\Pi` is treated as known.
-
-    The corrected risk-set sum :math:`\sum_{R_i} \psi_j` can be <= 0 in small
-    late risk sets under strong misclassification (:math:`\psi_j < 0` for
-    low-risk labels when :math:`\Pi^{-1}` has large negative entries); the fit
-    then does not converge (NaN). ``tau`` restricts the score to event times
-    <= ``tau`` (later events count as censored), which keeps the estimator
-    consistent under proportional hazards and avoids the smallest risk sets.
-    Ties: Breslow's (Efron's correction is not defined for pseudo-rows).
-
-    Parameters
-    ----------
-    time, event, labels, pi, covariates
-        As in :func:`mc_simex_cox`.
-    cluster : array_like, shape (n,), optional
-        Cluster ids for the sandwich (default: each patient its own).
-    tau : float, optional
-        Last event time used.
-    level, tol, max_iter
-        Confidence level; Newton–Raphson settings.
-
-    Returns
-    -------
-    CorrectedScoreResult
-    """
-    t, e, m, lab, cov, codes = _check_inputs(time, event, labels, pi, covariates, cluster)
-    _check_options("breslow", tol, max_iter)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    if tau is not None:
-        if not (np.isscalar(tau) and np.isfinite(tau)):
-            raise ValueError(f"tau must be a finite number, got {tau!r}")
-        e = np.where(t <= tau, e, 0)
-        if not e.any():
-            raise ValueError("no event at or before tau")
-    n, k = len(t), m.shape[0]
-    weights = unbiased_label_weights(lab, m).reshape(1, n * k)  # row i, label g at i*k+g
-    design = treatment_dummies(
-        np.tile(np.arange(k), n), k, None if cov is None else np.repeat(cov, k, axis=0)
-    )
-    subjects = np.arange(n) if codes is None else codes
-    fit = _fit(
-        np.repeat(t, k),
-        np.repeat(e, k),
-        design[None],
-        weights,
-        "breslow",
-        np.repeat(subjects, k),
-        tol,
-        max_iter,
-    )
-    estimate = fit.coef[0]
-    variance = fit.robust_variance[0]
-    if not fit.converged[0]:
-        estimate = np.full_like(estimate, np.nan)
-        variance = np.full_like(variance, np.nan)
-    with np.errstate(invalid="ignore"):
-        se = np.sqrt(np.diagonal(variance))
-    z = float(normal_quantile(0.5 + level / 2))
-    return CorrectedScoreResult(
-        terms=_term_names(k, cov),
-        estimate=estimate,
-        se=se,
-        ci=np.stack([estimate - z * se, estimate + z * se], axis=1),
-        variance=variance,
-        converged=bool(fit.converged[0]),
-        n_iter=int(fit.n_iter[0]),
-    )

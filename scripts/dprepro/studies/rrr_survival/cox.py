@@ -23,7 +23,7 @@ estimators (:data:`ESTIMATORS`):
     extrapolant, at no further fitting cost: :data:`SENSITIVITY`);
 ``corrected_score``
     the Zucker–Spiegelman corrected score with Π
-    (:func:`~dprepro.survival.cox_misclassification.corrected_score_cox`), restricted to
+    (:func:`~dprepro.survival.corrected_score.corrected_score_cox_draws`), restricted to
     event times up to τ, where ``tau_at_risk`` of the rows are still at risk (the
     follow-up times are public in RRR's threat model, so τ is too); Breslow's ties.
     Its non-private counterpart ``original_tau`` (the true labels, Breslow, events
@@ -52,8 +52,9 @@ from dprepro.mechanisms.rrr import RevisedRandomizedResponse
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.rrr_survival.analysis import person_units, release_labels
 from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS, release_record
+from dprepro.survival.corrected_score import corrected_score_cox_draws
 from dprepro.survival.cox import fit_cox_batch, treatment_dummies
-from dprepro.survival.cox_misclassification import corrected_score_cox, mc_simex_cox_draws
+from dprepro.survival.cox_misclassification import mc_simex_cox_draws
 from dprepro.survival.inputs import normal_quantile
 
 __all__ = ["DRAW_COLUMNS", "ESTIMATORS", "LABEL_ONLY", "SENSITIVITY", "TABLE_COLUMNS",
@@ -220,8 +221,8 @@ def cox_fits(cohort: pd.DataFrame, *, dataset: str, labels, releases, draws: int
                                                [o.se for o in loglinear], terms,
                                                dropped=dropped)
         if "corrected_score" in estimators:
-            out = [corrected_score_cox(times, events, released[d], pi, covariates=cov,
-                                       cluster=persons, tau=tau) for d in range(draws)]
+            out = corrected_score_cox_draws(times, events, released, pi, covariates=cov,
+                                            cluster=persons, tau=tau)
             fits["corrected_score"] = _rows([o.estimate for o in out], [o.se for o in out],
                                             terms)
         for estimator, rows in fits.items():
