@@ -29,11 +29,13 @@ time :math:`j` has :math:`A_{jl\cdot} = N_{j\cdot} - \frac{l}{d_j} D_{j\cdot}`
 with :math:`L_g = \sum_j D_{jg}` (an indicator's square is itself, so the second
 moment is diagonal) and :math:`m_{jl}` R's ``coxph`` weights (1; with case weights
 the event's own or, under Efron, the tied events' mean). :math:`N` and :math:`D` cost
-one pass over the rows per design; each Newton step then costs
-:math:`O(\text{terms} \cdot k^2)` instead of the row-level exponentials, cumulative
-sums and :math:`O(n p^2)` products of the general kernel (:mod:`dprepro.survival.cox`),
-with the same result to rounding. Score residuals (for the robust variance) are R's
-``coxscore2`` recipe as in the general kernel, with :math:`x_i` the row's indicator.
+one pass over the rows per design; each Newton step then costs :math:`O(J k^2)` for
+the :math:`J` event times (matrix-vector products with the fixed pair products
+:math:`N_g N_h`) plus one logarithm per event, instead of the row-level exponentials,
+cumulative sums and :math:`O(n p^2)` products of the general kernel
+(:mod:`dprepro.survival.cox`), with the same result to rounding. Score residuals
+(for the robust variance) are R's ``coxscore2`` recipe as in the general kernel, with
+:math:`x_i` the row's indicator.
 
 References
 ----------
