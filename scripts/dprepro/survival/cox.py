@@ -7,16 +7,21 @@ Newton–Raphson on the partial log-likelihood with Efron's (default) or
 Breslow's handling of ties. Everything is vectorised over the ``B`` designs and
 the ``n`` rows: the rows are sorted by time once, risk-set sums are reverse
 cumulative sums, tied-event sums come from ``numpy.add.reduceat``, and only the
-Newton iterations are a Python loop. :class:`CoxPH` is the one-design
-estimator with a lifelines/sklearn-like interface.
+Newton iterations are a Python loop; the designs go in blocks whose work arrays stay
+in the CPU's cache (:mod:`dprepro.survival.cox_core`). Designs that code one factor
+alone (treatment dummies, e.g. a released group label) are fitted from the per-level
+risk-set sums at each event time instead (:mod:`dprepro.survival.cox_levels`: a
+Newton step then costs O(event times x levels²), not O(n p²)); both give the same
+fit to rounding. :class:`CoxPH` is the one-design estimator with a
+lifelines/sklearn-like interface.
 
 Agreement with the references (``tests/test_cox.py``, observed ~1e-13 when the
 reference is run to full convergence; the tests assert 1e-8 / 1e-9): coefficients,
 standard errors and log-likelihoods equal lifelines' ``CoxPHFitter`` (Efron) and
-R's ``coxph`` (Efron and Breslow, with and without ``cluster``).
-The robust variance uses R's score residuals (``coxscore2.c``) and so equals R's
-``coxph(..., cluster = id)`` also with tied event times; lifelines' score
-residuals ignore ties, so lifelines' robust variance agrees only without ties.
+R's ``coxph`` (Efron and Breslow, with and without ``cluster``; a factor with and
+without covariates). The robust variance uses R's score residuals (``coxscore2.c``)
+and so equals R's ``coxph(..., cluster = id)`` also with tied event times; lifelines'
+score residuals ignore ties, so lifelines' robust variance agrees only without ties.
 
 References
 ----------
