@@ -9,6 +9,7 @@ import pytest
 from lifelines import CoxPHFitter
 
 from dprepro.survival.cox import CoxPH, _check_time_event, _fit, fit_cox_batch, treatment_dummies
+from dprepro.survival.cox_levels import factor_labels
 
 ROOT = Path(__file__).resolve().parents[1]
 KIDNEY = pd.read_csv(ROOT / "resources" / "kidney" / "kidney.csv")
@@ -22,6 +23,9 @@ R_REFERENCE = pd.read_csv(
 R_CASES = {  # dataset -> (frame, group column, covariates)
     "kidney": (KIDNEY, "disease", ["age"]),
     "veteran": (VETERAN, "celltype", ["karno", "age"]),
+    # the factor alone: the level-sum kernel (dprepro.survival.cox_levels)
+    "kidney_factor": (KIDNEY, "disease", []),
+    "veteran_factor": (VETERAN, "celltype", []),
 }
 # lifelines stops at |step| < 1e-7 by default; tight settings make it converge fully
 TIGHT = {"precision": 1e-13, "r_precision": 1e-15, "max_steps": 200}
@@ -190,6 +194,97 @@ def test_breslow_integer_weights_equal_replicated_rows():
     np.testing.assert_allclose(weighted.coef[0], replicated.coef_, atol=1e-10)
     np.testing.assert_allclose(weighted.variance[0], replicated.model_variance_, rtol=1e-9)
     np.testing.assert_allclose(weighted.robust_variance[0], replicated.robust_variance_, rtol=1e-9)
+
+
+def _rows_kernel(t, e, labels, k, w=None, ties="efron", cluster=None):
+    """The row-level kernel on the same model: dummies times 2 are not a factor coding
+    (so ``_fit`` does not take the level sums), and their coefficients are half."""
+    tt, ee = _check_time_event(t, e)
+    codes = None if cluster is None else np.unique(cluster, return_inverse=True)[1]
+    return _fit(tt, ee, 2 * treatment_dummies(labels, k), w, ties, codes, 1e-10, 50)
+
+
+@pytest.mark.parametrize("ties", ["efron", "breslow"])
+@pytest.mark.parametrize("timing", ["tied", "heavily tied", "untied"])
+def test_level_sums_equal_the_row_kernel(ties, timing):
+    """Factor designs (level sums) against the general row-level kernel: estimates,
+    variances (model and clustered), log-likelihoods and convergence, also
+    for a level without rows (singular) and a level without events (no convergence)."""
+    rng = np.random.default_rng({"tied": 1, "heavily tied": 2, "untied": 3}[timing])
+    n, k = 400, 4
+    labels = rng.integers(0, k, (6, n))
+    t = rng.exponential(1 / np.exp(0.4 * labels[0])) * 30
+    t = {"tied": np.round(t), "heavily tied": np.round(t / 10), "untied": t}[timing]
+    e = (rng.uniform(size=n) < 0.7).astype(int)
+    labels[4] = rng.integers(0, k - 1, n)  # level k-1 has no rows
+    labels[5, (e == 1) & (labels[5] == 2)] = 0  # level 2 without events
+    cluster = np.arange(n) // 3
+    levels = fit_cox_batch(t, e, treatment_dummies(labels, k), ties=ties, cluster=cluster)
+    rows = _rows_kernel(t, e, labels, k, ties=ties, cluster=cluster)
+    np.testing.assert_array_equal(levels.converged, rows.converged)
+    np.testing.assert_array_equal(levels.converged, [True] * 4 + [False, False])
+    # the stopping rule |step| <= tol (1 + |beta|) is not scale-free: the halved
+    # coefficients may stop one iteration apart
+    assert np.all(np.abs(levels.n_iter[:4] - rows.n_iter[:4]) <= 1)
+    ok = slice(0, 4)
+    np.testing.assert_allclose(levels.coef[ok], 2 * rows.coef[ok], rtol=0, atol=1e-10)
+    np.testing.assert_allclose(levels.variance[ok], 4 * rows.variance[ok], rtol=1e-9)
+    np.testing.assert_allclose(levels.robust_variance[ok], 4 * rows.robust_variance[ok],
+                               rtol=1e-8)
+    np.testing.assert_allclose(levels.log_likelihood[ok], rows.log_likelihood[ok], rtol=1e-12)
+    np.testing.assert_allclose(levels.log_likelihood_null, rows.log_likelihood_null,
+                               rtol=1e-12)
+    np.testing.assert_array_equal(np.isnan(levels.coef), np.isnan(rows.coef))
+    assert np.all(np.isnan(levels.coef[4]))
+    assert not np.all(np.isfinite(levels.coef[5])) or levels.coef[5, 1] < -5
+
+
+@pytest.mark.parametrize("ties", ["efron", "breslow"])
+def test_level_sums_with_case_weights_equal_the_row_kernel(ties):
+    """Weights (B, n), or one label vector shared by weighted designs; negative
+    weights (the corrected score's, Breslow) included."""
+    rng = np.random.default_rng(4)
+    n, k = 300, 3
+    t, e = np.round(rng.exponential(size=n) * 20), (rng.uniform(size=n) < 0.8).astype(int)
+    labels = rng.integers(0, k, (3, n))
+    low = -0.3 if ties == "breslow" else 0.2
+    w = rng.uniform(low, 1.5, (3, n))
+    tt, ee = _check_time_event(t, e)
+    got = _fit(tt, ee, treatment_dummies(labels, k), w, ties, np.arange(n), 1e-10, 50)
+    ref = _rows_kernel(t, e, labels, k, w=w, ties=ties, cluster=np.arange(n))
+    assert got.converged.all() and ref.converged.all()
+    np.testing.assert_allclose(got.coef, 2 * ref.coef, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(got.robust_variance, 4 * ref.robust_variance, rtol=1e-8)
+    shared = _fit(tt, ee, treatment_dummies(labels[:1], k), w, ties, None, 1e-10, 50)
+    one = _rows_kernel(t, e, np.repeat(labels[:1], 3, axis=0), k, w=w, ties=ties)
+    np.testing.assert_allclose(shared.coef, 2 * one.coef, rtol=0, atol=1e-10)
+
+
+def test_factor_labels_recognises_only_a_factor_coding():
+    labels = np.array([[0, 1, 2, 1, 0]])
+    np.testing.assert_array_equal(factor_labels(treatment_dummies(labels, 3)), labels)
+    x = treatment_dummies(labels, 3)
+    assert factor_labels(np.concatenate([x, np.ones((1, 5, 1))], axis=2)) is None  # 2 ones
+    assert factor_labels(0.5 * x) is None
+    assert factor_labels(2 * x) is None
+    assert factor_labels(treatment_dummies(labels, 3, np.arange(5.0))) is None
+    binary = np.array([[[0.0], [1.0], [1.0]]])  # one 0/1 covariate: a factor of 2 levels
+    np.testing.assert_array_equal(factor_labels(binary), [[0, 1, 1]])
+
+
+def test_batch_of_factor_designs_is_blocked_without_changing_a_fit(monkeypatch):
+    """Blocks sized for the cache give each design the fit it has alone."""
+    from dprepro.survival import cox_levels
+
+    rng = np.random.default_rng(6)
+    n = 200
+    t, e = np.round(rng.exponential(size=n) * 30), rng.integers(0, 2, n)
+    X = treatment_dummies(rng.integers(0, 3, (9, n)), 3)
+    whole = fit_cox_batch(t, e, X, cluster=np.arange(n))
+    monkeypatch.setattr(cox_levels, "_BLOCK", 1)  # one design per block
+    blocked = fit_cox_batch(t, e, X, cluster=np.arange(n))
+    np.testing.assert_allclose(blocked.coef, whole.coef, rtol=0, atol=1e-13)
+    np.testing.assert_allclose(blocked.robust_variance, whole.robust_variance, rtol=1e-12)
 
 
 def test_treatment_dummies():

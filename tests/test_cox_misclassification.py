@@ -5,11 +5,12 @@ import warnings
 import numpy as np
 import pytest
 
+from dprepro.survival.corrected_score import corrected_score_cox, corrected_score_cox_draws
 from dprepro.survival.cox import CoxPH, treatment_dummies
 from dprepro.survival.cox_misclassification import (
     check_misclassification_matrix,
-    corrected_score_cox,
     mc_simex_cox,
+    mc_simex_cox_draws,
     misclassify,
     rrr_matrix,
     stochastic_matrix_power,
@@ -245,6 +246,65 @@ def test_simex_mc_variance_is_the_weighted_replicate_variance():
     assert again.extrapolation == "loglinear" and np.all(again.mc_variance > 0)
 
 
+def test_simex_draws_per_person_as_the_release_does():
+    """Every person twice (same time, event and released label: two rows per person).
+    Breslow's fit on the doubled rows is the fit on the single rows (each risk-set and
+    event sum doubles), so with one simulated label per person, drawn from the same
+    generator, every replicate and hence the path and its between-replicate variance
+    equal the single cohort's. Drawn per row (the doubled cohort without ``persons``),
+    the replicates are other draws and the between-replicate variance is about halved
+    (a person's two rows no longer move together)."""
+    t, e, _, w, _ = simulate(8, n=300)
+    pi = rrr_matrix(0.5, 3)
+    kwargs = dict(lambdas=(0, 1, 2), n_replicates=40, ties="breslow")
+    single = mc_simex_cox(t, e, w, pi, rng=np.random.default_rng(4), **kwargs)
+    rows = np.repeat(np.arange(len(t)), 2)
+    ids = np.array([f"p{i}" for i in rows])  # ids: any comparable values
+    doubled = mc_simex_cox(t[rows], e[rows], w[rows], pi, rng=np.random.default_rng(4),
+                           persons=ids, **kwargs)
+    np.testing.assert_allclose(doubled.path, single.path, rtol=0, atol=1e-10)
+    np.testing.assert_allclose(doubled.between_path, single.between_path, rtol=1e-8)
+    np.testing.assert_allclose(doubled.estimate, single.estimate, rtol=0, atol=1e-10)
+    per_row = mc_simex_cox(t[rows], e[rows], w[rows], pi, rng=np.random.default_rng(4),
+                           **kwargs)
+    ratio = per_row.between_path[1:] / single.between_path[1:]
+    assert np.all(ratio < 0.8), ratio  # about 1/2; per person it is exactly 1
+
+
+def test_simex_persons_must_carry_one_released_label():
+    t, e, _, w, rng = simulate(9, n=100)
+    persons = np.arange(len(t)) // 2
+    w = w.copy()
+    w[1::2] = w[0::2]
+    w[1] = (w[0] + 1) % 3  # person 0's rows released differently
+    with pytest.raises(ValueError, match=r"rows \[1\] carry another released label"):
+        mc_simex_cox(t, e, w, rrr_matrix(0.5, 3), rng=rng, persons=persons)
+    with pytest.raises(ValueError, match="persons must have shape"):
+        mc_simex_cox(t, e, w, rrr_matrix(0.5, 3), rng=rng, persons=persons[:-1])
+
+
+def test_simex_draws_equal_the_fits_one_draw_at_a_time():
+    """All released vectors in one batch = each in turn with one generator (the same
+    simulated labels), also with covariates (the row-level kernel)."""
+    t, e, g, _, rng = simulate(10, n=250)
+    pi = rrr_matrix(0.6, 3)
+    released = misclassify(g, pi, rng=rng, size=4)
+    age = np.random.default_rng(1).normal(size=len(t))
+    for cov in (None, age):
+        kwargs = dict(lambdas=(0, 0.5, 1, 2), n_replicates=5, covariates=cov,
+                      cluster=np.arange(len(t)) // 3)
+        batch = mc_simex_cox_draws(t, e, released, pi, rng=np.random.default_rng(2), **kwargs)
+        one_rng = np.random.default_rng(2)
+        for d, res in enumerate(batch):
+            one = mc_simex_cox(t, e, released[d], pi, rng=one_rng, **kwargs)
+            np.testing.assert_allclose(res.path, one.path, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(res.se, one.se, rtol=1e-10)
+            np.testing.assert_array_equal(res.n_converged, one.n_converged)
+    assert len({tuple(r.path[1]) for r in batch}) == 4  # the draws differ
+    with pytest.raises(ValueError, match="one-dimensional"):
+        mc_simex_cox(t, e, released, pi, rng=rng)
+
+
 # --------------------------------------------------------------------------- corrected score
 
 
@@ -287,3 +347,23 @@ def test_corrected_score_tau_truncates_the_events():
     assert early.converged and not np.allclose(early.estimate, full.estimate)
     with pytest.raises(ValueError, match="tau"):
         corrected_score_cox(t, e, w, pi, tau=-1.0)
+
+
+def test_corrected_score_draws_equal_the_fits_one_draw_at_a_time():
+    """Several released vectors in one batch (shared pseudo-rows, per-vector weights) =
+    one at a time, with and without a covariate."""
+    t, e, g, _, rng = simulate(11, n=300)
+    pi = rrr_matrix(0.6, 3)
+    released = misclassify(g, pi, rng=rng, size=4)
+    age = np.random.default_rng(2).normal(size=len(t))
+    for cov in (None, age):
+        batch = corrected_score_cox_draws(t, e, released, pi, covariates=cov, tau=10.0,
+                                          cluster=np.arange(len(t)) // 2)
+        for d, res in enumerate(batch):
+            one = corrected_score_cox(t, e, released[d], pi, covariates=cov, tau=10.0,
+                                      cluster=np.arange(len(t)) // 2)
+            assert res.converged == one.converged and res.n_iter == one.n_iter
+            np.testing.assert_allclose(res.estimate, one.estimate, rtol=0, atol=1e-12)
+            np.testing.assert_allclose(res.variance, one.variance, rtol=1e-10)
+            np.testing.assert_allclose(res.ci, one.ci, rtol=0, atol=1e-10)
+    assert len({tuple(r.estimate) for r in batch}) == 4

@@ -163,6 +163,42 @@ def test_released_labels_are_those_of_the_study_release():
     np.testing.assert_allclose(naive, direct.coef[0], rtol=1e-10)
 
 
+def test_mc_simex_simulates_per_person_on_a_cohort_with_two_rows_per_person(monkeypatch):
+    """Persons with two rows (as kidney's): the MC-SIMEX fits get each row's person, so
+    a person's rows share the simulated label as they share the released one; the
+    table's rows are those of that call, not of per-row drawing."""
+    from dprepro.studies.rrr_survival import cox as rrr_cox
+    from dprepro.survival import cox_misclassification
+
+    _, cohort = simulated(n=80)
+    twice = pd.concat([cohort, cohort.assign(time=cohort["time"] * 1.5)], ignore_index=True)
+    seen = []
+    real = cox_misclassification.mc_simex_cox_draws
+
+    def spy(*args, **kwargs):
+        seen.append((args, kwargs, kwargs["rng"].bit_generator.state))
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rrr_cox, "mc_simex_cox_draws", spy)
+    out = fits(twice, releases=[(1.0, "exact")], draws=3, estimators=("mc_simex",),
+               clustered=True)
+    (args, kwargs, state), = seen
+    persons = np.asarray(kwargs["persons"])
+    np.testing.assert_array_equal(persons[:80], persons[80:])  # a person's rows: one unit
+    assert len(np.unique(persons)) == 80
+    table = out[out["estimator"] == "mc_simex"].pivot(index="draw", columns="term",
+                                                      values="log_hr").to_numpy()
+
+    def again(**change):
+        rng = np.random.default_rng()
+        rng.bit_generator.state = state
+        res = real(*args, **{**kwargs, "rng": rng, **change})
+        return np.array([r.estimate for r in res])
+
+    np.testing.assert_array_equal(table, again())
+    assert np.max(np.abs(table - again(persons=None))) > 1e-3  # per row: other draws
+
+
 def test_same_seed_same_frame_and_another_seed_another():
     _, cohort = simulated()
     a, b = fits(cohort, seed=9), fits(cohort, seed=9)

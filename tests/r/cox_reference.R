@@ -4,6 +4,7 @@
 # and without cluster-robust variance, on two bundled R survival tables:
 #   kidney:  Surv(time, status) ~ factor(disease) + age          (cluster = id: 2 rows/patient)
 #   veteran: Surv(time, status) ~ factor(celltype) + karno + age (cluster = diagtime, a toy)
+# and the factor alone (kidney_factor, veteran_factor: the level-sum kernel's designs).
 # Both have tied event times.
 #
 # Regenerate from the repository root (written with R 4.2.2, survival 3.5-3):
@@ -19,7 +20,11 @@ cases <- list(
   kidney = list(data = kidney, formula = Surv(time, status) ~ factor(disease) + age,
                 cluster = "id"),
   veteran = list(data = veteran, formula = Surv(time, status) ~ factor(celltype) + karno + age,
-                 cluster = "diagtime")
+                 cluster = "diagtime"),
+  kidney_factor = list(data = kidney, formula = Surv(time, status) ~ factor(disease),
+                       cluster = "id"),
+  veteran_factor = list(data = veteran, formula = Surv(time, status) ~ factor(celltype),
+                        cluster = "diagtime")
 )
 
 fmt <- function(x) sprintf("%.17g", x)

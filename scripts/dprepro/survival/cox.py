@@ -7,16 +7,21 @@ Newton–Raphson on the partial log-likelihood with Efron's (default) or
 Breslow's handling of ties. Everything is vectorised over the ``B`` designs and
 the ``n`` rows: the rows are sorted by time once, risk-set sums are reverse
 cumulative sums, tied-event sums come from ``numpy.add.reduceat``, and only the
-Newton iterations are a Python loop. :class:`CoxPH` is the one-design
-estimator with a lifelines/sklearn-like interface.
+Newton iterations are a Python loop; the designs go in blocks whose work arrays stay
+in the CPU's cache (:mod:`dprepro.survival.cox_core`). Designs that code one factor
+alone (treatment dummies, e.g. a released group label) are fitted from the per-level
+risk-set sums at each event time instead (:mod:`dprepro.survival.cox_levels`: a
+Newton step then costs O(event times x levels²), not O(n p²)); both give the same
+fit to rounding. :class:`CoxPH` is the one-design estimator with a
+lifelines/sklearn-like interface.
 
 Agreement with the references (``tests/test_cox.py``, observed ~1e-13 when the
 reference is run to full convergence; the tests assert 1e-8 / 1e-9): coefficients,
 standard errors and log-likelihoods equal lifelines' ``CoxPHFitter`` (Efron) and
-R's ``coxph`` (Efron and Breslow, with and without ``cluster``).
-The robust variance uses R's score residuals (``coxscore2.c``) and so equals R's
-``coxph(..., cluster = id)`` also with tied event times; lifelines' score
-residuals ignore ties, so lifelines' robust variance agrees only without ties.
+R's ``coxph`` (Efron and Breslow, with and without ``cluster``; a factor with and
+without covariates). The robust variance uses R's score residuals (``coxscore2.c``)
+and so equals R's ``coxph(..., cluster = id)`` also with tied event times; lifelines'
+score residuals ignore ties, so lifelines' robust variance agrees only without ties.
 
 References
 ----------
@@ -34,18 +39,17 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from dprepro.survival.cox_core import CoxBatch, Layout, cumulative_at, fit_in_chunks, solve
+from dprepro.survival.cox_levels import factor_labels, fit_levels
 from dprepro.survival.inputs import check_survival_data
 
 __all__ = ["CoxBatch", "CoxPH", "fit_cox_batch", "treatment_dummies"]
 
 _TIES = ("efron", "breslow")
-#: relative eigenvalue below which the information matrix counts as singular
-_SINGULAR = 1e-10
-_MAX_HALVINGS = 30
+#: elements of a block's (designs, rows, columns) work array: a few MB, in cache
+_BLOCK = 1 << 17
 
 
 # --------------------------------------------------------------------------- validation
@@ -95,65 +99,7 @@ def _check_options(ties, tol, max_iter) -> None:
         raise ValueError(f"max_iter must be a positive integer, got {max_iter!r}")
 
 
-# --------------------------------------------------------------------------- the risk-set layout
-
-
-@dataclass(frozen=True)
-class _Layout:
-    """Sorted order and tie structure of (time, event), shared by every design.
-
-    Rows are sorted by ascending time. Event rows (in sorted order) are grouped
-    by their event time (``j``); ``rank`` is the position of an event row among
-    the events tied with it, ``ties`` their number.
-    """
-
-    order: np.ndarray  # (n,) sorting permutation
-    event: np.ndarray  # (n,) bool, sorted
-    ev_rows: np.ndarray  # (D,) sorted positions of the event rows
-    ev_risk_start: np.ndarray  # (D,) first sorted row at risk at the event's time
-    ev_block_start: np.ndarray  # (J,) start of each event time among the D event rows
-    ev_block: np.ndarray  # (D,) event time index j of each event row
-    ev_frac: np.ndarray  # (D,) Efron's l / d_j (0 for Breslow)
-    row_last_event: np.ndarray  # (n,) index j of the last event time <= the row's time, or -1
-    row_block: np.ndarray  # (n,) j of the row's own event time (0 for censored rows)
-
-    @classmethod
-    def build(cls, t: np.ndarray, e: np.ndarray, ties: str) -> _Layout:
-        order = np.argsort(t, kind="stable")
-        ts, es = t[order], e[order].astype(bool)
-        n = len(ts)
-        first = np.searchsorted(ts, ts, side="left")  # first row of each row's tie block
-        ev_rows = np.flatnonzero(es)
-        ev_times, ev_block_start, ev_counts = np.unique(
-            ts[ev_rows], return_index=True, return_counts=True
-        )
-        ev_block = np.repeat(np.arange(len(ev_times)), ev_counts)
-        rank = np.arange(len(ev_rows)) - ev_block_start[ev_block]
-        if ties == "efron":
-            frac = rank / ev_counts[ev_block]
-        else:
-            frac = np.zeros(len(ev_rows))
-        row_last_event = np.searchsorted(ev_times, ts, side="right") - 1
-        row_block = np.zeros(n, dtype=np.intp)
-        row_block[ev_rows] = ev_block
-        return cls(
-            order,
-            es,
-            ev_rows,
-            first[ev_rows],
-            ev_block_start,
-            ev_block,
-            frac,
-            row_last_event,
-            row_block,
-        )
-
-
-def _cumulative_at(values: np.ndarray, index: np.ndarray) -> np.ndarray:
-    """``cumsum(values, axis=1)[:, index]`` with 0 where ``index == -1``."""
-    cs = np.cumsum(values, axis=1)
-    zero = np.zeros_like(cs[:, :1])
-    return np.concatenate([zero, cs], axis=1)[:, index + 1]
+# --------------------------------------------------------------------------- any design
 
 
 class _Terms:
@@ -165,7 +111,7 @@ class _Terms:
     Efron, the mean weight of the tied events to each of the d log terms.
     """
 
-    def __init__(self, lay: _Layout, X: np.ndarray, w: np.ndarray | None, beta: np.ndarray):
+    def __init__(self, lay: Layout, X: np.ndarray, w: np.ndarray | None, beta: np.ndarray):
         self.lay, self.X, self.w = lay, X, w
         eta = np.einsum("bnp,bp->bn", X, beta)
         shift = eta.max(axis=1, keepdims=True)
@@ -201,7 +147,7 @@ class _Terms:
         nb = len(lay.ev_block_start)
         self.a_j = np.add.reduceat(inv, lay.ev_block_start, axis=1)  # (B, J)
         self.v_j = np.add.reduceat(inv * c, lay.ev_block_start, axis=1)
-        q = _cumulative_at(self.a_j, lay.row_last_event)
+        q = cumulative_at(self.a_j, lay.row_last_event)
         if nb:
             q = q - lay.event * self.v_j[:, lay.row_block]
         xw = X * (wr * q)[:, :, None]
@@ -218,8 +164,8 @@ class _Terms:
         vb_j = np.add.reduceat((inv * c)[:, :, None] * self.mean, lay.ev_block_start, axis=1)
         cnt = np.diff(np.append(lay.ev_block_start, len(lay.ev_rows)))
         abar = np.add.reduceat(self.mean, lay.ev_block_start, axis=1) / cnt[:, None]
-        ca = _cumulative_at(self.a_j, lay.row_last_event)  # (B, n)
-        cb = _cumulative_at(b_j, lay.row_last_event)  # (B, n, p)
+        ca = cumulative_at(self.a_j, lay.row_last_event)  # (B, n)
+        cb = cumulative_at(b_j, lay.row_last_event)  # (B, n, p)
         ev, blk = lay.event, lay.row_block
         ca = ca - ev * self.v_j[:, blk]
         cb = cb - ev[:, None] * vb_j[:, blk]
@@ -230,54 +176,7 @@ class _Terms:
         return resid
 
 
-def _newton_step(info: np.ndarray, score: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``info^-1 score`` and ``info^-1`` by eigendecomposition; ``ok`` False where
-    the information is not finite or not (numerically) positive definite."""
-    finite = np.all(np.isfinite(info), axis=(1, 2)) & np.all(np.isfinite(score), axis=1)
-    safe = np.where(finite[:, None, None], info, np.eye(info.shape[1]))
-    vals, vecs = np.linalg.eigh(safe)
-    ok = finite & (vals[:, 0] > _SINGULAR * np.maximum(vals[:, -1], 0.0)) & (vals[:, -1] > 0)
-    inv_vals = np.where(ok[:, None], 1.0 / np.where(vals > 0, vals, 1.0), np.nan)
-    inv = np.einsum("bij,bj,bkj->bik", vecs, inv_vals, vecs)
-    step = np.einsum("bij,bj->bi", inv, np.where(finite[:, None], score, 0.0))
-    return step, inv, ok
-
-
 # --------------------------------------------------------------------------- batch fit
-
-
-@dataclass(frozen=True)
-class CoxBatch:
-    """Results of :func:`fit_cox_batch` for ``B`` designs of ``p`` columns.
-
-    Attributes
-    ----------
-    coef : ndarray, shape (B, p)
-        Log hazard ratios; NaN where the information matrix is singular.
-    variance : ndarray, shape (B, p, p)
-        Model-based variance, the inverse information at ``coef``.
-    robust_variance : ndarray, shape (B, p, p), or None
-        Lin–Wei cluster-robust sandwich (``cluster`` given), else None.
-    log_likelihood, log_likelihood_null : ndarray, shape (B,)
-        Partial log-likelihood at ``coef`` and at 0.
-    converged : ndarray of bool, shape (B,)
-    n_iter : ndarray of int, shape (B,)
-        Newton iterations used (step-halvings not counted).
-    """
-
-    coef: np.ndarray
-    variance: np.ndarray
-    robust_variance: np.ndarray | None
-    log_likelihood: np.ndarray
-    log_likelihood_null: np.ndarray
-    converged: np.ndarray
-    n_iter: np.ndarray
-
-    @property
-    def se(self) -> np.ndarray:
-        """Standard errors (B, p): robust ones when available, else model-based."""
-        v = self.variance if self.robust_variance is None else self.robust_variance
-        return np.sqrt(np.diagonal(v, axis1=1, axis2=2))
 
 
 def fit_cox_batch(
@@ -351,75 +250,34 @@ def fit_cox_batch(
 
 def _fit(t, e, x, w, ties, codes, tol, max_iter) -> CoxBatch:
     """:func:`fit_cox_batch` on checked inputs; ``w``: case weights (B, n) or None
-    (negative weights, as in the corrected score, need ``ties="breslow"``)."""
-    lay = _Layout.build(t, e, ties)
-    xs = x[:, lay.order]
-    xs = xs - xs.mean(axis=1, keepdims=True)
-    ws = None if w is None else np.broadcast_to(w, x.shape[:2])[:, lay.order]
-    nb, p = x.shape[0], x.shape[2]
-    with np.errstate(all="ignore"):
-        beta, n_iter, converged, singular, ll_null = _newton(lay, xs, ws, nb, p, tol, max_iter)
-        terms = _Terms(lay, xs, ws, np.where(np.isfinite(beta), beta, 0.0))
-        _, variance, ok = _newton_step(terms.info, terms.score)
-        bad = singular | ~ok
-        converged &= ~bad
-        beta[bad] = np.nan
-        variance[bad] = np.nan
-        loglik = np.where(bad, np.nan, terms.loglik)
-        robust = None
-        if codes is not None:
-            dfbeta = np.einsum("bnp,bpq->bnq", terms.score_residuals(), variance)
-            by = np.argsort(codes[lay.order], kind="stable")
-            starts = np.flatnonzero(np.diff(codes[lay.order][by], prepend=-1))
-            sums = np.add.reduceat(dfbeta[:, by], starts, axis=1)
-            robust = np.einsum("bci,bcj->bij", sums, sums)
-    return CoxBatch(beta, variance, robust, loglik, ll_null, converged, n_iter)
+    (negative weights, as in the corrected score, need ``ties="breslow"``). Designs that
+    code one factor go to the level-sum kernel (:mod:`dprepro.survival.cox_levels`), the
+    others to the row-level one, in blocks whose work arrays stay in cache."""
+    labels = factor_labels(x)
+    if labels is not None:
+        return _fit_labels(t, e, labels, x.shape[2] + 1, w, ties, codes, tol, max_iter)
+    lay = Layout.build(t, e, ties)
+    nb, n, p = x.shape
+    ws_all = None if w is None else np.broadcast_to(w, x.shape[:2])
 
+    def fit(part: slice) -> CoxBatch:
+        xs = x[part][:, lay.order]
+        xs = xs - xs.mean(axis=1, keepdims=True)
+        ws = None if ws_all is None else ws_all[part][:, lay.order]
+        size = xs.shape[0]
 
-def _newton(lay, xs, ws, nb, p, tol, max_iter):
-    beta = np.zeros((nb, p))
-    terms = _Terms(lay, xs, ws, beta)
-    loglik, score, info = terms.loglik, terms.score, terms.info
-    ll_null = loglik.copy()
-    n_iter = np.zeros(nb, dtype=np.int64)
-    converged = np.zeros(nb, dtype=bool)
-    singular = np.zeros(nb, dtype=bool)
-    active = np.ones(nb, dtype=bool)
-    for _ in range(max_iter):
-        idx = np.flatnonzero(active)
-        if idx.size == 0:
-            break
-        step, _, ok = _newton_step(info[idx], score[idx])
-        singular[idx[~ok]] = True
-        idx, step = idx[ok], step[ok]
-        active[:] = False
-        active[idx] = True
-        if idx.size == 0:
-            break
-        n_iter[idx] += 1
-        small = np.max(np.abs(step), axis=1) <= tol * (1 + np.max(np.abs(beta[idx]), axis=1))
-        beta[idx] += step
-        converged[idx[small]] = True
-        active[idx[small]] = False
-        idx, step = idx[~small], step[~small]
-        # evaluate the moved designs, halving the steps that lower the log-likelihood
-        for _ in range(_MAX_HALVINGS):
-            if idx.size == 0:
-                break
-            sub = xs if idx.size == nb else xs[idx]
-            new = _Terms(lay, sub, None if ws is None else ws[idx], beta[idx])
-            worse = ~(new.loglik >= loglik[idx] - 1e-12 * np.abs(loglik[idx]))
-            good = idx[~worse]
-            loglik[good], score[good], info[good] = (
-                new.loglik[~worse],
-                new.score[~worse],
-                new.info[~worse],
-            )
-            step = step[worse] / 2
-            idx = idx[worse]
-            beta[idx] -= step
-        active[idx] = False  # still worse after all halvings: give up
-    return beta, n_iter, converged, singular, ll_null
+        def evaluate(idx, beta):
+            full = idx.size == size
+            return _Terms(lay, xs if full else xs[idx], None if ws is None else ws[idx], beta)
+
+        return solve(evaluate, lay, size, p, codes, tol, max_iter)
+
+    return fit_in_chunks(nb, max(1, _BLOCK // (n * p)), fit)
+
+def _fit_labels(t, e, labels, k, w, ties, codes, tol, max_iter) -> CoxBatch:
+    """:func:`_fit` of the treatment-coded designs of ``labels`` (B, n) in ``0 .. k-1``
+    (level 0 the reference), without forming them."""
+    return fit_levels(Layout.build(t, e, ties), labels, k, w, codes, tol, max_iter)
 
 
 # --------------------------------------------------------------------------- designs

@@ -12,10 +12,10 @@ covariates) is attenuated; two corrections with :math:`\Pi` known:
   along :math:`\lambda \ge 0` and extrapolate back to :math:`\lambda = -1`
   (no misclassification). Approximately unbiased to the extent the
   extrapolant fits; jackknife-type variance.
-* :func:`corrected_score_cox`, the corrected score of Zucker & Spiegelman
-  [ZS04]_ (after Nakamura [Nak92]_): every function of the true label in the
-  partial-likelihood score is replaced by an unbiased surrogate computed from
-  :math:`W` with :math:`\Pi^{-1}`; consistent, sandwich variance.
+* :func:`~dprepro.survival.corrected_score.corrected_score_cox`, the corrected score
+  of Zucker & Spiegelman [ZS04]_ (after Nakamura [Nak92]_): every function of the
+  true label in the partial-likelihood score is replaced by an unbiased surrogate
+  computed from :math:`W` with :math:`\Pi^{-1}`; consistent, sandwich variance.
 
 The key identity: for :math:`f` on the labels and
 :math:`f^*(w) = \sum_g (\Pi^{-1})_{wg} f(g)`,
@@ -40,26 +40,27 @@ References
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
-import pandas as pd
 
 from dprepro.survival.cox import (
     _check_cluster,
     _check_options,
     _check_time_event,
     _fit,
+    _fit_labels,
     treatment_dummies,
 )
-from dprepro.survival.inputs import normal_quantile
+from dprepro.survival.simex_extrapolation import (
+    SimexResult,
+    check_simex_options,
+    simex_result,
+)
 
 __all__ = [
-    "CorrectedScoreResult",
     "SimexResult",
     "check_misclassification_matrix",
-    "corrected_score_cox",
     "mc_simex_cox",
+    "mc_simex_cox_draws",
     "misclassify",
     "rrr_matrix",
     "stochastic_matrix_power",
@@ -68,7 +69,6 @@ __all__ = [
 
 _ROW_SUM_TOL = 1e-9
 _MAX_COND = 1e12
-_EXTRAPOLANTS = ("quadratic", "loglinear")
 
 
 # --------------------------------------------------------------------------- the matrix
@@ -173,11 +173,7 @@ def misclassify(labels, pi, *, rng: np.random.Generator, size: int | None = None
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
     m = np.asarray(pi, dtype=float)
     lab = _check_labels(labels, m.shape[0], allow_batch=True)
-    shape = lab.shape if size is None else (size,) + lab.shape
-    cum = np.cumsum(m, axis=1)
-    cum[:, -1] = np.inf  # rounding: always land on a label
-    u = rng.random(shape)
-    return (u[..., None] >= cum[lab]).sum(axis=-1)
+    return _channel(lab, m, rng, () if size is None else (size,))
 
 
 # --------------------------------------------------------------------------- validation
@@ -196,11 +192,14 @@ def _check_labels(labels, k: int, *, allow_batch: bool = False) -> np.ndarray:
     return lab.astype(np.intp)
 
 
-def _check_inputs(time, event, labels, pi, covariates, cluster):
+def _check_inputs(time, event, labels, pi, covariates, cluster, *, batch: bool = False):
+    """Checked inputs; ``batch``: ``labels`` (D, n), several label vectors of the rows."""
     t, e = _check_time_event(time, event)
     m = check_misclassification_matrix(pi)
-    lab = _check_labels(labels, m.shape[0])
-    if lab.shape != t.shape:
+    lab = _check_labels(labels, m.shape[0], allow_batch=batch)
+    if batch and lab.ndim != 2:
+        raise ValueError(f"labels must have shape (D, {len(t)}), got {lab.shape}")
+    if lab.shape[-1:] != t.shape:
         raise ValueError(f"labels must have the shape of time {t.shape}, got {lab.shape}")
     cov = None
     if covariates is not None:
@@ -223,146 +222,6 @@ def _term_names(k: int, cov) -> list[str]:
 # --------------------------------------------------------------------------- MC-SIMEX
 
 
-def _estimate_frame(result, **extra) -> pd.DataFrame:
-    """One row per term of a corrected fit: estimate, se, the interval, then ``extra``."""
-    return pd.DataFrame({"term": result.terms, "estimate": result.estimate, "se": result.se,
-                         "lower": result.ci[:, 0], "upper": result.ci[:, 1], **extra})
-
-
-@dataclass(frozen=True)
-class SimexResult:
-    r"""MC-SIMEX estimate of the log hazard ratios.
-
-    Attributes
-    ----------
-    terms : list of str
-        ``group1 .. group{k-1}`` (vs level 0), then ``x0, x1, ..`` (covariates).
-    estimate, se : ndarray, shape (p,)
-        Extrapolated coefficients and jackknife standard errors (NaN where the
-        extrapolated variance is not positive).
-    ci : ndarray, shape (p, 2)
-        Normal ``level`` interval ``estimate ± z se``.
-    naive, naive_se : ndarray, shape (p,)
-        The fit on the released labels (λ = 0).
-    lambdas : ndarray, shape (L,)
-    path : ndarray, shape (L, p)
-        Mean coefficient over the converged replicates at each λ.
-    variance_path : ndarray, shape (L, p)
-        Jackknife variance component at each λ (mean model variance minus the
-        between-replicate variance).
-    n_converged : ndarray, shape (L,)
-        Replicates that converged at each λ (the others are left out: a selection,
-        since a replicate fails where its estimate would be extreme).
-    extrapolation : str
-    between_path : ndarray, shape (L, p)
-        Between-replicate sample variance :math:`s^2_\lambda` of the coefficients at
-        each λ (0 at λ = 0, the single naive fit).
-    n_replicates : int
-        Replicates drawn per λ > 0.
-    mc_variance : ndarray, shape (p,)
-        The Monte Carlo variance of the extrapolant from the finite replicate
-        means, :math:`\sum_\lambda c_\lambda^2 s^2_\lambda / B_\lambda`, included in ``se``.
-    level : float
-        Confidence level of ``ci``.
-    """
-
-    terms: list
-    estimate: np.ndarray
-    se: np.ndarray
-    ci: np.ndarray
-    naive: np.ndarray
-    naive_se: np.ndarray
-    lambdas: np.ndarray
-    path: np.ndarray
-    variance_path: np.ndarray
-    n_converged: np.ndarray
-    extrapolation: str
-    between_path: np.ndarray | None = None
-    n_replicates: int = 0
-    mc_variance: np.ndarray | None = None
-    level: float = 0.95
-
-    def extrapolated(self, how: str) -> SimexResult:
-        """The same replicates extrapolated by ``how`` (``"quadratic"`` or ``"loglinear"``):
-        a sensitivity check of the extrapolant at no further fitting cost."""
-        return _simex_result(self.terms, self.lambdas, self.path, self.variance_path,
-                             self.between_path, self.n_converged, self.naive, self.naive_se,
-                             how, self.n_replicates, self.level)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per term: estimate, se, lower, upper, naive, naive_se."""
-        return _estimate_frame(self, naive=self.naive, naive_se=self.naive_se)
-
-
-def _extrapolation_weights(lambdas: np.ndarray, degree: int) -> np.ndarray:
-    r"""Weights :math:`c = x(-1)^\top (X^\top X)^{-1} X^\top` (shape (L,)) of the
-    least-squares polynomial of ``degree`` in λ evaluated at λ = −1: the extrapolant
-    is :math:`\sum_\lambda c_\lambda \theta(\lambda)`."""
-    design = np.vander(lambdas, degree + 1, increasing=True)
-    at = np.vander(np.array([-1.0]), degree + 1, increasing=True)[0]
-    return at @ np.linalg.pinv(design)
-
-
-def _mc_variance(lambdas, path, between, n_ok, how: str) -> np.ndarray:
-    r"""Monte Carlo variance of the extrapolant from finite replicate means:
-    :math:`\sum_\lambda g_\lambda^2 s^2_\lambda / B_\lambda` with :math:`g_\lambda` the
-    derivative of the extrapolant with respect to the mean at λ (:math:`c_\lambda` for the
-    quadratic; for the loglinear, by the delta method, :math:`\hat\theta(-1)\,c_\lambda /
-    \theta(\lambda)` with the linear weights)."""
-    if how == "quadratic":
-        grad = _extrapolation_weights(lambdas, 2)[:, None] * np.ones_like(path)
-    else:
-        with np.errstate(divide="ignore", invalid="ignore"):
-            grad = (_extrapolate(lambdas, path, "loglinear")[None]
-                    * _extrapolation_weights(lambdas, 1)[:, None] / path)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        terms = np.where(between > 0, grad**2 * between / np.maximum(n_ok, 1)[:, None], 0.0)
-    return terms.sum(axis=0)
-
-
-def _simex_result(terms, lam, path, vpath, between, n_conv, naive, naive_se, how,
-                  n_replicates, level) -> SimexResult:
-    estimate = _extrapolate(lam, path, how)
-    mc_var = _mc_variance(lam, path, between, np.asarray(n_conv, float), how)
-    var_hat = _extrapolate(lam, vpath, "quadratic") + mc_var
-    with np.errstate(invalid="ignore"):
-        se = np.where(var_hat > 0, np.sqrt(np.where(var_hat > 0, var_hat, 1.0)), np.nan)
-    z = float(normal_quantile(0.5 + level / 2))
-    return SimexResult(
-        terms=terms,
-        estimate=estimate,
-        se=se,
-        ci=np.stack([estimate - z * se, estimate + z * se], axis=1),
-        naive=naive,
-        naive_se=naive_se,
-        lambdas=lam,
-        path=path,
-        variance_path=vpath,
-        n_converged=n_conv,
-        extrapolation=how,
-        between_path=between,
-        n_replicates=n_replicates,
-        mc_variance=mc_var,
-        level=level,
-    )
-
-
-def _extrapolate(lambdas: np.ndarray, values: np.ndarray, how: str) -> np.ndarray:
-    """Least-squares extrapolant of ``values`` (L, p) in λ, evaluated at λ = -1."""
-    if how == "quadratic":
-        design = np.stack([np.ones_like(lambdas), lambdas, lambdas**2], axis=1)
-        gamma, *_ = np.linalg.lstsq(design, values, rcond=None)
-        return gamma[0] - gamma[1] + gamma[2]
-    # loglinear: log|θ(λ)| = γ0 + γ1 λ per coefficient, its sign kept; NaN on a sign change
-    sign = np.sign(values[0])
-    same = np.all(np.sign(values) == sign, axis=0) & (sign != 0)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        logs = np.log(np.abs(values))
-    design = np.stack([np.ones_like(lambdas), lambdas], axis=1)
-    gamma, *_ = np.linalg.lstsq(design, np.where(same, logs, 0.0), rcond=None)
-    return np.where(same, sign * np.exp(gamma[0] - gamma[1]), np.nan)
-
-
 def mc_simex_cox(
     time,
     event,
@@ -370,6 +229,7 @@ def mc_simex_cox(
     pi,
     *,
     rng: np.random.Generator,
+    persons=None,
     covariates=None,
     lambdas=(0.0, 0.5, 1.0, 1.5, 2.0),
     n_replicates: int = 100,
@@ -392,9 +252,15 @@ def mc_simex_cox(
     \gamma_1 \lambda` (``"loglinear"``, sign kept; NaN for a coefficient that
     changes sign) by least squares over ``lambdas`` and evaluate it at
     :math:`\lambda = -1`, i.e. :math:`\Pi^0 = I`. At λ = 0 the single naive fit
-    is used. All replicates of all λ are fitted in one :func:`~dprepro.survival.cox.fit_cox_batch`
-    call; replicates that do not converge (e.g. a level without events) are
-    left out of the means.
+    is used. Replicates that do not converge (e.g. a level without events) are left
+    out of the means.
+
+    The simulated misclassification is drawn per person (``persons``), as the
+    release randomises: all rows of a person share their released label and get
+    one simulated label, so a replicate carries the release's dependence between a
+    person's rows (drawn per row, the between-replicate spread is too small where
+    persons have several rows). With one row per person (the default) this is one
+    draw per row.
 
     Variance: the SIMEX jackknife variance of Stefanski & Cook [SC95]_, which
     [KML06]_ carry over to MC-SIMEX (R's ``jackknife.estimation = "quad"``):
@@ -424,6 +290,9 @@ def mc_simex_cox(
         Misclassification matrix, ``pi[i, j] = P(released j | true i)``.
     rng : numpy.random.Generator
         Source of the simulated misclassification.
+    persons : array_like, shape (n,), optional
+        Person of each row (default: each row its own); a person's rows must carry
+        one released label.
     covariates : array_like, shape (n, q), optional
         Error-free numeric covariates.
     lambdas : sequence of float
@@ -444,41 +313,129 @@ def mc_simex_cox(
     -------
     SimexResult
     """
+    lab = np.asarray(labels)
+    if lab.ndim != 1:
+        raise ValueError(f"labels must be one-dimensional, got shape {lab.shape} "
+                         "(several released label vectors: mc_simex_cox_draws)")
+    return mc_simex_cox_draws(
+        time, event, lab[None], pi, rng=rng, persons=persons, covariates=covariates,
+        lambdas=lambdas, n_replicates=n_replicates, extrapolation=extrapolation, ties=ties,
+        cluster=cluster, level=level, tol=tol, max_iter=max_iter)[0]
+
+
+def mc_simex_cox_draws(
+    time,
+    event,
+    labels,
+    pi,
+    *,
+    rng: np.random.Generator,
+    persons=None,
+    covariates=None,
+    lambdas=(0.0, 0.5, 1.0, 1.5, 2.0),
+    n_replicates: int = 100,
+    extrapolation: str = "quadratic",
+    ties: str = "efron",
+    cluster=None,
+    level: float = 0.95,
+    tol: float = 1e-10,
+    max_iter: int = 50,
+) -> list[SimexResult]:
+    """:func:`mc_simex_cox` of each of several released label vectors ``labels``
+    (D, n) of the same rows (e.g. the draws of a release), fitted together.
+
+    Every replicate of every λ and released vector is one design of one batched
+    fit (designs of a factor alone by per-level risk-set sums,
+    :mod:`dprepro.survival.cox_levels`). The simulated labels are drawn from
+    ``rng`` in the order of the released vectors, λ and replicates, so the result
+    for vector ``d`` equals ``mc_simex_cox(..., labels[d], rng=...)`` called in turn
+    with one generator. Returns one :class:`SimexResult` per vector.
+    """
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"rng must be a numpy.random.Generator, got {type(rng).__name__}")
-    t, e, m, lab, cov, codes = _check_inputs(time, event, labels, pi, covariates, cluster)
+    t, e, m, lab, cov, codes = _check_inputs(time, event, labels, pi, covariates, cluster,
+                                             batch=True)
+    lam = check_simex_options(lambdas, n_replicates, extrapolation, level)
     _check_options(ties, tol, max_iter)
-    if extrapolation not in _EXTRAPOLANTS:
-        raise ValueError(f"extrapolation must be one of {_EXTRAPOLANTS}, got {extrapolation!r}")
-    lam = np.unique(np.asarray(lambdas, dtype=float))
-    if lam.ndim != 1 or not np.all(np.isfinite(lam)) or np.any(lam < 0):
-        raise ValueError("lambdas must be finite numbers >= 0")
-    need = 3 if extrapolation == "quadratic" else 2
-    if lam.size < need:
-        raise ValueError(f"lambdas needs at least {need} distinct values for {extrapolation}")
-    if (
-        isinstance(n_replicates, bool)
-        or not isinstance(n_replicates, int | np.integer)
-        or n_replicates < 2
-    ):
-        raise ValueError(f"n_replicates must be an integer >= 2, got {n_replicates!r}")
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    k = m.shape[0]
-    positive = lam[lam > 0]
-    draws = [lab[None]]
-    for value in positive:
-        draws.append(
-            misclassify(lab, stochastic_matrix_power(m, value), rng=rng, size=n_replicates)
-        )
-    X = treatment_dummies(np.concatenate(draws), k, cov)
-    fits = _fit(t, e, X, None, ties, codes, tol, max_iter)
-    var = fits.variance if fits.robust_variance is None else fits.robust_variance
-    var = np.diagonal(var, axis1=1, axis2=2)
-    naive, naive_var = fits.coef[0], var[0]
-    ok = fits.converged[1:].reshape(len(positive), n_replicates)
-    coef = np.where(ok[..., None], fits.coef[1:].reshape(len(positive), n_replicates, -1), np.nan)
-    v = np.where(ok[..., None], var[1:].reshape(coef.shape), np.nan)
+    person, first = _person_codes(persons, lab)
+    k, positive = m.shape[0], lam[lam > 0]
+    powers = [stochastic_matrix_power(m, value) for value in positive]
+    # per released vector: the vector itself, then n_replicates draws per λ > 0 (rng order)
+    designs = np.empty((lab.shape[0], 1 + len(positive) * n_replicates, lab.shape[1]),
+                       dtype=np.min_scalar_type(k))
+    for d, released in enumerate(lab):
+        designs[d, 0] = released
+        for i, power in enumerate(powers):
+            rows = slice(1 + i * n_replicates, 1 + (i + 1) * n_replicates)
+            designs[d, rows] = _channel(released[first], power, rng, (n_replicates,))[:, person]
+    fits = _fit_draws(t, e, designs, k, cov, ties, codes, tol, max_iter)
+    terms = _term_names(k, cov)
+    return [_simex_of_draw(fits, d, terms, lam, n_replicates, extrapolation, level)
+            for d in range(lab.shape[0])]
+
+
+def _person_codes(persons, lab: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Each row's person (index in order of first appearance) and each person's first
+    row; ValueError where a person's rows carry different released labels."""
+    n = lab.shape[1]
+    if persons is None:
+        return np.arange(n), np.arange(n)
+    ids = np.asarray(persons)
+    if ids.shape != (n,):
+        raise ValueError(f"persons must have shape ({n},) (one id per row), got {ids.shape}")
+    try:
+        _, first, inverse = np.unique(ids, return_index=True, return_inverse=True)
+    except TypeError as exc:
+        raise TypeError("persons ids must be mutually comparable (all int or all str)") from exc
+    order = np.argsort(first, kind="stable")
+    rank = np.empty_like(order)
+    rank[order] = np.arange(len(order))
+    person = rank[inverse.reshape(-1)]
+    first = first[order]
+    mixed = np.flatnonzero(np.any(lab != lab[:, first][:, person], axis=0))
+    if mixed.size:
+        raise ValueError(f"rows {mixed[:5].tolist()} carry another released label than their "
+                         "person's first row; a person's label is released once (persons)")
+    return person, first
+
+
+def _channel(labels: np.ndarray, pi: np.ndarray, rng: np.random.Generator,
+             copies: tuple) -> np.ndarray:
+    """:func:`misclassify` on checked inputs: ``copies + labels.shape`` labels."""
+    cum = np.cumsum(pi, axis=1)
+    cum[:, -1] = np.inf  # rounding: always land on a label
+    u = rng.random(copies + labels.shape)
+    return (u[..., None] >= cum[labels]).sum(axis=-1)
+
+
+def _fit_draws(t, e, designs, k, cov, ties, codes, tol, max_iter):
+    """Cox fits of the label vectors ``designs`` (D, R, n): one batch of the factor
+    designs, or with covariates one batch per released vector (the dummies and
+    covariates of all of them at once could be large)."""
+    nd, nr, n = designs.shape
+    if cov is None:
+        fits = _fit_labels(t, e, designs.reshape(nd * nr, n), k, None, ties, codes, tol,
+                           max_iter)
+        parts = [fits]
+    else:
+        parts = [_fit(t, e, treatment_dummies(d, k, cov), None, ties, codes, tol, max_iter)
+                 for d in designs]
+    var = [part.variance if part.robust_variance is None else part.robust_variance
+           for part in parts]
+    p = parts[0].coef.shape[-1]
+    return (np.concatenate([part.coef for part in parts]).reshape(nd, nr, p),
+            np.concatenate([np.diagonal(v, axis1=1, axis2=2) for v in var]).reshape(nd, nr, p),
+            np.concatenate([part.converged for part in parts]).reshape(nd, nr))
+
+
+def _simex_of_draw(fits, d, terms, lam, n_replicates, extrapolation, level) -> SimexResult:
+    """The MC-SIMEX result of released vector ``d`` from its fits (:func:`_fit_draws`)."""
+    all_coef, all_var, converged = (x[d] for x in fits)
+    n_lam = int(np.sum(lam > 0))
+    naive, naive_var = all_coef[0], all_var[0]
+    ok = converged[1:].reshape(n_lam, n_replicates)
+    coef = np.where(ok[..., None], all_coef[1:].reshape(n_lam, n_replicates, -1), np.nan)
+    v = np.where(ok[..., None], all_var[1:].reshape(coef.shape), np.nan)
     n_ok = ok.sum(axis=1)
     with np.errstate(all="ignore"):
         means = np.nansum(coef, axis=1) / n_ok[:, None]
@@ -487,147 +444,6 @@ def mc_simex_cox(
     path = np.concatenate([naive[None], means]) if lam[0] == 0 else means
     vpath = np.concatenate([naive_var[None], tau2]) if lam[0] == 0 else tau2
     bpath = np.concatenate([np.zeros_like(naive)[None], between]) if lam[0] == 0 else between
-    n_conv = np.concatenate([[int(fits.converged[0])], n_ok]) if lam[0] == 0 else n_ok
-    return _simex_result(_term_names(k, cov), lam, path, vpath, bpath, n_conv, naive,
-                         np.sqrt(naive_var), extrapolation, int(n_replicates), level)
-
-
-# --------------------------------------------------------------------------- corrected score
-
-
-@dataclass(frozen=True)
-class CorrectedScoreResult:
-    """Corrected-score estimate of the log hazard ratios.
-
-    Attributes
-    ----------
-    terms : list of str
-    estimate, se : ndarray, shape (p,)
-    ci : ndarray, shape (p, 2)
-    variance : ndarray, shape (p, p)
-        Sandwich :math:`A^{-1} B A^{-1}`.
-    converged : bool
-    n_iter : int
-    """
-
-    terms: list
-    estimate: np.ndarray
-    se: np.ndarray
-    ci: np.ndarray
-    variance: np.ndarray
-    converged: bool
-    n_iter: int
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per term: estimate, se, lower, upper."""
-        return _estimate_frame(self)
-
-
-def corrected_score_cox(
-    time,
-    event,
-    labels,
-    pi,
-    *,
-    covariates=None,
-    cluster=None,
-    tau: float | None = None,
-    level: float = 0.95,
-    tol: float = 1e-10,
-    max_iter: int = 50,
-) -> CorrectedScoreResult:
-    r"""Zucker–Spiegelman corrected score for a misclassified group label [ZS04]_.
-
-    With :math:`z(g, c_i)` the design row of label :math:`g` (dummies, then the
-    error-free covariates :math:`c_i`) and :math:`\omega_{ig} = (\Pi^{-1})_{w_i g}`
-    (:func:`unbiased_label_weights`), the functions of the unknown true label in
-    the Breslow partial-likelihood score are replaced by their unbiased
-    surrogates,
-
-    .. math::
-
-        \psi_i(\beta) = \sum_g \omega_{ig} e^{\beta^\top z(g, c_i)}, \quad
-        \phi_i(\beta) = \sum_g \omega_{ig}\, z(g, c_i)\, e^{\beta^\top z(g, c_i)}, \quad
-        x^*_i = \sum_g \omega_{ig}\, z(g, c_i),
-
-    and :math:`\hat\beta` solves
-    :math:`U^*(\beta) = \sum_i \delta_i \big[x^*_i - \sum_{j \in R_i} \phi_j /
-    \sum_{j \in R_i} \psi_j\big] = 0`, the score of Nakamura's corrected
-    log partial likelihood :math:`\sum_i \delta_i [\beta^\top x^*_i - \log
-    \sum_{j \in R_i} \psi_j]` [Nak92]_. Given the true labels
-    :math:`E[x^*_i] = x_i` and :math:`E[\psi_j] = e^{\beta^\top x_j}`
-    (non-differential misclassification), so the risk-set sums estimate
-    the error-free ones and :math:`\hat\beta` is consistent. Computed exactly
-    as a weighted Breslow Cox fit on ``k`` pseudo-rows per patient (one per
-    label, weight :math:`\omega_{ig}`, which may be negative).
-
-    Variance: the sandwich :math:`A^{-1} B A^{-1}` with :math:`A = -\partial U^*/\partial\beta`
-    and :math:`B` the sum of outer products of the patients' (or ``cluster``'s)
-    corrected Lin–Wei score residuals [LW89]_; :math:`\Pi` is treated as known.
-
-    The corrected risk-set sum :math:`\sum_{R_i} \psi_j` can be <= 0 in small
-    late risk sets under strong misclassification (:math:`\psi_j < 0` for
-    low-risk labels when :math:`\Pi^{-1}` has large negative entries); the fit
-    then does not converge (NaN). ``tau`` restricts the score to event times
-    <= ``tau`` (later events count as censored), which keeps the estimator
-    consistent under proportional hazards and avoids the smallest risk sets.
-    Ties: Breslow's (Efron's correction is not defined for pseudo-rows).
-
-    Parameters
-    ----------
-    time, event, labels, pi, covariates
-        As in :func:`mc_simex_cox`.
-    cluster : array_like, shape (n,), optional
-        Cluster ids for the sandwich (default: each patient its own).
-    tau : float, optional
-        Last event time used.
-    level, tol, max_iter
-        Confidence level; Newton–Raphson settings.
-
-    Returns
-    -------
-    CorrectedScoreResult
-    """
-    t, e, m, lab, cov, codes = _check_inputs(time, event, labels, pi, covariates, cluster)
-    _check_options("breslow", tol, max_iter)
-    if not 0 < level < 1:
-        raise ValueError(f"level must be in (0, 1), got {level!r}")
-    if tau is not None:
-        if not (np.isscalar(tau) and np.isfinite(tau)):
-            raise ValueError(f"tau must be a finite number, got {tau!r}")
-        e = np.where(t <= tau, e, 0)
-        if not e.any():
-            raise ValueError("no event at or before tau")
-    n, k = len(t), m.shape[0]
-    weights = unbiased_label_weights(lab, m).reshape(1, n * k)  # row i, label g at i*k+g
-    design = treatment_dummies(
-        np.tile(np.arange(k), n), k, None if cov is None else np.repeat(cov, k, axis=0)
-    )
-    subjects = np.arange(n) if codes is None else codes
-    fit = _fit(
-        np.repeat(t, k),
-        np.repeat(e, k),
-        design[None],
-        weights,
-        "breslow",
-        np.repeat(subjects, k),
-        tol,
-        max_iter,
-    )
-    estimate = fit.coef[0]
-    variance = fit.robust_variance[0]
-    if not fit.converged[0]:
-        estimate = np.full_like(estimate, np.nan)
-        variance = np.full_like(variance, np.nan)
-    with np.errstate(invalid="ignore"):
-        se = np.sqrt(np.diagonal(variance))
-    z = float(normal_quantile(0.5 + level / 2))
-    return CorrectedScoreResult(
-        terms=_term_names(k, cov),
-        estimate=estimate,
-        se=se,
-        ci=np.stack([estimate - z * se, estimate + z * se], axis=1),
-        variance=variance,
-        converged=bool(fit.converged[0]),
-        n_iter=int(fit.n_iter[0]),
-    )
+    n_conv = np.concatenate([[int(converged[0])], n_ok]) if lam[0] == 0 else n_ok
+    return simex_result(terms, lam, path, vpath, bpath, n_conv, naive, np.sqrt(naive_var),
+                        extrapolation, int(n_replicates), level)

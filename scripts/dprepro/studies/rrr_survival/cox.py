@@ -13,15 +13,17 @@ estimators (:data:`ESTIMATORS`):
     the released labels as if they were true (attenuated towards 0);
 ``mc_simex``
     MC-SIMEX with the release's public matrix Π
-    (:func:`dprepro.survival.cox_misclassification.mc_simex_cox`), quadratic
-    extrapolant; its standard error adds the Monte Carlo variance of the finite
-    replicates to the jackknife variance;
+    (:func:`dprepro.survival.cox_misclassification.mc_simex_cox_draws`, all draws of a
+    release in one batch), quadratic extrapolant; its simulated misclassification is
+    drawn per person, as the release randomises (a person's rows share it); its
+    standard error adds the Monte Carlo variance of the finite replicates to the
+    jackknife variance;
 ``mc_simex_loglinear``
     the same replicates extrapolated loglinearly (a sensitivity check of the
     extrapolant, at no further fitting cost: :data:`SENSITIVITY`);
 ``corrected_score``
     the Zucker–Spiegelman corrected score with Π
-    (:func:`~dprepro.survival.cox_misclassification.corrected_score_cox`), restricted to
+    (:func:`~dprepro.survival.corrected_score.corrected_score_cox_draws`), restricted to
     event times up to τ, where ``tau_at_risk`` of the rows are still at risk (the
     follow-up times are public in RRR's threat model, so τ is too); Breslow's ties.
     Its non-private counterpart ``original_tau`` (the true labels, Breslow, events
@@ -50,8 +52,9 @@ from dprepro.mechanisms.rrr import RevisedRandomizedResponse
 from dprepro.runtime.seeds import seed_sequence
 from dprepro.studies.rrr_survival.analysis import person_units, release_labels
 from dprepro.studies.rrr_survival.releases import PRIVACY_COLUMNS, epsilon_scope, release_record
+from dprepro.survival.corrected_score import corrected_score_cox_draws
 from dprepro.survival.cox import fit_cox_batch, treatment_dummies
-from dprepro.survival.cox_misclassification import corrected_score_cox, mc_simex_cox
+from dprepro.survival.cox_misclassification import mc_simex_cox_draws
 from dprepro.survival.inputs import normal_quantile
 
 __all__ = ["DRAW_COLUMNS", "ESTIMATORS", "LABEL_ONLY", "SENSITIVITY", "TABLE_COLUMNS",
@@ -206,9 +209,9 @@ def cox_fits(cohort: pd.DataFrame, *, dataset: str, labels, releases, draws: int
             simex_rng = np.random.default_rng(seed_sequence(
                 seed, "rrr_survival",
                 f"cox/mc_simex/{dataset}/{calibration}/eps{float(epsilon):g}", 0))
-            out = [mc_simex_cox(times, events, released[d], pi, rng=simex_rng, covariates=cov,
-                                lambdas=lambdas, n_replicates=simex_replicates,
-                                cluster=cluster) for d in range(draws)]
+            out = mc_simex_cox_draws(times, events, released, pi, rng=simex_rng,
+                                     persons=persons, covariates=cov, lambdas=lambdas,
+                                     n_replicates=simex_replicates, cluster=cluster)
             dropped = [1 - o.n_converged[o.lambdas > 0].sum()
                        / (simex_replicates * np.sum(o.lambdas > 0)) for o in out]
             fits["mc_simex"] = _rows([o.estimate for o in out], [o.se for o in out], terms,
@@ -218,8 +221,8 @@ def cox_fits(cohort: pd.DataFrame, *, dataset: str, labels, releases, draws: int
                                                [o.se for o in loglinear], terms,
                                                dropped=dropped)
         if "corrected_score" in estimators:
-            out = [corrected_score_cox(times, events, released[d], pi, covariates=cov,
-                                       cluster=persons, tau=tau) for d in range(draws)]
+            out = corrected_score_cox_draws(times, events, released, pi, covariates=cov,
+                                            cluster=persons, tau=tau)
             fits["corrected_score"] = _rows([o.estimate for o in out], [o.se for o in out],
                                             terms)
         for estimator, rows in fits.items():
