@@ -60,6 +60,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "scripts"))
 
 from dprepro.config.reference import overlay  # noqa: E402
+from dprepro.config.schema import fill_defaults, load_schema  # noqa: E402
 from dprepro.data.cohorts import simulated_cox_cohort  # noqa: E402
 from dprepro.mechanisms.rrr import RevisedRandomizedResponse  # noqa: E402
 from dprepro.runtime.seeds import seed_sequence  # noqa: E402
@@ -87,11 +88,12 @@ def clopper_pearson(k: int, n: int, level: float = 0.95) -> tuple[float, float]:
 
 
 def load_config(configfile: str | None) -> dict:
-    """``config/config.yaml``, with ``configfile`` laid over it as Snakemake does."""
+    """``config/config.yaml``, with ``configfile`` laid over it as Snakemake does and the
+    schema's defaults filled in."""
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text(encoding="utf-8"))
     if configfile:
         config = overlay(config, yaml.safe_load(Path(configfile).read_text(encoding="utf-8")))
-    return config
+    return fill_defaults(config, load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
 
 
 def settings(config: dict) -> dict:

@@ -1,6 +1,7 @@
 """Bad configuration fails before any job runs, naming the key and what was expected."""
 
 import copy
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -9,7 +10,14 @@ import pytest
 import yaml
 
 from dprepro.config.reference import REGENERATE, load_inputs, render_config_readme, schema_keys
-from dprepro.config.schema import ConfigError, check_config, fill_defaults, load_schema
+from dprepro.config.schema import (
+    ConfigError,
+    check_and_fill,
+    check_config,
+    fill_defaults,
+    load_schema,
+    repeated_defaults,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
@@ -73,8 +81,10 @@ BAD = [
     pytest.param(with_change(["ldp_indicators", "convergence", "censoring"], "75"),
                  r"'ldp_indicators.convergence.censoring': got '75', expected one of the "
                  r"censoring labels", id="unknown-censoring-label"),
-    pytest.param(with_change(["datasets", "kidney", "source"], "file"),
-                 r"'datasets.kidney.path': source is 'file'", id="file-needs-path"),
+    pytest.param(with_change(["datasets", "mine"], {"source": "file"}),
+                 r"'datasets.mine.path': source is 'file'", id="file-needs-path"),
+    pytest.param(with_change(["datasets", "kidney"], {"source": "file", "path": ""}),
+                 r"'datasets.kidney.path': source is 'file'", id="file-needs-path-set-empty"),
 ]
 
 
@@ -146,3 +156,87 @@ def test_fill_defaults_gives_what_snakemake_validate_gives(name):
         if isinstance(section, dict):
             section.clear()
     assert SCHEMA == before
+
+
+# --------------------------------------------------------------------------- one home
+def test_config_yaml_repeats_no_schema_default():
+    """Each default lives in the schema only: config/config.yaml sets a key only where the
+    quick run's value differs from the schema's default (else leave the key out)."""
+    assert repeated_defaults(DEFAULT, SCHEMA) == []
+
+
+def _keys(config, path=()):
+    for key, value in config.items():
+        yield (*path, key)
+        if isinstance(value, dict):
+            yield from _keys(value, (*path, key))
+
+
+def test_repeated_defaults_are_the_keys_whose_removal_changes_nothing():
+    """Oracle: a key repeats its default exactly when the configuration without it is the
+    same once the defaults are filled in (the first such key on each path)."""
+    config = {
+        "seed": 20240915,  # the default
+        "figures": {"dpi": 150},  # the whole section is its default {} filled in
+        "audit": {"draws_scale": 0.5, "level": 1.0e-9},
+        "ldp_indicators": {"n": 500, "x": 0.25, "t_grid": {"start": 0.015, "stop": 2.0},
+                           "convergence": {"replicates": 50}},
+        "repr_transfer": {"selection": {"epsilon": 1.0}},  # 1.0 is not the default 1
+        "datasets": {
+            "kidney": {"source": "bundled", "horizon": 20},
+            "mine": {"source": "file", "path": "x.csv",  # source is required: kept
+                     "columns": {"id": "", "time": "time"}, "simulation": {"n": 300}},
+        },
+    }
+    filled = json.dumps(fill_defaults(copy.deepcopy(config), SCHEMA), sort_keys=True)
+
+    def without(path):
+        trimmed = copy.deepcopy(config)
+        node = trimmed
+        for key in path[:-1]:
+            node = node[key]
+        del node[path[-1]]
+        try:
+            return json.dumps(fill_defaults(trimmed, SCHEMA), sort_keys=True)
+        except Exception:  # noqa: BLE001 (a required key: the configuration is invalid)
+            return None
+
+    same = [path for path in _keys(config) if without(path) == filled]
+    oracle = [".".join(p) for p in same if not any(q == p[:len(q)] for q in same if q != p)]
+    found = repeated_defaults(config, SCHEMA)
+    assert found == oracle
+    assert found == ["seed", "figures", "audit.level", "ldp_indicators.n",
+                     "ldp_indicators.t_grid.start", "datasets.kidney.source",
+                     "datasets.mine.columns.time", "datasets.mine.simulation"]
+
+@pytest.mark.parametrize(("change", "message"), [
+    # the censoring labels are the schema's default ones ("25", "50")
+    ({"ldp_indicators": {"convergence": {"censoring": "75"}}},
+     r"'ldp_indicators.convergence.censoring': got '75', expected one of the censoring labels"),
+    # the default t_grid.start is 0.015
+    ({"ldp_indicators": {"t_grid": {"stop": 0.01}}}, r"'ldp_indicators.t_grid.stop': got 0.01"),
+    # the default is 2 validation pairs
+    ({"repr_transfer": {"selection": {"pair_folds": 3}}},
+     r"'repr_transfer.selection.pair_folds': got 3, expected at most the 2 validation pair"),
+])
+def test_cross_key_rules_read_the_defaults_a_file_leaves_out(change, message):
+    with pytest.raises(ConfigError, match=message):
+        check_config(change, SCHEMA)
+    with pytest.raises(ConfigError, match=message):
+        check_and_fill(copy.deepcopy(change), SCHEMA)
+
+
+@pytest.mark.parametrize("name", ["config.yaml", "full.yaml", "paper.yaml"])
+def test_check_and_fill_is_check_config_then_fill_defaults(name):
+    from snakemake.utils import update_config
+
+    config = copy.deepcopy(DEFAULT)
+    if name != "config.yaml":
+        update_config(config, yaml.safe_load((ROOT / "config" / name).read_text()))
+    expected = copy.deepcopy(config)
+    check_config(expected, SCHEMA)
+    fill_defaults(expected, SCHEMA)
+    assert check_and_fill(config, SCHEMA) is config
+    assert config == expected
+    with pytest.raises(ConfigError, match=r"'seed': got 1.5"):
+        check_and_fill({"seed": 1.5}, SCHEMA)

@@ -14,6 +14,7 @@ import pandas as pd
 import pytest
 import yaml
 
+from dprepro.config.schema import fill_defaults, load_schema
 from helpers import background, smallruns
 from helpers.smallruns import SMALL
 
@@ -52,12 +53,12 @@ SHIPPED_CONFIGS = ["config/config.yaml", "config/full.yaml", "config/paper.yaml"
 
 def shipped_config(configfile: str) -> dict:
     """The configuration Snakemake runs with ``--configfile configfile``: the file merged
-    key by key over the embedded default, as Snakemake merges them."""
+    key by key over the embedded default, as Snakemake merges them, defaults filled in."""
     from snakemake.utils import update_config
 
     config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     update_config(config, yaml.safe_load((ROOT / configfile).read_text()))
-    return config
+    return fill_defaults(config, load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml"))
 
 
 # lint reads the rules, which full.yaml (sizes and cohorts only) does not change

@@ -19,7 +19,7 @@ import yaml
 from snakemake.utils import update_config
 
 from dprepro.config.overlays import embedded_default_to_lay_under  # noqa: E402
-from dprepro.config.schema import check_config, fill_defaults, load_schema  # noqa: E402
+from dprepro.config.schema import check_and_fill, load_schema  # noqa: E402
 from dprepro.runtime.scheduler_timers import cancel_scheduler_timers  # noqa: E402
 from dprepro.runtime.run_folder import (  # noqa: E402
     remove_outputs,
@@ -48,10 +48,10 @@ if EMBEDDED_DEFAULT is not None:
 # Our check first: one line per problem naming the key; then the schema's
 # defaults are filled in, as snakemake.utils.validate would (same result, tested)
 # but from the schema parsed once by libyaml: validate re-reads the file with a
-# pure-Python YAML loader, ~0.4 s of every start, dry runs included.
+# pure-Python YAML loader, ~0.4 s of every start, dry runs included. The cross-key
+# rules come last, on the filled configuration (config.yaml sets only what differs).
 SCHEMA_SPEC = load_schema(SCHEMA)
-check_config(config, SCHEMA_SPEC)
-fill_defaults(config, SCHEMA_SPEC)
+check_and_fill(config, SCHEMA_SPEC)
 
 # A named run lives in runs/<run_name>/ (results, logs, Snakemake's records), apart from
 # every other configuration's; relative cohort paths still mean the launch directory. The

@@ -357,6 +357,34 @@ def _ssp_xx_statistic(xx_noise: str, stats: dict, dim: int):
             "repaired X^T X + E", "X^T X + Laplace")
 
 
+def _check_ssp_options(component, xx_noise, dim, xx_share) -> None:
+    """ValueError naming the first of :func:`audit_ssp`'s options out of its domain."""
+    if component not in ("xy", "xx"):
+        raise ValueError(f"component must be 'xy' or 'xx', got {component!r}")
+    if xx_noise not in ("wishart", "laplace"):
+        raise ValueError(f"xx_noise must be 'wishart' or 'laplace', got {xx_noise!r}")
+    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
+        raise ValueError(f"dim must be a positive integer, got {dim!r}")
+    if not 0.0 < xx_share < 1.0:
+        raise ValueError(f"xx_share must be in (0, 1), got {xx_share!r}")
+
+
+def _ssp_xx_note(xx_noise: str, eps_xx: float, eps: float, dim: int,
+                 noise_scale: float) -> str:
+    """The note of an audit row of the noisy X^T X: its claim, neighbours and noise."""
+    note = (f"claimed = xx_share * epsilon = {eps_xx:g} of total {eps:g}; d = {dim}; "
+            "neighbours: rows x = 0 vs x = B_x 1")
+    if xx_noise == "wishart":
+        mass = 1.0 - math.exp(-eps_xx / (2.0 * noise_scale))
+        return note + (
+            "; the output A = X^T X + W can fall outside "
+            f"X'^T X' + PSD cone: P = 1 - exp(-eps1/2) = {mass:.3f} under D, 0 under D' — "
+            "not epsilon-DP for any epsilon (as in the authors' diffpri.predictL)"
+        )
+    return note + ("; Laplace(d^2 B_x^2 / eps1) on the upper triangle, then the PSD repair "
+                   "(post-processing), as the corrected pipeline's learner")
+
+
 def audit_ssp(
     *,
     epsilon,
@@ -440,14 +468,7 @@ def audit_ssp(
     noise_scale = _check_positive(noise_scale, "noise_scale")
     clip_x = _check_positive(clip_x, "clip_x")
     clip_y = _check_positive(clip_y, "clip_y")
-    if component not in ("xy", "xx"):
-        raise ValueError(f"component must be 'xy' or 'xx', got {component!r}")
-    if xx_noise not in ("wishart", "laplace"):
-        raise ValueError(f"xx_noise must be 'wishart' or 'laplace', got {xx_noise!r}")
-    if isinstance(dim, bool) or not isinstance(dim, int) or dim < 1:
-        raise ValueError(f"dim must be a positive integer, got {dim!r}")
-    if not 0.0 < xx_share < 1.0:
-        raise ValueError(f"xx_share must be in (0, 1), got {xx_share!r}")
+    _check_ssp_options(component, xx_noise, dim, xx_share)
     stats = _ssp_neighbours(component, dim, clip_x, clip_y)
     draw = ssp_noise_draws if xx_noise == "wishart" else ssp_laplace_noise_draws
 
@@ -476,18 +497,7 @@ def audit_ssp(
         stat_xx, stat, variant = _ssp_xx_statistic(xx_noise, stats, dim)
         s_d, s_dp = stat_xx(A_d), stat_xx(A_dp)
         claimed = eps_xx
-        note = (f"claimed = xx_share * epsilon = {eps_xx:g} of total {eps:g}; d = {dim}; "
-                "neighbours: rows x = 0 vs x = B_x 1")
-        if xx_noise == "wishart":
-            mass = 1.0 - math.exp(-eps_xx / (2.0 * noise_scale))
-            note += (
-                "; the output A = X^T X + W can fall outside "
-                f"X'^T X' + PSD cone: P = 1 - exp(-eps1/2) = {mass:.3f} under D, 0 under D' — "
-                "not epsilon-DP for any epsilon (as in the authors' diffpri.predictL)"
-            )
-        else:
-            note += ("; Laplace(d^2 B_x^2 / eps1) on the upper triangle, then the PSD repair "
-                     "(post-processing), as the corrected pipeline's learner")
+        note = _ssp_xx_note(xx_noise, eps_xx, eps, dim, noise_scale)
     if noise_scale != 1.0:
         variant += f", noise_scale={noise_scale:g}"
     bound, desc = _threshold_audit(s_d, s_dp, level=level)

@@ -207,98 +207,7 @@ def _audit_plan(draws_scale: float, indicator_mechanisms=None,
     def n_learner(base: int) -> int:
         return n(base, learner_scale)
 
-    durations, events = lnte_audit_cohort()
-    plan = []
-    for alpha in (0.2, 0.3, 0.4):
-        plan.append(("published", audit_laplace_indicators, {"alpha": alpha, "draws": n(10**6)}))
-    plan.append(
-        ("control", audit_laplace_indicators, {"alpha": 0.3, "scale": 0.5 / 0.3, "draws": n(10**6)})
-    )
-    for k in (5, 4):
-        for eps in (1.0, 2.0, 3.0):
-            plan.append(
-                (
-                    "published",
-                    audit_rrr,
-                    {"epsilon": eps, "k": k, "calibration": "paper", "draws": n(10**6)},
-                )
-            )
-    for eps in (1.0, 2.0, 3.0):
-        plan.append(
-            (
-                "corrected",
-                audit_rrr,
-                {"epsilon": eps, "k": 5, "calibration": "exact", "draws": n(10**6)},
-            )
-        )
-    plan.append(
-        (
-            "control",
-            audit_rrr,
-            {
-                "epsilon": 1.0,
-                "k": 5,
-                "calibration": "exact",
-                "keep_probability": rrr_keep_probability(2.0, 5, calibration="exact"),
-                "draws": n(10**6),
-            },
-        )
-    )
-    for release in ("counts", "curve"):
-        for eps in (1.0, 2.0, 3.0):
-            plan.append(
-                (
-                    "published",
-                    audit_lnte,
-                    {
-                        "epsilon": eps,
-                        "durations": durations,
-                        "events": events,
-                        "release": release,
-                        "draws": n(4 * 10**5),
-                    },
-                )
-            )
-    # background of 10/epsilon rows per label: the paper variant then has a minimiser in
-    # about 95 % of the draws
-    for variant, role in (("paper", "published"), ("cms11", "corrected")):
-        for eps in (0.5, 1.0, 2.0):
-            plan.append(
-                (
-                    role,
-                    audit_objective_perturbation,
-                    {
-                        "epsilon": eps,
-                        "variant": variant,
-                        "n_background": round(10 / eps),
-                        "draws": n_learner(10**5),
-                    },
-                )
-            )
-    plan.append(
-        (
-            "control",
-            audit_objective_perturbation,
-            {
-                "epsilon": 1.0,
-                "variant": "cms11",
-                "gamma_scale": 0.4,
-                "n_background": 10,
-                "draws": n_learner(10**5),
-            },
-        )
-    )
-    plan.append(("published", audit_ssp,
-                 {"epsilon": 1.0, "component": "xy", "draws": n_learner(10**5)}))
-    plan.append(("published", audit_ssp,
-                 {"epsilon": 1.0, "component": "xx", "draws": n_learner(10**5)}))
-    plan.append(
-        (
-            "control",
-            audit_ssp,
-            {"epsilon": 1.0, "component": "xy", "noise_scale": 0.5, "draws": n_learner(10**5)},
-        )
-    )
+    plan = _release_plan(n) + _learner_plan(n_learner)
     # rows added later come after the earlier ones (and before the indicator rows), so the
     # earlier rows keep their streams
     plan += _corrected_pipeline_plan(n, n_learner)
@@ -307,6 +216,54 @@ def _audit_plan(draws_scale: float, indicator_mechanisms=None,
     shipped = [(kw["k"], kw["epsilon"], kw["calibration"]) for _, fn, kw in plan
                if fn is audit_rrr and "keep_probability" not in kw]
     plan += rrr_run_audit_plan(rrr_settings, n(10**6), planned=shipped)
+    return plan
+
+
+def _release_plan(n):
+    """Audits of the survival studies' releases, with controls: Laplace failure indicators
+    (the paper's α), RRR as published (k = 5 and 4) and exactly calibrated (k = 5), and LNTE
+    as published (its counts and its curve) at each ε of the study."""
+    draws = n(10**6)
+    plan = [("published", audit_laplace_indicators, {"alpha": alpha, "draws": draws})
+            for alpha in (0.2, 0.3, 0.4)]
+    plan.append(("control", audit_laplace_indicators,
+                 {"alpha": 0.3, "scale": 0.5 / 0.3, "draws": draws}))
+    plan += [("published", audit_rrr,
+              {"epsilon": eps, "k": k, "calibration": "paper", "draws": draws})
+             for k in (5, 4) for eps in (1.0, 2.0, 3.0)]
+    plan += [("corrected", audit_rrr,
+              {"epsilon": eps, "k": 5, "calibration": "exact", "draws": draws})
+             for eps in (1.0, 2.0, 3.0)]
+    plan.append(("control", audit_rrr, {
+        "epsilon": 1.0, "k": 5, "calibration": "exact",
+        "keep_probability": rrr_keep_probability(2.0, 5, calibration="exact"),
+        "draws": draws}))
+    durations, events = lnte_audit_cohort()
+    plan += [("published", audit_lnte,
+              {"epsilon": eps, "durations": durations, "events": events, "release": release,
+               "draws": n(4 * 10**5)})
+             for release in ("counts", "curve") for eps in (1.0, 2.0, 3.0)]
+    return plan
+
+
+def _learner_plan(n_learner):
+    """Audits of the published DP learners, with controls: objective perturbation as
+    published and as in Chaudhuri et al. (2011), and SSP's noisy statistics."""
+    # background of 10/epsilon rows per label: the paper variant then has a minimiser in
+    # about 95 % of the draws
+    draws = n_learner(10**5)
+    plan = [(role, audit_objective_perturbation,
+             {"epsilon": eps, "variant": variant, "n_background": round(10 / eps),
+              "draws": draws})
+            for variant, role in (("paper", "published"), ("cms11", "corrected"))
+            for eps in (0.5, 1.0, 2.0)]
+    plan.append(("control", audit_objective_perturbation,
+                 {"epsilon": 1.0, "variant": "cms11", "gamma_scale": 0.4, "n_background": 10,
+                  "draws": draws}))
+    plan += [("published", audit_ssp, {"epsilon": 1.0, "component": component, "draws": draws})
+             for component in ("xy", "xx")]
+    plan.append(("control", audit_ssp,
+                 {"epsilon": 1.0, "component": "xy", "noise_scale": 0.5, "draws": draws}))
     return plan
 
 

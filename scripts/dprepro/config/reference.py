@@ -136,10 +136,11 @@ _READING = """\
 {files}
 
 Columns: **default** is the schema's, used for a key no file sets; **quick** is the value in
-`config/config.yaml` (— = not set there, so the default); **full** and **paper** are the
-values of those runs, whose files are laid key by key over `config/config.yaml` (same = the
-quick column's value, because the overlay leaves the key alone or repeats that value;
-default = the default column's value, written out once where it is long).
+`config/config.yaml`, which sets only the values that differ from the defaults (— = not set
+there, so the default); **full** and **paper** are the values of those runs, whose files are
+laid key by key over `config/config.yaml` (same = the quick run's value, because the overlay
+leaves the key alone or repeats that value; default = the default column's value, written out
+once where it is long).
 
 Every key is checked before any job runs; a bad value stops the workflow with one line per
 problem that names the key and what was expected, e.g.
@@ -318,7 +319,7 @@ def _has_value(path: str, spec: Mapping) -> bool:
 def _value_cells(path: str, spec: Mapping, configs: Mapping[str, Mapping]) -> list[str]:
     """One cell per configuration: the base's value or "—" where it does not set the key;
     an overlay's value, or "same" where the run keeps the base's (the overlay leaves the key
-    alone or repeats its value)."""
+    alone or repeats its value, or the default where the base leaves the key out)."""
     if not _has_value(path, spec):
         return ["" for _ in configs]
 
@@ -333,8 +334,9 @@ def _value_cells(path: str, spec: Mapping, configs: Mapping[str, Mapping]) -> li
     for i, config in enumerate(configs.values()):
         value = _lookup(config, path)
         if i == 0:
-            base = value
             cells.append("—" if value is _MISSING else shown(value))
+            # a key the base leaves out has its default in the base's run
+            base = spec.get("default", _MISSING) if value is _MISSING else value
         elif value is _MISSING or _same(value, base):
             cells.append("same")
         else:

@@ -12,13 +12,15 @@ plus the cross-key rules a JSON schema cannot express.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Mapping
 from pathlib import Path
 
 import jsonschema
 import yaml
 
-__all__ = ["ConfigError", "load_schema", "check_config", "fill_defaults", "key_path"]
+__all__ = ["ConfigError", "load_schema", "check_config", "check_and_fill", "fill_defaults",
+           "key_path", "repeated_defaults"]
 
 
 class ConfigError(ValueError):
@@ -121,15 +123,41 @@ def _semantic_problems(config: Mapping) -> list[str]:
     return problems
 
 
-def check_config(config: Mapping, schema: Mapping) -> None:
-    """Raise :class:`ConfigError` listing every schema and cross-key violation."""
+def _schema_problems(config: Mapping, schema: Mapping) -> list[str]:
     validator = jsonschema.Draft202012Validator(schema)
     errors = sorted(validator.iter_errors(config), key=lambda e: list(map(str, e.absolute_path)))
-    problems = [_describe(e) for e in errors]
-    if not problems:
-        problems = _semantic_problems(config)
+    return [_describe(e) for e in errors]
+
+
+def _raise(problems: list[str]) -> None:
     if problems:
         raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
+
+
+def check_config(config: Mapping, schema: Mapping) -> None:
+    """Raise :class:`ConfigError` listing every schema and cross-key violation.
+
+    The cross-key rules read the configuration as a run sees it, the schema's defaults
+    filled in (on a copy; ``config`` is left as it is): ``config/config.yaml`` sets only
+    the keys whose values differ from the defaults.
+    """
+    problems = _schema_problems(config, schema)
+    if not problems:
+        problems = _semantic_problems(fill_defaults(copy.deepcopy(config), schema))
+    _raise(problems)
+
+
+def check_and_fill(config: dict, schema: Mapping) -> dict:
+    """:func:`check_config`, then :func:`fill_defaults`, in one pass; return ``config``.
+
+    What the workflow runs at its start: the defaults are filled in once, in place,
+    between the schema check and the cross-key rules. On a :class:`ConfigError` from
+    the cross-key rules ``config`` has its defaults filled in already.
+    """
+    _raise(_schema_problems(config, schema))
+    fill_defaults(config, schema)
+    _raise(_semantic_problems(config))
+    return config
 
 
 def _with_defaults(validator_class):
@@ -161,3 +189,62 @@ def fill_defaults(config: dict, schema: Mapping) -> dict:
     """
     _with_defaults(jsonschema.Draft202012Validator)(schema).validate(config)
     return config
+
+
+def _resolve(spec: Mapping, schema: Mapping) -> Mapping:
+    """``spec``, or the definition its local ``$ref`` (``#/$defs/...``) names."""
+    ref = spec.get("$ref") if isinstance(spec, Mapping) else None
+    if not ref:
+        return spec if isinstance(spec, Mapping) else {}
+    node = schema
+    for part in ref.removeprefix("#/").split("/"):
+        node = node[part]
+    return node
+
+
+def _child_spec(spec: Mapping, key, schema: Mapping) -> Mapping:
+    """The schema of ``key`` inside a value of schema ``spec`` (a list index: its items)."""
+    spec = _resolve(spec, schema)
+    if isinstance(key, int):
+        return _resolve(spec.get("items") or {}, schema)
+    properties = spec.get("properties") or {}
+    if key in properties:
+        return _resolve(properties[key], schema)
+    return _resolve(spec.get("additionalProperties") or {}, schema)
+
+
+def repeated_defaults(config: Mapping, schema: Mapping) -> list[str]:
+    """The keys of ``config`` whose value is what the schema would fill in without them.
+
+    A key is listed when leaving it out gives the same configuration once the defaults
+    are filled in: its value equals its default, the defaults inside both filled in (so
+    ``{start: 0.015}`` repeats a default ``{}`` whose ``start`` defaults to 0.015). Values
+    compare as their JSON text (``1`` is not ``1.0``; mapping order aside). A key the
+    schema requires is never listed, nor one inside a listed key.
+    """
+    filled = fill_defaults(copy.deepcopy(dict(config)), schema)
+    root_validator = _with_defaults(jsonschema.Draft202012Validator)(schema)
+
+    def text(value) -> str:
+        return json.dumps(value, sort_keys=True)
+
+    def filled_default(spec: Mapping):
+        value = copy.deepcopy(spec["default"])
+        root_validator.evolve(schema=spec).validate(value)
+        return value
+
+    found = []
+
+    def walk(raw, full, spec, path):
+        keys = range(len(raw)) if isinstance(raw, list) else list(raw)
+        required = _resolve(spec, schema).get("required") or ()
+        for key in keys:
+            child = _child_spec(spec, key, schema)
+            if (not isinstance(key, int) and key not in required and "default" in child
+                    and text(full[key]) == text(filled_default(child))):
+                found.append(key_path([*path, key]))
+            elif isinstance(raw[key], Mapping | list):
+                walk(raw[key], full[key], child, [*path, key])
+
+    walk(config, filled, schema, [])
+    return found

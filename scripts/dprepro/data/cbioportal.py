@@ -502,6 +502,58 @@ def _per_patient(name: str, level: str, tables: dict[str, pd.DataFrame],
                   "conflicting": conflicting}
 
 
+def _table_summary(attributes: dict, used: dict, table: pd.DataFrame,
+                   sample_wide: pd.DataFrame, kept: pd.DataFrame, dropped: dict,
+                   group_info: dict) -> dict[str, Any]:
+    """The summary of :func:`ipssr_survival_table` (``dropped``: its masks of the patients
+    lacking the group, the time or the status, or with a negative time)."""
+    miss_group, miss_time = dropped["group"], dropped["time"]
+    neg_time, miss_status = dropped["negative_time"], dropped["status"]
+    n_dropped = int((miss_group | miss_time | neg_time | miss_status).sum())
+    summary: dict[str, Any] = {
+        "attributes": attributes,
+        "clinical_types": used,
+        "n_patients": int(len(table)),
+        "n_samples": int(len(sample_wide)),
+        "n_kept": int(len(kept)),
+        "n_dropped": n_dropped,
+        # Reasons overlap: a patient missing both group and time counts in both.
+        "n_dropped_missing_group": int(miss_group.sum()),
+        "n_dropped_missing_time": int(miss_time.sum()),
+        "n_dropped_negative_time": int(neg_time.sum()),
+        "n_dropped_missing_status": int(miss_status.sum()),
+        "n_patients_multiple_samples": int(group_info.get("n_patients_multiple_samples", 0)),
+        "n_patients_conflicting_group": len(group_info.get("conflicting", [])),
+        "conflicting_group_patients": group_info.get("conflicting", []),
+        "sample_rule": "first sample by sampleId with a value",
+        "n_events": int(kept["event"].sum()),
+        "censored_fraction": (float(1 - kept["event"].mean()) if len(kept) else None),
+        "group_counts": {
+            str(k): int(v) for k, v in kept["group"].value_counts().sort_index().items()
+        },
+    }
+    return summary
+
+
+def _check_wide_tables(patient_wide: pd.DataFrame, sample_wide: pd.DataFrame,
+                       types: dict[str, str]) -> None:
+    """ValueError for a wide table without its id columns or a clinical type other than
+    PATIENT/SAMPLE (``types``: attribute kind -> type)."""
+    for frame, col, level in (
+        (patient_wide, PATIENT_ID, "PATIENT"),
+        (sample_wide, SAMPLE_ID, "SAMPLE"),
+        (sample_wide, PATIENT_ID, "SAMPLE"),
+    ):
+        if col not in frame.columns:
+            raise ValueError(
+                f"the {level} table has no {col!r} column; pivot it with "
+                "clinical_long_to_wide first"
+            )
+    for kind, level in types.items():
+        if level not in DATA_TYPES:
+            raise ValueError(f"{kind}_type must be one of {DATA_TYPES}, got {level!r}")
+
+
 def ipssr_survival_table(
     patient_wide: pd.DataFrame,
     sample_wide: pd.DataFrame,
@@ -561,19 +613,8 @@ def ipssr_survival_table(
         attributes), an id column is missing, a type is not PATIENT/SAMPLE,
         or a status value does not follow the ``0:``/``1:`` coding.
     """
-    for frame, col, level in (
-        (patient_wide, PATIENT_ID, "PATIENT"),
-        (sample_wide, SAMPLE_ID, "SAMPLE"),
-        (sample_wide, PATIENT_ID, "SAMPLE"),
-    ):
-        if col not in frame.columns:
-            raise ValueError(
-                f"the {level} table has no {col!r} column; pivot it with "
-                "clinical_long_to_wide first"
-            )
-    for kind, level in (("group", group_type), ("time", time_type), ("status", status_type)):
-        if level not in DATA_TYPES:
-            raise ValueError(f"{kind}_type must be one of {DATA_TYPES}, got {level!r}")
+    _check_wide_tables(patient_wide, sample_wide,
+                       {"group": group_type, "time": time_type, "status": status_type})
     missing_values = tuple(missing_values)
     tables = {"PATIENT": patient_wide, "SAMPLE": sample_wide}
     used = {
@@ -614,37 +655,14 @@ def ipssr_survival_table(
     kept["event"] = kept["event"].astype(int)
     kept["group"] = kept["group"].astype(str)
     kept = kept.sort_values("patient_id", kind="mergesort").reset_index(drop=True)
-    n_dropped = int(drop.sum())
     log.info("kept %d of %d patients; dropped %d lacking %s (%s), %d lacking %s (%s), "
              "%d with a negative time, %d lacking %s (%s)", len(kept), len(table),
              int(miss_group.sum()), group_attribute, used["group"], int(miss_time.sum()),
              time_attribute, used["time"], int(neg_time.sum()), int(miss_status.sum()),
              status_attribute, used["status"])
 
-    summary: dict[str, Any] = {
-        "attributes": {
-            "group": group_attribute,
-            "time": time_attribute,
-            "status": status_attribute,
-        },
-        "clinical_types": used,
-        "n_patients": int(len(table)),
-        "n_samples": int(len(sample_wide)),
-        "n_kept": int(len(kept)),
-        "n_dropped": n_dropped,
-        # Reasons overlap: a patient missing both group and time counts in both.
-        "n_dropped_missing_group": int(miss_group.sum()),
-        "n_dropped_missing_time": int(miss_time.sum()),
-        "n_dropped_negative_time": int(neg_time.sum()),
-        "n_dropped_missing_status": int(miss_status.sum()),
-        "n_patients_multiple_samples": int(group_info.get("n_patients_multiple_samples", 0)),
-        "n_patients_conflicting_group": len(group_info.get("conflicting", [])),
-        "conflicting_group_patients": group_info.get("conflicting", []),
-        "sample_rule": "first sample by sampleId with a value",
-        "n_events": int(kept["event"].sum()),
-        "censored_fraction": (float(1 - kept["event"].mean()) if len(kept) else None),
-        "group_counts": {
-            str(k): int(v) for k, v in kept["group"].value_counts().sort_index().items()
-        },
-    }
+    attributes = {"group": group_attribute, "time": time_attribute, "status": status_attribute}
+    counts = {"group": miss_group, "time": miss_time, "negative_time": neg_time,
+              "status": miss_status}
+    summary = _table_summary(attributes, used, table, sample_wide, kept, counts, group_info)
     return kept[["patient_id", "group", "time", "event"]], summary

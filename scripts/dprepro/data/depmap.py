@@ -53,6 +53,59 @@ def _parse_flags(path: Path, column: str, values: np.ndarray) -> np.ndarray:
     return lowered.isin(_TRUE).to_numpy()
 
 
+def _depmap_columns(path: Path, header: list[str]) -> tuple[int, str | None, list[int], list[str]]:
+    """The roles of a DepMap header's columns: ``(model-id position, default-entry flag
+    column or None, gene column positions, their symbols)``; ExpressionDataError naming the
+    columns found when there is no model id or no gene column, or a gene has no symbol."""
+    if "ModelID" in header:
+        id_pos = header.index("ModelID")
+    elif _UNNAMED.match(header[0]):
+        id_pos = 0
+    else:
+        raise ExpressionDataError(
+            f"{path}: no model-id column: expected an unnamed first column of ACH-xxxxxx ids "
+            f"or a 'ModelID' column; columns found: {_describe_columns(header)}",
+            path=path,
+        )
+    flag = next((c for c in _DEPMAP_DEFAULT_FLAGS if c in header), None)
+    meta = {
+        p
+        for p, h in enumerate(header)
+        if h in DEPMAP_META_COLUMNS or p == id_pos or (p == 0 and _UNNAMED.match(h))
+    }
+    gene_pos = [p for p in range(len(header)) if p not in meta]
+    if not gene_pos:
+        raise ExpressionDataError(
+            f"{path}: no gene columns; columns found: {_describe_columns(header)}", path=path
+        )
+    symbols = [_gene_symbol(header[p]) for p in gene_pos]
+    empty = [header[p] for p, s in zip(gene_pos, symbols, strict=True) if not s]
+    if empty:
+        raise ExpressionDataError(
+            f"{path}: gene column(s) without a symbol: {_list_some(empty)}", path=path
+        )
+    return id_pos, flag, gene_pos, symbols
+
+
+def _model_ids(path: Path, column, flag: str | None) -> list[str]:
+    """The kept rows' model ids, stripped; ExpressionDataError for an empty or a repeated one."""
+    ids = pd.Series(column, dtype=object).str.strip()
+    if ids.isna().any() or (ids == "").any():
+        raise ExpressionDataError(f"{path}: a row has an empty model id", path=path)
+    ids = list(ids)
+    dup_ids = _duplicated(ids)
+    if dup_ids:
+        extra = (
+            f" among the rows with {flag} true"
+            if flag is not None
+            else " (use a file with one row per model)"
+        )
+        raise ExpressionDataError(
+            f"{path}: duplicated ModelID(s) {_list_some(sorted(dup_ids))}{extra}", path=path
+        )
+    return ids
+
+
 def read_depmap_expression(
     path: str | Path,
     *,
@@ -103,34 +156,8 @@ def read_depmap_expression(
     _check_policy(duplicates)
     path = Path(path)
     header = _read_header(path, ",", None, "utf-8")
-    if "ModelID" in header:
-        id_pos = header.index("ModelID")
-    elif _UNNAMED.match(header[0]):
-        id_pos = 0
-    else:
-        raise ExpressionDataError(
-            f"{path}: no model-id column: expected an unnamed first column of ACH-xxxxxx ids "
-            f"or a 'ModelID' column; columns found: {_describe_columns(header)}",
-            path=path,
-        )
-    flag = next((c for c in _DEPMAP_DEFAULT_FLAGS if c in header), None)
+    id_pos, flag, gene_pos, symbols = _depmap_columns(path, header)
     flag_pos = header.index(flag) if flag is not None else None
-    meta = {
-        p
-        for p, h in enumerate(header)
-        if h in DEPMAP_META_COLUMNS or p == id_pos or (p == 0 and _UNNAMED.match(h))
-    }
-    gene_pos = [p for p in range(len(header)) if p not in meta]
-    if not gene_pos:
-        raise ExpressionDataError(
-            f"{path}: no gene columns; columns found: {_describe_columns(header)}", path=path
-        )
-    symbols = [_gene_symbol(header[p]) for p in gene_pos]
-    empty = [header[p] for p, s in zip(gene_pos, symbols, strict=True) if not s]
-    if empty:
-        raise ExpressionDataError(
-            f"{path}: gene column(s) without a symbol: {_list_some(empty)}", path=path
-        )
     wanted = None if models is None else {str(m) for m in models}
 
     def keep_rows(chunk: pd.DataFrame) -> np.ndarray:
@@ -154,20 +181,7 @@ def read_depmap_expression(
         keep_rows=keep_rows,
         row_label=lambda row: f"model {row[id_pos]!r}",
     )
-    ids = pd.Series(text[id_pos], dtype=object).str.strip()
-    if ids.isna().any() or (ids == "").any():
-        raise ExpressionDataError(f"{path}: a row has an empty model id", path=path)
-    ids = list(ids)
-    dup_ids = _duplicated(ids)
-    if dup_ids:
-        extra = (
-            f" among the rows with {flag} true"
-            if flag is not None
-            else " (use a file with one row per model)"
-        )
-        raise ExpressionDataError(
-            f"{path}: duplicated ModelID(s) {_list_some(sorted(dup_ids))}{extra}", path=path
-        )
+    ids = _model_ids(path, text[id_pos], flag)
     if not allow_missing:
         _check_finite(path, values, ids, [header[p] for p in gene_pos], "model")
     dup_genes = _duplicated(symbols)

@@ -45,6 +45,49 @@ __all__ = ["gdsc_tables", "read_gdsc_cell_lines", "read_gdsc_dose_response", "re
 _IC50_COLUMN = re.compile(r"^Drug_(\d+)_IC50$")
 
 
+def _gdsc_columns(path: Path, header: list[str]) -> tuple[int, list[int], list[int]]:
+    """``(GENE_SYMBOLS position, DATA.<id> positions, their COSMIC ids)`` of a GDSC
+    expression header; ExpressionDataError listing the columns when one is missing or
+    unexpected."""
+    if "GENE_SYMBOLS" not in header:
+        raise _missing_columns_error(path, ["GENE_SYMBOLS"], header)
+    sym_pos = header.index("GENE_SYMBOLS")
+    data_pos, cosmic_ids, unexpected = [], [], []
+    for p, name in enumerate(header):
+        if p == sym_pos or name == "GENE_title":
+            continue
+        m = _GDSC_DATA_COLUMN.match(name)
+        if m:
+            data_pos.append(p)
+            cosmic_ids.append(int(m.group(1)))
+        else:
+            unexpected.append(name)
+    if not data_pos:
+        raise _missing_columns_error(path, ["DATA.<COSMIC_ID>"], header)
+    if unexpected:
+        raise ExpressionDataError(
+            f"{path}: unexpected column(s) {_list_some(unexpected)}; expected GENE_SYMBOLS, "
+            "GENE_title and DATA.<COSMIC_ID> columns only",
+            path=path,
+        )
+    return sym_pos, data_pos, cosmic_ids
+
+
+def _raise_duplicates(path: Path, dup_genes, dup_lines) -> None:
+    """ExpressionDataError naming the repeated gene symbols and COSMIC ids
+    (``duplicates="error"``)."""
+    parts = []
+    if dup_genes:
+        parts.append(f"duplicated gene symbols: {_list_some(sorted(dup_genes))}")
+    if dup_lines:
+        parts.append(f"duplicated cell lines (COSMIC ids): {_list_some(sorted(dup_lines))}")
+    raise ExpressionDataError(
+        f"{path}: {'; '.join(parts)} (duplicates='error'; pass duplicates='mean' to "
+        "average them)",
+        path=path,
+    )
+
+
 def read_gdsc_expression(
     path: str | Path,
     *,
@@ -91,27 +134,7 @@ def read_gdsc_expression(
     path = Path(path)
     header = _read_header(path, "\t", GDSC_EXPRESSION_MEMBER, "latin-1")
     header = [h.strip() for h in header]
-    if "GENE_SYMBOLS" not in header:
-        raise _missing_columns_error(path, ["GENE_SYMBOLS"], header)
-    sym_pos = header.index("GENE_SYMBOLS")
-    data_pos, cosmic_ids, unexpected = [], [], []
-    for p, name in enumerate(header):
-        if p == sym_pos or name == "GENE_title":
-            continue
-        m = _GDSC_DATA_COLUMN.match(name)
-        if m:
-            data_pos.append(p)
-            cosmic_ids.append(int(m.group(1)))
-        else:
-            unexpected.append(name)
-    if not data_pos:
-        raise _missing_columns_error(path, ["DATA.<COSMIC_ID>"], header)
-    if unexpected:
-        raise ExpressionDataError(
-            f"{path}: unexpected column(s) {_list_some(unexpected)}; expected GENE_SYMBOLS, "
-            "GENE_title and DATA.<COSMIC_ID> columns only",
-            path=path,
-        )
+    sym_pos, data_pos, cosmic_ids = _gdsc_columns(path, header)
     text, values = _stream_matrix(
         path,
         header=header,
@@ -138,16 +161,7 @@ def read_gdsc_expression(
 
     dup_genes, dup_lines = _duplicated(symbols), _duplicated(cosmic_ids)
     if duplicates == "error" and (dup_genes or dup_lines):
-        parts = []
-        if dup_genes:
-            parts.append(f"duplicated gene symbols: {_list_some(sorted(dup_genes))}")
-        if dup_lines:
-            parts.append(f"duplicated cell lines (COSMIC ids): {_list_some(sorted(dup_lines))}")
-        raise ExpressionDataError(
-            f"{path}: {'; '.join(parts)} (duplicates='error'; pass duplicates='mean' to "
-            "average them)",
-            path=path,
-        )
+        _raise_duplicates(path, dup_genes, dup_lines)
     values, symbols = _collapse(values, symbols, axis=0)
     values, cosmic_ids = _collapse(values, cosmic_ids, axis=1)
     frame = pd.DataFrame(

@@ -56,6 +56,25 @@ def _mark(obj):
     return obj
 
 
+def _checked_scales(lineage_separation, expression_noise, response_effect, response_noise,
+                    platform_scale, platform_shift, platform_noise, missing_fraction):
+    """The scales of :func:`synthetic_public_private` as floats, in its order; ValueError
+    naming the first out of its domain."""
+    s_c = _check_nonneg("lineage_separation", lineage_separation)
+    s_e = _check_nonneg("expression_noise", expression_noise)
+    s_b = _check_nonneg("response_effect", response_effect)
+    s_y = _check_nonneg("response_noise", response_noise)
+    p1 = _check_nonneg("platform_scale", platform_scale)
+    if p1 == 0:
+        raise ValueError("platform_scale must be > 0")
+    p0 = float(platform_shift)
+    s_p = _check_nonneg("platform_noise", platform_noise)
+    miss = _check_nonneg("missing_fraction", missing_fraction)
+    if miss >= 1:
+        raise ValueError(f"missing_fraction must be < 1, got {missing_fraction}")
+    return s_c, s_e, s_b, s_y, p1, p0, s_p, miss
+
+
 def synthetic_public_private(
     rng: np.random.Generator,
     *,
@@ -120,18 +139,9 @@ def synthetic_public_private(
     rank = _check_count("rank", rank, 1)
     n_lineages = _check_count("n_lineages", n_lineages, 1)
     n_drugs = _check_count("n_drugs", n_drugs, 1)
-    s_c = _check_nonneg("lineage_separation", lineage_separation)
-    s_e = _check_nonneg("expression_noise", expression_noise)
-    s_b = _check_nonneg("response_effect", response_effect)
-    s_y = _check_nonneg("response_noise", response_noise)
-    p1 = _check_nonneg("platform_scale", platform_scale)
-    if p1 == 0:
-        raise ValueError("platform_scale must be > 0")
-    p0 = float(platform_shift)
-    s_p = _check_nonneg("platform_noise", platform_noise)
-    miss = _check_nonneg("missing_fraction", missing_fraction)
-    if miss >= 1:
-        raise ValueError(f"missing_fraction must be < 1, got {missing_fraction}")
+    s_c, s_e, s_b, s_y, p1, p0, s_p, miss = _checked_scales(
+        lineage_separation, expression_noise, response_effect, response_noise,
+        platform_scale, platform_shift, platform_noise, missing_fraction)
 
     genes = [f"GENE{g + 1:04d}" for g in range(n_genes)]
     lineages = np.array([f"lineage_{k + 1:02d}" for k in range(n_lineages)])

@@ -22,6 +22,7 @@ import logging
 import math
 import time
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -187,6 +188,20 @@ def _resolve_device(device: str):
         ) from exc
 
 
+@dataclass
+class _FitData:
+    """What one fit trains on: the model, its optimiser and noise stream, the device's rows."""
+
+    model: VAE
+    optimizer: torch.optim.Optimizer
+    gen_noise: torch.Generator
+    hidden_dims: list
+    u_train: torch.Tensor
+    u_val: torch.Tensor
+    t_train: torch.Tensor | None
+    t_val: torch.Tensor | None
+
+
 class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
     r"""VAE representation learned on public data; ``transform`` gives the encoder mean.
 
@@ -332,7 +347,40 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         start = time.perf_counter()
         X = self._to_array_fit(X)
         targets = self._fit_targets(y, X.shape[0])
+        # one stream, drawn in this order: the split, the two torch seeds, each epoch's order
         rng = as_generator(self.random_state)
+        data = self._prepare_fit(X, targets, rng)
+        model = data.model
+        self.initial_train_loss_ = self._mean_loss(model, data.u_train, data.t_train)
+        self.initial_val_loss_ = self._mean_loss(model, data.u_val, data.t_val)
+        logger.info(
+            "VAE fit: %d train / %d validation rows, %d features, r=%d, hidden=%s, device=%s; "
+            "initial loss train %.4f val %.4f",
+            data.u_train.shape[0],
+            data.u_val.shape[0],
+            X.shape[1],
+            self.latent_dim,
+            data.hidden_dims,
+            self.device_,
+            self.initial_train_loss_,
+            self.initial_val_loss_,
+        )
+        history, best_epoch, epoch = self._train(data, rng, start)
+        model.eval()
+        self.model_ = model
+        self.history_ = history
+        self.best_epoch_ = best_epoch
+        self.n_epochs_ = epoch
+        self.fit_time_ = time.perf_counter() - start
+        logger.info("VAE fit done: %d epochs, best %d, %.1f s", epoch, best_epoch, self.fit_time_)
+        return self
+
+    def _prepare_fit(self, X: np.ndarray, targets, rng: np.random.Generator) -> _FitData:
+        """Split, scale and move the rows to the device; build the model and its optimiser.
+
+        Draws from ``rng`` the validation split, then the seeds of the weight initialisation
+        and of the reparametrisation noise; sets ``scaler_`` and ``device_``.
+        """
         n = X.shape[0]
         n_val = int(round(self.validation_fraction * n))
         if n_val < 1 or n - n_val < 1:
@@ -351,18 +399,14 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         seed_init, seed_noise = (int(s) for s in rng.integers(0, 2**63 - 1, size=2))
         gen_init = torch.Generator(device="cpu").manual_seed(seed_init)
         gen_noise = torch.Generator(device=device).manual_seed(seed_noise)
-        u_train = torch.from_numpy(U[train_idx]).to(device)
-        u_val = torch.from_numpy(U[val_idx]).to(device)
         # start the output variance at the residual variance of a constant
         # (column-mean) reconstruction instead of the authors' sigma=1, which is
         # far above the [0, 1] data's spread and slows early training
         resid_var = float(np.mean(np.var(U[train_idx], axis=0)))
         init_log_var = max(math.log(max(resid_var, 1e-12)), float(self.log_var_floor) + 1e-3)
+        hidden_dims = [width] * self.n_hidden_layers
         model = self._build_model(
-            X.shape[1],
-            [width] * self.n_hidden_layers,
-            init_log_var=init_log_var,
-            generator=gen_init,
+            X.shape[1], hidden_dims, init_log_var=init_log_var, generator=gen_init
         ).to(device)
         # per-row targets of a supervised subclass (None for the VAE), on the model's device
         t_train = t_val = None
@@ -375,62 +419,37 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         # but rounds differently.)
         optimizer = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate),
                                      foreach=True)
-
-        def mean_loss(data, target) -> float:
-            model.eval()
-            total = 0.0
-            with torch.no_grad():
-                # z = posterior mean: a deterministic loss, and no noise drawn for it
-                for i in range(0, data.shape[0], 1024):
-                    part = None if target is None else target[i : i + 1024]
-                    total += float(self._loss(model, data[i : i + 1024], part, mean=True))
-            model.train()
-            return total / data.shape[0]
-
-        self.initial_train_loss_ = mean_loss(u_train, t_train)
-        self.initial_val_loss_ = mean_loss(u_val, t_val)
-        logger.info(
-            "VAE fit: %d train / %d validation rows, %d features, r=%d, hidden=%s, device=%s; "
-            "initial loss train %.4f val %.4f",
-            u_train.shape[0],
-            u_val.shape[0],
-            X.shape[1],
-            self.latent_dim,
-            [width] * self.n_hidden_layers,
-            device,
-            self.initial_train_loss_,
-            self.initial_val_loss_,
+        return _FitData(
+            model=model, optimizer=optimizer, gen_noise=gen_noise, hidden_dims=hidden_dims,
+            u_train=torch.from_numpy(U[train_idx]).to(device),
+            u_val=torch.from_numpy(U[val_idx]).to(device), t_train=t_train, t_val=t_val,
         )
 
+    def _mean_loss(self, model, data, target) -> float:
+        """Mean loss per row of ``data`` at z = μ, in chunks of 1,024 rows, without gradients."""
+        model.eval()
+        total = 0.0
+        with torch.no_grad():
+            # z = posterior mean: a deterministic loss, and no noise drawn for it
+            for i in range(0, data.shape[0], 1024):
+                part = None if target is None else target[i : i + 1024]
+                total += float(self._loss(model, data[i : i + 1024], part, mean=True))
+        model.train()
+        return total / data.shape[0]
+
+    def _train(self, data: _FitData, rng: np.random.Generator,
+               start: float) -> tuple[dict, int, int]:
+        """Epochs until ``max_epochs`` or early stopping; the best epoch's weights restored.
+
+        Returns ``(history, best_epoch, epochs run)``.
+        """
+        model = data.model
         history = {"train_loss": [], "val_loss": []}
         best_val, best_epoch, best_state, stale = math.inf, 0, None, 0
-        n_train = u_train.shape[0]
-        bs = int(self.batch_size)
         epoch = 0
         for epoch in range(1, int(self.max_epochs) + 1):
-            order = torch.from_numpy(rng.permutation(n_train)).to(device)
-            total = 0.0
-            for i in range(0, n_train, bs):
-                # the budget is checked per batch: an epoch at paper scale takes minutes
-                if self.max_seconds is not None and time.perf_counter() - start > float(
-                    self.max_seconds
-                ):
-                    raise FitBudgetExceeded(
-                        f"VAE fit stopped at its budget of {float(self.max_seconds):.0f} s "
-                        f"in epoch {epoch} (r={self.latent_dim}, "
-                        f"learning rate {self.learning_rate:g})",
-                        epochs=epoch - 1,
-                    )
-                rows = order[i : i + bs]
-                batch = u_train[rows]
-                optimizer.zero_grad(set_to_none=True)
-                loss = self._loss(model, batch, None if t_train is None else t_train[rows],
-                                  gen_noise)
-                loss.backward()
-                optimizer.step()
-                total += float(loss.detach())
-            train_loss = total / n_train
-            val_loss = mean_loss(u_val, t_val)
+            train_loss = self._train_epoch(data, rng, epoch, start)
+            val_loss = self._mean_loss(model, data.u_val, data.t_val)
             history["train_loss"].append(train_loss)
             history["val_loss"].append(val_loss)
             level = logging.INFO if epoch % int(self.log_every) == 0 else logging.DEBUG
@@ -463,14 +482,38 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
                     break
         if best_state is not None:
             model.load_state_dict(best_state)
-        model.eval()
-        self.model_ = model
-        self.history_ = history
-        self.best_epoch_ = best_epoch
-        self.n_epochs_ = epoch
-        self.fit_time_ = time.perf_counter() - start
-        logger.info("VAE fit done: %d epochs, best %d, %.1f s", epoch, best_epoch, self.fit_time_)
-        return self
+        return history, best_epoch, epoch
+
+    def _train_epoch(self, data: _FitData, rng: np.random.Generator, epoch: int,
+                     start: float) -> float:
+        """One pass over the training rows in a fresh order from ``rng``; the mean loss per row.
+
+        Raises :class:`FitBudgetExceeded` before a batch once ``max_seconds`` have passed
+        since ``start``.
+        """
+        n_train = data.u_train.shape[0]
+        bs = int(self.batch_size)
+        order = torch.from_numpy(rng.permutation(n_train)).to(self.device_)
+        total = 0.0
+        for i in range(0, n_train, bs):
+            # the budget is checked per batch: an epoch at paper scale takes minutes
+            if self.max_seconds is not None and time.perf_counter() - start > float(
+                self.max_seconds
+            ):
+                raise FitBudgetExceeded(
+                    f"VAE fit stopped at its budget of {float(self.max_seconds):.0f} s "
+                    f"in epoch {epoch} (r={self.latent_dim}, "
+                    f"learning rate {self.learning_rate:g})",
+                    epochs=epoch - 1,
+                )
+            rows = order[i : i + bs]
+            target = None if data.t_train is None else data.t_train[rows]
+            data.optimizer.zero_grad(set_to_none=True)
+            loss = self._loss(data.model, data.u_train[rows], target, data.gen_noise)
+            loss.backward()
+            data.optimizer.step()
+            total += float(loss.detach())
+        return total / n_train
 
     # -- what a subclass changes (dprepro.representations.supervised_vae) ---- #
     def _fit_targets(self, y, n_rows: int) -> np.ndarray | None:

@@ -145,6 +145,44 @@ def clipping_lookup(tables: Sequence[pd.DataFrame]) -> Callable:
     return lookup
 
 
+def _pooled_response_sd(Y: np.ndarray, splits) -> list[float]:
+    """Per split, the sd of its training lines' responses, all drugs pooled, each drug
+    centred by its mean (NaN responses left out)."""
+    sd_y = []
+    for train, _ in splits:
+        Yt = Y[train]
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            sd_y.append(float(np.nanstd(Yt - np.nanmean(Yt, axis=0), ddof=1)))
+    return sd_y
+
+
+def _drug_model(split, Xtr: np.ndarray, P: np.ndarray | None,
+                response_prior, sd_y: float, weights: tuple[float, float] | None, *,
+                ridge: float, rng, xx_noise: str):
+    """The (unfitted) SSP learner of one fit of :func:`drug_experiment`.
+
+    Centred and clipped by the public features ``P`` and ``response_prior`` when ``P`` is
+    given, else by the private training features ``Xtr`` and the pooled response sd
+    ``sd_y``; clipped at the clipping ``weights`` (w_x, w_y), which are None at ε = inf
+    (no noise and no clipping).
+    """
+    centre = {}
+    if P is not None:
+        centre = {"x_center": P.mean(axis=0), "y_center": response_prior[0]}
+    if weights is None:
+        return drug_learner(split, ridge=ridge, xx_noise=xx_noise, **centre)
+    wx, wy = weights
+    if P is not None:
+        sd_x = float(np.std(P - centre["x_center"], ddof=1))
+        clip_y = wy * float(response_prior[1])
+    else:
+        sd_x = float(np.std(Xtr - Xtr.mean(axis=0), ddof=1))
+        clip_y = wy * sd_y
+    return drug_learner(split, ridge=ridge, clip_x=wx * sd_x, clip_y=clip_y, rng=rng,
+                        xx_noise=xx_noise, **centre)
+
+
 def drug_experiment(
     private: Mapping[int, np.ndarray],
     response: pd.DataFrame,
@@ -199,13 +237,7 @@ def drug_experiment(
     Y = response.to_numpy(dtype=float)
     line_ids = np.asarray(response.index, dtype=object)
     col = {str(c): j for j, c in enumerate(response.columns)}
-    # pooled response scale of each split's training lines (all drugs, centred per drug)
-    sd_y = []
-    for train, _ in splits:
-        Yt = Y[train]
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", RuntimeWarning)
-            sd_y.append(float(np.nanstd(Yt - np.nanmean(Yt, axis=0), ddof=1)))
+    sd_y = _pooled_response_sd(Y, splits)
     fs = selection is not None
     dim = selection.n_select if fs else private[seeds[0]].shape[1]
     splits_of = {e: budget_split(e, feature_selection=fs) for e in epsilons}
@@ -236,23 +268,13 @@ def drug_experiment(
                         Xtr, Xte = X[np.ix_(tr, cols)], X[np.ix_(te, cols)]
                     else:
                         Xtr, Xte = X[tr], X[te]
-                    centre = {}
-                    if public is not None:
-                        P = public[s] if not fs else public[s][:, cols]
-                        centre = {"x_center": P.mean(axis=0), "y_center": response_prior[0]}
+                    P = None if public is None else (public[s][:, cols] if fs else public[s])
+                    weights = None  # ε = inf: no noise, no clipping
                     if math.isfinite(e):
                         extra = 1 if public is not None else 0  # the intercept column
-                        wx, wy = clipping_weights(len(train), dim + extra, split.learner)
-                        if public is not None:
-                            sd_x = float(np.std(P - centre["x_center"], ddof=1))
-                            clip_y = wy * float(response_prior[1])
-                        else:
-                            sd_x = float(np.std(Xtr - Xtr.mean(axis=0), ddof=1))
-                            clip_y = wy * sd_y[split_no]
-                        model = drug_learner(split, ridge=ridge, clip_x=wx * sd_x, clip_y=clip_y,
-                                             rng=rng, xx_noise=xx_noise, **centre)
-                    else:
-                        model = drug_learner(split, ridge=ridge, xx_noise=xx_noise, **centre)
+                        weights = clipping_weights(len(train), dim + extra, split.learner)
+                    model = _drug_model(split, Xtr, P, response_prior, sd_y[split_no], weights,
+                                        ridge=ridge, rng=rng, xx_noise=xx_noise)
                     pred = model.fit(Xtr, ytr).predict(Xte)
                     rows.append({"drug": str(drug), "seed": s, "epsilon_value": float(e),
                                  "split": split_no, "spearman": spearman(yte, pred),
