@@ -93,6 +93,7 @@ rule repr_search:
         space=lambda wc: REPR_PLAN.search_space(wc.representation),
         objectives={p: REPR_PLAN.search_objective(p) for p in REPR_PIPELINES},
         vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
+        pca=lambda wc: REPR_PLAN.pca_options(wc.representation),
         trial_seconds=lambda wc: REPR_PLAN.trial_seconds(wc.representation),
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -152,6 +153,7 @@ rule repr_fit:
         library_code=library_code("repr_fit.py"),
         pipelines=REPR_PIPELINES,
         vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
+        pca=lambda wc: REPR_PLAN.pca_options(wc.representation),
         # the joint model's final fit: the cases' lineages out of its cross-entropy
         unlabelled=REPR_PLAN.fit_unlabelled,
         seeds=REPR["seeds"],

@@ -40,6 +40,7 @@ def dp_select_features(
     sparsity: float = 1.0,
     n_parts: int | None = None,
     lasso_max_iter: int = 10_000,
+    lasso_solver: str = "coordinate_descent",
 ) -> np.ndarray:
     r"""Select features with ε-DP by subsample-and-aggregate (Kifer et al. 2012).
 
@@ -73,14 +74,18 @@ def dp_select_features(
     n_parts : int, optional
         Number of parts k (default :math:`\lfloor\sqrt n\rfloor`).
     lasso_max_iter : int, default 10000
+    lasso_solver : {"coordinate_descent", "lars"}, default "coordinate_descent"
+        scikit-learn's coordinate descent (the authors') or the exact homotopy
+        (:func:`dprepro.learners.lasso.lasso_coef`).
 
     Returns
     -------
     ndarray of int, shape (n_select,)
         Column indices, in order of decreasing noisy vote.
     """
-    from sklearn.linear_model import Lasso
+    from dprepro.learners.lasso import check_lasso_solver, lasso_coef
 
+    check_lasso_solver(lasso_solver)
     X = check_matrix(X)
     y = np.asarray(y, dtype=float)
     check_vector(y, X.shape[0])
@@ -101,10 +106,10 @@ def dp_select_features(
         raise ValueError(f"n_parts must be an integer in [1, {n}], got {n_parts!r}")
 
     votes = np.zeros(p)
-    lasso = Lasso(alpha=sparsity / n, fit_intercept=True, max_iter=lasso_max_iter)
     for i in range(k):
-        lasso.fit(X[i::k], y[i::k])
-        top = np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]
+        coef = lasso_coef(X[i::k], y[i::k], sparsity / n, solver=lasso_solver,
+                          max_iter=lasso_max_iter)
+        top = np.argsort(-np.abs(coef), kind="stable")[:n_select]
         votes[top] += 1.0
     noisy = votes / k + rng.laplace(0.0, 2.0 * n_select / (k * epsilon), size=p)
     return np.argsort(-noisy, kind="stable")[:n_select]

@@ -264,6 +264,13 @@ class ReprPlan:
             options["max_hidden_width"] = vae["max_hidden_width"]
         return options
 
+    def pca_options(self, representation: str) -> dict:
+        """PCA's solver settings (``repr_transfer.pca``) for PCA and its equal-dimension
+        control; empty for the other representations (no spurious reruns)."""
+        if fitted_as(representation) != "pca":
+            return {}
+        return dict(self.study["pca"])
+
     def representation_methods(self) -> list[str]:
         """The configured representations, then the equal-dimension controls that apply
         (``pca_vae_dim`` with PCA and the VAE, ``vae_svae_dim`` with the VAE and the joint
