@@ -131,6 +131,29 @@ def test_seed_representations_fit_pca_once_and_equal_per_seed_fits(separable, mo
             pd.testing.assert_frame_equal(got, want)
 
 
+def test_randomized_pca_with_the_configuration_seed_is_one_map_for_every_stream(separable):
+    """With the plan's one random_state, PCA and its control pca_vae_dim at the same r are the
+    same features to the bit (so the control is PCA's release, as with the exact SVD); drawn
+    from each fit stream instead, they would differ in the last bits."""
+    public = separable["public_expression"].iloc[:, :50]
+    private = separable["private_expression"].iloc[:, :50]
+    sets = {"private": private}
+    frames = {}
+    for seeded in (True, False):
+        options = {"svd_solver": "randomized", **({"random_state": 77} if seeded else {})}
+        for stream in ("fit/pca", "fit/pca_vae_dim"):
+            frames[(seeded, stream)] = repr_fitting.seed_representations(
+                "pca", {"dim": 3}, public, sets, seeds=2, base_seed=9, stream=stream,
+                pca_options=options)
+    pd.testing.assert_frame_equal(frames[(True, "fit/pca")], frames[(True, "fit/pca_vae_dim")],
+                                  check_exact=True)
+    assert not frames[(False, "fit/pca")].equals(frames[(False, "fit/pca_vae_dim")])
+    exact = repr_fitting.seed_representations("pca", {"dim": 3}, public, sets, seeds=2,
+                                              base_seed=9, stream="fit/pca")
+    z = [c for c in exact.columns if c.startswith("z")]
+    np.testing.assert_allclose(frames[(True, "fit/pca")][z], exact[z], atol=1e-8)
+
+
 # --------------------------------------------------------------------------- #
 # cancer-type pairs
 # --------------------------------------------------------------------------- #

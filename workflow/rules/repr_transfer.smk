@@ -83,7 +83,7 @@ rule repr_search:
         "../../envs/learning.yaml"
     threads: 1
     resources:
-        # the PCA search holds one exact SVD at a time: at paper scale repr_fit's memory
+        # the PCA search holds one PCA fit at a time: at paper scale repr_fit's memory
         mem_mb=REPR_PLAN.fit_mem_mb,
         runtime=lambda wc: REPR_PLAN.search_runtime(wc.representation),
     params:
@@ -179,7 +179,7 @@ rule repr_cancer_type:
     threads: 1
     resources:
         mem_mb=REPR_MEM_MB["learn"],
-        runtime=60,
+        runtime=REPR_PLAN.cancer_type_runtime(),
     params:
         library_code=library_code("repr_cancer_type.py"),
         methods=REPR_METHODS,
@@ -211,7 +211,7 @@ rule repr_clipping_weights:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=REPR_PLAN.clipping_runtime(),
     params:
         library_code=library_code("repr_clipping.py"),
         methods=REPR_METHODS,
@@ -244,7 +244,7 @@ rule repr_drug:
     threads: 1
     resources:
         mem_mb=REPR_MEM_MB["learn"],
-        runtime=120,
+        runtime=REPR_PLAN.drug_runtime(),
     params:
         library_code=library_code("repr_drug.py"),
         methods=REPR_METHODS,

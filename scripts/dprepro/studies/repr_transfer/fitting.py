@@ -68,8 +68,8 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
     rng : numpy.random.Generator
         Seeds the random projection, every random choice of the VAE
         (validation split, batch order, initial weights, noise) and PCA's
-        randomized solver (one draw, its ``random_state``); the exact SVD uses
-        no randomness.
+        randomized solver when ``pca_options`` gives no ``random_state`` (one
+        draw); the exact SVD uses no randomness.
     vae_options : mapping, optional
         Extra :class:`dprepro.representations.vae.VAERepresentation` arguments
         (``batch_size``, ``max_epochs``, ``patience``, ``validation_fraction``,
@@ -80,7 +80,8 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         missing = unlabelled). Required for ``supervised_vae``, unused otherwise.
     pca_options : mapping, optional
         PCA's solver: ``svd_solver`` (``auto``, ``full`` or ``randomized``),
-        ``oversamples`` and ``power_iterations``
+        ``oversamples``, ``power_iterations`` and optionally ``random_state``
+        (the randomized solver's seed, instead of a draw from ``rng``)
         (:func:`dprepro.representations.pca.fit_pca`; default
         :data:`dprepro.representations.pca.PCA_DEFAULTS`); unused otherwise.
 
@@ -95,7 +96,8 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         m, d = np.shape(public)
         if not 1 <= dim <= min(m, d):
             raise ValueError(f"dim must be in [1, {min(m, d)}], got {dim}")
-        return fit_pca(public, dim, random_state=rng, **{**PCA_DEFAULTS, **(pca_options or {})})
+        options = {**PCA_DEFAULTS, **(pca_options or {})}
+        return fit_pca(public, dim, random_state=options.pop("random_state", rng), **options)
     if representation == "random_projection":
         from dprepro.representations.random_projection import RandomProjection
 
@@ -145,7 +147,8 @@ def final_fit_labels(lineage: pd.Series, unlabelled, *, log=None) -> pd.Series:
 
 
 #: Representations whose fit is a deterministic map of the public data, one fit serving every
-#: seed: PCA (the randomized solver approximates that map; it is seeded by seed 0's generator).
+#: seed: PCA (the randomized solver approximates that map; the workflow seeds it from the
+#: configuration's stream ``pca/randomized``, the same for every fit).
 DETERMINISTIC = ("pca",)
 
 
@@ -162,9 +165,10 @@ def seed_representations(representation: str, spec: Mapping, public: pd.DataFram
     through it (``labels``: the joint model's public auxiliary target, and
     ``pca_options``, as :func:`fit_representation`). A representation in
     :data:`DETERMINISTIC` is fitted once, with seed 0's generator, and its mapping is
-    reused for every seed (with the exact SVD the rows are the same values the
-    per-seed fits gave). Returns the frames of
-    :func:`representation_frame` with a ``seed`` column, seed after seed.
+    reused for every seed (the rows are the same values the per-seed fits gave: the
+    exact SVD draws nothing, the randomized solver is seeded by ``pca_options``).
+    Returns the frames of :func:`representation_frame` with a ``seed`` column, seed
+    after seed.
     """
     from dprepro.runtime.seeds import seed_sequence
 
