@@ -87,7 +87,8 @@ def rule_costs(rows: list[dict], paper: dict) -> list[dict]:
     pca = _row(rows, "repr_fit", "PCA r = 20")
     fit, job = _f(pca, "per_fit_s"), _f(pca, "cpu_s")
     overhead = job - fit  # the process, its data and the transforms
-    clip = max(_f(r, "per_fit_s") for r in rows if r["rule"] == "repr_clipping_weights")
+    clip = max(_f(_row(rows, "repr_clipping_weights", f"({law})"), "per_fit_s")
+               for law in ("wishart", "laplace"))
     methods = 8  # 4 representations, 2 equal-dimension controls, 2 gene baselines
     settings = len(pipelines) * methods * len(paper["drug"]["epsilons"])
     cancer = [_f(_row(rows, "repr_cancer_type", f"({p})"), "cpu_s") for p in pipelines]
