@@ -195,6 +195,9 @@ done(epoch_s=time.perf_counter() - t, shape=list(public.shape))
 """,
     "learners": r"""
 import numpy as np
+from threadpoolctl import threadpool_limits
+load_blas()
+threadpool_limits(1)
 from dprepro.learners.feature_selection import dp_select_features
 from dprepro.learners.linear_regression import SSPLinearRegression
 from dprepro.learners.logistic_regression import DPLogisticRegression

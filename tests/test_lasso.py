@@ -65,6 +65,26 @@ def test_a_path_that_stops_short_is_finished_by_coordinate_descent():
     np.testing.assert_allclose(short, full, atol=1e-4 * np.abs(full).max())
 
 
+def test_lars_is_optimal_where_the_raw_path_ends_short():
+    """Near interpolation (28 lines, 400 correlated genes, alpha = 1/750, paper mode's part
+    size) scikit-learn's lars_path can end with the wrong active set; lasso_coef detects it
+    by the KKT conditions and finishes it, so every part's solution is optimal and equals
+    converged coordinate descent there."""
+    from sklearn.linear_model import lars_path
+
+    alpha, short = 1 / 750, []
+    for seed in range(1000, 1040):
+        X, y = _part(seed, 28, 400)
+        coef = lasso_coef(X, y, alpha, solver="lars")
+        assert kkt_violation(X, y, coef, alpha) < 1e-9, seed
+        _, _, raw = lars_path(X - X.mean(0), y - y.mean(), method="lasso", alpha_min=alpha,
+                              return_path=False)
+        if kkt_violation(X, y, raw, alpha) > 1e-3:
+            short.append(seed)
+            np.testing.assert_allclose(coef, _converged_cd(X, y, alpha), rtol=0, atol=1e-9)
+    assert short  # the finishing step was exercised (seed 1000 when measured)
+
+
 def test_alpha_above_alpha_max_gives_zero():
     X, y = _part(8, 12, 30)
     alpha_max = np.abs((X - X.mean(0)).T @ (y - y.mean())).max() / len(y)

@@ -25,8 +25,8 @@ paper mode's parts. In general position (Tibshirani 2013) the path is unique and
 *the* Lasso solution, exact to rounding, in about 1/40 of coordinate descent's CPU. Its
 optimality is checked (the KKT conditions :math:`|x_j^\top r|/n \le \alpha`, with
 equality and the coefficient's sign on the support); a path that ends short of them
-(degenerate data) is finished by coordinate descent at a tight tolerance from where it
-stopped.
+(near interpolation, rounding can leave a gene in or out of the active set) is finished
+by coordinate descent from where it stopped, on a working set of genes.
 
 References
 ----------
@@ -46,16 +46,17 @@ import warnings
 
 import numpy as np
 
-__all__ = ["FINISH_SWEEPS", "KKT_TOLERANCE", "LASSO_SOLVERS", "check_lasso_solver", "kkt_violation",
-           "lasso_coef"]
+__all__ = ["FINISH_ROUNDS", "FINISH_SWEEPS", "KKT_TOLERANCE", "LASSO_SOLVERS",
+           "check_lasso_solver", "kkt_violation", "lasso_coef"]
 
 #: The solvers of ``repr_transfer.feature_selection.lasso_solver``.
 LASSO_SOLVERS = ("coordinate_descent", "lars")
 #: Largest KKT violation, relative to α, accepted from the homotopy before it is finished by
 #: coordinate descent (the path's own rounding is some 1e-12).
 KKT_TOLERANCE = 1e-7
-#: Sweeps of the coordinate descent that finishes a path stopped short (tolerance 1e-12).
-FINISH_SWEEPS = 1_000_000
+#: Sweeps of each working-set round of coordinate descent that finishes a path ended short
+#: of optimality (no early stop), and the most rounds.
+FINISH_SWEEPS, FINISH_ROUNDS = 20_000, 20
 
 
 def check_lasso_solver(solver: str) -> str:
@@ -101,8 +102,8 @@ def lasso_coef(X, y, alpha: float, *, solver: str = "coordinate_descent",
         default tolerance, as the authors ran it (the votes as before, to the bit);
         ``lars``: the exact homotopy, KKT-checked (module docstring).
     max_iter : int
-        Coordinate descent's sweeps, or the homotopy's steps (a path stopped short
-        is finished by at most :data:`FINISH_SWEEPS` sweeps).
+        Coordinate descent's sweeps, or the homotopy's steps (a path ended short of
+        optimality is finished on a working set, :func:`_finish`).
 
     Returns
     -------
@@ -116,20 +117,49 @@ def lasso_coef(X, y, alpha: float, *, solver: str = "coordinate_descent",
         return Lasso(alpha=alpha, fit_intercept=True, max_iter=max_iter).fit(X, y).coef_
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
-    # the intercept's optimum centres both; lars_path then works on the centred copies
+    # the intercept's optimum centres both
     Xc, yc = X - X.mean(axis=0), y - y.mean()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
+        # copy_X stays True: lars_path on its input in place ended elsewhere (measured)
         _, _, coef = lars_path(Xc, yc, method="lasso", alpha_min=alpha, max_iter=max_iter,
-                               copy_X=False, return_path=False)
+                               return_path=False)
     coef = np.asarray(coef, dtype=float)
     if kkt_violation(X, y, coef, alpha) <= KKT_TOLERANCE:
         return coef
-    # a degenerate path (ties, collinear genes) or too few steps: finish it by coordinate
-    # descent from where it stopped, to a tight duality gap
-    finish = Lasso(alpha=alpha, fit_intercept=False, max_iter=FINISH_SWEEPS, tol=1e-12,
+    return _finish(Xc, yc, coef, alpha)
+
+
+def _finish(Xc: np.ndarray, yc: np.ndarray, coef: np.ndarray, alpha: float) -> np.ndarray:
+    r"""Finish a path that ended short of optimality: coordinate descent on a working set.
+
+    The working set is the path's support plus every gene whose :math:`|x_j^\top r|/n`
+    exceeds α; :data:`FINISH_SWEEPS` sweeps of coordinate descent on it (no early stop),
+    then the KKT conditions are checked on every gene and violators join, up to
+    :data:`FINISH_ROUNDS` rounds. Near interpolation the path's rounding can leave one
+    gene in or out of the active set (one part in ~40 of low-rank synthetic parts of
+    28 x 400); a few working-set rounds of a few dozen genes cost some 0.03 CPU-s.
+    Returns the iterate with the smallest violation.
+    """
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import Lasso
+
+    n = len(yc)
+    best, best_kkt = coef, kkt_violation(Xc, yc, coef, alpha)
+    for _ in range(FINISH_ROUNDS):
+        c = Xc.T @ (yc - Xc @ coef) / n
+        work = np.flatnonzero((coef != 0) | (np.abs(c) > alpha * (1 + KKT_TOLERANCE)))
+        cd = Lasso(alpha=alpha, fit_intercept=False, max_iter=FINISH_SWEEPS, tol=0.0,
                    warm_start=True)
-    finish.coef_ = coef.copy()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore", ConvergenceWarning)
-        return finish.fit(X - X.mean(axis=0), y - y.mean()).coef_
+        cd.coef_ = coef[work].copy()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", ConvergenceWarning)
+            cd.fit(Xc[:, work], yc)
+        coef = np.zeros_like(coef)
+        coef[work] = cd.coef_
+        violation = kkt_violation(Xc, yc, coef, alpha)
+        if violation < best_kkt:
+            best, best_kkt = coef, violation
+        if violation <= KKT_TOLERANCE:
+            break
+    return best
