@@ -19,7 +19,8 @@ part, compares the coefficients and their top-10 votes:
   and whether every such swap is explained by its tolerance: the two genes' exact |β|
   closer than twice coordinate descent's largest coefficient error;
 * on the first ``--converged`` parts, coordinate descent run to a duality gap of 1e-13
-  (up to 10^6 sweeps): its votes against the homotopy's.
+  (up to 10^6 sweeps): its votes against the homotopy's, its KKT violation and sweeps
+  (a part that runs out of sweeps has not converged).
 
 CPU per drug = the timed splits' CPU x 10 splits / the splits timed.
 """
@@ -82,9 +83,12 @@ def compare_part(X, y, alpha, converged: bool) -> dict:
                "explained": explained, "coef_error": error,
                "nonzero_lars": int(np.count_nonzero(exact)), "rows": len(y)}
         if converged:
-            tight = Lasso(alpha=alpha, tol=1e-13, max_iter=1_000_000).fit(X, y).coef_
+            cd = Lasso(alpha=alpha, tol=1e-13, max_iter=1_000_000).fit(X, y)
+            tight = cd.coef_
             out["converged_equal_votes"] = top(tight) == top(exact)
             out["converged_max_diff"] = float(np.abs(tight - exact).max())
+            out["converged_kkt"] = kkt_violation(X, y, tight, alpha)
+            out["converged_sweeps"] = int(cd.n_iter_)
     return out
 
 
@@ -150,6 +154,9 @@ def run(args) -> dict:
         "converged_parts": len(conv),
         "converged_equal_votes": sum(p["converged_equal_votes"] for p in conv),
         "converged_max_coef_diff": max((p["converged_max_diff"] for p in conv), default=None),
+        # (votes, KKT violation, sweeps) of each part's long coordinate descent
+        "converged_detail": [(p["converged_equal_votes"], p["converged_kkt"],
+                              p["converged_sweeps"]) for p in conv],
         "nonzero_lars_median": float(np.median([p["nonzero_lars"] for p in parts])),
         "part_rows_median": float(np.median([p["rows"] for p in parts])),
     }

@@ -1,13 +1,17 @@
-"""Paper scale: wall time and peak memory of the paper-mode repr_transfer steps at real sizes.
+"""Paper scale: CPU time and peak memory of the paper-mode repr_transfer steps at real sizes,
+and paper mode's total.
 
-Run from the repository root (about 5-10 minutes on 2 cores; ~3 GB free in --dir):
+Run from the repository root (about 15-20 CPU-minutes; ~5 GB of memory, ~3 GB free in --dir):
 
     nice -n 10 python benchmarks/bench_paper_scale.py [--dir /tmp] [--out FILE.csv]
+        [--only STAGE,...]
 
 Each row of the output is one step of a rule (the library call its step script makes) run
-in a fresh interpreter, as Snakemake runs a rule: ``wall_s`` counts the start-up, imports,
-reading the inputs and the work; ``peak_rss_mb`` is that process's high-water mark
-(``VmHWM``), imports and inputs included. The input sizes are the real ones:
+in a fresh interpreter, as Snakemake runs a rule: ``wall_s`` and ``cpu_s`` count the
+start-up, imports, making the inputs and the work; ``peak_rss_mb`` is that process's
+high-water mark (``VmHWM``), imports and inputs included. The learning steps run on one
+BLAS thread in every library (the rules' ``threads: 1``; scipy's own OpenBLAS is loaded
+before the limit, which reaches only loaded libraries). The input sizes are the real ones:
 
 * GDSC basal expression 17,737 genes x 1,018 lines (``Cell_line_RMA_proc_basalExp.txt``
   zipped, the real layout) -> ``gdsc_preprocess``;
@@ -17,11 +21,22 @@ reading the inputs and the work; ``peak_rss_mb`` is that process's high-water ma
   ``bench_tcga_memory.py`` (``TCGA_ROWS`` < 60,498 extrapolates the time linearly in the
   rows, but then fewer symbols are kept and the peak is too small);
 * the public matrix of paper mode, 10,535 TCGA samples x 17,737 genes, and the private
-  1,018 lines -> ``repr_fit`` (PCA: scikit-learn's exact SVD, what ``fit_representation``
-  runs; the VAE: CPU time of one epoch at the largest width the paper's search reaches
-  with 1 hidden layer at r = 20, measured on a slice of the rows and extrapolated to the
-  8,428 training rows of one epoch; a full training is max_epochs = 2000 with patience 10,
-  so the table gives the epoch time, not a training time);
+  1,018 lines -> ``repr_fit`` (PCA: paper mode's randomized solver, measured; its accuracy
+  against the exact SVD is benchmarks/bench_randomized_pca.py's; the VAE: CPU time of one
+  epoch at the largest width the paper's search reaches with 1 hidden layer at r = 20,
+  measured on a slice of the rows and extrapolated to the 8,428 training rows of one epoch;
+  a full training is max_epochs = 2000 with patience 10, so the table gives the epoch
+  time, not a training time);
+* ``repr_search``: one trial's score (DP logistic regression on the 16 validation pairs of
+  TCGA's mean size, 10-fold CV, r = 20; one of the 5 noise draws timed), for each
+  pipeline's objective-perturbation variant;
+* ``repr_clipping_weights``: one (d, ε) of the SSP clipping search (20 x 20 x 20 x 20) at
+  the training size, for each noise law;
+* ``repr_cancer_type`` and ``repr_drug``: whole jobs of each pipeline, every method (DP
+  feature selection with paper.yaml's Lasso solver, and a representation method at
+  r = 20 standing for the other 7), the public and private expression held at the real
+  size (the drugs of the largest chunk, scaled from 2 drugs; the cancer-type cases,
+  scaled from 2 of 6);
 * the DP learners at the private size: objective-perturbation logistic regression on
   1,018 x 20 (``repr_cancer_type``), SSP linear regression on 1,018 x 20 (``repr_drug``),
   and DP feature selection from 2,000 candidate genes (``dp_feature_selection``, run by
@@ -30,9 +45,10 @@ reading the inputs and the work; ``peak_rss_mb`` is that process's high-water ma
 ``method`` says which of measured / extrapolated each row is. The SLURM resources of the
 paper-mode rules (``mem_mb``, ``runtime``) are checked against this table by
 tests/test_paper_scale.py: declared memory >= 1.5 x the recorded peak and, for rows whose
-``covers`` is ``mem+runtime``, declared runtime >= 2 x ``wall_s`` x ``repeats`` (how often
+``covers`` is ``mem+runtime``, declared runtime >= 2 x ``cpu_s`` x ``repeats`` (how often
 the rule runs the step in paper mode). VAE epochs and single learner fits are not a job's
-time: those rows cover memory only.
+time: those rows cover memory only. The script ends with paper mode's CPU-hours per rule
+and in total and its wall time on 16-core nodes (benchmarks/paper_mode_cost.py).
 """
 
 from __future__ import annotations

@@ -64,20 +64,21 @@ TABLE_NAMES = ("hyperparameters", "cancer_type_accuracy", "cancer_type_summary",
 # The paper-scale jobs, sized from benchmarks/paper_scale.csv with the margins of
 # tests/test_paper_scale.py (1.5x the peak memory, 2x the CPU time; the jobs run on one
 # thread). PCA (10,535 TCGA samples x 17,737 genes): one randomized fit (p = 40, q = 10)
-# with the process, its data and the transforms takes ~FIT_S CPU-s and peaks at ~PEAK MB
-# (the exact SVD took ~2,560 CPU-s and 7.2 GB); a job fits one r_max per pair fold
+# takes ~23 CPU-s, ~29 with the process, its data and the transforms, and peaks at ~3.2 GB
+# (the exact SVD: ~800 CPU-s on one thread and 7.2 GB); a job fits one r_max per pair fold
 # (repr_search) or one r per pipeline (repr_fit, its mapping serving every seed).
-FIT_PCA_PAPER = {"mem_mb": 6000, "minutes_per_fit": 3}
+FIT_PCA_PAPER = {"mem_mb": 5000, "minutes_per_fit": 2}
 # repr_search's score of one trial: DP logistic regression on 16 pairs x 10 folds x 5 noise
-# draws, ~SCORE CPU-s; PCA and the random projection search r alone, so each pipeline scores
+# draws, ~5.8 CPU-s; PCA and the random projection search r alone, so each pipeline scores
 # at most dim_range's distinct r (a repeated proposal reuses its score).
-SCORE_MINUTES_PAPER = 3
-# repr_cancer_type (every method of a pipeline: 6 cases x 10 folds x 6 ε x 5 seeds),
-# repr_drug (a chunk: per drug, DP feature selection's votes by the homotopy and 8 methods'
-# SSP fits; a job's start-up and data), repr_clipping_weights (one (d, ε) of 20 x 20 x 20 x
-# 20), and the memory of these jobs (the public and private expression at the real size).
-LEARN_PAPER = {"mem_mb": 4000, "cancer_type_minutes": 60, "drug_start_s": 60.0,
-               "drug_s_per_drug": 10.0, "clipping_s_per_setting": 8.0}
+SCORE_MINUTES_PAPER = 0.2
+# repr_cancer_type (every method of a pipeline: 6 cases x 10 folds x 6 ε x 5 seeds, ~1 CPU
+# minute), repr_drug (a chunk: per drug ~11 CPU-s, DP feature selection's votes by the
+# homotopy and 8 methods' SSP fits; ~11 s a job's start-up and data), repr_clipping_weights
+# (one (d, ε) of 20 x 20 x 20 x 20, ~5.2 CPU-s), and the memory of these jobs (~5.0 GB: the
+# public and private expression at the real size, the public gene variances).
+LEARN_PAPER = {"mem_mb": 7500, "cancer_type_minutes": 5, "drug_start_s": 15.0,
+               "drug_s_per_drug": 11.0, "clipping_s_per_setting": 5.3}
 # GDSC2 (release 8.5) has fewer drugs than this; the paper's v17 had 265
 GDSC_DRUGS_BOUND = 300
 # One VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
@@ -471,8 +472,9 @@ class ReprPlan:
             return int(10 + scoring + searches * trials * selection["pair_folds"] * fit_minutes
                        + 1)
         if paper and representation == "pca":
-            return 10 + scoring + selection["pair_folds"] * FIT_PCA_PAPER["minutes_per_fit"]
-        return 10 + scoring
+            return int(math.ceil(10 + scoring
+                                 + selection["pair_folds"] * FIT_PCA_PAPER["minutes_per_fit"]))
+        return int(math.ceil(10 + scoring))
 
     def fit_mem_mb(self, wildcards) -> int:
         """Memory (MB) of one repr_fit or repr_search job (``wildcards.representation``);
