@@ -38,6 +38,11 @@ if repr_common.fitted_as(rep) in repr_common.VAE_MODELS:
 # the other representations' records keep their keys (no empty unlabelled list)
 config = {name: value for name, value in p.items()
           if name != "pipelines" and not (name == "unlabelled" and not value)}
+if p.pca:  # PCA and its control only (sklearn is imported by PCA's fits anyway)
+    from dprepro.representations.pca import pca_solver
+
+    log.info("PCA solver on public %d x %d: %s (%s)", *public.shape,
+             pca_solver(p.pca["svd_solver"], public.shape), p.pca)
 fitted = {}
 for pipeline in p.pipelines:
     spec = repr_fitting.selected_spec(table, rep, pipeline)
@@ -51,7 +56,7 @@ for pipeline in p.pipelines:
             repr_common.fitted_as(rep), spec, public,
             {"private": private, "private_line_local": line_local},
             seeds=p.seeds, base_seed=p.seed, stream=stream, vae_options=vae_options, log=log,
-            labels=labels)
+            labels=labels, pca_options=p.pca or None)
     path = snakemake.output[pipeline]
     write_parquet(fitted[spec_key], path)
     log.info("wrote %s (%d seeds of %d public + %d private rows, r = %d)", path, p.seeds,

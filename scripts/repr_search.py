@@ -22,6 +22,11 @@ vae_options, device = None, ""
 if rep in repr_common.VAE_MODELS:
     device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
     vae_options = {**p.vae, "device": device, "log_every": 10}
+if p.pca:  # PCA and its control only (sklearn is imported by PCA's fits anyway)
+    from dprepro.representations.pca import pca_solver
+
+    log.info("PCA solver on public %d x %d: %s (%s)", *public.shape,
+             pca_solver(p.pca["svd_solver"], public.shape), p.pca)
 fits = {}
 for pipeline in p.pipelines:
     objective = p.objectives[pipeline]
@@ -29,7 +34,8 @@ for pipeline in p.pipelines:
              p.trials, *public.shape, p.data_origin, objective)
     table = repr_search.search(rep, public, lineage, trials=p.trials, space=p.space,
                                objective=objective, base_seed=p.seed, vae_options=vae_options,
-                               log=log, fit_cache=fits, trial_seconds=p.trial_seconds)
+                               log=log, fit_cache=fits, trial_seconds=p.trial_seconds,
+                               pca_options=p.pca or None)
     table.insert(0, "pipeline", pipeline)
     table = table.assign(folds=objective["folds"], epsilon=float(objective["epsilon"]),
                          variant=objective["variant"], device=device,

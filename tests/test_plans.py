@@ -11,6 +11,7 @@ import yaml
 
 from dprepro.config.schema import ConfigError, fill_defaults, load_schema
 from dprepro.studies.ldp_indicators.plan import LdpPlan, replicate_path, simulate_minutes
+from dprepro.studies.repr_transfer import common as repr_common
 from dprepro.studies.repr_transfer import plan as repr_plan
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -143,6 +144,24 @@ def test_default_plan_is_synthetic_with_the_equal_dimension_control(config):
     assert len(plan.search_paths()) == len(plan.pipelines) * len(study["representations"])
     outputs = plan.pipeline_outputs(lambda p: f"x/{p}.csv")
     assert set(outputs) == {*plan.pipelines, *(f"prov_{p}" for p in plan.pipelines)}
+
+
+def test_pca_options_reach_pca_and_its_control_only(config):
+    from dprepro.representations.pca import PCA_DEFAULTS
+
+    plan = repr_plan.ReprPlan(config)
+    # one seed per configuration, from the SeedSequence stream pca/randomized
+    seed = repr_common.stream_int(config["seed"], "pca/randomized")
+    assert plan.pca_options("pca") == {**PCA_DEFAULTS, "random_state": seed}
+    assert PCA_DEFAULTS == {"svd_solver": "auto", "oversamples": 40, "power_iterations": 10}
+    other = copy.deepcopy(config)
+    other["seed"] += 1
+    assert repr_plan.ReprPlan(other).pca_options("pca")["random_state"] != seed
+    assert plan.pca_options("pca_vae_dim") == plan.pca_options("pca")
+    assert plan.pca_options("vae") == {} and plan.pca_options("random_projection") == {}
+    # the embedded runs keep their SLURM limits; paper mode's follow its measurements
+    assert (plan.cancer_type_runtime(), plan.drug_runtime(), plan.clipping_runtime()) == (
+        60, 120, 30)
 
 
 def test_mixed_real_and_synthetic_expression_is_refused_naming_the_key(config):

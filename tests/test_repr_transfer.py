@@ -131,6 +131,29 @@ def test_seed_representations_fit_pca_once_and_equal_per_seed_fits(separable, mo
             pd.testing.assert_frame_equal(got, want)
 
 
+def test_randomized_pca_with_the_configuration_seed_is_one_map_for_every_stream(separable):
+    """With the plan's one random_state, PCA and its control pca_vae_dim at the same r are the
+    same features to the bit (so the control is PCA's release, as with the exact SVD); drawn
+    from each fit stream instead, they would differ in the last bits."""
+    public = separable["public_expression"].iloc[:, :50]
+    private = separable["private_expression"].iloc[:, :50]
+    sets = {"private": private}
+    frames = {}
+    for seeded in (True, False):
+        options = {"svd_solver": "randomized", **({"random_state": 77} if seeded else {})}
+        for stream in ("fit/pca", "fit/pca_vae_dim"):
+            frames[(seeded, stream)] = repr_fitting.seed_representations(
+                "pca", {"dim": 3}, public, sets, seeds=2, base_seed=9, stream=stream,
+                pca_options=options)
+    pd.testing.assert_frame_equal(frames[(True, "fit/pca")], frames[(True, "fit/pca_vae_dim")],
+                                  check_exact=True)
+    assert not frames[(False, "fit/pca")].equals(frames[(False, "fit/pca_vae_dim")])
+    exact = repr_fitting.seed_representations("pca", {"dim": 3}, public, sets, seeds=2,
+                                              base_seed=9, stream="fit/pca")
+    z = [c for c in exact.columns if c.startswith("z")]
+    np.testing.assert_allclose(frames[(True, "fit/pca")][z], exact[z], atol=1e-8)
+
+
 # --------------------------------------------------------------------------- #
 # cancer-type pairs
 # --------------------------------------------------------------------------- #
@@ -894,6 +917,32 @@ def test_nested_pca_search_equals_one_fit_per_candidate(monkeypatch):
     per_r = _search(data)
     pd.testing.assert_frame_equal(nested, per_r, check_exact=True)
     assert nested["dim"].nunique() > 3 and (nested["status"] == "complete").all()
+
+
+def test_randomized_pca_search_scores_as_the_exact_one(monkeypatch):
+    """The search with PCA's randomized solver at paper mode's settings (nested: one r_max
+    fit per pair fold, seeded by the search's fit stream) proposes and scores as with the
+    exact SVD, even at r up to 12 of 60 genes where all but 3 components are noise: its
+    components agree far below what moves a DP prediction across the boundary. (With
+    scikit-learn's own p = 10, q = 7 a candidate deep in the noise scores differently.)"""
+    from dprepro.studies.repr_transfer import search as repr_search
+
+    data = synthetic_public_private(np.random.default_rng(12), n_public=240, n_private=20,
+                                    n_genes=60, rank=3, n_lineages=4, n_drugs=1,
+                                    lineage_separation=3.0)
+    exact = _search(data)
+    fits = []
+    real = repr_fitting.fit_representation
+    monkeypatch.setattr(repr_fitting, "fit_representation",
+                        lambda *a, **k: fits.append(k.get("pca_options")) or real(*a, **k))
+    randomized = repr_search.search(
+        "pca", data["public_expression"], data["public_lineage"], trials=8,
+        space={"dim_range": [2, 12]},
+        objective={"pairs": 2, "folds": 2, "epsilon": 1.0, "variant": "paper", "l2": 0.1,
+                   "pair_folds": 2, "startup_trials": 3}, base_seed=5,
+        pca_options={"svd_solver": "randomized", "oversamples": 40, "power_iterations": 10})
+    assert fits == [{"svd_solver": "randomized", "oversamples": 40, "power_iterations": 10}] * 2
+    pd.testing.assert_frame_equal(randomized, exact)
 
 
 def test_vae_trials_over_their_budget_are_failed_rows_never_selected():

@@ -66,8 +66,91 @@ def test_truncated_pca_is_the_fit_at_that_r_to_the_bit(lowrank):
     assert big.n_components_ == 12  # the fit at r_max is left as it was
     with pytest.raises(ValueError, match="dim"):
         truncate_pca(big, 13)
+    fake = fit_pca(train, 4)
+    fake.svd_solver = "arpack"
     with pytest.raises(ValueError, match="exact SVD"):
-        truncate_pca(fit_pca(train, 4, svd_solver="randomized", random_state=0), 2)
+        truncate_pca(fake, 2)
+
+
+def _max_angle(a, b):
+    from scipy.linalg import subspace_angles
+
+    return float(np.max(subspace_angles(a.T, b.T)))
+
+
+def test_randomized_pca_is_seeded_and_equals_the_exact_fit_to_its_accuracy(lowrank):
+    """The randomized solver against LAPACK's exact SVD: the same subspace and variances (the
+    4 latent factors stand far above the noise, so its error is at rounding level), the same
+    components for the same seed to the bit, another seed only to that accuracy."""
+    train, held = lowrank
+    exact = fit_pca(train, 6)
+    fits = [fit_pca(train, 6, svd_solver="randomized", random_state=seed, oversamples=10,
+                    power_iterations=7) for seed in (3, 3, 4)]
+    np.testing.assert_array_equal(fits[0].components_, fits[1].components_)
+    assert not np.array_equal(fits[0].components_, fits[2].components_)
+    for fit in fits:
+        assert fit.svd_solver == "randomized"
+        assert _max_angle(fit.components_[:4], exact.components_[:4]) < 1e-8
+        np.testing.assert_allclose(fit.explained_variance_[:4], exact.explained_variance_[:4],
+                                   rtol=1e-10)
+        # sklearn's sign convention, so the leading components match with their signs
+        np.testing.assert_allclose(fit.transform(held)[:, :4], exact.transform(held)[:, :4],
+                                   atol=1e-6)
+        np.testing.assert_allclose(fit.mean_, exact.mean_)
+    # a generator gives one 32-bit draw as the seed
+    from_rng = fit_pca(train, 6, svd_solver="randomized", random_state=np.random.default_rng(9))
+    seed = int(np.random.default_rng(9).integers(0, 2**32))
+    np.testing.assert_array_equal(
+        from_rng.components_,
+        fit_pca(train, 6, svd_solver="randomized", random_state=seed).components_)
+    with pytest.raises(TypeError, match="random_state"):
+        fit_pca(train, 6, svd_solver="randomized")
+    with pytest.raises(ValueError, match="svd_solver"):
+        fit_pca(train, 6, svd_solver="arpack")
+
+
+def test_power_iterations_buy_the_randomized_solver_its_accuracy():
+    """On a slowly decaying spectrum (variances 1/i) one pass leaves the 10th component
+    visibly off; the power iterations bring it to the exact subspace (Halko et al. 2011)."""
+    rng = np.random.default_rng(1)
+    X = (rng.normal(size=(400, 60)) * np.arange(1, 61) ** -0.5) @ rng.normal(size=(60, 300))
+    X += 0.05 * rng.normal(size=X.shape)
+    exact = fit_pca(X, 10).components_
+    crude = fit_pca(X, 10, svd_solver="randomized", random_state=0, oversamples=2,
+                    power_iterations=0).components_
+    sharp = fit_pca(X, 10, svd_solver="randomized", random_state=0, oversamples=40,
+                    power_iterations=10).components_
+    assert _max_angle(crude, exact) > 1e-2
+    assert _max_angle(sharp, exact) < 1e-6
+
+
+def test_auto_solver_is_exact_up_to_the_threshold():
+    from dprepro.representations.pca import EXACT_MAX_SIDE, pca_solver
+
+    assert pca_solver("auto", (EXACT_MAX_SIDE, 17_737)) == "full"
+    assert pca_solver("auto", (EXACT_MAX_SIDE + 1, 17_737)) == "randomized"
+    assert pca_solver("auto", (10_535, 1_500)) == "full"
+    assert pca_solver("full", (10_535, 17_737)) == "full"
+    assert pca_solver("randomized", (50, 40)) == "randomized"
+    with pytest.raises(ValueError, match="svd_solver must be one of"):
+        pca_solver("lapack", (3, 3))
+
+
+def test_truncated_randomized_pca_keeps_the_leading_components(lowrank):
+    """A randomized fit at r_max truncates to its first r components (the search's nested
+    candidates): the same rows to the bit, and the exact top-r subspace to its accuracy."""
+    train, held = lowrank
+    big = fit_pca(train, 12, svd_solver="randomized", random_state=5)
+    exact = fit_pca(train, 12)
+    for r in (1, 3, 4):
+        cut = truncate_pca(big, r)
+        np.testing.assert_array_equal(cut.components_, big.components_[:r])
+        np.testing.assert_array_equal(cut.explained_variance_, big.explained_variance_[:r])
+        np.testing.assert_allclose(cut.transform(held), big.transform(held)[:, :r],
+                                   rtol=0, atol=1e-12)
+        assert _max_angle(cut.components_, exact.components_[:r]) < 1e-8
+        assert cut.noise_variance_ == pytest.approx(
+            truncate_pca(exact, r).noise_variance_, rel=1e-6)
 
 
 def test_vae_fit_stops_at_its_wall_clock_budget(lowrank):

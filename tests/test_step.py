@@ -4,6 +4,8 @@ import hashlib
 import json
 import logging
 import math
+import os
+import subprocess
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -83,11 +85,36 @@ def test_write_sidecars_merges_a_list_of_records(tmp_path):
     assert prov["privacy"]["records"][1]["true_epsilon"] == "inf"
 
 
+def test_start_pins_the_threads_of_blas_libraries_loaded_after_it(tmp_path):
+    """threadpool_limits reaches the loaded libraries only; scipy's own OpenBLAS loads later
+    (lazily, with the step's imports) and must start with the rule's threads too."""
+    code = f"""
+import json, sys, types
+sys.path.insert(0, {str(Path(step.__file__).resolve().parents[2])!r})
+import numpy
+from dprepro.runtime import step
+smk = types.SimpleNamespace(threads=1, log=[{str(tmp_path / "job.log")!r}])
+step.start(smk, "probe")
+import scipy.linalg, scipy.optimize
+from threadpoolctl import threadpool_info
+print(json.dumps([(i["internal_api"], i["num_threads"]) for i in threadpool_info()]))
+"""
+    env = {k: v for k, v in os.environ.items() if k not in step.THREAD_VARIABLES}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         env=env, check=True)
+    pools = json.loads(out.stdout.strip().splitlines()[-1])
+    # numpy's and scipy's OpenBLAS (two libraries) both at one thread
+    assert sum(api == "openblas" for api, _ in pools) >= 2, pools
+    assert all(n == 1 for _, n in pools), pools
+
+
 def test_start_logs_to_the_rule_log_pins_threads_and_logs_uncaught_errors(tmp_path,
                                                                          monkeypatch):
     limits = []
     monkeypatch.setattr(step, "threadpool_limits", limits.append)
     monkeypatch.setattr(sys, "excepthook", sys.excepthook)  # restored after the test
+    for variable in step.THREAD_VARIABLES:  # restored after the test
+        monkeypatch.setenv(variable, "unset")
     root = logging.getLogger()
     saved_handlers, saved_level = root.handlers[:], root.level
     smk = fake_smk(tmp_path)
@@ -109,6 +136,7 @@ def test_start_logs_to_the_rule_log_pins_threads_and_logs_uncaught_errors(tmp_pa
         root.setLevel(saved_level)
         logging.captureWarnings(False)
     assert limits == [3]
+    assert all(os.environ[variable] == "3" for variable in step.THREAD_VARIABLES)
     text = Path(smk.log[0]).read_text()
     assert "hello from the job" in text
     # the job of one cohort (wildcard dataset) names the cohort and its configuration key

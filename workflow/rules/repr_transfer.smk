@@ -83,7 +83,7 @@ rule repr_search:
         "../../envs/learning.yaml"
     threads: 1
     resources:
-        # the PCA search holds one exact SVD at a time: at paper scale repr_fit's memory
+        # the PCA search holds one PCA fit at a time: at paper scale repr_fit's memory
         mem_mb=REPR_PLAN.fit_mem_mb,
         runtime=lambda wc: REPR_PLAN.search_runtime(wc.representation),
     params:
@@ -93,6 +93,7 @@ rule repr_search:
         space=lambda wc: REPR_PLAN.search_space(wc.representation),
         objectives={p: REPR_PLAN.search_objective(p) for p in REPR_PIPELINES},
         vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
+        pca=lambda wc: REPR_PLAN.pca_options(wc.representation),
         trial_seconds=lambda wc: REPR_PLAN.trial_seconds(wc.representation),
         seed=config["seed"],
         data_origin=REPR_ORIGIN,
@@ -152,6 +153,7 @@ rule repr_fit:
         library_code=library_code("repr_fit.py"),
         pipelines=REPR_PIPELINES,
         vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
+        pca=lambda wc: REPR_PLAN.pca_options(wc.representation),
         # the joint model's final fit: the cases' lineages out of its cross-entropy
         unlabelled=REPR_PLAN.fit_unlabelled,
         seeds=REPR["seeds"],
@@ -177,7 +179,7 @@ rule repr_cancer_type:
     threads: 1
     resources:
         mem_mb=REPR_MEM_MB["learn"],
-        runtime=60,
+        runtime=REPR_PLAN.cancer_type_runtime(),
     params:
         library_code=library_code("repr_cancer_type.py"),
         methods=REPR_METHODS,
@@ -209,7 +211,7 @@ rule repr_clipping_weights:
     threads: 1
     resources:
         mem_mb=2000,
-        runtime=30,
+        runtime=REPR_PLAN.clipping_runtime(),
     params:
         library_code=library_code("repr_clipping.py"),
         methods=REPR_METHODS,
@@ -242,7 +244,7 @@ rule repr_drug:
     threads: 1
     resources:
         mem_mb=REPR_MEM_MB["learn"],
-        runtime=120,
+        runtime=REPR_PLAN.drug_runtime(),
     params:
         library_code=library_code("repr_drug.py"),
         methods=REPR_METHODS,

@@ -46,6 +46,7 @@ def dp_select_features(
     sparsity: float = 1.0,
     n_parts: int | None = None,
     lasso_max_iter: int = 10_000,
+    lasso_solver: str = "coordinate_descent",
 ) -> np.ndarray:
     r"""Select features with ε-DP by subsample-and-aggregate (Kifer et al. 2012).
 
@@ -79,14 +80,18 @@ def dp_select_features(
     n_parts : int, optional
         Number of parts k (default :math:`\lfloor\sqrt n\rfloor`).
     lasso_max_iter : int, default 10000
+    lasso_solver : {"coordinate_descent", "lars"}, default "coordinate_descent"
+        scikit-learn's coordinate descent (the authors') or the exact homotopy
+        (:func:`dprepro.learners.lasso.lasso_coef`).
 
     Returns
     -------
     ndarray of int, shape (n_select,)
         Column indices, in order of decreasing noisy vote.
     """
-    from sklearn.linear_model import Lasso
+    from dprepro.learners.lasso import check_lasso_solver, lasso_coef
 
+    check_lasso_solver(lasso_solver)
     X = check_matrix(X)
     y = np.asarray(y, dtype=float)
     check_vector(y, X.shape[0])
@@ -107,10 +112,10 @@ def dp_select_features(
         raise ValueError(f"n_parts must be an integer in [1, {n}], got {n_parts!r}")
 
     votes = np.zeros(p)
-    lasso = Lasso(alpha=sparsity / n, fit_intercept=True, max_iter=lasso_max_iter)
     for i in range(k):
-        lasso.fit(X[i::k], y[i::k])
-        top = np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]
+        coef = lasso_coef(X[i::k], y[i::k], sparsity / n, solver=lasso_solver,
+                          max_iter=lasso_max_iter)
+        top = np.argsort(-np.abs(coef), kind="stable")[:n_select]
         votes[top] += 1.0
     noisy = votes / k + rng.laplace(0.0, 2.0 * n_select / (k * epsilon), size=p)
     return np.argsort(-noisy, kind="stable")[:n_select]
@@ -144,7 +149,8 @@ def hashed_parts(lines, n_parts: int, key: bytes) -> np.ndarray:
 
 
 def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
-                 sparsity: float = 1.0, lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:
+                 sparsity: float = 1.0, lasso_max_iter: int = 10_000,
+                 lasso_solver: str = "coordinate_descent") -> tuple[np.ndarray, int]:
     r"""Vote counts of subsample-and-aggregate with public k, α and hashed parts.
 
     Lines with a missing response are dropped; line ``i`` goes to part
@@ -167,13 +173,17 @@ def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
     ones; equal to 2m/k only when both ids hash to the same part).
     :func:`noisy_top_features` with ``changed_parts=2`` calibrates its
     Laplace noise to it (Kifer et al. 2012; Dwork & Roth 2014, Thm 3.6).
+    ``lasso_solver``: :func:`dprepro.learners.lasso.lasso_coef`.
 
     Returns
     -------
     (votes, k) : ndarray of shape (p,), int
     """
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import Lasso
+
+    from dprepro.learners.lasso import check_lasso_solver, lasso_coef
+
+    check_lasso_solver(lasso_solver)
 
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -187,15 +197,15 @@ def hashed_votes(X, y, lines, n_select: int, *, n_parts: int, key: bytes,
         raise ValueError(f"n_select must be in [1, {p}], got {n_select}")
     part = hashed_parts(lines, n_parts, key)
     votes = np.zeros(p)
-    lasso = Lasso(alpha=sparsity / n_parts**2, fit_intercept=True, max_iter=lasso_max_iter)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for j in range(int(n_parts)):
             rows = part == j
             if rows.sum() < 2:
                 continue
-            lasso.fit(X[rows], y[rows])
-            votes[np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]] += 1.0
+            coef = lasso_coef(X[rows], y[rows], sparsity / n_parts**2, solver=lasso_solver,
+                              max_iter=lasso_max_iter)
+            votes[np.argsort(-np.abs(coef), kind="stable")[:n_select]] += 1.0
     return votes, int(n_parts)
 
 

@@ -20,7 +20,13 @@ from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
 
-__all__ = ["start", "script_path", "write_sidecars"]
+__all__ = ["THREAD_VARIABLES", "start", "script_path", "write_sidecars"]
+
+#: Read by BLAS and OpenMP libraries when they load: :func:`start` sets them to the rule's
+#: threads, so a library loaded after it (scipy's own OpenBLAS, which the step's imports
+#: load lazily) starts with that many threads; ``threadpool_limits`` reaches only the
+#: libraries already loaded.
+THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 _SCRIPTS_DIR = Path(__file__).resolve().parents[2]
 
@@ -42,7 +48,12 @@ def start(smk, name: str) -> logging.Logger:
 
     Pinning the thread pools to the rule's ``threads`` keeps floating-point
     reductions in the same order whatever ``--cores`` is, which is part of
-    what makes tables byte-identical across runs.
+    what makes tables byte-identical across runs, and keeps a job on the cores
+    it declares: scipy ships its own OpenBLAS, loaded after this call, which
+    would otherwise start one thread per core (its idle threads spin: a DP
+    logistic-regression fit took 0.15 CPU-s instead of 0.004 on the loaded
+    2-core machine, docs/performance.md). Hence both the loaded pools
+    (``threadpool_limits``) and :data:`THREAD_VARIABLES` for the later ones.
     """
     _check_library(smk)
     handlers: list[logging.Handler] = [logging.StreamHandler(sys.stderr)]
@@ -52,7 +63,10 @@ def start(smk, name: str) -> logging.Logger:
     logging.basicConfig(level=logging.INFO, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.captureWarnings(True)
-    threadpool_limits(int(getattr(smk, "threads", 1) or 1))
+    threads = int(getattr(smk, "threads", 1) or 1)
+    for variable in THREAD_VARIABLES:
+        os.environ[variable] = str(threads)
+    threadpool_limits(threads)
     logger = logging.getLogger(name)
 
     failed: list = []

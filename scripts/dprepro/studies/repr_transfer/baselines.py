@@ -90,6 +90,10 @@ class FeatureSelection:
         of the vote fractions 4m/k (:attr:`changed_parts` = 2,
         :func:`hashed_votes`). ``None`` (default): true exactly when
         ``n_parts`` is set (the earlier signature).
+    lasso_solver : {"coordinate_descent", "lars"}
+        How each part's Lasso is solved (:func:`dprepro.learners.lasso.lasso_coef`):
+        scikit-learn's coordinate descent at its tolerance (the authors') or the
+        exact homotopy.
     """
 
     n_select: int
@@ -99,6 +103,7 @@ class FeatureSelection:
     n_parts: int | None = None
     part_key: bytes = b""
     hashed: bool | None = None
+    lasso_solver: str = "coordinate_descent"
 
     @property
     def public_parts(self) -> bool:
@@ -139,13 +144,15 @@ class FeatureSelection:
         """
         if not self.public_parts:
             return subsample_votes(X, y, self.n_select, sparsity=self.sparsity,
-                                   lasso_max_iter=self.lasso_max_iter)
+                                   lasso_max_iter=self.lasso_max_iter,
+                                   lasso_solver=self.lasso_solver)
         if lines is None:
             raise ValueError("the hashed part assignment needs the training lines' ids")
         k = self.parts(int(np.shape(X)[0]) if nominal is None else nominal)
         return hashed_votes(X, y, lines, self.n_select, n_parts=k,
                             key=self.part_key, sparsity=self.sparsity,
-                            lasso_max_iter=self.lasso_max_iter)
+                            lasso_max_iter=self.lasso_max_iter,
+                            lasso_solver=self.lasso_solver)
 
 
 def part_key(base_seed: int) -> bytes:
@@ -159,7 +166,8 @@ def part_key(base_seed: int) -> bytes:
 
 
 def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int | None = None,
-                    lasso_max_iter: int = 10_000) -> tuple[np.ndarray, int]:
+                    lasso_max_iter: int = 10_000,
+                    lasso_solver: str = "coordinate_descent") -> tuple[np.ndarray, int]:
     r"""The vote counts of :func:`dprepro.learners.feature_selection.dp_select_features`, before
     noise.
 
@@ -169,15 +177,17 @@ def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int 
     :math:`|\beta_j|` get one vote. The votes do not depend on ε, so one
     computation serves every ε and seed; :func:`noisy_top_features` then adds
     the noise exactly as ``dp_select_features`` does (same draws from the same
-    generator, tested).
+    generator, tested). ``lasso_solver``: :func:`dprepro.learners.lasso.lasso_coef`.
 
     Returns
     -------
     (votes, k) : ndarray of shape (p,), int
     """
     from sklearn.exceptions import ConvergenceWarning
-    from sklearn.linear_model import Lasso
 
+    from dprepro.learners.lasso import check_lasso_solver, lasso_coef
+
+    check_lasso_solver(lasso_solver)
     X = np.asarray(X, dtype=float)
     y = np.asarray(y, dtype=float)
     keep = ~np.isnan(y)
@@ -189,12 +199,12 @@ def subsample_votes(X, y, n_select: int, *, sparsity: float = 1.0, n_parts: int 
     if not 1 <= k <= n:
         raise ValueError(f"n_parts must be in [1, {n}], got {k}")
     votes = np.zeros(p)
-    lasso = Lasso(alpha=sparsity / n, fit_intercept=True, max_iter=lasso_max_iter)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)
         for i in range(k):
-            lasso.fit(X[i::k], y[i::k])
-            votes[np.argsort(-np.abs(lasso.coef_), kind="stable")[:n_select]] += 1.0
+            coef = lasso_coef(X[i::k], y[i::k], sparsity / n, solver=lasso_solver,
+                              max_iter=lasso_max_iter)
+            votes[np.argsort(-np.abs(coef), kind="stable")[:n_select]] += 1.0
     return votes, k
 
 
@@ -247,7 +257,8 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
         Needed by the gene baselines.
     baselines : mapping
         ``fixed_genes`` (list) and ``feature_selection`` (``n_genes``,
-        ``candidate_genes``, ``sparsity``, ``lasso_max_iter``).
+        ``candidate_genes``, ``sparsity``, ``lasso_max_iter``, optionally
+        ``lasso_solver``, default ``coordinate_descent``).
     private_set : str
         The ``set`` label of the private rows of a representation frame (one
         per quantile mapping, :attr:`dprepro.studies.repr_transfer.privacy.Pipeline.private_set`);
@@ -295,5 +306,6 @@ def method_features(method: str, *, seeds: int, samples, representations: Mappin
                                      n_parts=(int(fs["n_parts"]) if public_parts
                                               and fs.get("n_parts") is not None else None),
                                      part_key=part_key(base_seed) if public_parts else b"",
-                                     hashed=bool(public_parts))
+                                     hashed=bool(public_parts),
+                                     lasso_solver=fs.get("lasso_solver", "coordinate_descent"))
     return MethodFeatures(private, scales, selection, genes, public)

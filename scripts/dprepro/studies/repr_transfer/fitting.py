@@ -55,7 +55,7 @@ def configure_torch(threads: int, device: str) -> str:
 
 def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame, *,
                        rng: np.random.Generator, vae_options: Mapping | None = None,
-                       labels: pd.Series | None = None):
+                       labels: pd.Series | None = None, pca_options: Mapping | None = None):
     """Fit one representation on the public matrix (samples x genes).
 
     Parameters
@@ -66,9 +66,10 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         ``hidden_layers`` and ``width_multiplier`` (hidden width = multiplier x
         dim); for the joint model also ``supervised_weight`` (λ).
     rng : numpy.random.Generator
-        Seeds the random projection and every random choice of the VAE
-        (validation split, batch order, initial weights, noise). PCA uses the
-        exact SVD and no randomness.
+        Seeds the random projection, every random choice of the VAE
+        (validation split, batch order, initial weights, noise) and PCA's
+        randomized solver when ``pca_options`` gives no ``random_state`` (one
+        draw); the exact SVD uses no randomness.
     vae_options : mapping, optional
         Extra :class:`dprepro.representations.vae.VAERepresentation` arguments
         (``batch_size``, ``max_epochs``, ``patience``, ``validation_fraction``,
@@ -77,6 +78,12 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
     labels : Series, optional
         The joint model's auxiliary target, by public sample (the lineage;
         missing = unlabelled). Required for ``supervised_vae``, unused otherwise.
+    pca_options : mapping, optional
+        PCA's solver: ``svd_solver`` (``auto``, ``full`` or ``randomized``),
+        ``oversamples``, ``power_iterations`` and optionally ``random_state``
+        (the randomized solver's seed, instead of a draw from ``rng``)
+        (:func:`dprepro.representations.pca.fit_pca`; default
+        :data:`dprepro.representations.pca.PCA_DEFAULTS`); unused otherwise.
 
     Returns
     -------
@@ -84,13 +91,13 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
     """
     dim = int(spec["dim"])
     if representation == "pca":
-        # exactly dprepro.representations.pca.fit_pca (tested equal), without importing torch
-        from sklearn.decomposition import PCA
+        from dprepro.representations.pca import PCA_DEFAULTS, fit_pca
 
         m, d = np.shape(public)
         if not 1 <= dim <= min(m, d):
             raise ValueError(f"dim must be in [1, {min(m, d)}], got {dim}")
-        return PCA(n_components=dim, svd_solver="full").fit(public)
+        options = {**PCA_DEFAULTS, **(pca_options or {})}
+        return fit_pca(public, dim, random_state=options.pop("random_state", rng), **options)
     if representation == "random_projection":
         from dprepro.representations.random_projection import RandomProjection
 
@@ -139,24 +146,29 @@ def final_fit_labels(lineage: pd.Series, unlabelled, *, log=None) -> pd.Series:
     return labels
 
 
-#: Representations whose fit uses no randomness (PCA: exact SVD): one fit serves every seed.
+#: Representations whose fit is a deterministic map of the public data, one fit serving every
+#: seed: PCA (the randomized solver approximates that map; the workflow seeds it from the
+#: configuration's stream ``pca/randomized``, the same for every fit).
 DETERMINISTIC = ("pca",)
 
 
 def seed_representations(representation: str, spec: Mapping, public: pd.DataFrame,
                          private_sets: Mapping[str, pd.DataFrame], *, seeds: int,
                          base_seed: int, stream: str, vae_options: Mapping | None = None,
-                         log=None, labels: pd.Series | None = None) -> pd.DataFrame:
+                         log=None, labels: pd.Series | None = None,
+                         pca_options: Mapping | None = None) -> pd.DataFrame:
     """Fit ``representation`` on ``public`` once per seed and map every set through it.
 
     Seed ``s`` fits with the generator of stream ``stream``, replicate ``s``
     (:func:`dprepro.runtime.seeds.seed_sequence`); ``private_sets`` maps a ``set``
     label (``private``, ``private_line_local``) to the private matrix mapped
-    through it (``labels``: the joint model's public auxiliary target, as
-    :func:`fit_representation`). A representation in :data:`DETERMINISTIC` ignores the
-    generator, so its single fit and mapping are reused for every seed (the
-    rows are the same values the per-seed fits gave). Returns the frames of
-    :func:`representation_frame` with a ``seed`` column, seed after seed.
+    through it (``labels``: the joint model's public auxiliary target, and
+    ``pca_options``, as :func:`fit_representation`). A representation in
+    :data:`DETERMINISTIC` is fitted once, with seed 0's generator, and its mapping is
+    reused for every seed (the rows are the same values the per-seed fits gave: the
+    exact SVD draws nothing, the randomized solver is seeded by ``pca_options``).
+    Returns the frames of :func:`representation_frame` with a ``seed`` column, seed
+    after seed.
     """
     from dprepro.runtime.seeds import seed_sequence
 
@@ -171,7 +183,8 @@ def seed_representations(representation: str, spec: Mapping, public: pd.DataFram
                 log.info("%s seed %d: %s on public %d x %d", representation, seed, dict(spec),
                          *public.shape)
             model = fit_representation(representation, spec, public, rng=rng,
-                                       vae_options=vae_options, labels=labels)
+                                       vae_options=vae_options, labels=labels,
+                                       pca_options=pca_options)
             private = private_sets["private"]
             fitted = representation_frame(
                 model.transform(public), model.transform(private), public.index,

@@ -9,6 +9,7 @@ like the estimators. Values handed to jobs as ``params`` keep their keys sorted
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -18,8 +19,13 @@ from dprepro.data.tcga import holdout_labels
 from dprepro.representations.vae_size import vae_hidden_width, vae_training_mb, vae_weights
 from dprepro.runtime.params import canonical
 from dprepro.runtime.provenance import sidecar_path
-from dprepro.studies.repr_transfer.common import SUPERVISED, VAE_MODELS, fitted_as
-from dprepro.studies.repr_transfer.privacy import figure_privacy_text
+from dprepro.studies.repr_transfer.common import (
+    SUPERVISED,
+    VAE_MODELS,
+    fitted_as,
+    stream_int,
+)
+from dprepro.studies.repr_transfer.privacy import epsilon_grid, figure_privacy_text
 from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
 
 __all__ = ["DEPMAP_CACHE", "GDSC_CACHE", "RAW_FILE", "RAW_ITEMS", "TCGA_CACHE", "ReprPlan",
@@ -55,11 +61,26 @@ SUMMARY = {"cancer_type": "cancer_type_summary", "drug": "drug_summary"}
 TABLE_NAMES = ("hyperparameters", "cancer_type_accuracy", "cancer_type_summary",
                "drug_sensitivity", "drug_summary", "claims", "public_set")
 
-# repr_fit at paper scale (benchmarks/paper_scale.csv: 10,535 TCGA samples x 17,737
-# genes): one exact-SVD PCA fit peaks at ~7.2 GB and takes up to ~2,560 s CPU (time
-# extrapolated from 500-2,000 samples as m^2 n); declared with the margins of
-# tests/test_paper_scale.py: 1.5x the peak, 2x the time, once per seed and pipeline.
-FIT_PCA_PAPER = {"mem_mb": 11000, "minutes_per_seed": 86}
+# The paper-scale jobs, sized from benchmarks/paper_scale.csv with the margins of
+# tests/test_paper_scale.py (1.5x the peak memory, 2x the CPU time; the jobs run on one
+# thread). PCA (10,535 TCGA samples x 17,737 genes): one randomized fit (p = 40, q = 10)
+# takes ~23 CPU-s, ~29 with the process, its data and the transforms, and peaks at ~3.2 GB
+# (the exact SVD: ~800 CPU-s on one thread and 7.2 GB); a job fits one r_max per pair fold
+# (repr_search) or one r per pipeline (repr_fit, its mapping serving every seed).
+FIT_PCA_PAPER = {"mem_mb": 5000, "minutes_per_fit": 2}
+# repr_search's score of one trial: DP logistic regression on 16 pairs x 10 folds x 5 noise
+# draws, ~5.8 CPU-s; PCA and the random projection search r alone, so each pipeline scores
+# at most dim_range's distinct r (a repeated proposal reuses its score).
+SCORE_MINUTES_PAPER = 0.2
+# repr_cancer_type (every method of a pipeline: 6 cases x 10 folds x 6 ε x 5 seeds, ~1 CPU
+# minute), repr_drug (a chunk: per drug ~11 CPU-s, DP feature selection's votes by the
+# homotopy and 8 methods' SSP fits; ~11 s a job's start-up and data), repr_clipping_weights
+# (one (d, ε) of 20 x 20 x 20 x 20, ~5.2 CPU-s), and the memory of these jobs (~5.0 GB: the
+# public and private expression at the real size, the public gene variances).
+LEARN_PAPER = {"mem_mb": 7500, "cancer_type_minutes": 5, "drug_start_s": 15.0,
+               "drug_s_per_drug": 11.0, "clipping_s_per_setting": 5.3}
+# GDSC2 (release 8.5) has fewer drugs than this; the paper's v17 had 265
+GDSC_DRUGS_BOUND = 300
 # One VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
 # 1,280, one CPU thread, measured at load ~15): ~307 s; a fit runs up to vae.max_epochs
 # epochs, so the limits are epochs x this (2x margin); a GPU is far faster. Its peak was
@@ -113,7 +134,7 @@ class ReprPlan:
         # synthetic sizes need little memory; GDSC x DepMap matrices (~1,000 and ~1,500
         # lines x ~15,000 shared genes) need more
         self.mem_mb = ({"data": 2000, "learn": 2000} if self.origin == "synthetic"
-                       else {"data": 8000, "learn": 6000})
+                       else {"data": 8000, "learn": LEARN_PAPER["mem_mb"]})
 
     # ------------------------------------------------------------------ data
     def raw(self, source: str, item: str) -> str:
@@ -264,6 +285,20 @@ class ReprPlan:
             options["max_hidden_width"] = vae["max_hidden_width"]
         return options
 
+    def pca_options(self, representation: str) -> dict:
+        """PCA's solver settings (``repr_transfer.pca``) for PCA and its equal-dimension
+        control; empty for the other representations (no spurious reruns).
+
+        ``random_state``, the randomized solver's seed, is one per configuration (stream
+        ``pca/randomized`` of the seed): every PCA fit on the same rows at the same r is
+        then the same to the bit, as with the exact SVD (the search's candidates, the
+        final fits, and ``pca_vae_dim`` at PCA's own r, which is then PCA's release).
+        """
+        if fitted_as(representation) != "pca":
+            return {}
+        return {**self.study["pca"],
+                "random_state": stream_int(self.config["seed"], "pca/randomized")}
+
     def representation_methods(self) -> list[str]:
         """The configured representations, then the equal-dimension controls that apply
         (``pca_vae_dim`` with PCA and the VAE, ``vae_svae_dim`` with the VAE and the joint
@@ -408,19 +443,23 @@ class ReprPlan:
     def search_runtime(self, representation: str) -> int:
         """Minutes of every pipeline's search of one representation (the SLURM limit).
 
-        Paper scale is sized from benchmarks/paper_scale.csv (CPU, one thread): PCA is
-        nested, so one exact-SVD fit at r_max per pair fold (:data:`FIT_PCA_PAPER`, 2x
-        margin); the VAE either stops each trial at selection.trial_minutes (an overrun
-        is a failed trial) or, without a budget, every trial may run vae.max_epochs
-        epochs of the measured epoch time (2x margin) per pair fold. Scoring (DP logistic
-        regression over the pairs) is about a minute a trial at paper scale: 2 minutes
-        each. The synthetic sizes take seconds.
+        Paper scale is sized from benchmarks/paper_scale.csv (CPU, one thread): scoring a
+        trial takes :data:`SCORE_MINUTES_PAPER` (2x margin), and PCA and the random
+        projection, whose only parameter is r, score at most the range's distinct r per
+        pipeline; PCA is nested, so one randomized fit at r_max per pair fold
+        (:data:`FIT_PCA_PAPER`, 2x margin); the VAE either stops each trial at
+        selection.trial_minutes (an overrun is a failed trial) or, without a budget, every
+        trial may run vae.max_epochs epochs of the measured epoch time (2x margin) per pair
+        fold. The synthetic sizes take seconds.
         """
         selection = self.study["selection"]
         searches = len(self.pipelines)
         trials = self.trials(representation)
         paper = self.origin != "synthetic"
-        scoring = searches * trials * (2 if paper else 1)
+        if paper and representation not in VAE_MODELS:
+            low, high = (int(v) for v in selection["dim_range"])
+            trials = min(trials, high - low + 1)
+        scoring = searches * trials * (SCORE_MINUTES_PAPER if paper else 1)
         # the joint model is the VAE with a head of r x classes weights: the VAE's sizes
         if representation in VAE_MODELS:
             budget = selection.get("trial_minutes")
@@ -433,12 +472,15 @@ class ReprPlan:
             return int(10 + scoring + searches * trials * selection["pair_folds"] * fit_minutes
                        + 1)
         if paper and representation == "pca":
-            return 10 + scoring + selection["pair_folds"] * FIT_PCA_PAPER["minutes_per_seed"]
-        return 10 + scoring
+            return int(math.ceil(10 + scoring
+                                 + selection["pair_folds"] * FIT_PCA_PAPER["minutes_per_fit"]))
+        return int(math.ceil(10 + scoring))
 
     def fit_mem_mb(self, wildcards) -> int:
-        """Memory (MB) of one repr_fit job (``wildcards.representation``)."""
-        if self.origin != "synthetic" and fitted_as(wildcards.representation) == "pca":
+        """Memory (MB) of one repr_fit or repr_search job (``wildcards.representation``);
+        the random projection holds and maps the same public matrix as PCA."""
+        if self.origin != "synthetic" and fitted_as(wildcards.representation) in (
+                "pca", "random_projection"):
             return FIT_PCA_PAPER["mem_mb"]
         if self.origin != "synthetic" and fitted_as(wildcards.representation) in VAE_MODELS:
             return max(self.mem_mb["learn"], self.vae_mem_mb())
@@ -454,5 +496,28 @@ class ReprPlan:
                 return int(per_seed * seeds * pipelines + 1)
             return 60 * seeds * pipelines
         if self.origin != "synthetic" and fitted_as(wildcards.representation) == "pca":
-            return FIT_PCA_PAPER["minutes_per_seed"] * seeds * pipelines
+            # one fit per pipeline's selected r; its mapping serves every seed
+            return FIT_PCA_PAPER["minutes_per_fit"] * pipelines
         return 10 * pipelines
+
+    def cancer_type_runtime(self) -> int:
+        """Minutes of one repr_cancer_type job (every method of a pipeline)."""
+        return LEARN_PAPER["cancer_type_minutes"] if self.origin != "synthetic" else 60
+
+    def drug_runtime(self) -> int:
+        """Minutes of one repr_drug job: at paper scale 2x its start-up plus its chunk's
+        share of :data:`GDSC_DRUGS_BOUND` drugs at the measured time a drug."""
+        if self.origin == "synthetic":
+            return 120
+        per_chunk = -(-GDSC_DRUGS_BOUND // int(self.study["drug"]["chunks"]))
+        seconds = LEARN_PAPER["drug_start_s"] + per_chunk * LEARN_PAPER["drug_s_per_drug"]
+        return int(math.ceil(2 * seconds / 60))
+
+    def clipping_runtime(self) -> int:
+        """Minutes of the repr_clipping_weights job: at paper scale 2x every pipeline's
+        (d, ε_learner) settings (at most methods x ε) at the measured time of one."""
+        if self.origin == "synthetic":
+            return 30
+        settings = (len(self.pipelines) * len(self.methods())
+                    * len(epsilon_grid(self.study["drug"])))
+        return int(math.ceil(2 * settings * LEARN_PAPER["clipping_s_per_setting"] / 60))

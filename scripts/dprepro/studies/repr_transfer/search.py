@@ -218,14 +218,16 @@ def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs,
             "n_pairs": len(accs), "accuracies": [float(a) for a in accs]}
 
 
-#: Representations whose fit is nested in r (exact-SVD PCA): fitted once at r_max per pair fold.
+#: Representations whose fit is nested in r (PCA, exact or randomized): fitted once at r_max per
+#: pair fold and truncated.
 NESTED = ("pca",)
 
 
 def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, trials: int,
            space: Mapping, objective: Mapping, base_seed: int, vae_options: Mapping | None = None,
            log=None, fit_cache: dict | None = None,
-           trial_seconds: float | None = None) -> pd.DataFrame:
+           trial_seconds: float | None = None,
+           pca_options: Mapping | None = None) -> pd.DataFrame:
     """Run the seeded optuna search of one representation; one row per trial.
 
     ``objective``: ``pairs``, ``folds``, ``epsilon``, ``variant``, ``l2`` and
@@ -246,8 +248,11 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
     (same values: the fit is a deterministic function of the spec, the fit
     rows and the stream). PCA (:data:`NESTED`) is fitted once per pair fold at
     the largest r the fold allows and truncated to each candidate's r
-    (:func:`dprepro.representations.pca.truncate_pca`: the same components, to
-    the bit), so the cache key of that fit has no ``dim``.
+    (:func:`dprepro.representations.pca.truncate_pca`: with the exact SVD the
+    same components, to the bit; with the randomized solver the leading
+    components of the r_max sketch), so the cache key of that fit has no
+    ``dim``. ``pca_options``: PCA's solver (as
+    :func:`dprepro.studies.repr_transfer.fitting.fit_representation`).
     ``trial_seconds``: a wall-clock budget of a trial's VAE fits together
     (None: none). A trial whose fits overrun it is recorded with ``status =
     over_budget`` and no score, and is pruned in the optuna study (TPE treats
@@ -328,7 +333,8 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
             base = (representation, g, tuple(map(tuple, group)), "r_max", r_max)
             if base not in cache:
                 cache[base] = fit_representation(representation, {**spec, "dim": r_max},
-                                                 fit_rows, rng=rng, vae_options=vae_options)
+                                                 fit_rows, rng=rng, vae_options=vae_options,
+                                                 pca_options=pca_options)
             return truncate_pca(cache[base], spec["dim"])
         options = dict(vae_options or {})
         if trial_seconds is not None and representation in VAE_MODELS:
@@ -336,7 +342,7 @@ def search(representation: str, public: pd.DataFrame, lineage: pd.Series, *, tri
         return fit_representation(representation, spec, fit_rows, rng=rng,
                                   vae_options=options or vae_options,
                                   labels=fit_labels[g] if representation in SUPERVISED
-                                  else None)
+                                  else None, pca_options=pca_options)
 
     def evaluate(spec):
         accs, n_fit, epochs, best_epoch = [], [], np.nan, np.nan
