@@ -421,6 +421,12 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
             width = 2000 if kind == "select" else 20
             add(rule, step, f"{PRIVATE} x {width}", "measured", child("learners", kind, fits),
                 f"{fits} fits in one process", covers="mem")
+    learning_stages(stages, paper, add)
+    return rows
+
+
+def learning_stages(stages, paper: dict, add) -> None:
+    """The repr_search score, the clipping search and the whole cancer-type and drug jobs."""
     if "search" in stages:
         # one trial's score: DP logistic regression on the 16 validation pairs, 10-fold CV,
         # r = 20 (the largest); TCGA's 10,535 samples over 33 types: ~319 a type
@@ -487,7 +493,6 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
                 f"timed on 2 drugs; wall_s = the process with {per_chunk} drugs, the largest "
                 f"chunk of {PAPER_DRUGS} drugs in {drug['chunks']} chunks; the public and "
                 "private expression held at the real size", wildcards=f"pipeline={name}")
-    return rows
 
 
 def main(argv=None) -> int:
