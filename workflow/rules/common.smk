@@ -6,15 +6,6 @@ from pathlib import Path
 # check, each study's plan (paths, params, job sizes) and the code digests (layers
 # point down: Snakefile -> rules -> scripts -> dprepro).
 sys.path.insert(0, str(Path(workflow.basedir) / "scripts"))
-# The jobs too, also where a copy of dprepro is installed (`pip install .`):
-# Snakemake appends a script's folder to its sys.path, after site-packages
-# (dprepro.runtime.step checks which library a job imported).
-os.environ["PYTHONPATH"] = os.pathsep.join(
-    filter(
-        None, [str(Path(workflow.basedir) / "scripts"), os.environ.get("PYTHONPATH")]
-    )
-)
-
 import yaml
 from snakemake.utils import update_config
 
@@ -30,6 +21,9 @@ from dprepro.runtime.run_folder import (  # noqa: E402
 from dprepro.runtime.code_version import scripts_library_code  # noqa: E402
 from dprepro.runtime.params import canonical  # noqa: E402
 from dprepro.runtime.provenance import sidecar_path as prov  # noqa: E402
+from dprepro.runtime.step import scripts_first_for_jobs  # noqa: E402
+
+scripts_first_for_jobs(Path(workflow.basedir) / "scripts")
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 

@@ -20,7 +20,7 @@ from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
 
-__all__ = ["THREAD_VARIABLES", "start", "script_path", "write_sidecars"]
+__all__ = ["THREAD_VARIABLES", "scripts_first_for_jobs", "start", "script_path", "write_sidecars"]
 
 #: Read by BLAS and OpenMP libraries when they load: :func:`start` sets them to the rule's
 #: threads, so a library loaded after it (scipy's own OpenBLAS, which the step's imports
@@ -175,3 +175,16 @@ def write_sidecars(smk, file: str, outputs, *, record_inputs: bool = True, **rec
              **record.pop("extra", {})}
     for output in outputs:
         write_provenance(output, script=script_path(file), inputs=inputs, extra=extra, **record)
+
+
+def scripts_first_for_jobs(scripts_dir) -> None:
+    """Put ``scripts_dir`` first on the ``PYTHONPATH`` the workflow's jobs inherit.
+
+    Snakemake appends a script's folder to its ``sys.path``, after site-packages: with
+    a copy of dprepro installed (``pip install .``), a job would import that copy while
+    its sidecars record the digests of the clone's code (:func:`start` refuses that).
+    """
+    import os
+
+    os.environ["PYTHONPATH"] = os.pathsep.join(
+        filter(None, [str(scripts_dir), os.environ.get("PYTHONPATH")]))

@@ -130,6 +130,9 @@ def _mc_variance(lambdas, path, between, n_ok, how: str) -> np.ndarray:
 
 def simex_result(terms, lam, path, vpath, between, n_conv, naive, naive_se, how,
                   n_replicates, level) -> SimexResult:
+    """The MC-SIMEX estimate of one release: the path over λ extrapolated to λ = −1,
+    with its variance (the jackknife-type correction of the between-replicate spread)
+    and the naive fit beside it, as a :class:`SimexResult`."""
     estimate = _extrapolate(lam, path, how)
     mc_var = _mc_variance(lam, path, between, np.asarray(n_conv, float), how)
     var_hat = _extrapolate(lam, vpath, "quadratic") + mc_var
