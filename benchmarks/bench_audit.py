@@ -20,7 +20,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "scripts"))
 
-from dprepro.audit.suite import _audit_plan, run_all_audits  # noqa: E402
+from dprepro.audit.suite import _audit_plan, audit_row_seeds, run_all_audits  # noqa: E402
 
 
 def main(argv=None) -> None:
@@ -30,8 +30,8 @@ def main(argv=None) -> None:
     parser.add_argument("--table", action="store_true", help="print the audit table")
     args = parser.parse_args(argv)
 
-    plan = _audit_plan(args.draws_scale)
-    children = np.random.SeedSequence(args.seed).spawn(len(plan))
+    plan, fixed = _audit_plan(args.draws_scale)
+    children = audit_row_seeds(plan, args.seed, fixed=fixed)
     print(f"numpy {np.__version__}; draws scale {args.draws_scale:g}; {len(plan)} audits")
     for (role, fn, kwargs), child in zip(plan, children, strict=True):
         start = time.perf_counter()

@@ -173,6 +173,15 @@ def test_every_registered_indicator_mechanism_has_audit_rows(toy):
     others = [name for name in MECHANISMS if name != toy.name]
     without = run_all_audits(rng_seed=4, draws_scale=0.001, indicator_mechanisms=others)
     pd.testing.assert_frame_equal(table.iloc[:-4].reset_index(drop=True), without)
+    # a run's own RRR rows come after the indicator rows, yet the new mechanism moves none
+    # of their draws: their streams are keyed by their settings, not by position
+    run = [[3, 0.5, "exact"]]
+    with_toy = run_all_audits(rng_seed=4, draws_scale=0.001, rrr_settings=run)
+    alone = run_all_audits(rng_seed=4, draws_scale=0.001, indicator_mechanisms=others,
+                           rrr_settings=run)
+    pd.testing.assert_frame_equal(with_toy.iloc[[-1]].reset_index(drop=True),
+                                  alone.iloc[[-1]].reset_index(drop=True))
+    assert with_toy.iloc[-1]["variant"] == "calibration=exact, k=3"
 
 
 def test_the_control_level_inverts_each_mechanisms_true_epsilon(toy):
@@ -481,6 +490,10 @@ def test_every_rrr_release_of_the_run_gets_an_audit_row_and_a_privacy_claim():
     table = run_all_audits(rng_seed=4, draws_scale=0.001, rrr_settings=settings)
     pd.testing.assert_frame_equal(table.iloc[:len(base)], base)
     new = table.iloc[len(base):]
+    # each row's draws are its own: the k = 4 row alone has the same bound as beside k = 3
+    four_alone = run_all_audits(rng_seed=4, draws_scale=0.001, rrr_settings=[[4, 0.5, "exact"]])
+    pd.testing.assert_frame_equal(four_alone.iloc[[-1]].reset_index(drop=True),
+                                  new.iloc[[-1]].reset_index(drop=True))
     # (5, 1, paper) is shipped, (3, 1, paper) given twice: two rows, in sorted order
     assert list(new.variant) == ["calibration=paper, k=3", "calibration=exact, k=4"]
     assert list(new.role) == ["published", "corrected"]

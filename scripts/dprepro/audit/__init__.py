@@ -14,6 +14,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "release_audits": ["audit_grid_lnte", "audit_indicator_mechanism", "audit_laplace_indicators",
                        "audit_lnte", "audit_rrr"],
     "selection_audits": ["audit_feature_selection", "selection_audit_data"],
-    "suite": ["control_run_alpha", "indicator_audit_plan", "rrr_run_audit_plan",
-              "run_all_audits"],
+    "suite": ["audit_row_key", "audit_row_seeds", "control_run_alpha", "indicator_audit_plan",
+              "rrr_run_audit_plan", "run_all_audits"],
 })

@@ -73,6 +73,8 @@ illustrated in the case of the binomial. Biometrika 26, 404–413.
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
@@ -95,8 +97,8 @@ from dprepro.mechanisms.registry import MECHANISMS
 from dprepro.mechanisms.rrr import rrr_keep_probability
 from dprepro.runtime.privacy_record import budget_split
 
-__all__ = ["control_run_alpha", "indicator_audit_plan", "rrr_run_audit_plan",
-           "run_all_audits"]
+__all__ = ["audit_row_key", "audit_row_seeds", "control_run_alpha", "indicator_audit_plan",
+           "rrr_run_audit_plan", "run_all_audits"]
 
 # --------------------------------------------------------------------------- all audits
 
@@ -190,7 +192,8 @@ def rrr_run_audit_plan(settings, draws: int, planned=()) -> list:
 
 def _audit_plan(draws_scale: float, indicator_mechanisms=None,
                 learner_draws_scale: float | None = None, rrr_settings=()):
-    """The audits of :func:`run_all_audits`: (role, function, kwargs) in table order.
+    """The audits of :func:`run_all_audits`: (role, function, kwargs) in table order, and
+    how many of them are the rows every run has (:func:`audit_row_seeds`).
 
     ``indicator_mechanisms``: names of the registered indicator mechanisms to
     audit besides Laplace (default: every registered one); their rows come
@@ -207,16 +210,50 @@ def _audit_plan(draws_scale: float, indicator_mechanisms=None,
     def n_learner(base: int) -> int:
         return n(base, learner_scale)
 
-    plan = _release_plan(n) + _learner_plan(n_learner)
-    # rows added later come after the earlier ones (and before the indicator rows), so the
-    # earlier rows keep their streams
-    plan += _corrected_pipeline_plan(n, n_learner)
+    plan = _fixed_plan(n, n_learner)
+    fixed = len(plan)
     names = list(MECHANISMS) if indicator_mechanisms is None else list(indicator_mechanisms)
     plan += indicator_audit_plan(names, n(10**6))
     shipped = [(kw["k"], kw["epsilon"], kw["calibration"]) for _, fn, kw in plan
                if fn is audit_rrr and "keep_probability" not in kw]
     plan += rrr_run_audit_plan(rrr_settings, n(10**6), planned=shipped)
-    return plan
+    return plan, fixed
+
+
+def _fixed_plan(n, n_learner):
+    """The rows every run audits, whatever its configuration, in table order (rows added
+    later come after the earlier ones, so the earlier rows keep their positional streams)."""
+    return _release_plan(n) + _learner_plan(n_learner) + _corrected_pipeline_plan(n, n_learner)
+
+
+#: Spawn-key prefix of the configuration-dependent rows' streams (positional children of
+#: ``SeedSequence(seed)`` have one-element keys, so these never coincide with them).
+_KEYED_STREAM = 0x5EED
+
+
+def audit_row_key(role: str, fn, kwargs: dict) -> str:
+    """A stable name of one audit row: its role, audit and settings (draws aside), e.g.
+    ``"published/audit_rrr/calibration=paper,epsilon=0.5,k=3"``."""
+    settings = ",".join(f"{key}={kwargs[key]!r}" for key in sorted(kwargs) if key != "draws")
+    return f"{role}/{fn.__name__}/{settings}"
+
+
+def audit_row_seeds(plan, rng_seed: int, *, fixed: int) -> list:
+    """One ``SeedSequence`` per row of ``plan``.
+
+    The first ``fixed`` rows (those every run audits) take positional children of
+    ``SeedSequence(rng_seed)``; each later row (an indicator mechanism, a run's own RRR
+    setting) a stream keyed by :func:`audit_row_key`, so which other mechanisms or
+    settings a run has never moves a row's draws.
+    """
+    if not 0 <= fixed <= len(plan):
+        raise ValueError(f"fixed must be between 0 and {len(plan)}, got {fixed}")
+    seeds = np.random.SeedSequence(rng_seed).spawn(fixed)
+    for role, fn, kwargs in plan[fixed:]:
+        digest = hashlib.sha256(audit_row_key(role, fn, kwargs).encode()).digest()
+        key = tuple(int.from_bytes(digest[i:i + 4], "little") for i in range(0, 16, 4))
+        seeds.append(np.random.SeedSequence(rng_seed, spawn_key=(_KEYED_STREAM, *key)))
+    return seeds
 
 
 def _release_plan(n):
@@ -310,9 +347,11 @@ def run_all_audits(
     (``"control"``) that a working audit must flag — they show that the audits have
     the power to detect a violation of that size.
 
-    Each audit gets its own stream, ``SeedSequence(rng_seed).spawn(...)``
-    in table order, so the table is deterministic given the seed and
-    ``draws_scale`` (a row does not depend on the others).
+    Each audit gets its own stream (:func:`audit_row_seeds`): the rows every run has
+    positional children of ``SeedSequence(rng_seed)``, the rows that depend on the
+    configuration (indicator mechanisms, a run's own RRR settings) streams keyed by their
+    settings, so the table is deterministic given the seed and ``draws_scale`` and no row
+    depends on which others are present.
 
     Parameters
     ----------
@@ -345,8 +384,9 @@ def run_all_audits(
     draws_scale = _check_positive(draws_scale, "draws_scale")
     if learner_draws_scale is not None:
         learner_draws_scale = _check_positive(learner_draws_scale, "learner_draws_scale")
-    plan = _audit_plan(draws_scale, indicator_mechanisms, learner_draws_scale, rrr_settings)
-    children = np.random.SeedSequence(int(rng_seed)).spawn(len(plan))
+    plan, fixed = _audit_plan(draws_scale, indicator_mechanisms, learner_draws_scale,
+                              rrr_settings)
+    children = audit_row_seeds(plan, int(rng_seed), fixed=fixed)
     rows = []
     for (role, fn, kwargs), child in zip(plan, children, strict=True):
         result = fn(rng=np.random.default_rng(child), level=level, **kwargs)
