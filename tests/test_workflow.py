@@ -1,5 +1,6 @@
 """The workflow end to end: quality gates, dry runs, determinism, provenance, reruns, report."""
 
+import csv
 import hashlib
 import json
 import math
@@ -212,6 +213,26 @@ def test_the_quick_default_builds_every_table_and_figure_of_the_full_run(tmp_pat
     assert any(name in p for p in full - quick for name in extra)
     # the quick default adds nothing of its own either
     assert quick <= full
+
+
+@pytest.mark.parametrize(("configfile", "measure"), [
+    pytest.param("config/config.yaml", "verify_files_quick",
+                 marks=pytest.mark.background("dry-run:config/config.yaml")),
+    pytest.param("config/full.yaml", "verify_files_full",
+                 marks=pytest.mark.background("dry-run:config/full.yaml"))])
+def test_the_verify_counts_the_docs_quote_are_what_the_workflow_plans(configfile, measure,
+                                                                      tmp_path):
+    """`snakemake verify` checks one file per sidecar, and every output with a sidecar is a
+    planned output. benchmarks/everyday.csv records the count verify printed, which README.md
+    and docs/ quote (tests/test_docs_numbers.py): a change of the outputs needs a new
+    measurement (python benchmarks/bench_everyday.py, then --docs)."""
+    sidecars = {p for p in planned_outputs(configfile, tmp_path) if p.endswith(".prov.json")}
+    with (ROOT / "benchmarks" / "everyday.csv").open(newline="") as fh:
+        recorded = {row["measure"]: row["value"] for row in csv.DictReader(fh)}
+    assert int(recorded[measure]) == len(sidecars), (
+        f"benchmarks/everyday.csv has {measure} = {recorded[measure]}, but {configfile} plans "
+        f"{len(sidecars)} outputs with a sidecar: rerun python benchmarks/bench_everyday.py "
+        "and then python benchmarks/bench_everyday.py --docs")
 
 
 def test_snakefmt_check():
