@@ -124,6 +124,8 @@ def load():
                          "status": [1, 1, 0] * 13 + [1, 1],
                          "arm": ["A", "B"] * 20 + ["A"]})
 '''
+#: the privacy audit's tables, which the new cohort's RRR setting extends
+AUDIT_TABLES = ("results/audit/privacy_audit.csv", "results/audit/claims.csv")
 # the files that the failing jobs of the damaged cohort (toy) may take with them
 TOY_JOB_FILES = ("results/rrr_survival/releases/toy/", "results/rrr_survival/cox/toy/")
 
@@ -151,6 +153,7 @@ def test_a_fault_in_one_cohort_leaves_every_other_cohorts_file_as_it_was(small_r
     assert os.path.relpath(ROOT, work) == os.path.relpath(ROOT, small_run)
     (work / "results" / "data" / "cohorts" / "toy.parquet").write_bytes(b"no parquet")
     before = _state(work)
+    audit_before = {name: (work / name).read_text().splitlines() for name in AUDIT_TABLES}
     package = tmp_path / "fault"
     package.mkdir()
     (package / "fault_cohort.py").write_text(FAULT_COHORT)
@@ -174,7 +177,15 @@ def test_a_fault_in_one_cohort_leaves_every_other_cohorts_file_as_it_was(small_r
     assert gone and all(path.startswith(TOY_JOB_FILES) for path in gone), gone
     assert sorted(set(after) - set(before)) == []
     changed = sorted(path for path in after if after[path] != before[path])
-    assert changed == [], changed
+    assert [path for path in changed if not path.startswith("results/audit/")] == [], changed
+    # the privacy audit is the run's, not a cohort's: bad's two arms add an RRR setting
+    # (k = 2) it audits, so its tables gain rows and keep every earlier row byte for byte
+    # (each row's draws are keyed by its settings); nothing else of the audit's changes
+    for name, lines in audit_before.items():
+        now = (work / name).read_text().splitlines()
+        assert now[0] == lines[0] and set(lines) <= set(now), name
+        added = [line for line in now if line not in set(lines)]
+        assert added and all("k=2" in line or "k_2" in line for line in added), added
     assert any("/ipssr/" in path for path in after) and "results/claims.csv" in after
     assert "results/run_manifest.json" in after
     # what failed inside a job names the cohort and its key
