@@ -186,15 +186,19 @@ def test_docs_claims_page_is_the_rendering_of_every_declaration():
     from pathlib import Path
 
     from dprepro.claims.catalogue import declared_claims, render_catalogue
+    from dprepro.runtime.study_registry import registered_studies
 
     registry = declared_claims()
     page = (Path(__file__).parents[1] / "docs" / "claims.md").read_text(encoding="utf-8")
     assert page == render_catalogue(registry), (
         "docs/claims.md is out of date: PYTHONPATH=scripts python -m dprepro.claims.catalogue "
         "> docs/claims.md")
+    # every study with a claim prefix in its manifest declares claims, and only those do
+    prefixes = {s.name: s.claim_prefix for s in registered_studies() if s.claim_prefix}
     studies = {d.study for d in registry.declarations()}
-    assert studies == {"ldp_indicators", "rrr_survival", "repr_transfer"}
+    assert studies == set(prefixes) and len(studies) >= 3
     for declaration in registry.declarations():
+        assert declaration.id.startswith(prefixes[declaration.study] + "."), declaration.id
         # a paper's statement names where the paper makes it
         if declaration.origin == "paper":
             assert any(word in declaration.source for word in (

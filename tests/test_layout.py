@@ -24,7 +24,6 @@ LAYERS = [
     ["studies"],
 ]
 LAYER = {package: level for level, packages in enumerate(LAYERS) for package in packages}
-STUDIES = ["ldp_indicators", "rrr_survival", "repr_transfer"]
 
 
 def _module_name(path: Path) -> str:
@@ -229,15 +228,30 @@ def test_long_function_allowlist_is_current():
 
 
 def test_study_scripts_import_only_their_own_study():
+    """A step script is named like its rule, so its study is the one whose manifest's rule
+    prefixes its name has; the workflow's own scripts (claims, report) import no study."""
+    from dprepro.runtime.study_registry import study_of_rule
+
+    checked = 0
     for script in sorted((ROOT / "scripts").glob("*.py")):
-        study = {"ldp": "ldp_indicators", "rrr": "rrr_survival", "repr": "repr_transfer"}.get(
-            script.stem.split("_")[0])
-        if study is None:
-            continue
+        spec = study_of_rule(script.stem)
         for target in _imports(script):
             t = target.split(".")
             if t[1] == "studies" and len(t) > 2:
-                assert t[2] == study, f"{script.name} imports {target}"
+                assert spec is not None and t[2] == spec.name, f"{script.name} imports {target}"
+                checked += 1
+    assert checked > 20
+
+
+def test_a_study_packages_init_is_its_manifest_only():
+    """``dprepro/studies/<name>/__init__.py`` imports nothing but the manifest's classes: the
+    registry imports every manifest (dprepro.runtime.study_registry), which then runs no
+    study code and cannot close an import cycle through the lowest layer."""
+    for init in sorted((LIB / "studies").glob("*/__init__.py")):
+        assert _imports(init) <= {"dprepro.runtime.study_registry"}, init
+        names = {n.id for node in ast.parse(init.read_text()).body
+                 if isinstance(node, ast.Assign) for n in node.targets}
+        assert "SPEC" in names, f"{init}: declare SPEC = StudySpec(...)"
 
 
 def test_every_scripted_rule_carries_its_library_code():

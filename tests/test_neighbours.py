@@ -37,12 +37,13 @@ from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.data.cohort_spec import CohortSpec, build_cohort, group_order
 from dprepro.data.cohorts import synthetic_ipssr_cohort
 from dprepro.runtime.privacy_record import PrivacyRecord
+from dprepro.runtime.study_registry import privacy_boundary
 from dprepro.studies.rrr_survival import plan as rrr_plan
 from dprepro.studies.rrr_survival.analysis import run_release
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
-BOUNDARY = yaml.safe_load((ROOT / "workflow" / "privacy_boundary.yaml").read_text())
+BOUNDARY = privacy_boundary(ROOT / "workflow" / "privacy_boundary.yaml")
 #: The shipped configurations, each over the embedded default.
 SHIPPED = {"quick": (), "full": ("full.yaml",), "paper": ("paper.yaml",)}
 #: Draws of each noisy release (the structure does not depend on their number).

@@ -16,6 +16,7 @@ import pytest
 import yaml
 
 from dprepro.config.schema import fill_defaults, load_schema
+from dprepro.runtime.study_registry import privacy_boundary
 from helpers import background, smallruns
 from helpers.smallruns import SMALL
 
@@ -516,7 +517,7 @@ def test_paper_mode_offline_fails_with_a_hint(tmp_path):
 
 
 def test_provenance_release_flags_agree_with_the_privacy_boundary(runs):
-    boundary = yaml.safe_load((ROOT / "workflow" / "privacy_boundary.yaml").read_text())
+    boundary = privacy_boundary(ROOT / "workflow" / "privacy_boundary.yaml")
     checked = 0
     for sidecar in (runs["2"] / "results").rglob("*.prov.json"):
         record = json.loads(sidecar.read_text())

@@ -81,7 +81,7 @@ rule claims_figure:
 
 
 # The report shows the claims and each study's headline tables as tables (HTML pages
-# it displays inline; a CSV would only be a download).
+# it displays inline; a CSV would only be a download): the studies' manifests list them.
 REPORT_TABLES = report_tables(config["studies"])
 REPORT_TABLE_TARGETS = [report_table_path(name) for name in REPORT_TABLES]
 
@@ -112,6 +112,11 @@ rule report_tables:
         runtime=5,
     params:
         library_code=library_code("report_tables.py"),
+        titles={name: table.title for name, table in REPORT_TABLES.items()},
+        captions={
+            name: f"{table.caption} CSV: {table.csv}"
+            for name, table in REPORT_TABLES.items()
+        },
     script:
         "../../scripts/report_tables.py"
 

@@ -10,7 +10,11 @@ import yaml
 from snakemake.utils import update_config
 
 from dprepro.config.overlays import embedded_default_to_lay_under  # noqa: E402
-from dprepro.config.schema import check_and_fill, load_schema  # noqa: E402
+from dprepro.config.schema import (  # noqa: E402
+    check_and_fill,
+    check_studies_registered,
+    load_schema,
+)
 from dprepro.runtime.scheduler_timers import cancel_scheduler_timers  # noqa: E402
 from dprepro.runtime.run_folder import (  # noqa: E402
     remove_outputs,
@@ -45,6 +49,8 @@ if EMBEDDED_DEFAULT is not None:
 # pure-Python YAML loader, ~0.4 s of every start, dry runs included. The cross-key
 # rules come last, on the filled configuration (config.yaml sets only what differs).
 SCHEMA_SPEC = load_schema(SCHEMA)
+# every study with a manifest (scripts/dprepro/studies/<name>/) is a choice of `studies`
+check_studies_registered(SCHEMA_SPEC)
 check_and_fill(config, SCHEMA_SPEC)
 
 # A named run lives in runs/<run_name>/ (results, logs, Snakemake's records), apart from

@@ -6,7 +6,7 @@ Its public names load their module on first use (:mod:`dprepro.runtime.exports`)
 from dprepro.runtime.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
-    "catalogue": ["DECLARING_MODULES", "declared_claims", "render_catalogue", "verdict_counts"],
+    "catalogue": ["declared_claims", "declaring_modules", "render_catalogue", "verdict_counts"],
     "figure": ["FONT", "PAGE", "VERDICT_ORDER", "claims_figure", "claims_pages",
                "claims_summary_figure"],
     "registry": ["CLAIMS", "ClaimDeclaration", "ClaimRegistry", "Evidence"],

@@ -25,21 +25,23 @@ from pathlib import Path
 import pandas as pd
 
 from dprepro.claims.registry import CLAIMS, ClaimDeclaration, ClaimRegistry
+from dprepro.runtime.study_registry import registered_studies
 
-__all__ = ["DECLARING_MODULES", "declared_claims", "render_catalogue", "verdict_counts"]
+__all__ = ["declared_claims", "declaring_modules", "render_catalogue", "verdict_counts"]
 
-#: The modules whose import declares every claim (each study's, and the privacy statements).
-DECLARING_MODULES = ("dprepro.studies.ldp_indicators.claims",
-                     "dprepro.studies.rrr_survival.claims",
-                     "dprepro.studies.repr_transfer.claims",
-                     "dprepro.audit.claims")
 REGENERATE = "PYTHONPATH=scripts python -m dprepro.claims.catalogue > docs/claims.md"
-_STUDIES = ("ldp_indicators", "rrr_survival", "repr_transfer")
+
+
+def declaring_modules() -> tuple[str, ...]:
+    """The modules whose import declares every claim: each study's ``claims_modules``
+    (its manifest, :class:`dprepro.runtime.study_registry.StudySpec`; the audit's are the
+    papers' privacy statements)."""
+    return tuple(dict.fromkeys(m for spec in registered_studies() for m in spec.claims_modules))
 
 
 def declared_claims() -> ClaimRegistry:
     """The shared registry with every study's declarations imported."""
-    for module in DECLARING_MODULES:
+    for module in declaring_modules():
         importlib.import_module(module)
     return CLAIMS
 
@@ -90,7 +92,9 @@ def render_catalogue(registry: ClaimRegistry, *, counts: dict[str, Counter] | No
     ]
     if counts is not None:
         lines += [f"Rows and verdicts are those of {run or 'a run'}.", ""]
-    studies = list(dict.fromkeys([*_STUDIES, *(d.study for d in declarations)]))
+    # the registered studies by name, then any other a declaration names
+    studies = list(dict.fromkeys([*(s.name for s in registered_studies()),
+                                  *(d.study for d in declarations)]))
     for study in studies:
         # the study's own claims, then those other jobs compute (the privacy statements):
         # independent of which module was imported first

@@ -12,6 +12,6 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "reference": ["DOCS_LINK", "LONG_VALUE", "MAX_DESCRIPTION", "PRIVACY_KEYS",
                   "RELATED_PRIVACY_KEYS", "SECTION_MIN_KEYS", "documented_keys", "is_privacy_key",
                   "load_inputs", "main", "overlay", "render_config_readme", "schema_keys", "slug"],
-    "schema": ["ConfigError", "check_and_fill", "check_config", "fill_defaults", "key_path",
-               "load_schema", "repeated_defaults"],
+    "schema": ["ConfigError", "check_and_fill", "check_config", "check_studies_registered",
+               "fill_defaults", "key_path", "load_schema", "repeated_defaults"],
 })

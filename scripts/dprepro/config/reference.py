@@ -27,6 +27,8 @@ from pathlib import Path
 
 import yaml
 
+from dprepro.runtime.study_registry import registered_studies
+
 __all__ = ["SECTION_MIN_KEYS", "MAX_DESCRIPTION", "LONG_VALUE", "DOCS_LINK", "PRIVACY_KEYS",
            "RELATED_PRIVACY_KEYS", "is_privacy_key", "overlay", "documented_keys", "slug",
            "render_config_readme", "schema_keys", "load_inputs", "main"]
@@ -45,47 +47,15 @@ DOCS_LINK = "../docs/configuration.md"
 
 REGENERATE = "PYTHONPATH=scripts python -m dprepro.config.reference > config/README.md"
 
-#: Every privacy-level key of the schema: (mechanism it calibrates, what the level means).
+#: Every privacy-level key of the schema: (mechanism it calibrates, what the level means),
+#: as each study's manifest lists its own (``StudySpec.privacy_keys``); rendered study by
+#: study in the order of the schema's sections.
 PRIVACY_KEYS: dict[str, tuple[str, str]] = {
-    "ldp_indicators.alphas": (
-        "Laplace on the failure indicator δ (Z = δ + Laplace(1/α)); randomized response",
-        "α-LDP per person, each α exact; the levels of Figure 1"),
-    "ldp_indicators.alpha_grid": (
-        "as `ldp_indicators.alphas`",
-        "α-LDP levels of the integrated-MSE-against-α curve (beyond the paper)"),
-    "ldp_indicators.convergence.alphas": (
-        "as `ldp_indicators.alphas`",
-        "α-LDP levels of the MSE-against-n curves (beyond the paper)"),
-    "rrr_survival.epsilons": (
-        "randomized response on the group (RRR); Laplace on counts (LNTE)",
-        "stated ε per person (`privacy_unit`); tables add the true ε of each calibration"),
-    "repr_transfer.selection.epsilon": (
-        "objective perturbation (DP logistic regression)",
-        "ε of the DP learner scored in the hyperparameter search, on public data only"),
-    "repr_transfer.cancer_type.epsilon": (
-        "objective perturbation (DP logistic regression)",
-        "ε per released model of the cancer-type figure (the paper's headline)"),
-    "repr_transfer.cancer_type.epsilons": (
-        "objective perturbation (DP logistic regression)",
-        "ε sweep of the cancer-type task; the non-private fit (ε = ∞) is added"),
-    "repr_transfer.drug.epsilon": (
-        "sufficient statistics perturbation (DP linear regression)",
-        "ε per released model of the drug figure (the paper's, 1)"),
-    "repr_transfer.drug.epsilons": (
-        "sufficient statistics perturbation (DP linear regression)",
-        "ε sweep of the drug task (beyond the paper); the non-private fit (ε = ∞) is added"),
-}
+    key: value for spec in registered_studies() for key, value in spec.privacy_keys.items()}
 
-#: Keys that set no level but change what a level guarantees.
+#: Keys that set no level but change what a level guarantees (``StudySpec.related_privacy_keys``).
 RELATED_PRIVACY_KEYS: dict[str, str] = {
-    "ldp_indicators.mechanisms": "which local mechanisms the α apply to",
-    "ldp_indicators.variants.noise_scales": "Laplace scale c/α: only c = 1 is α-LDP (others: α/c)",
-    "rrr_survival.calibration": "`paper` is truly (ε + ln(k − 1))-LDP; `exact` is ε-LDP",
-    "rrr_survival.extra_calibrations": "RRR calibrations run beside `calibration`",
-    "repr_transfer.pipelines": "`as_published` has no finite true ε; `corrected` is ε-DP per model",
-    "repr_transfer.cancer_type.variant": "objective perturbation as coded by the authors, or CMS11",
-    "repr_transfer.feature_selection.n_genes": "DP feature selection spends half of ε",
-}
+    key: why for spec in registered_studies() for key, why in spec.related_privacy_keys.items()}
 
 _FILES = (
     "| `config/config.yaml` | **quick** default, plain `snakemake --cores all`: every figure and "
@@ -461,6 +431,14 @@ def render_config_readme(schema: Mapping, configs: Mapping[str, Mapping] | None 
     keys = dict(schema_keys(schema))
     anchors = documented_keys(docs)
     _check(schema, keys, anchors, privacy, related)
+    # the studies in the order of their schema sections (the manifests come by name)
+    sections = list(schema.get("properties") or {})
+
+    def by_section(mapping: Mapping) -> dict:
+        return dict(sorted(mapping.items(), key=lambda item: sections.index(
+            item[0].split(".")[0]) if item[0].split(".")[0] in sections else len(sections)))
+
+    privacy, related = by_section(privacy), by_section(related)
 
     out = [_HEADER.format(regenerate=REGENERATE, docs=DOCS_LINK)]
     if privacy:

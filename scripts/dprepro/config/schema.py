@@ -19,8 +19,10 @@ from pathlib import Path
 import jsonschema
 import yaml
 
+from dprepro.runtime.study_registry import registered_studies
+
 __all__ = ["ConfigError", "load_schema", "check_config", "check_and_fill", "fill_defaults",
-           "key_path", "repeated_defaults"]
+           "key_path", "repeated_defaults", "check_studies_registered"]
 
 
 class ConfigError(ValueError):
@@ -158,6 +160,32 @@ def check_and_fill(config: dict, schema: Mapping) -> dict:
     fill_defaults(config, schema)
     _raise(_semantic_problems(config))
     return config
+
+
+def check_studies_registered(schema: Mapping) -> None:
+    """Raise :class:`ConfigError` unless the schema's ``studies`` list names exactly the
+    studies that have a manifest (:func:`dprepro.runtime.study_registry.registered_studies`),
+    each with its configuration section.
+
+    The workflow runs it at its start: a study whose package is there but that the schema
+    does not list could never be chosen, and a listed one without a manifest has no rules.
+    """
+    studies = (schema.get("properties") or {}).get("studies") or {}
+    listed = list((studies.get("items") or {}).get("enum") or [])
+    specs = registered_studies()
+    problems = [f"study {spec.name!r} has a manifest (dprepro/studies/{spec.name}/__init__.py) "
+                "but is not in the configuration's `studies` choices: add it to the schema's "
+                "`studies` list (workflow/schemas/config.schema.yaml: properties.studies, its "
+                "`enum` and, to build it by default, its `default`)"
+                for spec in specs if spec.name not in listed]
+    problems += [f"the schema's `studies` list names {name!r}, which has no manifest: add "
+                 f"dprepro/studies/{name}/__init__.py declaring SPEC = StudySpec(...), or "
+                 "remove it from the list"
+                 for name in listed if name not in {spec.name for spec in specs}]
+    problems += [f"study {spec.name!r}: its configuration section {spec.config_key!r} is not "
+                 "in the schema's properties"
+                 for spec in specs if spec.config_key not in (schema.get("properties") or {})]
+    _raise(problems)
 
 
 def _with_defaults(validator_class):

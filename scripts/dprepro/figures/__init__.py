@@ -8,7 +8,7 @@ from dprepro.runtime.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "html_table": ["format_cell"],
-    "report_tables": ["REPORT_TABLES", "ReportTable", "report_table_path"],
+    "report_tables": ["CLAIMS_TABLE", "REPORT_TABLES", "report_table_path"],
     "style": ["Part", "footer", "layout_with_footer", "legend_and_footer", "save_figure",
               "wrapped_footer"],
 })

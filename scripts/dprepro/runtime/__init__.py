@@ -1,6 +1,6 @@
 """What every step shares: atomic I/O, seeds, provenance sidecars, privacy records, the
-step start-up, the library-code digests of the rules (code_version), canonical params and the
-scheduler-timer cleanup.
+step start-up, the library-code digests of the rules (code_version), canonical params, the
+scheduler-timer cleanup and the studies' manifests (study_registry).
 
 Its public names load their module on first use (:mod:`dprepro.runtime.exports`).
 """
@@ -44,7 +44,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "sidecar_path",
             "write_provenance",
         ],
-        "run_config": ["flatten", "run_config_subset"],
+        "run_config": ["flatten", "run_config_subset", "study_sections"],
         "run_folder": [
             "RUNS_DIR",
             "STALE_LIST",
@@ -56,6 +56,15 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ],
         "scheduler_timers": ["SCHEDULER_FILE", "cancel_scheduler_timers"],
         "seeds": ["replicate_generators", "seed_record", "seed_sequence", "stable_id"],
+        "study_registry": [
+            "BOUNDARY_CLASSES",
+            "ReportTable",
+            "StudySpec",
+            "privacy_boundary",
+            "registered_studies",
+            "study_of_rule",
+            "study_spec",
+        ],
         "step": [
             "THREAD_VARIABLES",
             "script_path",

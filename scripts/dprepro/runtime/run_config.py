@@ -4,25 +4,19 @@ A sidecar's ``config`` holds the parameters its job ran with; ``run_config`` hol
 configuration *sections* those parameters come from (the study's own section, the
 cohorts it reads, the root seed and the figure settings), so that a received results
 folder can be checked key by key against the configuration at hand
-(:mod:`dprepro.runtime.verify`). The section is chosen by the rule's name: every rule
-of a study starts with the study's prefix (``ldp_``, ``rrr_``, ``repr_``).
+(:mod:`dprepro.runtime.verify`). The study is chosen by the rule's name: every rule of a
+study starts with one of the prefixes its manifest declares
+(:class:`dprepro.runtime.study_registry.StudySpec`: ``ldp_``; ``rrr_``, ``cbioportal_``,
+``cohort_``; ...), and the manifest says which sections its rules read.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-__all__ = ["flatten", "run_config_subset"]
+from dprepro.runtime.study_registry import StudySpec, study_of_rule
 
-#: Datasets entries of the repr_transfer study (the rrr_survival study reads those it lists).
-REPR_DATASETS = ("gdsc", "depmap", "tcga")
-#: Rules that read a cohort's source only: they record its ``datasets`` entry, not the study
-#: section (a change of ε does not rerun them, so it must not make them look stale).
-COHORT_RULES = ("rrr_cohort", "cohort_download", "cbioportal_download")
-#: Rules of the non-private references, which no release setting reaches.
-REFERENCE_RULES = ("rrr_original",)
-#: The settings of the private releases only.
-RELEASE_KEYS = ("epsilons", "calibration", "extra_calibrations")
+__all__ = ["flatten", "run_config_subset", "study_sections"]
 
 
 def run_config_subset(config: Mapping, rule: str | None,
@@ -37,47 +31,70 @@ def run_config_subset(config: Mapping, rule: str | None,
     rule : str or None
         The rule's name; an unknown rule gets the root seed only.
     wildcards : mapping, optional
-        The job's wildcards: an rrr job of one cohort (``dataset``) records that
-        cohort's ``datasets`` entry only, and not the study's list of cohorts, so
-        adding a cohort to a run does not make the others' files look stale.
+        The job's wildcards: a job of one cohort (``dataset``) of a study that lists
+        its cohorts records that cohort's ``datasets`` entry only, and not the study's
+        list of cohorts, so adding a cohort to a run does not make the others' files
+        look stale.
 
     Returns
     -------
     dict
-        ``seed`` and, by rule: ``ldp_indicators``; ``rrr_survival`` with the
-        ``datasets`` it lists; ``repr_transfer`` with ``datasets.gdsc/depmap/tcga``;
-        ``audit``; or (the merged claims) ``studies``. Figures add ``figures``.
+        ``seed`` and, for a study's rule, its section and the ``datasets`` entries it
+        reads (:func:`study_sections`); for the merged claims, ``studies``. Figures add
+        ``figures``.
     """
     rule = rule or ""
     out: dict = {"seed": config.get("seed")}
-    datasets = config.get("datasets") or {}
-    dataset = (wildcards or {}).get("dataset")
-    if rule.startswith("ldp_"):
-        out["ldp_indicators"] = config.get("ldp_indicators")
-    elif rule.startswith(("rrr_", "cbioportal_", "cohort_")):
-        study = config.get("rrr_survival") or {}
-        own = {k: v for k, v in study.items() if k != "datasets"} if dataset else study
-        if rule in COHORT_RULES:
-            pass  # a cohort is its datasets entry: no study setting changes it
-        elif rule in REFERENCE_RULES:
-            out["rrr_survival"] = {k: v for k, v in own.items() if k not in RELEASE_KEYS}
-        else:
-            out["rrr_survival"] = own
-        # with the cohorts only the Cox analysis reads (rrr_survival.cox.extra_datasets)
-        names = [*study.get("datasets", []), *(study.get("cox") or {}).get("extra_datasets", [])]
-        if dataset:
-            names = [dataset]
-        out["datasets"] = {name: datasets.get(name) for name in dict.fromkeys(names)}
-    elif rule.startswith(("repr_", "gdsc_", "depmap_", "tcga_")):
-        out["repr_transfer"] = config.get("repr_transfer")
-        out["datasets"] = {name: datasets.get(name) for name in REPR_DATASETS
-                           if name in datasets}
-    elif rule.startswith("privacy_audit"):
-        out["audit"] = config.get("audit")
+    spec = study_of_rule(rule)
+    if spec is not None:
+        out.update(study_sections(spec, config, rule, (wildcards or {}).get("dataset")))
     elif rule.startswith("claims"):
         out["studies"] = config.get("studies")
     if rule.endswith(("figure", "figure2", "km_bands", "utility")) or "plot" in rule:
         out["figures"] = config.get("figures")
+    return out
+
+
+def _listed(section: Mapping, dotted: str) -> list:
+    """The list at key ``dotted`` (``cox.extra_datasets``) of ``section``; none: empty."""
+    value = section
+    for part in dotted.split("."):
+        value = (value or {}).get(part) if isinstance(value or {}, Mapping) else None
+    return list(value or [])
+
+
+def study_sections(spec: StudySpec, config: Mapping, rule: str,
+                   dataset: str | None = None) -> dict:
+    """The sections a rule of study ``spec`` records, as its manifest declares them.
+
+    The study's section (without its list of cohorts for a job of one cohort, without
+    its release settings for a reference rule, none for a rule that reads a cohort's
+    source only), then the ``datasets`` entries it reads: those its section lists (a job
+    of one cohort: that one), or its fixed ones that the configuration has.
+    """
+    key = spec.config_key
+    out: dict = {}
+    section = config.get(key)
+    if spec.datasets_key is not None:
+        section = section or {}
+    own = section
+    if spec.datasets_key is not None and dataset:
+        own = {k: v for k, v in section.items() if k != spec.datasets_key}
+    if rule in spec.source_rules:
+        pass  # a cohort is its datasets entry: no study setting changes it
+    elif rule in spec.reference_rules:
+        out[key] = {k: v for k, v in (own or {}).items() if k not in spec.release_keys}
+    else:
+        out[key] = own
+    datasets = config.get("datasets") or {}
+    if spec.datasets_key is not None:
+        names = [dataset] if dataset else [
+            *_listed(section, spec.datasets_key),
+            *(name for dotted in spec.extra_datasets_keys for name in _listed(section, dotted))]
+        out["datasets"] = {name: datasets.get(name) for name in dict.fromkeys(names)}
+    elif spec.fixed_datasets:
+        out["datasets"] = {name: datasets.get(name) for name in spec.fixed_datasets
+                           if name in datasets}
     return out
 
 
