@@ -136,6 +136,8 @@ def test_a_column_name_twice_in_the_header_is_refused(tmp_path):
                                          r" in the header") as info:
         read_csv_checked(path)
     assert str(path) in str(info.value)
+    # trailing unnamed columns (a spreadsheet's empty ones) are not names given twice
+    assert len(load(write(tmp_path, GOOD.replace("\n", ",,\n")))) == 4
     # a column whose name only looks like pandas' renaming is no repetition
     assert list(read_csv_checked(write(tmp_path, GOOD.replace("id,", "event.1,"))).columns) == [
         "event.1", "group", "time", "event"]

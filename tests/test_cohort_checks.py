@@ -135,6 +135,17 @@ def test_times_implausible_for_their_unit_are_warned_of_with_numbers(tmp_path):
     assert check(tmp_path, days, time_unit="visits", horizon=2000).warnings == []
 
 
+def test_a_far_horizon_names_the_time_divisor_it_was_divided_by(tmp_path):
+    """A table put under the shipped name 'kidney' keeps kidney's time_divisor of 30: months
+    up to 8 become 0.27, and the warning names the divisor, which it does not otherwise."""
+    (warning,) = check(tmp_path, GOOD, time_divisor=30, time_unit="months").warnings
+    assert "largest follow-up 0.266667" in warning
+    assert "dividing the table's times by datasets.mine.time_divisor = 30" in warning
+    assert "set it to 1 if they are in months already" in warning
+    (warning,) = check(tmp_path, GOOD, horizon=17).warnings
+    assert "time_divisor" not in warning
+
+
 def test_a_bundled_cohort_is_read_from_the_workflow(tmp_path):
     config = {"rrr_survival": {"datasets": ["kidney"]},
               "datasets": {"kidney": {"source": "bundled", "path": "resources/kidney/kidney.csv",

@@ -144,10 +144,14 @@ def follow_up_warnings(name: str, spec: CohortSpec, times, path) -> list[str]:
                    f"{median:g} of {path}: grid LNTE clips {share:.0%} of the patients there; "
                    "set the study's planned end of follow-up, in the cohort's time unit")
     elif spec.horizon and spec.horizon > FAR_HORIZON * longest:
+        # a table under a shipped cohort's name keeps that cohort's divisor (kidney: 30)
+        divided = (f" (after dividing the table's times by {key}.time_divisor = "
+                   f"{spec.time_divisor:g}; set it to 1 if they are in {unit or 'that unit'} "
+                   "already)" if spec.time_divisor != 1 else "")
         out.append(f"{key}.horizon: {spec.horizon:g} is more than {FAR_HORIZON:g} times the "
-                   f"largest follow-up {longest:g} of {path}: most of grid LNTE's bins hold no "
-                   "one; is it in the cohort's time unit? Set the study's planned end of "
-                   "follow-up")
+                   f"largest follow-up {longest:g} of {path}{divided}: most of grid LNTE's "
+                   "bins hold no one; is it in the cohort's time unit? Set the study's planned "
+                   "end of follow-up")
     return out
 
 

@@ -441,7 +441,8 @@ def _refuse_repeated_header(source: str) -> None:
     seen: dict[str, int] = {}
     for name in header:
         seen[name] = seen.get(name, 0) + 1
-    repeated = sorted(name for name, count in seen.items() if count > 1)
+    # unnamed columns (a spreadsheet's trailing empty ones) are named apart by pandas, unused
+    repeated = sorted(name for name, count in seen.items() if count > 1 and name.strip())
     if repeated:
         raise ValueError(f"{source}: column name(s) {repeated} appear more than once in the "
                          "header, so which one a key names is ambiguous; rename or delete "
