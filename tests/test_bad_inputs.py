@@ -101,3 +101,74 @@ def test_all_censored_is_rejected():
     with pytest.raises(ValueError, match="every observation is censored"):
         analyse_original(cohort(["A", "B", "A"], [0, 0, 0]), labels=["A", "B"],
                          grid=np.linspace(0, 3, 4))
+
+
+# ---------------------------------------------------------------- what spreadsheets leave
+
+
+def test_a_workbook_in_place_of_a_csv_is_named_as_one(tmp_path):
+    """An .xlsx is a zip archive: parsed as CSV it fails with a tokenizer error naming
+    neither cause nor fix. Its leading bytes say what it is (and a .csv name is no
+    disguise); a zipped CSV named .zip is read as pandas reads it."""
+    import zipfile
+
+    for name in ("cohort.xlsx", "cohort.csv"):
+        with zipfile.ZipFile(tmp_path / name, "w") as book:
+            book.writestr("[Content_Types].xml", "<Types/>")
+            book.writestr("xl/workbook.xml", "<workbook/>")
+        with pytest.raises(ValueError, match=r"is a zip archive \(an Excel \.xlsx.*export the "
+                                             r"sheet as CSV") as info:
+            read_csv_checked(tmp_path / name)
+        assert str(tmp_path / name) in str(info.value)
+    (tmp_path / "old.xls").write_bytes(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1" + bytes(504))
+    with pytest.raises(ValueError, match=r"old.xls: is an Excel 97-2003 .xls workbook"):
+        read_csv_checked(tmp_path / "old.xls")
+    with zipfile.ZipFile(tmp_path / "zipped.zip", "w") as archive:
+        archive.writestr("cohort.csv", GOOD)
+    assert len(load(tmp_path / "zipped.zip")) == 4
+
+
+def test_a_column_name_twice_in_the_header_is_refused(tmp_path):
+    """pandas renames the second 'event' to 'event.1', so the key 'event' would silently
+    read the first of two columns that may disagree."""
+    path = write(tmp_path, "id,group,time,event,event\n1,A,1,1,0\n2,B,2,0,1\n")
+    with pytest.raises(ValueError, match=r"column name\(s\) \['event'\] appear more than once"
+                                         r" in the header") as info:
+        read_csv_checked(path)
+    assert str(path) in str(info.value)
+    # trailing unnamed columns (a spreadsheet's empty ones) are not names given twice
+    assert len(load(write(tmp_path, GOOD.replace("\n", ",,\n")))) == 4
+    # a column whose name only looks like pandas' renaming is no repetition
+    assert list(read_csv_checked(write(tmp_path, GOOD.replace("id,", "event.1,"))).columns) == [
+        "event.1", "group", "time", "event"]
+
+
+def test_rows_with_every_field_blank_are_named_by_row(tmp_path):
+    """A spreadsheet exports formatted empty rows as ',,,': they are named by row number,
+    not reported as missing values of id 'nan'."""
+    path = write(tmp_path, GOOD + ",,,\n,,,\n")
+    with pytest.raises(ValueError, match=r"2 row\(s\) have every field blank \(rows \[5, 6\], "
+                                         r"counting from 1 after the header\)"):
+        read_csv_checked(path)
+    # a blank line (no separators) is no row at all, as pandas reads it
+    assert len(load(write(tmp_path, GOOD + "\n\n"))) == 4
+
+
+def test_a_byte_order_mark_is_read_as_utf8(tmp_path):
+    """Excel's "CSV UTF-8" starts with a byte-order mark; the first column keeps its name."""
+    path = tmp_path / "bom.csv"
+    path.write_bytes(b"\xef\xbb\xbf" + GOOD.encode())
+    assert list(read_csv_checked(path).columns) == ["id", "group", "time", "event"]
+
+
+@pytest.mark.parametrize("date", ["2021-03-15", "15/03/2021", "2021-03-15 10:30"])
+def test_dates_in_the_time_column_get_a_hint(tmp_path, date):
+    path = write(tmp_path, f"id,group,time,event\n1,A,{date},1\n2,B,3,0\n")
+    with pytest.raises(ValueError, match=r"column 'time' must be numeric.*looks like a date: "
+                                         r"the time column holds each person's follow-up "
+                                         r"duration"):
+        load(path)
+    # a word is not a date: no hint
+    with pytest.raises(ValueError) as info:
+        load(write(tmp_path, "id,group,time,event\n1,A,soon,1\n2,B,3,0\n"))
+    assert "looks like a date" not in str(info.value)

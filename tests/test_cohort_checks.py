@@ -135,6 +135,17 @@ def test_times_implausible_for_their_unit_are_warned_of_with_numbers(tmp_path):
     assert check(tmp_path, days, time_unit="visits", horizon=2000).warnings == []
 
 
+def test_a_far_horizon_names_the_time_divisor_it_was_divided_by(tmp_path):
+    """A table put under the shipped name 'kidney' keeps kidney's time_divisor of 30: months
+    up to 8 become 0.27, and the warning names the divisor, which it does not otherwise."""
+    (warning,) = check(tmp_path, GOOD, time_divisor=30, time_unit="months").warnings
+    assert "largest follow-up 0.266667" in warning
+    assert "dividing the table's times by datasets.mine.time_divisor = 30" in warning
+    assert "set it to 1 if they are in months already" in warning
+    (warning,) = check(tmp_path, GOOD, horizon=17).warnings
+    assert "time_divisor" not in warning
+
+
 def test_a_bundled_cohort_is_read_from_the_workflow(tmp_path):
     config = {"rrr_survival": {"datasets": ["kidney"]},
               "datasets": {"kidney": {"source": "bundled", "path": "resources/kidney/kidney.csv",
@@ -314,3 +325,114 @@ def test_dropping_missing_groups_narrows_the_privacy_unit_every_row_states():
                                     "privacy_unit": "participant"}}}
     units = {r["privacy_unit"] for r in releases(config, mechanisms=("original", "rrr"))}
     assert units == {"participant with a recorded group"}
+
+
+# ---------------------------------------------------------------- a new user's cohort (issue 40)
+
+
+def test_blank_ids_are_named_by_row_not_as_one_person_nan(tmp_path):
+    """Blank ids read as the text 'nan', one person with rows in several groups; the check
+    names the blank rows and the two fixes instead."""
+    frame = GOOD.astype({"id": object})
+    frame.loc[[3, 7], "id"] = None
+    (problem,) = check(tmp_path, frame).problems
+    assert "column 'id' (datasets.mine.columns.id) has missing values" in problem
+    assert "rows [4, 8], counting from 1 after the header" in problem
+    assert "'nan'" not in problem and "cohort.csv" in problem
+
+
+def test_the_r_status_coding_is_suggested_for_codes_1_and_2(tmp_path):
+    (problem,) = check(tmp_path, GOOD.assign(status=GOOD["status"].map({"dead": 2, "alive": 1})),
+                       event_values=[1], censored_values=[0]).problems
+    assert "e.g. event_values: [2] and censored_values: [1] if the table uses R's coding" in (
+        problem)
+    # other numeric codes keep the neutral suggestion
+    (problem,) = check(tmp_path, GOOD.assign(status=GOOD["status"].map({"dead": 3, "alive": 4})),
+                       event_values=[1], censored_values=[0]).problems
+    assert "R's coding" not in problem and "[<event codes>]" in problem
+
+
+def test_a_path_with_a_tilde_says_it_is_not_expanded(tmp_path):
+    config = {"rrr_survival": {"datasets": ["mine"]},
+              "datasets": {"mine": {**SPEC, "path": "~/nowhere-dprepro/cohort.csv"}}}
+    (problem,) = check_cohort_tables(config, workflow_dir=ROOT, working_dir=tmp_path).problems
+    home = str(Path.home() / "nowhere-dprepro" / "cohort.csv")
+    assert "datasets.mine.path" in problem and "no shell expands '~'" in problem
+    assert repr(home) in problem
+
+
+def test_a_covariate_named_like_a_cohort_column_is_a_config_error(tmp_path):
+    """A covariate 'event' would overwrite the event indicator of the cohort table (every row
+    then read as censored: the wrong error, or silently wrong times for 'time')."""
+    from dprepro.data.cohort_spec import cohort_config_problems
+
+    for name in ("event", "time"):
+        problems = cohort_config_problems({"rrr_survival": {"datasets": ["mine"]},
+                                           "datasets": {"mine": {**SPEC,
+                                                                 "covariates": [name]}}})
+        assert any(f"'datasets.mine.covariates': ['{name}'] are names of the cohort table's "
+                   "own columns" in p for p in problems), problems
+    result = check(tmp_path, GOOD.assign(event=GOOD["age"] // 10), covariates=["event"])
+    assert result.problems == []  # left to the configuration check: nothing read
+
+
+def test_a_constant_covariate_is_refused_before_any_fit(tmp_path):
+    (problem,) = check(tmp_path, GOOD.assign(age=60), covariates=["age"]).problems
+    assert problem.startswith("config key 'datasets.mine.covariates': column 'age'")
+    assert "the value 60 for every row" in problem and "take 'age' out" in problem
+
+
+def test_a_covariate_that_restates_the_group_is_refused(tmp_path):
+    # twice GOOD (72 events): enough for two group and two covariate coefficients
+    big = pd.concat([GOOD, GOOD.assign(id=GOOD["id"] + "x")], ignore_index=True)
+    dose = big["group"].map({"a": 0.0, "b": 10.0, "c": 25.0})
+    (problem,) = check(tmp_path, big.assign(dose=dose), covariates=["age", "dose"]).problems
+    assert "column 'dose'" in problem and "is a linear function of the group (" in problem
+    # a function of the group and an earlier covariate, not of the group alone
+    twice = 2 * big["age"] + dose
+    (problem,) = check(tmp_path, big.assign(twice=twice), covariates=["age", "twice"]).problems
+    assert "linear function of the group and the covariates ['age']" in problem
+    # near, not exactly, a function of the group: the Cox model can fit it
+    jitter = dose + 0.01 * (big.index.to_numpy() % 5)
+    assert check(tmp_path, big.assign(dose=jitter), covariates=["age", "dose"]).problems == []
+
+
+def test_the_collinearity_check_agrees_with_the_rank_of_the_design(tmp_path):
+    """Oracle: the problem is reported exactly when [1, group indicators, covariates] is
+    rank-deficient (numpy's SVD rank), over covariates built to be or not be collinear."""
+    import numpy as np
+
+    from dprepro.data.cohort_content import covariate_design_problems
+
+    rng = np.random.default_rng(40)
+    indicator = pd.get_dummies(GOOD["group"]).to_numpy(float)
+    for trial in range(30):
+        x1 = rng.normal(size=len(GOOD))
+        x2 = (rng.normal(size=3) @ indicator.T + (trial % 3 == 0) * rng.normal() * x1
+              + (trial % 2) * rng.normal(size=len(GOOD)))
+        frame = GOOD[["id", "group", "time"]].assign(event=1, x1=x1, x2=x2)
+        design = np.column_stack([np.ones(len(GOOD)), indicator[:, 1:], x1, x2])
+        deficient = np.linalg.matrix_rank(design) < design.shape[1]
+        assert bool(covariate_design_problems(frame, name="mine")) == deficient, trial
+
+
+def test_an_infinite_or_categorical_covariate_says_what_to_do(tmp_path):
+    frame = GOOD.astype({"age": float})
+    frame.loc[frame["id"] == "p2", "age"] = float("inf")
+    (problem,) = check(tmp_path, frame, covariates=["age"]).problems
+    assert "infinite values (ids ['p2'])" in problem
+    (problem,) = check(tmp_path, GOOD.assign(sex=["F", "M"] * 24),
+                       covariates=["age", "sex"]).problems
+    # named once, with the fix for a column of categories
+    assert problem.count("config key") == 1 and "0/1 indicator columns" in problem
+
+
+def test_the_analysis_jobs_refuse_an_undefined_covariate_too(tmp_path):
+    """A package or downloaded cohort is checked by its jobs (rrr_analyse, rrr_cox)."""
+    from dprepro.data.cohort_content import require_analysable
+
+    frame = GOOD[["id", "group", "time"]].assign(event=1, data_origin="real", age=55.0)
+    with pytest.raises(ValueError, match=r"datasets.mine.covariates.*'age'.*every row"):
+        require_analysable(frame, name="mine", groups=["a", "b", "c"], source="mine.parquet")
+    require_analysable(frame.assign(age=GOOD["age"].astype(float)), name="mine",
+                       groups=["a", "b", "c"], source="mine.parquet")

@@ -81,6 +81,11 @@ BAD = [
     pytest.param(with_change(["ldp_indicators", "convergence", "censoring"], "75"),
                  r"'ldp_indicators.convergence.censoring': got '75', expected one of the "
                  r"censoring labels", id="unknown-censoring-label"),
+    pytest.param(with_change(["datasets", "mine"], {"source": "file", "path": "m.csv",
+                                                    "event_values": [True]}),
+                 r"'datasets.mine.event_values\[0\]': got True of type bool, expected "
+                 r"\['integer', 'string'\]; YAML reads the bare words yes/no.*quote",
+                 id="yaml-yes-is-a-boolean"),
     pytest.param(with_change(["datasets", "mine"], {"source": "file"}),
                  r"'datasets.mine.path': source is 'file'", id="file-needs-path"),
     pytest.param(with_change(["datasets", "kidney"], {"source": "file", "path": ""}),
@@ -92,6 +97,21 @@ BAD = [
 def test_bad_config_names_the_key(config, message):
     with pytest.raises(ConfigError, match=message):
         check_config(config, SCHEMA)
+
+
+def test_the_yaml_boolean_hint_is_for_text_keys_only():
+    """`event_values: [yes]` reads True, and the message says why; a boolean key given text
+    (clip_phat: "yes") gets no such hint: there the boolean is what was expected."""
+    config = yaml.safe_load("datasets: {mine: {source: file, path: m.csv, "
+                            "event_values: [yes], censored_values: [no]}}")
+    assert config["datasets"]["mine"]["event_values"] == [True]
+    with pytest.raises(ConfigError) as info:
+        check_config({**copy.deepcopy(DEFAULT), **config}, SCHEMA)
+    lines = [line for line in str(info.value).splitlines() if "datasets.mine" in line]
+    assert len(lines) == 2 and all("YAML reads the bare words" in line for line in lines)
+    with pytest.raises(ConfigError) as info:
+        check_config(with_change(["ldp_indicators", "clip_phat"], "yes"), SCHEMA)
+    assert "YAML reads" not in str(info.value)
 
 
 def test_every_schema_key_has_type_default_and_description():

@@ -62,7 +62,7 @@ def _describe(error: jsonschema.ValidationError) -> str:
                 f"allowed keys are {allowed}")
     if kind == "type":
         return (f"config key '{where}': got {value!r} of type {type(value).__name__}, "
-                f"expected {bound}{hint}")
+                f"expected {bound}{hint}{_yaml_boolean_hint(value, bound)}")
     comparisons = {"exclusiveMinimum": ">", "minimum": ">=", "exclusiveMaximum": "<",
                    "maximum": "<="}
     if kind in comparisons:
@@ -76,6 +76,16 @@ def _describe(error: jsonschema.ValidationError) -> str:
     if kind == "required":
         return f"config key '{where}': {error.message}"
     return f"config key '{where}': {error.message}{hint}"
+
+
+def _yaml_boolean_hint(value, expected) -> str:
+    """Why a boolean stands where text was expected: YAML reads the bare words yes/no,
+    on/off, y/n and true/false as booleans, so ``event_values: [yes]`` holds ``True``."""
+    kinds = [expected] if isinstance(expected, str) else list(expected)
+    if not isinstance(value, bool) or "boolean" in kinds or "string" not in kinds:
+        return ""
+    return ("; YAML reads the bare words yes/no, on/off and true/false as booleans: quote "
+            "the value as the table writes it (e.g. 'yes', 'no')")
 
 
 def _semantic_problems(config: Mapping) -> list[str]:

@@ -13,8 +13,9 @@ was edited).
 Beyond what the table itself must hold (the job's own checks: columns, values,
 spellings), the rows are checked as every caller checks them
 (:mod:`dprepro.data.cohort_content`): two groups with patients, one group per id, at most
-``rows_per_person`` rows per id, at least one event, and enough events for the Cox
-models every cohort of the study is fitted with.
+``rows_per_person`` rows per id, at least one event, enough events for the Cox
+models every cohort of the study is fitted with, and covariates those models can
+estimate (not constant, not a linear function of the group).
 
 Every problem names the key ``datasets.<name>.<key>``, the file and the fix.
 Warnings are what a run may go on with but a user must hear of: a configured
@@ -38,6 +39,7 @@ from dprepro.data.cohort_content import (
     analysis_size_problems,
     cohort_frame_problems,
     cohort_frame_warnings,
+    covariate_design_problems,
 )
 from dprepro.data.cohort_spec import CohortSpec, cohort_config_problems, tidy_cohort
 from dprepro.data.cohorts import read_csv_checked
@@ -73,9 +75,12 @@ def _missing_file_problem(key: str, spec: CohortSpec, path: Path,
         place = f" ({where})" if where else ""
         return (f"config key '{key}.path': {spec.path!r}{place} is a directory, not a file; "
                 "give the path of the cohort's CSV file itself")
+    expanded = os.path.expandvars(os.path.expanduser(spec.path))
+    shell = (f" (the path is read as written: no shell expands '~' or '$' in a configuration "
+             f"file; write it out, e.g. {expanded!r})" if expanded != spec.path else "")
     return (f"config key '{key}.path': file {spec.path!r} not found {where}".rstrip()
-            + "; give the cohort's CSV, absolute or relative to the directory snakemake "
-            "runs in")
+            + shell + "; give the cohort's CSV, absolute or relative to the directory "
+            "snakemake runs in")
 
 
 def _table_problems(name: str, spec: CohortSpec, path: Path,
@@ -87,11 +92,15 @@ def _table_problems(name: str, spec: CohortSpec, path: Path,
         raw = read_csv_checked(path, required=(), id_column=None)
         frame = tidy_cohort(raw, spec, source=str(path))
     except (ValueError, FileNotFoundError) as error:
-        return [f"config key '{key}': {error}"], []
+        # a message that already names its key (covariates) is not prefixed twice
+        text = str(error)
+        return [text if text.startswith("config key '") else f"config key '{key}': {text}"], []
     problems = cohort_frame_problems(frame, spec, source=str(path))
     # the analyses' needs only once the data themselves are sound
-    problems = problems or analysis_size_problems(frame, name=name, groups=spec.groups,
-                                                  source=str(path))
+    problems = (problems
+                or analysis_size_problems(frame, name=name, groups=spec.groups,
+                                          source=str(path))
+                or covariate_design_problems(frame, name=name, source=str(path)))
     if problems:
         return problems[:1], []
     return [], (cohort_frame_warnings(frame, spec, source=str(path))
@@ -135,10 +144,14 @@ def follow_up_warnings(name: str, spec: CohortSpec, times, path) -> list[str]:
                    f"{median:g} of {path}: grid LNTE clips {share:.0%} of the patients there; "
                    "set the study's planned end of follow-up, in the cohort's time unit")
     elif spec.horizon and spec.horizon > FAR_HORIZON * longest:
+        # a table under a shipped cohort's name keeps that cohort's divisor (kidney: 30)
+        divided = (f" (after dividing the table's times by {key}.time_divisor = "
+                   f"{spec.time_divisor:g}; set it to 1 if they are in {unit or 'that unit'} "
+                   "already)" if spec.time_divisor != 1 else "")
         out.append(f"{key}.horizon: {spec.horizon:g} is more than {FAR_HORIZON:g} times the "
-                   f"largest follow-up {longest:g} of {path}: most of grid LNTE's bins hold no "
-                   "one; is it in the cohort's time unit? Set the study's planned end of "
-                   "follow-up")
+                   f"largest follow-up {longest:g} of {path}{divided}: most of grid LNTE's "
+                   "bins hold no one; is it in the cohort's time unit? Set the study's planned "
+                   "end of follow-up")
     return out
 
 

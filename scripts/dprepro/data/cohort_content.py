@@ -20,6 +20,11 @@ Each message names the key ``datasets.<name>.<key>``, the file and the fix.
   the rule of thumb of [Ped95]_ (fewer events per coefficient bias the estimates
   and their confidence intervals). Every event is at most one patient, so the
   bound holds for patients too.
+* :func:`covariate_design_problems`: covariates the Cox models cannot estimate — one
+  with the same value for everyone (the baseline hazard absorbs it), or one that is a
+  linear function of the group and the covariates before it (a dose column restating
+  the arm): the model's information matrix is singular and every fit of the cohort is
+  undefined.
 * :func:`cohort_frame_warnings`: what a run may go on with but a user must hear of.
 
 References
@@ -32,15 +37,18 @@ References
 
 from __future__ import annotations
 
+import numpy as np
 import pandas as pd
 
 __all__ = [
+    "COLLINEAR_TOLERANCE",
     "CORE_COLUMNS",
     "EVENTS_PER_COEFFICIENT",
     "analysis_size_problems",
     "require_analysable",
     "cohort_frame_problems",
     "cohort_frame_warnings",
+    "covariate_design_problems",
     "covariates_of",
     "single_group_message",
 ]
@@ -49,6 +57,9 @@ __all__ = [
 EVENTS_PER_COEFFICIENT = 10
 #: Columns of a cohort table that are not covariates (``data_origin``: added by its job).
 CORE_COLUMNS = ("id", "group", "time", "event", "data_origin")
+#: A covariate is a linear function of the group and the covariates before it when what
+#: is left of it after regressing it on them has a norm below this share of its spread.
+COLLINEAR_TOLERANCE = 1e-8
 
 
 def single_group_message(spec, present) -> str:
@@ -153,11 +164,60 @@ def analysis_size_problems(frame: pd.DataFrame, *, name: str, groups,
         "rrr_survival.datasets"]
 
 
+def covariate_design_problems(frame: pd.DataFrame, *, name: str, source: str = "") -> list[str]:
+    r"""Covariates the Cox models of ``rrr_survival`` cannot estimate.
+
+    A covariate with one value for every row is absorbed by the baseline hazard; one
+    that is a linear function of the group indicators (of the groups present) and the
+    covariates listed before it, within :data:`COLLINEAR_TOLERANCE` of its spread, cannot
+    be told apart from them. Either makes the information matrix singular, so every fit
+    of the cohort, the non-private reference included, would be undefined (NaN).
+
+    Returns
+    -------
+    list of str
+        At most one problem, naming ``datasets.<name>.covariates``, the column and the fix.
+    """
+    covariates = covariates_of(frame)
+    key = f"config key 'datasets.{name}.covariates'"
+    for column in covariates:
+        values = frame[column].to_numpy(float)
+        if values.size and np.ptp(values) == 0:
+            return [f"{key}: column {column!r}{_in(source)} has the value {values[0]:g} for "
+                    "every row: the Cox model's baseline hazard absorbs a constant, so its "
+                    f"coefficient is undefined; take {column!r} out of the list"]
+    groups = frame["group"].astype(str).to_numpy()
+    present = sorted(set(groups))
+    basis = [np.ones(len(frame))] + [(groups == g).astype(float) for g in present[1:]]
+    for i, column in enumerate(covariates):
+        values = frame[column].to_numpy(float)
+        # the group alone first, so the message names only what the column restates
+        for used, what in ((len(present), "the group"),
+                           (len(basis), f"the group and the covariates {covariates[:i]}")):
+            if _spanned(values, basis[:used]):
+                return [f"{key}: column {column!r}{_in(source)} is a linear function of "
+                        f"{what} (e.g. a dose column that restates the arm), so the Cox "
+                        "model cannot tell their effects apart and every fit is undefined; "
+                        f"take {column!r} out of the list"]
+        basis.append(values)
+    return []
+
+
+def _spanned(values: np.ndarray, basis: list) -> bool:
+    """Whether ``values`` is a linear combination of the columns ``basis``, to within
+    :data:`COLLINEAR_TOLERANCE` of its spread."""
+    design = np.column_stack(basis)
+    fitted = design @ np.linalg.lstsq(design, values, rcond=None)[0]
+    return bool(np.linalg.norm(values - fitted)
+                <= COLLINEAR_TOLERANCE * np.linalg.norm(values - values.mean()))
+
+
 def require_analysable(frame: pd.DataFrame, *, name: str, groups, source: str = "") -> None:
-    """Raise ``ValueError`` with the first of :func:`analysis_size_problems`: an analysis
-    job's own check of a cohort no check before the run could read (downloaded,
-    generated or package tables)."""
-    problems = analysis_size_problems(frame, name=name, groups=groups, source=source)
+    """Raise ``ValueError`` with the first of :func:`analysis_size_problems` and
+    :func:`covariate_design_problems`: an analysis job's own check of a cohort no check
+    before the run could read (downloaded, generated or package tables)."""
+    problems = (analysis_size_problems(frame, name=name, groups=groups, source=source)
+                or covariate_design_problems(frame, name=name, source=source))
     if problems:
         raise ValueError(problems[0])
 

@@ -84,7 +84,17 @@ def _status_suggestion(values) -> str:
     event, censored = guess(_EVENT_WORDS), guess(_CENSORED_WORDS)
     if event and censored and not set(event) & set(censored):
         return f"event_values: {event} and censored_values: {censored}"
+    if {_number_text(v) for v in values} == {"1", "2"}:
+        # R's Surv() and survival's data sets code the status 1 = censored, 2 = dead
+        return ("event_values: [2] and censored_values: [1] if the table uses R's coding "
+                "(survival::Surv: 1 = censored, 2 = dead)")
     return "event_values: [<event codes>] and censored_values: [<censored codes>]"
+
+
+def _number_text(value) -> str:
+    """``value`` as an integer's text when it is a whole number (``"2.0"`` -> ``"2"``)."""
+    number = pd.to_numeric(pd.Series([str(value)]), errors="coerce").iloc[0]
+    return str(int(number)) if pd.notna(number) and float(number).is_integer() else str(value)
 
 
 def _exact(status: pd.Series, values) -> pd.Series:

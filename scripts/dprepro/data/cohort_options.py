@@ -12,8 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+import numpy as np
 import pandas as pd
 
+from dprepro.data.cohort_content import CORE_COLUMNS
 from dprepro.data.cohorts import decimal_comma_hint, locate
 
 __all__ = ["SIMULATION_DEFAULTS", "cohort_option_problems", "covariate_columns",
@@ -33,6 +35,12 @@ def cohort_option_problems(key: str, spec: Mapping, columns) -> list[str]:
             (columns or {}).values() if isinstance(columns, Mapping) else ()):
         problems.append(f"config key '{key}.covariates': got {list(covariates)}; each column "
                         "once, and none of the id, time, status or group columns")
+    elif set(covariates) & set(CORE_COLUMNS):
+        # the cohort table's own columns: a covariate of that name would overwrite one
+        clash = sorted(set(covariates) & set(CORE_COLUMNS))
+        problems.append(f"config key '{key}.covariates': {clash} are names of the cohort "
+                        f"table's own columns {list(CORE_COLUMNS)}; rename that column of "
+                        "your table (e.g. 'event' -> 'event_count') and list the new name")
     if covariates and source in ("synthetic", "cbioportal", "simulation"):
         problems.append(f"config key '{key}.covariates': source {source!r} has no covariate "
                         "columns (covariates are read from file, bundled, url and package "
@@ -93,12 +101,21 @@ def covariate_columns(frame: pd.DataFrame, *, name: str, covariates, source: str
         bad = values.isna() & frame[column].notna()
         if bad.any():
             found = sorted(set(frame[column][bad].astype(str)))[:5]
+            words = all(any(ch.isalpha() for ch in v) for v in found)
+            hint = decimal_comma_hint(found) or (
+                "; a column of categories enters the Cox model as 0/1 indicator columns: "
+                "add one per category but a reference one to the table and list those"
+                if words else "")
             raise ValueError(f"config key '{key}': column {column!r} of {source} is not "
-                             f"numeric (values {found}, {locate(bad, ids)})"
-                             f"{decimal_comma_hint(found)}")
+                             f"numeric (values {found}, {locate(bad, ids)}){hint}")
         if values.isna().any():
             raise ValueError(f"config key '{key}': column {column!r} of {source} has "
                              f"missing values ({locate(values.isna(), ids)}); the Cox models "
                              "need every value: fill them in, or remove those rows")
+        infinite = ~np.isfinite(values.to_numpy(float))
+        if infinite.any():
+            raise ValueError(f"config key '{key}': column {column!r} of {source} has "
+                             f"infinite values ({locate(infinite, ids)}); the Cox models "
+                             "need finite numbers: fix those values, or remove those rows")
         out[column] = values.astype(float)
     return pd.DataFrame(out, index=frame.index)

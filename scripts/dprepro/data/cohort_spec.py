@@ -460,6 +460,12 @@ def tidy_cohort(frame: pd.DataFrame, spec: CohortSpec, *, source: str) -> pd.Dat
                          "to the table's names for id, time, status and group")
     if frame.empty:
         raise ValueError(f"{source}: no rows")
+    if roles["id"] and frame[roles["id"]].isna().any():
+        # else each blank reads as the id "nan", one person with many rows and groups
+        raise ValueError(f"{source}: column {roles['id']!r} (datasets.{spec.name}.columns.id)"
+                         f" has missing values ({locate(frame[roles['id']].isna())}); every "
+                         "row needs its person's id: fill them in, or set columns.id to \"\" "
+                         "when each row is a different person")
     group = _group_column(frame, spec, source)
     dropped = 0
     if spec.missing_groups == "drop" and group.isna().any():

@@ -29,6 +29,7 @@ __all__ = [
     "IPSSR_GROUPS",
     "IPSSR_PUBLISHED",
     "check_survival_frame",
+    "date_hint",
     "decimal_comma_hint",
     "load_kidney",
     "locate",
@@ -102,7 +103,7 @@ def check_survival_frame(frame: pd.DataFrame, *, source: str, ids=None,
     if time.isna().any():
         bad = frame["time"][time.isna()].head(3).tolist()
         raise ValueError(f"{source}: column {name} must be numeric, got {bad} "
-                         f"({where(time.isna())}){decimal_comma_hint(bad)}")
+                         f"({where(time.isna())}){decimal_comma_hint(bad)}{date_hint(bad)}")
     invalid = ~np.isfinite(time) | (time < 0)
     if invalid.any():
         bad = time[invalid].head(3).tolist()
@@ -143,6 +144,21 @@ def decimal_comma_hint(values) -> str:
     return (f"; {commas[0].strip()!r} looks like a number with a decimal comma: write "
             f"decimals with a point ({number}), e.g. export the spreadsheet as CSV with '.' "
             "as the decimal separator")
+
+
+_DATE = re.compile(r"^\s*(\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4})"
+                   r"([ T]\d{1,2}:\d{2}(:\d{2})?)?\s*$")
+
+
+def date_hint(values) -> str:
+    """A hint when non-numeric time ``values`` look like calendar dates (``2021-03-15``,
+    ``15/03/2021``): the time column holds durations; ``""`` otherwise."""
+    dates = [str(v).strip() for v in values if _DATE.match(str(v))]
+    if not dates:
+        return ""
+    return (f"; {dates[0]!r} looks like a date: the time column holds each person's "
+            "follow-up duration (from the start of follow-up to the event or censoring, in "
+            "time_unit), so compute it from the dates (end minus start) and give that column")
 
 
 def load_kidney(path: str | os.PathLike, *, time_divisor: float = 30.0) -> pd.DataFrame:
@@ -343,11 +359,14 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
                      id_column: str | None = "id") -> pd.DataFrame:
     """Read a user CSV with errors that say what is wrong with the file.
 
-    Catches the usual ways a table arrives broken: a non-UTF-8 encoding
-    (e.g. UTF-16 or Latin-1 from a spreadsheet), the wrong delimiter (``;`` or
-    tab, which makes one column whose name contains the delimiter), missing
-    columns, and duplicated ids when the file has an ``id_column`` (``None``
-    to skip; survival::kidney has two rows per patient, one per recurrence).
+    Catches the usual ways a table arrives broken: a workbook or other binary
+    file in place of CSV text (an ``.xlsx`` renamed or pointed at), a non-UTF-8
+    encoding (e.g. UTF-16 or Latin-1 from a spreadsheet; a UTF-8 byte-order mark
+    is read as UTF-8), the wrong delimiter (``;`` or tab, which makes one column
+    whose name contains the delimiter), a column name twice in the header,
+    missing columns, rows with every field blank (a spreadsheet's trailing
+    rows), and duplicated ids when the file has an ``id_column`` (``None`` to
+    skip; survival::kidney has two rows per patient, one per recurrence).
     """
     source = os.fspath(path)
     if os.path.isdir(source):
@@ -355,6 +374,7 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
                          "file itself")
     if not os.path.exists(source):
         raise FileNotFoundError(f"{source}: file not found")
+    _refuse_binary_table(source)
     try:
         frame = pd.read_csv(source, encoding="utf-8")
     except UnicodeDecodeError as error:
@@ -370,6 +390,13 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
             if delimiter in columns[0]:
                 raise ValueError(f"{source}: one column {columns[0]!r}; the file looks "
                                  f"{name}-delimited, expected comma-separated values")
+    _refuse_repeated_header(source)
+    blank = frame.isna().all(axis=1).to_numpy()
+    if blank.any():
+        # a spreadsheet's formatted but empty rows export as ",,,,": no patient is in them
+        raise ValueError(f"{source}: {int(blank.sum())} row(s) have every field blank "
+                         f"({locate(blank)}), as a spreadsheet exports formatted empty "
+                         "rows; delete those rows from the file")
     missing = [c for c in required if c not in columns]
     if missing:
         raise ValueError(f"{source}: missing column(s) {missing} (have {columns})")
@@ -381,6 +408,45 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
     if frame.empty:
         raise ValueError(f"{source}: no rows")
     return frame
+
+
+#: Leading bytes of tables that are not text (a spreadsheet saved in its own format).
+_BINARY_TABLES = ((b"PK\x03\x04", "a zip archive (an Excel .xlsx or OpenDocument .ods "
+                   "workbook?)"),
+                  (b"\xd0\xcf\x11\xe0", "an Excel 97-2003 .xls workbook"),
+                  (b"PAR1", "a Parquet file"))
+#: Extensions under which pandas reads a compressed CSV (a zip's magic is no mistake then).
+_COMPRESSED = (".zip", ".gz", ".bz2", ".xz", ".zst", ".tar")
+
+
+def _refuse_binary_table(source: str) -> None:
+    """Raise when ``source`` is a workbook or another binary table, not CSV text: parsed as
+    CSV it fails with a tokenizer error that names neither the cause nor the fix."""
+    if source.lower().endswith(_COMPRESSED):
+        return
+    with open(source, "rb") as handle:
+        head = handle.read(4)
+    for magic, what in _BINARY_TABLES:
+        if head == magic:
+            raise ValueError(f"{source}: is {what}, not CSV text; export the sheet as CSV "
+                             "(comma-separated, UTF-8) and give that file's path")
+
+
+def _refuse_repeated_header(source: str) -> None:
+    """Raise when a column name appears twice in the header: pandas renames the second
+    ``name.1``, so the column map would silently read the first."""
+    # the header line as written, read as pandas reads the file (compression included)
+    header = pd.read_csv(source, header=None, nrows=1, dtype=str, encoding="utf-8",
+                         keep_default_na=False).iloc[0].tolist()
+    seen: dict[str, int] = {}
+    for name in header:
+        seen[name] = seen.get(name, 0) + 1
+    # unnamed columns (a spreadsheet's trailing empty ones) are named apart by pandas, unused
+    repeated = sorted(name for name, count in seen.items() if count > 1 and name.strip())
+    if repeated:
+        raise ValueError(f"{source}: column name(s) {repeated} appear more than once in the "
+                         "header, so which one a key names is ambiguous; rename or delete "
+                         "the extra column(s)")
 
 
 def simulated_cox_cohort(rng: np.random.Generator, *, n: int, groups, hazard_ratios,
