@@ -336,6 +336,18 @@ def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
     assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
     assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
     assert "Laplace scale is 4m/(k eps_sel)" in ok.note
+    # the bias-penalised bound of the paper's learner is a finite ε only where the
+    # selection has one: with the authors' parts it is no ε at all (referee pass)
+    paper_learner = repr_privacy.cancer_learner(split, variant="paper", l2=0.1,
+                                                rng=np.random.default_rng(0))
+    ok_bound, bad_bound = (
+        repr_privacy.cancer_privacy(split, paper_learner, mapping="line_local",
+                                    selection=sel).extra["epsilon_if_bias_penalised"]
+        for sel in (public, paper))
+    assert ok_bound == pytest.approx(1.0 + 2 * math.log1p(0.25 / 0.1))
+    assert math.isinf(bad_bound)
+    assert ok.extra["epsilon_if_bias_penalised"] == 1.0
+    assert math.isinf(bad.extra["epsilon_if_bias_penalised"])
 
 
 def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):

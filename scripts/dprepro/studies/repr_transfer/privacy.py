@@ -481,7 +481,8 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
         The feature selection that ran
         (:class:`dprepro.studies.repr_transfer.baselines.FeatureSelection`);
         with the authors' data-dependent parts (``public_parts`` false)
-        ``true_epsilon`` is ``inf`` (:data:`SELECTION_PARTS_NOTE`).
+        ``true_epsilon`` is ``inf`` (:data:`SELECTION_PARTS_NOTE`), and so is
+        ``epsilon_if_bias_penalised``: penalising the bias does not repair the selection.
     automatic_cases : bool, default False
         The case was chosen from the private lineage counts (:func:`automatic_cases`):
         which lineages a model separates is then a function of the private data, so
@@ -513,7 +514,8 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
     if not local:
         true, bound, note = np.inf, np.inf, GLOBAL_MAPPING_NOTE + note
     if _selection_voids(split, selection):
-        true, note = np.inf, SELECTION_PARTS_NOTE + note
+        # the bound with the bias penalised is the learner's; the selection stays void
+        true, bound, note = np.inf, np.inf, SELECTION_PARTS_NOTE + note
     note = _selection_note(split, selection) + note
     if automatic_cases:
         true, bound, note = np.inf, np.inf, AUTOMATIC_CASES_NOTE + note
