@@ -284,7 +284,7 @@ def one(feats, selection):
         feats.private, lineage, cases, epsilons=experiment_epsilons(settings),
         folds=settings["folds"], l2=settings["l2"], variant=variant, base_seed=0,
         stream="cancer_type/bench", scales=feats.scales, selection=selection,
-        mapping=spec.mapping)
+        mapping=spec.mapping, automatic_cases=True)
     return time.process_time() - t, rows
 with threadpool_limits(1):
     fs_s, rows = one(features, features.selection)

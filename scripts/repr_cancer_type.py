@@ -21,7 +21,9 @@ lineage = pd.read_parquet(inp.private_lineage)["lineage"]
 epsilons = repr_privacy.experiment_epsilons(settings)
 cases = repr_cancer_type.cancer_type_cases(lineage, n_lineages=settings["lineages"],
                                      min_count=settings["folds"], cases=settings["cases"])
-log.info("pipeline %s: %d cases %s, epsilons %s, %d seeds", spec.name, len(cases), cases,
+automatic = repr_privacy.automatic_cases(settings)
+log.info("pipeline %s: %d cases %s%s, epsilons %s, %d seeds", spec.name, len(cases), cases,
+         " (chosen from the private lineage counts: no finite epsilon)" if automatic else "",
          epsilons, p.seeds)
 genes = {}
 if "public_expression" in inp.keys():
@@ -44,7 +46,7 @@ for method in p.methods:
         stream=f"cancer_type/{repr_fitting.noise_stream(method, representations)}",
         scales=features.scales,
         selection=features.selection,
-        mapping=spec.mapping)
+        mapping=spec.mapping, automatic_cases=automatic)
     rows.insert(0, "representation", method)
     rows.insert(1, "pipeline", spec.name)
     results.append(rows)

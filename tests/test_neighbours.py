@@ -375,10 +375,23 @@ def lineage_switched(lines: Lines) -> Lines:
     return Lines(lines.public, lines.private, lineage, lines.response)
 
 
+def lineage_to_third(lines: Lines) -> Lines:
+    """One line of the second most frequent private lineage given the third's lineage: the
+    counts the automatic cases are read from change (here 11 and 9 become 10 and 10, and the
+    tie goes to the third by name)."""
+    order = sorted(lines.lineage.value_counts().items(), key=lambda kv: (-kv[1], str(kv[0])))
+    second, third = order[1][0], order[2][0]
+    i = int(np.flatnonzero((lines.lineage == second).to_numpy())[0])
+    lineage = lines.lineage.copy()
+    lineage.iloc[i] = third
+    return Lines(lines.public, lines.private, lineage, lines.response)
+
+
 #: The study's neighbours: replacement of one line's record (the relation of every
 #: corrected mechanism, privacy.py), the number of lines fixed.
 REPR_NEIGHBOURS = {"line replaced (id, expression, responses)": line_replaced,
-                   "lineage switched within the case": lineage_switched}
+                   "lineage switched within the case": lineage_switched,
+                   "a line of the second lineage moved to the third": lineage_to_third}
 
 
 def _repr_neighbours(lines: Lines):
@@ -401,25 +414,35 @@ def _features(lines: Lines, spec, method: str, config: Mapping):
                            public_parts=spec.public_selection, base_seed=SEED)
 
 
-def _repr_release(task: str, pipeline: str, method: str, config: Mapping) -> Release:
-    """A repr_cancer_type or repr_drug job's learners, on a small synthetic pair."""
+def _repr_release(task: str, pipeline: str, method: str, config: Mapping, *,
+                  cases=(CASE,)) -> Release:
+    """A repr_cancer_type or repr_drug job's learners, on a small synthetic pair.
+
+    ``cases``: the configured ``cancer_type.cases``; empty, the job picks every pair of the
+    2 most frequent private lineages, as ``repr_cancer_type`` does.
+    """
     from dprepro.studies.repr_transfer import privacy as repr_privacy
     from dprepro.studies.repr_transfer.cancer_type import cancer_type_cases, cancer_type_experiment
     from dprepro.studies.repr_transfer.drug import drug_experiment, drug_splits, public_centring
 
     spec = repr_privacy.pipeline(pipeline)
     settings = {**config["repr_transfer"][task], "epsilons": [1.0]}
+    if task == "cancer_type":
+        settings.update(cases=[list(pair) for pair in cases], lineages=2)
     epsilons = [1.0, math.inf]
 
     def run(lines: Lines):
         features = _features(lines, spec, method, config)
         if task == "cancer_type":
-            cases = cancer_type_cases(lines.lineage, n_lineages=2, min_count=2, cases=[CASE])
+            # as the job: the configured cases, or the automatic ones from the lineage counts
+            chosen = cancer_type_cases(lines.lineage, n_lineages=settings["lineages"],
+                                       min_count=2, cases=settings["cases"])
             rows = cancer_type_experiment(
-                features.private, lines.lineage, cases, epsilons=epsilons, folds=2,
+                features.private, lines.lineage, chosen, epsilons=epsilons, folds=2,
                 l2=settings["l2"], variant=spec.cancer_variant or settings["variant"],
                 base_seed=SEED, stream=f"cancer_type/{method}", scales=features.scales,
-                selection=features.selection, mapping=spec.mapping)
+                selection=features.selection, mapping=spec.mapping,
+                automatic_cases=repr_privacy.automatic_cases(settings))
         else:
             splits = drug_splits(lines.response, splits=2, test_size=8,
                                  rng=np.random.default_rng(SEED))
@@ -433,7 +456,8 @@ def _repr_release(task: str, pipeline: str, method: str, config: Mapping) -> Rel
         records = repr_privacy.table_records(table, kind=task, settings=settings)
         return rows, next(r for r in records if math.isfinite(r.stated))
 
-    return Release(name=f"repr_transfer/{task}/{pipeline}/{method}",
+    suffix = "" if cases else " (automatic cases)"
+    return Release(name=f"repr_transfer/{task}/{pipeline}/{method}{suffix}",
                    rule=f"repr_{task}", run=run, data=repr_lines(),
                    neighbours=_repr_neighbours)
 
@@ -488,6 +512,10 @@ def repr_releases() -> list[Release]:
     return [*(_repr_release(task, pipeline, method, config)
               for task in ("cancer_type", "drug") for pipeline in PIPELINES
               for method in config["repr_transfer"]["baselines"]),
+            # cancer_type.cases left empty (as the schema's default and the small
+            # configuration do): the cases are read off the private lineage counts
+            *(_repr_release("cancer_type", pipeline, method, config, cases=())
+              for pipeline in PIPELINES for method in config["repr_transfer"]["baselines"]),
             *(_public_set_release(pipeline) for pipeline in PIPELINES)]
 
 
@@ -618,3 +646,118 @@ def test_the_harness_fails_a_grid_read_off_the_data_under_a_finite_epsilon():
                and "toy_without_horizon/lnte_grid" in f for f in failures), failures
     # the same release with its true record passes (ε = ∞ claims nothing)
     assert check_release(release) == []
+
+
+def test_the_harness_fails_cases_read_off_the_lineage_counts_under_a_finite_epsilon():
+    """The control that must fail: cancer-type cases chosen from the private lineage counts
+    (``cancer_type.cases`` empty), their record forced to the finite ε the corrected
+    pipeline printed before (issue 39), are caught by the neighbour that moves one line
+    between lineages, naming the release and the case; the true record (ε = ∞, the note
+    naming the key) passes."""
+    from dataclasses import replace
+
+    release = RELEASES["repr_transfer/cancer_type/corrected/fixed_genes (automatic cases)"]
+    output, record = release.run(release.data)
+    assert math.isinf(record.true_epsilon) and not record.release
+    assert "chosen from the private lineage counts" in record.note
+    assert "repr_transfer.cancer_type.cases" in record.note
+    assert math.isinf(record.extra["epsilon_if_bias_penalised"])
+    # the same learner on the listed case keeps its finite ε
+    listed = RELEASES["repr_transfer/cancer_type/corrected/fixed_genes"]
+    assert listed.run(listed.data)[1].true_epsilon == 1.0
+
+    def claimed_finite(data):
+        output, record = release.run(data)
+        assert math.isinf(record.true_epsilon)
+        return output, replace(record, true_epsilon=1.0, note="", extra={})
+
+    failures = check_release(replace(release, run=claimed_finite))
+    assert any("neighbour 'a line of the second lineage moved to the third'" in f
+               and "released parameter 'case' differs" in f
+               and "cancer_type/corrected/fixed_genes (automatic cases)" in f
+               for f in failures), failures
+    assert check_release(release) == []
+
+
+def _cancer_table(cases, tmp_path: Path) -> tuple[pd.DataFrame, dict]:
+    """The cancer-type table and summary as repr_cancer_type and repr_cancer_type_table
+    write and read them, from the quick configuration with ``cancer_type.cases`` = cases,
+    and the settings the table's records are rebuilt from (the plan's)."""
+    from dprepro.runtime.io import read_table, write_csv
+    from dprepro.studies.repr_transfer import privacy as repr_privacy
+    from dprepro.studies.repr_transfer.plan import ReprPlan
+    from dprepro.studies.repr_transfer.tables import TABLES
+
+    config = shipped_config()
+    config["repr_transfer"]["cancer_type"].update(cases=[list(c) for c in cases], lineages=2)
+    settings = ReprPlan(config).privacy_settings("cancer_type")
+    frames = []
+    for pipeline in repr_privacy.PIPELINES:
+        release = _repr_release("cancer_type", pipeline, "fixed_genes", config, cases=cases)
+        rows, _ = release.run(release.data)
+        frames.append(rows.assign(representation="fixed_genes", pipeline=pipeline))
+    table, summary = TABLES["cancer_type"](frames, data_origin="synthetic")
+    out = {}
+    for name, frame in (("table", table), ("summary", summary)):
+        write_csv(frame, tmp_path / f"{name}.csv")
+        out[name] = read_table(tmp_path / f"{name}.csv")
+    return out, settings
+
+
+@pytest.mark.parametrize("cases", [(), (CASE,)], ids=["automatic", "listed"])
+def test_cases_from_the_private_counts_print_inf_in_every_written_row(cases, tmp_path):
+    """cancer_type.cases empty: every private row of the written table and summary, and of
+    the records rebuilt for the sidecars, has true_epsilon = inf and says why; listed cases
+    keep the finite ε of the corrected pipeline (inf as published: global mapping)."""
+    from dprepro.runtime.privacy_record import provenance_of
+    from dprepro.studies.repr_transfer import privacy as repr_privacy
+
+    written, settings = _cancer_table(cases, tmp_path)
+    table, summary = written["table"], written["summary"]
+    assert settings["cases"] == [list(c) for c in cases]
+    private = table["epsilon"].notna()
+    assert private.any() and (~private).any()
+    # the references state no ε (nan), as the rrr original and the grid without noise do
+    assert table.loc[~private, "true_epsilon"].isna().all()
+    records = repr_privacy.table_records(table, kind="cancer_type", settings=settings)
+    columns = list(repr_privacy.CANCER_PRIVACY_COLUMNS)
+    got = table[columns].reset_index(drop=True)
+    got["variant"] = got["variant"].astype(object).where(got["variant"].notna(), "")
+    pd.testing.assert_frame_equal(repr_privacy.columns_frame(records, columns), got,
+                                  check_dtype=False)
+    entries = provenance_of(repr_privacy.distinct(records))["records"]
+    corrected = private & (table["pipeline"] == "corrected")
+    summary_private = summary["epsilon"].notna()
+    if not cases:
+        assert np.isinf(table.loc[private, "true_epsilon"]).all()
+        assert np.isinf(table.loc[private, "epsilon_if_bias_penalised"]).all()
+        assert table.loc[private, "privacy_note"].str.contains(
+            "chosen from the private lineage counts").all()
+        assert np.isinf(summary.loc[summary_private, "true_epsilon"]).all()
+        assert all(e["true_epsilon"] == "inf" for e in entries if e["epsilon"] is not None)
+    else:
+        assert (table.loc[corrected, "true_epsilon"] == table.loc[corrected, "epsilon"]).all()
+        assert not table["privacy_note"].str.contains("lineage counts").any()
+        assert np.isfinite(summary.loc[summary_private
+                                       & (summary["pipeline"] == "corrected"),
+                                       "true_epsilon"]).all()
+        assert any(e["true_epsilon"] == 1.0 for e in entries)
+
+
+def test_the_plan_warns_about_cases_read_off_the_private_data():
+    """The configuration check prints a warning naming repr_transfer.cancer_type.cases and the
+    fix; listed cases (every shipped configuration) give none; figure captions say it too."""
+    from dprepro.studies.repr_transfer.plan import ReprPlan
+
+    for files in SHIPPED.values():
+        assert ReprPlan(shipped_config(*files)).config_warnings() == []
+    config = shipped_config()
+    config["repr_transfer"]["cancer_type"]["cases"] = []
+    plan = ReprPlan(config)
+    (warning,) = plan.config_warnings()
+    assert warning.startswith("repr_transfer.cancer_type.cases: empty")
+    assert "true_epsilon = inf" in warning and "list the pairs" in warning
+    assert "no finite ε" in plan.caption_privacy("cancer_type_accuracy", "corrected")
+    assert "no finite ε" not in plan.caption_privacy("drug_prediction", "corrected")
+    config["studies"] = [s for s in config["studies"] if s != "repr_transfer"]
+    assert ReprPlan(config).config_warnings() == []

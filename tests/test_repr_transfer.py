@@ -31,6 +31,8 @@ from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
 FIXTURES = ROOT / "tests" / "fixtures" / "expression"
+#: Configured cancer-type cases (``cancer_type.cases``): the rows keep their finite ε.
+LISTED = [["lineage_01", "lineage_02"]]
 
 
 @pytest.fixture(scope="module")
@@ -177,7 +179,8 @@ def _cancer(private, lineage, *, epsilons, variant="paper", seeds=(0, 1), select
     scales = {s: repr_baselines.mean_row_norm(private) for s in seeds}
     return repr_cancer_type.cancer_type_experiment(
         features, lineage, list(cases), epsilons=epsilons, folds=5, l2=0.1, variant=variant,
-        base_seed=11, stream="cancer_type/test", scales=scales, selection=selection)
+        base_seed=11, stream="cancer_type/test", scales=scales, selection=selection,
+        automatic_cases=False)
 
 
 def test_non_private_accuracy_beats_chance_on_separable_lineages(separable):
@@ -333,6 +336,18 @@ def test_paper_feature_selection_voids_true_epsilon_public_parts_keep_it():
     assert ok.true_epsilon == 1.0 and bad.true_epsilon == math.inf
     assert "isqrt(n)" in bad.note and "isqrt(n)" not in ok.note
     assert "Laplace scale is 4m/(k eps_sel)" in ok.note
+    # the bias-penalised bound of the paper's learner is a finite ε only where the
+    # selection has one: with the authors' parts it is no ε at all (referee pass)
+    paper_learner = repr_privacy.cancer_learner(split, variant="paper", l2=0.1,
+                                                rng=np.random.default_rng(0))
+    ok_bound, bad_bound = (
+        repr_privacy.cancer_privacy(split, paper_learner, mapping="line_local",
+                                    selection=sel).extra["epsilon_if_bias_penalised"]
+        for sel in (public, paper))
+    assert ok_bound == pytest.approx(1.0 + 2 * math.log1p(0.25 / 0.1))
+    assert math.isinf(bad_bound)
+    assert ok.extra["epsilon_if_bias_penalised"] == 1.0
+    assert math.isinf(bad.extra["epsilon_if_bias_penalised"])
 
 
 def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
@@ -516,7 +531,8 @@ def test_global_quantile_mapping_voids_every_finite_epsilon():
     table = pd.DataFrame({"representation": ["pca", "pca"], "epsilon": [1.0, 1.0],
                           "pipeline": ["as_published", "corrected"]})
     records = repr_privacy.table_records(table, kind="cancer_type",
-                                         settings={"variant": "cms11", "l2": 0.1})
+                                         settings={"variant": "cms11", "l2": 0.1,
+                                                   "cases": LISTED})
     assert math.isinf(records[0].true_epsilon) and records[1].true_epsilon == 1.0
 
 
@@ -552,7 +568,8 @@ def test_table_privacy_columns_are_recomputed_from_the_mechanism_objects(separab
         frames.append(rows)
     table = repr_tables.cancer_type_table(frames, data_origin="synthetic")
     records = repr_privacy.table_records(table, kind="cancer_type",
-                                         settings={"variant": variant, "l2": 0.1})
+                                         settings={"variant": variant, "l2": 0.1,
+                                                   "cases": LISTED})
     columns = list(repr_privacy.CANCER_PRIVACY_COLUMNS)
     pd.testing.assert_frame_equal(repr_privacy.columns_frame(records, columns),
                                   table[columns].reset_index(drop=True))
@@ -824,7 +841,8 @@ def test_corrected_rows_state_a_finite_true_epsilon():
                           "pipeline": ["corrected", "corrected", "corrected"]})
     drug = repr_privacy.table_records(table, kind="drug", settings={"ridge": 1.0})
     cancer = repr_privacy.table_records(table, kind="cancer_type",
-                                        settings={"variant": "paper", "l2": 0.1})
+                                        settings={"variant": "paper", "l2": 0.1,
+                                                  "cases": LISTED})
     assert [r.true_epsilon for r in drug[:2]] == [1.0, 2.0]
     assert [r.true_epsilon for r in cancer[:2]] == [1.0, 2.0]
     assert drug[0].mechanism == "ssp_laplace" and cancer[0].extra["variant"] == "cms11"
@@ -1654,7 +1672,8 @@ def test_figure_footers_say_pca_seeds_carry_noise_only():
     for name, spec in repr_figures.FIGURES.items():
         for pipeline in ("as_published", "corrected"):
             fig = repr_figures.draw_figure(name, summaries[spec["table"]],
-                                         settings={"epsilon": 1.0, "variant": "paper"},
+                                         settings={"epsilon": 1.0, "variant": "paper",
+                                                   "cases": LISTED},
                                          data_origin="synthetic", pipeline=pipeline)
             # footers are wrapped: compare words, not line breaks
             text = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
@@ -1683,7 +1702,8 @@ def test_figures_label_each_representation_with_its_r_and_hide_a_control_that_is
 
     def texts(table):
         fig = repr_figures.draw_figure("cancer_type_accuracy", repr_tables.cancer_summary(table),
-                                     settings={"epsilon": 1.0, "variant": "paper"},
+                                     settings={"epsilon": 1.0, "variant": "paper",
+                                               "cases": LISTED},
                                      data_origin="synthetic", pipeline="corrected")
         words = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
         plt.close(fig)

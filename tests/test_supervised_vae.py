@@ -311,6 +311,7 @@ def test_privacy_records_of_the_joint_model_equal_the_vaes(data):
                 stream=f"cancer_type/{method}",
                 scales=features.scales,
                 mapping=spec.mapping,
+                automatic_cases=False,
             )
             tables["cancer_type"].append(rows.assign(representation=method, pipeline=pipeline))
             rows = repr_drug.drug_experiment(
@@ -329,7 +330,11 @@ def test_privacy_records_of_the_joint_model_equal_the_vaes(data):
             )
             tables["drug"].append(rows.assign(representation=method, pipeline=pipeline))
         for kind, columns, settings in (
-            ("cancer_type", repr_privacy.CANCER_PRIVACY_COLUMNS, {"variant": "paper", "l2": 0.1}),
+            (
+                "cancer_type",
+                repr_privacy.CANCER_PRIVACY_COLUMNS,
+                {"variant": "paper", "l2": 0.1, "cases": [list(pair) for pair in cases]},
+            ),
             ("drug", repr_privacy.DRUG_PRIVACY_COLUMNS, {}),
         ):
             columns = list(columns)

@@ -602,6 +602,14 @@ def test_repr_privacy_columns_are_rebuilt_from_the_mechanism_objects(runs):
         pd.testing.assert_frame_equal(expected, got, check_dtype=False)
         sidecar = json.loads(path.with_name(path.name + ".prov.json").read_text())
         assert sidecar["privacy"] == provenance_of(repr_privacy.distinct(records))
+        if kind == "cancer_type":
+            # the small configuration leaves cancer_type.cases empty: the cases are read off
+            # the private lineage counts, so no private row has a finite ε (issue 39)
+            assert not config["repr_transfer"]["cancer_type"]["cases"]
+            private = table["epsilon"].notna()
+            assert private.any() and np.isinf(table.loc[private, "true_epsilon"]).all()
+            assert all(r["true_epsilon"] == "inf" for r in sidecar["privacy"]["records"]
+                       if r["epsilon"] is not None)
 
 
 @background.register("xena_public_data")

@@ -6,6 +6,9 @@ from dprepro.studies.repr_transfer.privacy import epsilon_grid  # noqa: E402
 REPR = config["repr_transfer"]
 REPR_DIR = "results/repr_transfer"
 REPR_PLAN = repr_plan.ReprPlan(config)
+# printed before any job runs (the run goes on): e.g. cases chosen from private data
+for _warning in REPR_PLAN.config_warnings():
+    print(f"dprepro: warning: {_warning}", file=sys.stderr)
 REPR_RAW_FILE = repr_plan.RAW_FILE
 GDSC_CACHE = repr_plan.GDSC_CACHE
 DEPMAP_CACHE = repr_plan.DEPMAP_CACHE

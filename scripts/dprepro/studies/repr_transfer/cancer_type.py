@@ -41,7 +41,9 @@ def cancer_type_cases(lineage: pd.Series, *, n_lineages: int, min_count: int,
 
     Given ``cases`` (pairs of lineage names) they are checked and returned;
     otherwise every pair of the ``n_lineages`` most frequent private lineages
-    with at least ``min_count`` lines (ties by name), most frequent first.
+    with at least ``min_count`` lines (ties by name), most frequent first. That
+    choice is read off the private data: the rows of such cases have no finite ε
+    (:func:`dprepro.studies.repr_transfer.privacy.automatic_cases`).
     """
     counts = pd.Series(lineage).dropna().value_counts()
     if cases:
@@ -79,6 +81,7 @@ def cancer_type_experiment(
     scales: Mapping[int, float] | None = None,
     selection: FeatureSelection | None = None,
     mapping: str = "global",
+    automatic_cases: bool,
 ) -> pd.DataFrame:
     """Stratified k-fold CV accuracy of DP logistic regression on lineage pairs.
 
@@ -108,6 +111,11 @@ def cancer_type_experiment(
         How ``private`` was quantile-mapped (the experiment cannot see it; the
         default claims nothing); ``global`` makes every row's ``true_epsilon`` infinite
         (:func:`dprepro.studies.repr_transfer.privacy.cancer_privacy`).
+    automatic_cases : bool
+        Whether ``cases`` were chosen from the private lineage counts
+        (:func:`dprepro.studies.repr_transfer.privacy.automatic_cases`; no default: the
+        caller knows where its cases came from): then every private row's
+        ``true_epsilon`` is infinite.
 
     Returns
     -------
@@ -161,7 +169,8 @@ def cancer_type_experiment(
                     model.fit(Xtr, y[train])
                     correct[(s, e)] += int(np.sum(model.predict(Xte) == y[test]))
                     records[(s, e)] = cancer_privacy(split, model, mapping=mapping,
-                                                     selection=selection)
+                                                     selection=selection,
+                                                     automatic_cases=automatic_cases)
         dim = selection.n_select if selection is not None else private[seeds[0]].shape[1]
         # always predicting the larger lineage: the bar an unbalanced pair must clear
         majority = float(max(np.mean(y), 1 - np.mean(y)))

@@ -121,8 +121,12 @@ def _pca_seeds(summary: pd.DataFrame) -> str:
 
 
 def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: str,
-                           data_origin: str, pipeline: str):
-    """Accuracy per cancer-type case and method at one ε (filled) and non-private (open)."""
+                           data_origin: str, pipeline: str, automatic_cases: bool = False):
+    """Accuracy per cancer-type case and method at one ε (filled) and non-private (open).
+
+    ``automatic_cases``: the cases were chosen from the private lineage counts (the
+    footer then says no finite ε holds).
+    """
     summary, same = _without_identical_control(summary)
     rows = summary[summary["case"] != "all"]
     cases = list(dict.fromkeys(rows["case"]))
@@ -158,7 +162,8 @@ def repr_cancer_type_cases(summary: pd.DataFrame, *, epsilon: float, variant: st
     ax.set_title(f"Cancer-type pairs: filled ε = {float(epsilon):g}, open non-private",
                  fontsize=9)
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. DP logistic regression "
-                 f"(objective perturbation, {cancer_variant_text(variant, pipeline)}); "
+                 f"(objective perturbation, "
+                 f"{cancer_variant_text(variant, pipeline, automatic_cases=automatic_cases)}); "
                  f"mean ± SE over {n} representation seeds ({_pca_seeds(summary)}).{same}")
     return fig
 
@@ -179,8 +184,11 @@ def _against_epsilon(ax, rows, column, se_column):
 
 
 def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_origin: str,
-                                pipeline: str):
-    """Accuracy averaged over cases against ε; dashed lines are the non-private fits."""
+                                pipeline: str, automatic_cases: bool = False):
+    """Accuracy averaged over cases against ε; dashed lines are the non-private fits.
+
+    ``automatic_cases`` as in :func:`repr_cancer_type_cases`.
+    """
     summary, same = _without_identical_control(summary)
     rows = summary[summary["case"] == "all"]
     # as wide as the corrected pipeline's one-line header
@@ -190,7 +198,8 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
     ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.01, 0.5), frameon=False)
     n = int(rows["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. Dashed: non-private (ε = ∞). "
-                 f"{cancer_variant_text(variant, pipeline)}; mean ± SE over {n} seeds "
+                 f"{cancer_variant_text(variant, pipeline, automatic_cases=automatic_cases)}; "
+                 f"mean ± SE over {n} seeds "
                  f"({_pca_seeds(summary)}).{same}")
     return fig
 
@@ -255,11 +264,12 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     """Draw figure ``name`` of :data:`FIGURES` for one pipeline from its summary table.
 
     ``settings`` is the experiment's configuration block (``epsilon`` of the
-    single-ε panels, ``variant`` of the cancer-type task).
+    single-ε panels, ``variant`` and ``cases`` of the cancer-type task: cases chosen
+    from the private lineage counts make the privacy texts say no finite ε holds).
     """
     from dprepro.studies.repr_transfer import figures
+    from dprepro.studies.repr_transfer.privacy import automatic_cases, pipeline_header
     from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
-    from dprepro.studies.repr_transfer.privacy import pipeline_header
 
     spec = pipeline_spec(pipeline)
     summary = with_pipeline(summary)
@@ -267,14 +277,17 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     if not len(summary):
         raise ValueError(f"the summary has no rows of pipeline {spec.name!r}")
     settings = {**settings, "variant": spec.cancer_variant or settings.get("variant")}
+    # cases chosen from the private lineage counts: no finite ε on a cancer-type figure
+    automatic = name in FIGURES and FIGURES[name]["kind"] == "cancer_type" and automatic_cases(
+        settings)
 
     draw = {
         "cancer_type_accuracy": lambda: figures.repr_cancer_type_cases(
             summary, epsilon=settings["epsilon"], variant=settings["variant"],
-            data_origin=data_origin, pipeline=spec.name),
+            data_origin=data_origin, pipeline=spec.name, automatic_cases=automatic),
         "cancer_type_vs_epsilon": lambda: figures.repr_cancer_type_vs_epsilon(
             summary, variant=settings["variant"], data_origin=data_origin,
-            pipeline=spec.name),
+            pipeline=spec.name, automatic_cases=automatic),
         "drug_prediction": lambda: figures.repr_drug_prediction(
             summary, epsilon=settings["epsilon"], data_origin=data_origin,
             pipeline=spec.name),
@@ -283,7 +296,7 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     if name not in draw:
         raise ValueError(f"unknown repr_transfer figure {name!r}; expected one of {list(draw)}")
     fig = draw[name]()
-    fig.text(0.01, 0.995, pipeline_header(spec.name), ha="left", va="top", fontsize=7,
-             color="0.3")
+    fig.text(0.01, 0.995, pipeline_header(spec.name, automatic_cases=automatic), ha="left",
+             va="top", fontsize=7, color="0.3")
     return fig
 

@@ -25,7 +25,11 @@ from dprepro.studies.repr_transfer.common import (
     fitted_as,
     stream_int,
 )
-from dprepro.studies.repr_transfer.privacy import epsilon_grid, figure_privacy_text
+from dprepro.studies.repr_transfer.privacy import (
+    automatic_cases,
+    epsilon_grid,
+    figure_privacy_text,
+)
 from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
 
 __all__ = ["DEPMAP_CACHE", "GDSC_CACHE", "RAW_FILE", "RAW_ITEMS", "TCGA_CACHE", "ReprPlan",
@@ -387,11 +391,17 @@ class ReprPlan:
         return out
 
     def privacy_settings(self, kind: str) -> dict:
-        """What the privacy records of a result table are rebuilt from (learner settings)."""
+        """What the privacy records of a result table are rebuilt from (learner settings;
+        for the cancer-type task also the configured ``cases``: empty, they are chosen from
+        the private lineage counts and no row has a finite ε,
+        :func:`dprepro.studies.repr_transfer.privacy.automatic_cases`)."""
         spec = self.study[kind]
         keys = (("variant", "l2") if kind == "cancer_type"
                 else ("ridge", "response_center", "response_scale"))
-        return {key: spec[key] for key in keys}
+        out = {key: spec[key] for key in keys}
+        if kind == "cancer_type":
+            out["cases"] = [[str(x) for x in pair] for pair in spec["cases"]]
+        return out
 
     def figure_settings(self, figure: str) -> dict:
         """Learner settings plus the single-ε panel's ε of one figure."""
@@ -405,7 +415,26 @@ class ReprPlan:
     def caption_privacy(self, figure: str, pipeline: str) -> str:
         """The privacy sentence of a figure's report caption, in the figure's own words."""
         return figure_privacy_text(FIGURE_KIND[figure], pipeline,
-                                   variant=self.study["cancer_type"]["variant"])
+                                   variant=self.study["cancer_type"]["variant"],
+                                   automatic_cases=automatic_cases(self.study["cancer_type"]))
+
+    def config_warnings(self) -> list[str]:
+        """What the configuration check prints before any job runs (the run goes on).
+
+        With ``cancer_type.cases`` empty the cases are every pair of the most frequent
+        *private* lineages, a choice read off the private data: every cancer-type row
+        then prints ``true_epsilon = inf``
+        (:func:`dprepro.studies.repr_transfer.privacy.cancer_privacy`), as a grid LNTE
+        without a public horizon does. Nothing to say when the study is not run.
+        """
+        cancer = self.study["cancer_type"]
+        if "repr_transfer" not in self.config.get("studies", []) or not automatic_cases(cancer):
+            return []
+        return [f"repr_transfer.cancer_type.cases: empty, so the cancer-type cases are every "
+                f"pair of the {cancer['lineages']} most frequent private lineages, a choice "
+                "read off the private data: every cancer-type row prints true_epsilon = inf "
+                "(not a DP release); list the pairs, chosen from public information, e.g. "
+                "cases: [[LUAD, LUSC], [BRCA, LUAD]]"]
 
     def drug_paths(self) -> list[str]:
         """The drug experiment's chunk files of every pipeline."""

@@ -45,6 +45,7 @@ from dprepro.learners.accounting import (
 from dprepro.runtime.privacy_record import BudgetSplit, PrivacyRecord, budget_split, non_private
 
 __all__ = [
+    "AUTOMATIC_CASES_NOTE",
     "CANCER_PRIVACY_COLUMNS",
     "CORRECTED_DRUG_NOTE",
     "DRUG_NOTE",
@@ -61,6 +62,7 @@ __all__ = [
     "SCOPE_NOTE",
     "SELECTION_PARTS_NOTE",
     "Pipeline",
+    "automatic_cases",
     "cancer_learner",
     "cancer_learner_terms",
     "cancer_privacy",
@@ -100,6 +102,11 @@ DRUG_NOTE = ("epsilon is meant to cover the perturbed X'X (Wishart) and X'y (Lap
 GLOBAL_MAPPING_NOTE = ("private lines quantile-mapped by their joint ranks (as in the paper's "
                        "code): one line's record moves every other line's features, so no "
                        "finite epsilon holds per cell line whatever the learner; ")
+AUTOMATIC_CASES_NOTE = ("NOT DIFFERENTIALLY PRIVATE: the cases (lineage pairs) were chosen "
+                        "from the private lineage counts (every pair of the most frequent "
+                        "private lineages, repr_transfer.cancer_type.cases empty), a choice "
+                        "read off the private data that no epsilon covers; list the pairs in "
+                        "repr_transfer.cancer_type.cases; ")
 MAPPINGS = ("global", "line_local")
 SELECTION_PARTS_NOTE = ("feature selection as the paper's code: training line i goes to part "
                         "i mod k, k = isqrt(n), Lasso alpha = sparsity/n; replacing one line in "
@@ -188,6 +195,21 @@ PIPELINES = {
 }
 
 
+def automatic_cases(settings: Mapping) -> bool:
+    """Whether the cancer-type cases are chosen from the private lineage counts.
+
+    ``settings`` is the ``repr_transfer.cancer_type`` section: with ``cases`` empty the
+    study classifies every pair of the ``lineages`` most frequent *private* lineages
+    (:func:`dprepro.studies.repr_transfer.cancer_type.cancer_type_cases`), a choice read
+    off the private data, so no row of those cases has a finite ε
+    (:func:`cancer_privacy`).
+    """
+    if "cases" not in settings:
+        raise KeyError("the cancer_type settings lack 'cases' (repr_transfer.cancer_type.cases): "
+                       "whether the cases were listed decides every row's true_epsilon")
+    return not settings["cases"]
+
+
 def pipeline(name: str) -> Pipeline:
     """The :class:`Pipeline` called ``name`` (ValueError naming the known ones)."""
     try:
@@ -199,16 +221,32 @@ def pipeline(name: str) -> Pipeline:
 # --------------------------------------------------------------------------- #
 # what a figure and its report caption say about privacy (one text for both)
 # --------------------------------------------------------------------------- #
-def pipeline_header(name: str) -> str:
-    """The one-line privacy statement heading every figure of pipeline ``name``."""
+def pipeline_header(name: str, *, automatic_cases: bool = False) -> str:
+    """The one-line privacy statement heading every figure of pipeline ``name``.
+
+    ``automatic_cases``: the figure shows cancer-type cases chosen from the private
+    lineage counts (:func:`automatic_cases`), which no ε covers in either pipeline.
+    """
     if pipeline(name).name == "as_published":
         return "pipeline: as published (no finite ε: global quantile mapping; see true_epsilon)"
+    if automatic_cases:
+        return ("pipeline: corrected (no finite ε here: the cases were chosen from the private "
+                "lineage counts; see true_epsilon)")
     return ("pipeline: corrected (finite ε per released model, given its training lines; "
             "replacement neighbours; nothing composes across models)")
 
 
-def cancer_variant_text(variant: str, pipeline_name: str) -> str:
-    """What ε the cancer-type task's objective perturbation delivers in a pipeline."""
+def cancer_variant_text(variant: str, pipeline_name: str, *,
+                        automatic_cases: bool = False) -> str:
+    """What ε the cancer-type task's objective perturbation delivers in a pipeline.
+
+    ``automatic_cases``: the cases were chosen from the private lineage counts
+    (:func:`automatic_cases`): no finite ε, whatever the pipeline and variant.
+    """
+    if automatic_cases:
+        return (f"{variant} variant; no finite ε: the cases were chosen from the private "
+                "lineage counts (list them in repr_transfer.cancer_type.cases), see "
+                "true_epsilon")
     if pipeline(pipeline_name).name == "as_published":
         # the global quantile mapping voids any finite ε, whatever the learner
         return (f"{variant} variant; no finite ε for this pipeline (global quantile mapping), "
@@ -227,16 +265,20 @@ def drug_privacy_text(pipeline_name: str) -> str:
             "selection's share included; centring and clipping from public data)")
 
 
-def figure_privacy_text(kind: str, pipeline_name: str, *, variant: str) -> str:
+def figure_privacy_text(kind: str, pipeline_name: str, *, variant: str,
+                        automatic_cases: bool = False) -> str:
     """The privacy sentence of a ``kind`` ("cancer_type" or "drug") figure's caption.
 
     ``variant`` is the configured objective-perturbation variant; a pipeline that
     fixes its own (corrected: CMS11) uses that one, as the experiments do.
+    ``automatic_cases`` (:func:`automatic_cases`) concerns the cancer-type figures only.
     """
     spec = pipeline(pipeline_name)
-    header = pipeline_header(spec.name)
+    automatic = automatic_cases and kind == "cancer_type"
+    header = pipeline_header(spec.name, automatic_cases=automatic)
     if kind == "cancer_type":
-        learner = cancer_variant_text(spec.cancer_variant or variant, spec.name)
+        learner = cancer_variant_text(spec.cancer_variant or variant, spec.name,
+                                      automatic_cases=automatic)
         return f"{header}; DP logistic regression by objective perturbation ({learner})"
     if kind == "drug":
         return f"{header}; SSP linear regression: {drug_privacy_text(spec.name)}"
@@ -409,7 +451,7 @@ def _selection_note(split: BudgetSplit, selection) -> str:
 
 
 def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
-                   selection=None) -> PrivacyRecord:
+                   selection=None, automatic_cases: bool = False) -> PrivacyRecord:
     r"""Privacy record of a cancer-type fit (DP logistic regression, objective perturbation).
 
     ``true_epsilon`` is the level the computation as run guarantees: the
@@ -439,7 +481,14 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
         The feature selection that ran
         (:class:`dprepro.studies.repr_transfer.baselines.FeatureSelection`);
         with the authors' data-dependent parts (``public_parts`` false)
-        ``true_epsilon`` is ``inf`` (:data:`SELECTION_PARTS_NOTE`).
+        ``true_epsilon`` is ``inf`` (:data:`SELECTION_PARTS_NOTE`), and so is
+        ``epsilon_if_bias_penalised``: penalising the bias does not repair the selection.
+    automatic_cases : bool, default False
+        The case was chosen from the private lineage counts (:func:`automatic_cases`):
+        which lineages a model separates is then a function of the private data, so
+        ``true_epsilon`` and ``epsilon_if_bias_penalised`` are ``inf`` whatever the
+        learner (:data:`AUTOMATIC_CASES_NOTE`), as a grid LNTE horizon read off the data
+        voids that release's ε.
     """
     local = _check_mapping(mapping)
     variant, l2 = learner.variant, float(learner.l2)
@@ -465,8 +514,11 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
     if not local:
         true, bound, note = np.inf, np.inf, GLOBAL_MAPPING_NOTE + note
     if _selection_voids(split, selection):
-        true, note = np.inf, SELECTION_PARTS_NOTE + note
+        # the bound with the bias penalised is the learner's; the selection stays void
+        true, bound, note = np.inf, np.inf, SELECTION_PARTS_NOTE + note
     note = _selection_note(split, selection) + note
+    if automatic_cases:
+        true, bound, note = np.inf, np.inf, AUTOMATIC_CASES_NOTE + note
     feature_selection = not math.isnan(split.selection)
     mechanism = ("subsample_and_aggregate+objective_perturbation" if feature_selection
                  else "objective_perturbation")
@@ -533,7 +585,9 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
     learner the experiment builds from it (:func:`cancer_learner` /
     :func:`drug_learner`, with ``variant`` and ``l2`` from ``settings`` for
     the cancer-type task) give the record; ``record.columns(...)`` must equal
-    the row's privacy columns (tested on every released table).
+    the row's privacy columns (tested on every released table). The cancer-type
+    ``settings`` also need ``cases`` (the configured pairs; empty: chosen from the
+    private lineage counts, :func:`automatic_cases`, and no row has a finite ε).
 
     Returns
     -------
@@ -543,6 +597,7 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
         raise ValueError(f"kind must be 'cancer_type' or 'drug', got {kind!r}")
     cache: dict = {}
     out = []
+    automatic = automatic_cases(settings) if kind == "cancer_type" else False
     parts = {name: _PartsOf(spec.public_selection) for name, spec in PIPELINES.items()}
     pipelines = (table["pipeline"] if "pipeline" in table.columns
                  else pd.Series("as_published", index=table.index))
@@ -557,7 +612,7 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
                     split, variant=spec.cancer_variant or settings["variant"],
                     l2=float(settings["l2"]))
                 cache[key] = cancer_privacy(split, learner, mapping=spec.mapping,
-                                            selection=parts[name])
+                                            selection=parts[name], automatic_cases=automatic)
             else:
                 learner = drug_learner_terms(split, xx_noise=spec.xx_noise,
                                              public_centres=spec.public_centring)
