@@ -80,13 +80,14 @@ class FeatureSelection:
         ⌊√n⌋ interleaved parts of the n lines with a response, Lasso α =
         sparsity / n), whose k, α and part of every line depend on which
         private lines are present and have a response, so it has no proven
-        ε. True: the public scheme (:func:`hashed_votes`): k fixed before any
-        private value is read (``n_parts``, or ⌊√N⌋ with N the number of
-        training lines the fit is given: the split's or fold's lines, before
-        lines without a response are dropped), α = sparsity / k², each line's
-        part a keyed hash of its id. Replacing one line by one with another
-        id (the replacement relation of every corrected mechanism, which
-        keeps N) moves it to another part: two parts change, L1 sensitivity
+        ε. True: the public scheme (:func:`hashed_votes`): k = ``n_parts``
+        (fixed before any private value is read) or ⌊√N⌋ with N the number of
+        training lines the fit is given (the split's or fold's lines, before
+        lines without a response are dropped: a count of private lines, the
+        same on every replacement neighbour of those lines), α = sparsity / k²,
+        each line's part a keyed hash of its id. Replacing one line by one with
+        another id (the replacement relation of every corrected mechanism,
+        which keeps N) moves it to another part: two parts change, L1 sensitivity
         of the vote fractions 4m/k (:attr:`changed_parts` = 2,
         :func:`hashed_votes`). ``None`` (default): true exactly when
         ``n_parts`` is set (the earlier signature).

@@ -115,11 +115,17 @@ SELECTION_PARTS_NOTE = ("feature selection as the paper's code: training line i 
                         "moves the line in the order, or a removed line or response (drug lines "
                         "without a response are dropped first, so n is data-dependent), moves "
                         "lines across all parts and no finite epsilon is proven; ")
-SELECTION_PUBLIC_NOTE = ("feature selection with k fixed before any private value is read "
-                         "(feature_selection.n_parts, or isqrt of the nominal training lines), "
-                         "alpha = sparsity/k^2 and parts hashed "
-                         "from the line id: replacing a line by one with another id changes "
-                         "{c} part(s), so the Laplace scale is {s}m/(k eps_sel); ")
+SELECTION_PUBLIC_NOTE = ("feature selection with k = feature_selection.n_parts or, unset, "
+                         "isqrt(N) of the fit's nominal training size N (the split's or fold's "
+                         "training lines, counted before lines without a response are "
+                         "dropped): N counts private lines (drug: lines with a response; "
+                         "cancer type: lines of the case's lineages), is the same on every "
+                         "neighbour of the fit's training lines under the replacement "
+                         "relation below, and is released implicitly through k (n_parts), "
+                         "not covered by epsilon; "
+                         "alpha = sparsity/k^2 and parts hashed from the line id: replacing a "
+                         "line by one with another id changes {c} part(s), so the Laplace "
+                         "scale is {s}m/(k eps_sel); ")
 #: The study's one neighbour relation: replacement (bounded) neighbours.
 NEIGHBOURS = ("one cell line's record (id, expression, lineage and responses) replaced by "
               "another line's, the number of lines fixed")
@@ -136,8 +142,14 @@ MODEL_SCOPE = {
              "the splits' models, which nothing composes")}
 NON_PRIVATE_SCOPE = "non-private reference"
 CORRECTED_DRUG_NOTE = ("X centred and clipped with public-data means and scales, y at a-priori "
-                       "bounds; Laplace noise on the upper triangle of X'X (L1 sensitivity "
-                       "d^2 Bx^2, positive-semidefinite repair) and on X'y (2 d Bx By): pure "
+                       "bounds, the clipping weights chosen on synthetic data at the split's "
+                       "nominal training size n (its training lines, counted before lines "
+                       "without this drug's response are dropped: a count of private lines "
+                       "with a response, the same on every neighbour of the split's training "
+                       "lines under the replacement relation below, released implicitly and "
+                       "not covered by epsilon); Laplace noise on the upper triangle of X'X "
+                       "(L1 sensitivity d^2 Bx^2, positive-semidefinite repair) and on X'y "
+                       "(2 d Bx By): pure "
                        f"epsilon-DP {SCOPE_NOTE}")
 
 
@@ -162,10 +174,11 @@ class Pipeline:
         (``intercept_column`` of :class:`dprepro.learners.linear_regression.SSPLinearRegression`).
     public_selection : bool
         DP feature selection with the number of parts, the Lasso penalty and
-        each line's part fixed before any private value is read
+        each line's part fixed for every neighbour of a fit's training lines
         (:class:`dprepro.studies.repr_transfer.baselines.FeatureSelection` ``hashed``: k =
-        ``n_parts`` or ⌊√N⌋ of the nominal training size N) instead of the
-        authors' ⌊√n⌋ interleaved parts of the lines with a response.
+        ``n_parts``, or ⌊√N⌋ of the nominal training size N, a count of private lines
+        that replacement neighbours keep) instead of the authors' ⌊√n⌋ interleaved
+        parts of the lines with a response.
     """
 
     name: str
