@@ -254,7 +254,7 @@ def one(private, selection, centring):
         private, response, drugs, epsilons=experiment_epsilons(settings), splits=splits,
         ridge=settings["ridge"], base_seed=0, stream="drug/bench",
         clipping_weights=lambda n, d, e: (0.5, 0.5), selection=selection,
-        xx_noise=spec.xx_noise, mapping=spec.mapping, **centring)
+        xx_noise=spec.xx_noise, mapping=spec.mapping, automatic_drugs=False, **centring)
     return (time.process_time() - t) / n_drugs, rows
 with threadpool_limits(1):
     fs_unit, rows = one(features.private, features.selection,

@@ -23,15 +23,18 @@ lineage = pd.read_parquet(inp.private_lineage)["lineage"]
 samples = lineage.index
 response = pd.read_parquet(inp.private_response).loc[samples]
 epsilons = repr_privacy.experiment_epsilons(settings)
-drugs = [str(d) for d in response.columns]
-if settings["max_drugs"]:
-    drugs = drugs[: settings["max_drugs"]]
+# the configured drugs (or every column of the response table), before any response is read
+drugs = repr_drug.drug_list(response.columns, drugs=settings["drugs"],
+                            max_drugs=settings["max_drugs"])
+automatic = repr_privacy.automatic_drugs(p.privacy_settings)
 chunk = drugs[chunk_no:: settings["chunks"]]
 splits = repr_drug.drug_splits(response, splits=settings["splits"],
                                 test_size=settings["test_size"],
                                 rng=repr_common.stream_rng(p.seed, "drug/splits"))
-log.info("pipeline %s: %d drugs in chunk %d of %d, %d splits, epsilons %s, %d seeds",
-         spec.name, len(chunk), chunk_no, settings["chunks"], len(splits), epsilons, p.seeds)
+log.info("pipeline %s: %d drugs in chunk %d of %d%s, %d splits, epsilons %s, %d seeds",
+         spec.name, len(chunk), chunk_no, settings["chunks"],
+         " (read off the private dose-response table: no finite epsilon)" if automatic else "",
+         len(splits), epsilons, p.seeds)
 clipping = repr_drug.clipping_lookup([pd.read_csv(inp.clipping)])
 genes = {}
 if "public_expression" in inp.keys():
@@ -53,7 +56,7 @@ for method in p.methods:
         ridge=settings["ridge"], base_seed=p.seed,
         stream=f"drug/{repr_fitting.noise_stream(method, representations)}",
         clipping_weights=clipping, selection=features.selection, xx_noise=spec.xx_noise,
-        mapping=spec.mapping,
+        mapping=spec.mapping, automatic_drugs=automatic,
         **repr_drug.public_centring(spec, features, settings))
     rows.insert(0, "representation", method)
     rows.insert(1, "pipeline", spec.name)
@@ -69,6 +72,7 @@ streams = {"noise": "drug/<method>/<drug>/eps<epsilon>, replicate = seed (the sa
            "splits": "drug/splits", "base_seed": p.seed, "seeds": p.seeds,
            "derivation": "numpy.random.SeedSequence([base, crc32('repr_transfer'), "
                          "crc32(step), replicate])"}
-records = repr_privacy.table_records(rows, kind="drug", settings=settings) if len(rows) else []
+records = (repr_privacy.table_records(rows, kind="drug", settings=p.privacy_settings)
+           if len(rows) else [])
 step.write_sidecars(snakemake, __file__, [path], config=dict(p.items()), seeds=streams,
                     privacy=repr_privacy.distinct(records), data_origin=p.data_origin)

@@ -69,8 +69,10 @@ def _repr(kind: str, representation: str, epsilon: float, pipeline: str, variant
     table = pd.DataFrame({"representation": [representation], "epsilon": [epsilon],
                           "pipeline": [pipeline]})
     # the shipped configurations list their cancer-type cases (listed: a finite ε can hold)
+    # (and the drugs: listed, or the synthetic generator's)
     return table_records(table, kind=kind, settings={"variant": variant, "l2": 0.1,
-                                                     "cases": [["a", "b"]]})[0]
+                                                     "cases": [["a", "b"]],
+                                                     "drugs_from_data": False})[0]
 
 
 def _study_epsilon(row) -> float:

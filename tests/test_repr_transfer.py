@@ -401,7 +401,7 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     drug_rows = repr_drug.drug_experiment(
         {0: private}, response, list(response.columns), epsilons=[1.0], splits=splits,
         ridge=1.0, base_seed=11, stream="drug/test", selection=spy,
-        clipping_weights=lambda n, d, e: (1.0, 1.0))
+        clipping_weights=lambda n, d, e: (1.0, 1.0), automatic_drugs=False)
     assert [nominal for _, nominal in spy.seen] == [len(train) for train, _ in splits] * 2
     assert all(given < nominal for given, nominal in spy.seen)  # responses were dropped
     # the rows record the k each fit ran with: isqrt of the split's training lines (so the
@@ -414,7 +414,8 @@ def test_public_parts_default_to_isqrt_of_the_nominal_training_size(separable):
     assert set(table["n_parts"]) == {";".join(map(str, sorted(set(expected.values()))))}
     plain = repr_drug.drug_experiment(
         {0: private}, response, list(response.columns)[:1], epsilons=[1.0], splits=splits[:1],
-        ridge=1.0, base_seed=11, stream="drug/test", clipping_weights=lambda n, d, e: (1.0, 1.0))
+        ridge=1.0, base_seed=11, stream="drug/test", clipping_weights=lambda n, d, e: (1.0, 1.0),
+        automatic_drugs=False)
     assert plain["n_parts"].isna().all()  # no feature selection, no k
     spy.seen.clear()
     lineage = separable["private_lineage"].reset_index(drop=True)
@@ -586,7 +587,8 @@ def _drug(features, response, *, epsilons, seeds=(0, 1), splits=3):
     return repr_drug.drug_experiment(
         {s: features for s in seeds}, response, list(response.columns), epsilons=epsilons,
         splits=split_list, ridge=1.0, base_seed=11, stream="drug/test",
-        clipping_weights=repr_drug.clipping_weight_cache(11, n_datasets=3, n_noise=3))
+        clipping_weights=repr_drug.clipping_weight_cache(11, n_datasets=3, n_noise=3),
+        automatic_drugs=False)
 
 
 def test_non_private_drug_prediction_of_a_noiseless_linear_response_is_exact(separable):
@@ -624,6 +626,102 @@ def test_drug_splits_are_disjoint_and_skip_lines_without_responses():
         assert 1 not in set(train) | set(test)  # the line with no response at all
     with pytest.raises(ValueError, match="too few lines"):
         repr_drug.drug_splits(response, splits=1, test_size=6, rng=np.random.default_rng(0))
+
+
+def test_listed_drugs_fix_the_rows_before_any_response_is_read(tmp_path):
+    """Paper mode's GDSC path, on the generated release files (tests/helpers/gdsc.py): every
+    drug of the dose-response table stays a column, also one that no private line was
+    screened with; listed drugs (repr_transfer.drug.drugs) get their rows whatever the
+    responses, with NaN scores and splits = 0 where no split has enough, and their finite ε;
+    a listed drug the table lacks stops the job naming the key; drugs read off the private
+    table print inf, in the rows and in the records rebuilt from the settings."""
+    from types import SimpleNamespace
+
+    from dprepro.data.gdsc import gdsc_tables
+    from helpers.gdsc import write_gdsc
+
+    symbols = [f"GENE{i:02d}" for i in range(8)]
+    files = write_gdsc(tmp_path / "gdsc", symbols, ["LUAD", "SKCM"], per_type=12, drugs=3)
+    screens = pd.read_csv(files["dose_response"])
+    few = screens["COSMIC_ID"].isin(sorted(screens["COSMIC_ID"].unique())[:2])
+    outside = screens.iloc[:1].assign(COSMIC_ID=9_999_999, DRUG_ID=2099)  # not a private line
+    screens = pd.concat([screens[(screens["DRUG_ID"] != 2002) | few], outside])
+    screens.to_csv(files["dose_response"], index=False, lineterminator="\n")
+    gdsc = gdsc_tables(SimpleNamespace(expression=files["expression"],
+                                       dose_response=files["dose_response"],
+                                       cell_lines=files["cell_lines"]))
+    rng = np.random.default_rng(3)
+    public = pd.DataFrame(rng.normal(6, 1, (30, len(symbols))), columns=symbols,
+                          index=[f"TCGA-{i:02d}" for i in range(30)])
+    tcga = pd.DataFrame({"lineage": ["BRCA", "PRAD"] * 15}, index=public.index)
+    data = repr_study_data.real_data(
+        gdsc["expression"], public, tcga, public_source="tcga", min_shared_genes=5,
+        exclude_private_lines=False, gdsc_cell_lines=gdsc["cell_lines"],
+        gdsc_dose_response=gdsc["dose_response"])
+    response = data["private_response"]
+    # the study's tables name their columns as text (parquet), GDSC's DRUG_IDs included
+    assert list(response.columns) == ["2000", "2001", "2002", "2099"]
+    assert response["2099"].isna().all() and 0 < response["2002"].notna().sum() < 3
+    with pytest.raises(ValueError, match=r"repr_transfer.drug.drugs: \['1234'\] are not"):
+        repr_drug.drug_list(response.columns, drugs=[1234])
+    drugs = repr_drug.drug_list(response.columns, drugs=[2000, "2002", 2099])
+    assert drugs == ["2000", "2002", "2099"]
+    assert repr_drug.drug_list(response.columns, max_drugs=2) == ["2000", "2001"]
+    splits = repr_drug.drug_splits(response, splits=3, test_size=6,
+                                   rng=np.random.default_rng(0))
+    X = data["private_expression_line_local"].to_numpy()[:, :3]
+    P = data["public_expression"].to_numpy()[:, :3]
+    spec = repr_privacy.pipeline("corrected")
+
+    def table(automatic):
+        rows = repr_drug.drug_experiment(
+            {0: X}, response, drugs, epsilons=[1.0, math.inf], splits=splits, ridge=1.0,
+            base_seed=1, stream="drug/test", clipping_weights=lambda n, d, e: (1.0, 1.0),
+            xx_noise=spec.xx_noise, mapping=spec.mapping, public={0: P},
+            response_prior=(2.0, 2.0), automatic_drugs=automatic)
+        # every (drug, split, seed, ε), fitted or not
+        assert len(rows) == len(drugs) * len(splits) * 2
+        assert set(zip(rows["drug"], rows["split"], strict=True)) == {
+            (d, s) for d in drugs for s in range(len(splits))}
+        return rows, repr_tables.drug_table(
+            [rows.assign(representation="fixed_genes", pipeline="corrected")],
+            data_origin="real")
+
+    rows, listed = table(False)
+    fitted = rows["drug"] == "2000"
+    assert rows.loc[fitted, "spearman"].notna().all()
+    assert rows.loc[~fitted, "spearman"].isna().all() and rows.loc[~fitted, "pc_index"].isna().all()
+    assert (rows.loc[~fitted, "n_train"] < 3).all()
+    assert dict(zip(listed["drug"], listed["splits"], strict=False)) == {
+        "2000": 3, "2002": 0, "2099": 0}
+    private = listed["epsilon"].notna()
+    assert (listed.loc[private, "true_epsilon"] == 1.0).all()
+    summary = repr_tables.drug_summary(listed)
+    assert (summary["n_drugs"] == 1).all() and summary["spearman_mean"].notna().all()
+    columns = list(repr_privacy.DRUG_PRIVACY_COLUMNS)
+    for automatic, frame in ((False, listed), (True, table(True)[1])):
+        records = repr_privacy.table_records(frame, kind="drug",
+                                             settings={"drugs_from_data": automatic})
+        got = frame[columns].reset_index(drop=True)
+        got["variant"] = got["variant"].fillna("")
+        pd.testing.assert_frame_equal(repr_privacy.columns_frame(records, columns), got,
+                                      check_dtype=False)
+    read = frame.loc[frame["epsilon"].notna()]
+    assert np.isinf(read["true_epsilon"]).all()
+    assert read["privacy_note"].str.startswith("NOT DIFFERENTIALLY PRIVATE: the drugs").all()
+    with pytest.raises(KeyError, match="drugs_from_data"):
+        repr_privacy.table_records(listed, kind="drug", settings={"ridge": 1.0})
+    # the corrected drug figure says which: finite per model, or none (drugs read off)
+    import matplotlib.pyplot as plt
+
+    for automatic, frame in ((False, listed), (True, frame)):
+        fig = repr_figures.draw_figure(
+            "drug_prediction", repr_tables.drug_summary(frame), data_origin="real",
+            settings={"epsilon": 1.0, "drugs_from_data": automatic}, pipeline="corrected")
+        text = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
+        plt.close(fig)
+        assert ("drugs were read off the private dose-response table" in text) == automatic
+        assert ("per released model" in text) != automatic
 
 
 def test_clipping_lookup_serves_precomputed_weights_only():
@@ -839,7 +937,8 @@ def test_corrected_rows_state_a_finite_true_epsilon():
     table = pd.DataFrame({"representation": ["pca", "dp_feature_selection", "pca"],
                           "epsilon": [1.0, 2.0, np.nan],
                           "pipeline": ["corrected", "corrected", "corrected"]})
-    drug = repr_privacy.table_records(table, kind="drug", settings={"ridge": 1.0})
+    drug = repr_privacy.table_records(table, kind="drug", settings={"ridge": 1.0,
+                                                                       "drugs_from_data": False})
     cancer = repr_privacy.table_records(table, kind="cancer_type",
                                         settings={"variant": "paper", "l2": 0.1,
                                                   "cases": LISTED})
@@ -847,7 +946,8 @@ def test_corrected_rows_state_a_finite_true_epsilon():
     assert [r.true_epsilon for r in cancer[:2]] == [1.0, 2.0]
     assert drug[0].mechanism == "ssp_laplace" and cancer[0].extra["variant"] == "cms11"
     paper = repr_privacy.table_records(table.assign(pipeline="as_published"), kind="drug",
-                                       settings={"ridge": 1.0})
+                                       settings={"ridge": 1.0,
+                                                                       "drugs_from_data": False})
     assert math.isinf(paper[0].true_epsilon) and "Wishart" in paper[0].note
     assert "zero density" in paper[0].note
 
@@ -1673,7 +1773,7 @@ def test_figure_footers_say_pca_seeds_carry_noise_only():
         for pipeline in ("as_published", "corrected"):
             fig = repr_figures.draw_figure(name, summaries[spec["table"]],
                                          settings={"epsilon": 1.0, "variant": "paper",
-                                                   "cases": LISTED},
+                                                   "cases": LISTED, "drugs_from_data": False},
                                          data_origin="synthetic", pipeline=pipeline)
             # footers are wrapped: compare words, not line breaks
             text = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))

@@ -326,6 +326,7 @@ def test_privacy_records_of_the_joint_model_equal_the_vaes(data):
                 clipping_weights=repr_drug.clipping_weight_cache(3, n_datasets=2, n_noise=2),
                 xx_noise=spec.xx_noise,
                 mapping=spec.mapping,
+                automatic_drugs=False,
                 **repr_drug.public_centring(spec, features, drug_settings),
             )
             tables["drug"].append(rows.assign(representation=method, pipeline=pipeline))
@@ -335,7 +336,7 @@ def test_privacy_records_of_the_joint_model_equal_the_vaes(data):
                 repr_privacy.CANCER_PRIVACY_COLUMNS,
                 {"variant": "paper", "l2": 0.1, "cases": [list(pair) for pair in cases]},
             ),
-            ("drug", repr_privacy.DRUG_PRIVACY_COLUMNS, {}),
+            ("drug", repr_privacy.DRUG_PRIVACY_COLUMNS, {"drugs_from_data": False}),
         ):
             columns = list(columns)
             vae, joint = tables[kind]

@@ -249,6 +249,8 @@ rule repr_drug:
         library_code=library_code("repr_drug.py"),
         methods=REPR_METHODS,
         settings=canonical(REPR["drug"]),
+        # whether the drugs are read off the private responses (then no finite ε)
+        privacy_settings=REPR_PLAN.privacy_settings("drug"),
         baselines=REPR_PLAN.baseline_params(),
         seeds=REPR["seeds"],
         seed=config["seed"],

@@ -14,7 +14,8 @@ import pandas as pd
 
 from dprepro.runtime.seeds import seed_sequence
 
-__all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "REPRESENTATIONS",
+__all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "MIN_TEST_RESPONSES",
+           "MIN_TRAIN_RESPONSES", "REPRESENTATIONS",
            "REPRESENTATION_METHODS", "STUDY", "SUPERVISED", "VAE_MODELS", "dim_source",
            "eps_text", "fit_stream", "fitted_as", "method_order", "selected_row",
            "stream_int", "stream_rng"]
@@ -40,6 +41,10 @@ SHARED_FIT_STREAM = ("vae_svae_dim",)
 #: Methods whose features are a representation fitted on the public set.
 REPRESENTATION_METHODS = REPRESENTATIONS + tuple(EQUAL_DIM_CONTROLS)
 METHODS = REPRESENTATION_METHODS + BASELINES
+#: A drug split fits a model only with at least this many training and test responses of
+#: the drug; below, its rows stay, with NaN scores (the set of rows is fixed by the
+#: configuration, not by the private responses).
+MIN_TRAIN_RESPONSES, MIN_TEST_RESPONSES = 3, 2
 
 
 def stream_rng(base_seed: int, step: str, replicate: int = 0) -> np.random.Generator:

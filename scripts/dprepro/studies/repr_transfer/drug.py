@@ -21,6 +21,8 @@ import pandas as pd
 from dprepro.runtime.privacy_record import budget_split
 from dprepro.studies.repr_transfer.baselines import FeatureSelection, noisy_top_features
 from dprepro.studies.repr_transfer.common import (
+    MIN_TEST_RESPONSES,
+    MIN_TRAIN_RESPONSES,
     REPRESENTATION_METHODS,
     eps_text,
     selected_row,
@@ -29,13 +31,41 @@ from dprepro.studies.repr_transfer.common import (
 from dprepro.studies.repr_transfer.privacy import (
     DRUG_PRIVACY_COLUMNS,
     drug_learner,
+    drug_learner_terms,
     drug_privacy,
     method_split,
 )
 
 __all__ = ["clipping_lookup", "clipping_settings", "clipping_weight_cache",
-           "clipping_weight_table", "drug_experiment", "drug_splits", "method_dim",
-           "public_centring"]
+           "clipping_weight_table", "drug_experiment", "drug_list", "drug_splits",
+           "method_dim", "public_centring"]
+
+
+def drug_list(columns: Sequence, *, drugs: Sequence = (), max_drugs: int = 0) -> list[str]:
+    """The drugs of the experiment, fixed before any response is read.
+
+    ``drugs`` (``repr_transfer.drug.drugs``) lists them, each a column of the response
+    table (GDSC ``DRUG_ID`` or the synthetic ``DRUG001`` ...); empty, every column in
+    order. ``max_drugs`` (``repr_transfer.drug.max_drugs``; 0 = all) keeps the first
+    ones. A listed drug without any response gets rows with NaN scores, not no rows
+    (:func:`drug_experiment`).
+
+    Raises
+    ------
+    ValueError
+        A listed drug that is no column of the response table, naming the key.
+    """
+    known = [str(c) for c in columns]
+    chosen = [str(d) for d in drugs] if len(drugs) else known
+    have = set(known)
+    missing = [d for d in chosen if d not in have]
+    if missing:
+        raise ValueError(f"repr_transfer.drug.drugs: {missing} are not drugs of the response "
+                         f"table (it has {len(known)}, e.g. {known[:5]}); list drug ids as the "
+                         "table names them (GDSC DRUG_ID)")
+    if len(set(chosen)) != len(chosen):
+        raise ValueError(f"repr_transfer.drug.drugs lists a drug twice: {chosen}")
+    return chosen[:max_drugs] if max_drugs else chosen
 
 
 def drug_splits(response: pd.DataFrame, *, splits: int, test_size: int,
@@ -199,6 +229,7 @@ def drug_experiment(
     public: Mapping[int, np.ndarray] | None = None,
     response_prior: tuple[float, float] | None = None,
     mapping: str = "global",
+    automatic_drugs: bool,
 ) -> pd.DataFrame:
     """Per drug and split: SSP linear regression on the training lines, scored on the test lines.
 
@@ -219,7 +250,17 @@ def drug_experiment(
     statistic of the private lines enters except through the noisy XᵀX and
     Xᵀy (with ``xx_noise = "laplace"``: pure ε-DP). ``mapping`` says how
     ``private`` was quantile-mapped (the default ``global`` claims nothing: it voids any finite ε,
-    :func:`dprepro.studies.repr_transfer.privacy.drug_privacy`).
+    :func:`dprepro.studies.repr_transfer.privacy.drug_privacy`). ``automatic_drugs``
+    (no default: the caller knows where ``drugs`` came from): the drugs were read off the
+    private dose-response table, so no row has a finite ε
+    (:func:`dprepro.studies.repr_transfer.privacy.automatic_drugs`).
+
+    Every (drug, split) gives rows, so which rows exist is fixed before any response
+    is read: a split with fewer than
+    :data:`~dprepro.studies.repr_transfer.common.MIN_TRAIN_RESPONSES` training or
+    :data:`~dprepro.studies.repr_transfer.common.MIN_TEST_RESPONSES` test responses of
+    the drug fits no model, and its rows have NaN ``spearman`` and ``pc_index`` (and no
+    ``n_parts``), their counts in ``n_train`` and ``n_test``.
 
     Returns
     -------
@@ -244,12 +285,21 @@ def drug_experiment(
     rows = []
     for drug in drugs:
         y_all = Y[:, col[str(drug)]]
-        noise_sd = float(np.nanstd(y_all, ddof=1))
+        with warnings.catch_warnings():  # under 2 responses: NaN, and no model is fitted
+            warnings.simplefilter("ignore", RuntimeWarning)
+            noise_sd = float(np.nanstd(y_all, ddof=1))
         rngs = {(s, e): stream_rng(base_seed, f"{stream}/{drug}/eps{eps_text(e)}", s)
                 for s in seeds for e in epsilons}
         for split_no, (train, test) in enumerate(splits):
             tr, te = train[~np.isnan(y_all[train])], test[~np.isnan(y_all[test])]
-            if len(tr) < 3 or len(te) < 2:
+            if len(tr) < MIN_TRAIN_RESPONSES or len(te) < MIN_TEST_RESPONSES:
+                # no model, but its rows (no noise drawn: the other splits' draws stay)
+                counts = {"drug": str(drug), "split": split_no, "n_train": len(tr),
+                          "n_test": len(te), "dim": dim}
+                rows += [_no_model_row(counts, s, e, splits_of[e], public=public is not None,
+                                       xx_noise=xx_noise, mapping=mapping, selection=selection,
+                                       automatic_drugs=automatic_drugs)
+                         for s in seeds for e in epsilons]
                 continue
             ytr, yte = y_all[tr], y_all[te]
             if fs:
@@ -282,13 +332,27 @@ def drug_experiment(
                                  "n_train": len(tr), "n_test": len(te), "dim": dim,
                                  "n_parts": k if fs else None,
                                  **drug_privacy(split, model, mapping=mapping,
-                                                  selection=selection).columns(
+                                                selection=selection,
+                                                automatic_drugs=automatic_drugs).columns(
                                      DRUG_PRIVACY_COLUMNS)})
     frame = pd.DataFrame(rows)
     if not len(frame):
         return frame
     return frame.assign(n_parts=frame["n_parts"].astype("Int64")).drop(columns="epsilon_value")
 
+
+def _no_model_row(counts: Mapping, seed: int, epsilon: float, split, *, public: bool,
+                  xx_noise: str, mapping: str, selection, automatic_drugs: bool) -> dict:
+    """The row of a (drug, split, seed, ε) whose split has too few responses to fit: NaN
+    scores, the counts, and the privacy columns of the learner that would have run
+    (:func:`dprepro.studies.repr_transfer.privacy.table_records` rebuilds the same)."""
+    terms = drug_learner_terms(split, xx_noise=xx_noise, public_centres=public)
+    record = drug_privacy(split, terms, mapping=mapping, selection=selection,
+                          automatic_drugs=automatic_drugs)
+    return {"drug": counts["drug"], "seed": seed, "epsilon_value": float(epsilon),
+            "split": counts["split"], "spearman": np.nan, "pc_index": np.nan,
+            "n_train": counts["n_train"], "n_test": counts["n_test"], "dim": counts["dim"],
+            "n_parts": None, **record.columns(DRUG_PRIVACY_COLUMNS)}
 
 
 def public_centring(spec, features, settings: Mapping) -> dict:

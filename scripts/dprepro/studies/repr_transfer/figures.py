@@ -205,8 +205,12 @@ def repr_cancer_type_vs_epsilon(summary: pd.DataFrame, *, variant: str, data_ori
 
 
 def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: str,
-                         pipeline: str):
-    """Spearman's ρ and PC-index per method at one ε (filled) and non-private (open)."""
+                         pipeline: str, automatic_drugs: bool = False):
+    """Spearman's ρ and PC-index per method at one ε (filled) and non-private (open).
+
+    ``automatic_drugs``: the drugs were read off the private dose-response table (the
+    footer then says no finite ε holds).
+    """
     summary, same = _without_identical_control(summary)
     methods = _repr_methods(summary)
     fig, axes = plt.subplots(1, 2, figsize=(max(7.0, 1.3 * len(methods) + 4), 3.9))
@@ -230,7 +234,7 @@ def repr_drug_prediction(summary: pd.DataFrame, *, epsilon: float, data_origin: 
     n = int(summary["n_seeds"].max())
     _finish(fig, f"Data: {_repr_origin_text(data_origin)}. SSP linear regression per drug, "
                  f"mean over splits and drugs, ± SE over {n} seeds ({_pca_seeds(summary)}); "
-                 f"{drug_privacy_text(pipeline)}.{same}",
+                 f"{drug_privacy_text(pipeline, automatic_drugs=automatic_drugs)}.{same}",
             suptitle=f"Drug sensitivity: filled ε = {float(epsilon):g}, open non-private")
     return fig
 
@@ -265,10 +269,15 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
 
     ``settings`` is the experiment's configuration block (``epsilon`` of the
     single-ε panels, ``variant`` and ``cases`` of the cancer-type task: cases chosen
-    from the private lineage counts make the privacy texts say no finite ε holds).
+    from the private lineage counts make the privacy texts say no finite ε holds; so
+    does the drug task's ``drugs_from_data``).
     """
     from dprepro.studies.repr_transfer import figures
-    from dprepro.studies.repr_transfer.privacy import automatic_cases, pipeline_header
+    from dprepro.studies.repr_transfer.privacy import (
+        automatic_cases,
+        automatic_drugs,
+        pipeline_header,
+    )
     from dprepro.studies.repr_transfer.privacy import pipeline as pipeline_spec
 
     spec = pipeline_spec(pipeline)
@@ -280,6 +289,8 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
     # cases chosen from the private lineage counts: no finite ε on a cancer-type figure
     automatic = name in FIGURES and FIGURES[name]["kind"] == "cancer_type" and automatic_cases(
         settings)
+    # drugs read off the private dose-response table: no finite ε on a drug figure
+    drugs = name in FIGURES and FIGURES[name]["kind"] == "drug" and automatic_drugs(settings)
 
     draw = {
         "cancer_type_accuracy": lambda: figures.repr_cancer_type_cases(
@@ -290,13 +301,14 @@ def draw_figure(name: str, summary: pd.DataFrame, *, settings: Mapping, data_ori
             pipeline=spec.name, automatic_cases=automatic),
         "drug_prediction": lambda: figures.repr_drug_prediction(
             summary, epsilon=settings["epsilon"], data_origin=data_origin,
-            pipeline=spec.name),
+            pipeline=spec.name, automatic_drugs=drugs),
         "drug_vs_epsilon": lambda: figures.repr_drug_vs_epsilon(summary, data_origin=data_origin),
     }
     if name not in draw:
         raise ValueError(f"unknown repr_transfer figure {name!r}; expected one of {list(draw)}")
     fig = draw[name]()
-    fig.text(0.01, 0.995, pipeline_header(spec.name, automatic_cases=automatic), ha="left",
+    fig.text(0.01, 0.995, pipeline_header(spec.name, automatic_cases=automatic,
+                                          automatic_drugs=drugs), ha="left",
              va="top", fontsize=7, color="0.3")
     return fig
 

@@ -394,14 +394,29 @@ class ReprPlan:
         """What the privacy records of a result table are rebuilt from (learner settings;
         for the cancer-type task also the configured ``cases``: empty, they are chosen from
         the private lineage counts and no row has a finite ε,
-        :func:`dprepro.studies.repr_transfer.privacy.automatic_cases`)."""
+        :func:`dprepro.studies.repr_transfer.privacy.automatic_cases`; for the drug task
+        ``drugs_from_data``, :meth:`drugs_from_data`)."""
         spec = self.study[kind]
         keys = (("variant", "l2") if kind == "cancer_type"
                 else ("ridge", "response_center", "response_scale"))
         out = {key: spec[key] for key in keys}
         if kind == "cancer_type":
             out["cases"] = [[str(x) for x in pair] for pair in spec["cases"]]
+        else:
+            out["drugs_from_data"] = self.drugs_from_data()
         return out
+
+    def drugs_from_data(self) -> bool:
+        """Whether the drug list comes from the private data.
+
+        Listed ``drug.drugs`` are configuration. Without a list the drugs are the
+        response table's columns: on synthetic data the generator's ``DRUG001`` ...
+        (fixed by ``synthetic.n_drugs``), on real data every drug of the private
+        dose-response table, which the private responses decide: then every drug row
+        prints ``true_epsilon = inf``
+        (:func:`dprepro.studies.repr_transfer.privacy.automatic_drugs`).
+        """
+        return self.origin == "real" and not self.study["drug"]["drugs"]
 
     def figure_settings(self, figure: str) -> dict:
         """Learner settings plus the single-ε panel's ε of one figure."""
@@ -416,7 +431,8 @@ class ReprPlan:
         """The privacy sentence of a figure's report caption, in the figure's own words."""
         return figure_privacy_text(FIGURE_KIND[figure], pipeline,
                                    variant=self.study["cancer_type"]["variant"],
-                                   automatic_cases=automatic_cases(self.study["cancer_type"]))
+                                   automatic_cases=automatic_cases(self.study["cancer_type"]),
+                                   automatic_drugs=self.drugs_from_data())
 
     def config_warnings(self) -> list[str]:
         """What the configuration check prints before any job runs (the run goes on).
@@ -425,16 +441,27 @@ class ReprPlan:
         *private* lineages, a choice read off the private data: every cancer-type row
         then prints ``true_epsilon = inf``
         (:func:`dprepro.studies.repr_transfer.privacy.cancer_privacy`), as a grid LNTE
-        without a public horizon does. Nothing to say when the study is not run.
+        without a public horizon does; likewise the drug rows when the drugs are read
+        off the private dose-response table (:meth:`drugs_from_data`). Nothing to say
+        when the study is not run.
         """
         cancer = self.study["cancer_type"]
-        if "repr_transfer" not in self.config.get("studies", []) or not automatic_cases(cancer):
+        if "repr_transfer" not in self.config.get("studies", []):
             return []
-        return [f"repr_transfer.cancer_type.cases: empty, so the cancer-type cases are every "
-                f"pair of the {cancer['lineages']} most frequent private lineages, a choice "
-                "read off the private data: every cancer-type row prints true_epsilon = inf "
-                "(not a DP release); list the pairs, chosen from public information, e.g. "
-                "cases: [[LUAD, LUSC], [BRCA, LUAD]]"]
+        out = []
+        if automatic_cases(cancer):
+            out.append(f"repr_transfer.cancer_type.cases: empty, so the cancer-type cases are "
+                       f"every pair of the {cancer['lineages']} most frequent private "
+                       "lineages, a choice read off the private data: every cancer-type row "
+                       "prints true_epsilon = inf (not a DP release); list the pairs, chosen "
+                       "from public information, e.g. cases: [[LUAD, LUSC], [BRCA, LUAD]]")
+        if self.drugs_from_data():
+            out.append("repr_transfer.drug.drugs: empty on real data, so the drugs are every "
+                       "drug of the private dose-response table, a choice read off the "
+                       "private responses: every drug row prints true_epsilon = inf (not a DP "
+                       "release); list the drugs (GDSC DRUG_IDs) from public information, "
+                       "e.g. the release's compound annotation: drugs: [1003, 1004]")
+        return out
 
     def drug_paths(self) -> list[str]:
         """The drug experiment's chunk files of every pipeline."""

@@ -48,6 +48,7 @@ __all__ = [
     "AUTOMATIC_CASES_NOTE",
     "CANCER_PRIVACY_COLUMNS",
     "CORRECTED_DRUG_NOTE",
+    "DRUG_LIST_NOTE",
     "DRUG_NOTE",
     "DRUG_PRIVACY_COLUMNS",
     "GLOBAL_MAPPING_NOTE",
@@ -63,6 +64,7 @@ __all__ = [
     "SELECTION_PARTS_NOTE",
     "Pipeline",
     "automatic_cases",
+    "automatic_drugs",
     "cancer_learner",
     "cancer_learner_terms",
     "cancer_privacy",
@@ -107,6 +109,10 @@ AUTOMATIC_CASES_NOTE = ("NOT DIFFERENTIALLY PRIVATE: the cases (lineage pairs) w
                         "private lineages, repr_transfer.cancer_type.cases empty), a choice "
                         "read off the private data that no epsilon covers; list the pairs in "
                         "repr_transfer.cancer_type.cases; ")
+DRUG_LIST_NOTE = ("NOT DIFFERENTIALLY PRIVATE: the drugs are every drug of the private "
+                  "dose-response table (repr_transfer.drug.drugs empty on real data), so which "
+                  "models exist depends on the private responses, which no epsilon covers; "
+                  "list the drugs in repr_transfer.drug.drugs; ")
 MAPPINGS = ("global", "line_local")
 SELECTION_PARTS_NOTE = ("feature selection as the paper's code: training line i goes to part "
                         "i mod k, k = isqrt(n), Lasso alpha = sparsity/n; replacing one line in "
@@ -223,6 +229,23 @@ def automatic_cases(settings: Mapping) -> bool:
     return not settings["cases"]
 
 
+def automatic_drugs(settings: Mapping) -> bool:
+    """Whether the drug list is read off the private dose-response table.
+
+    ``settings`` are a drug table's privacy settings
+    (:meth:`dprepro.studies.repr_transfer.plan.ReprPlan.privacy_settings`), whose
+    ``drugs_from_data`` is true on real data without a configured
+    ``repr_transfer.drug.drugs``
+    (:meth:`dprepro.studies.repr_transfer.plan.ReprPlan.drugs_from_data`): then no row
+    has a finite ε (:func:`drug_privacy`).
+    """
+    if "drugs_from_data" not in settings:
+        raise KeyError("the drug settings lack 'drugs_from_data' (repr_transfer.drug.drugs "
+                       "and the data origin): whether the drugs were listed decides every "
+                       "row's true_epsilon")
+    return bool(settings["drugs_from_data"])
+
+
 def pipeline(name: str) -> Pipeline:
     """The :class:`Pipeline` called ``name`` (ValueError naming the known ones)."""
     try:
@@ -234,17 +257,21 @@ def pipeline(name: str) -> Pipeline:
 # --------------------------------------------------------------------------- #
 # what a figure and its report caption say about privacy (one text for both)
 # --------------------------------------------------------------------------- #
-def pipeline_header(name: str, *, automatic_cases: bool = False) -> str:
+def pipeline_header(name: str, *, automatic_cases: bool = False,
+                    automatic_drugs: bool = False) -> str:
     """The one-line privacy statement heading every figure of pipeline ``name``.
 
     ``automatic_cases``: the figure shows cancer-type cases chosen from the private
-    lineage counts (:func:`automatic_cases`), which no ε covers in either pipeline.
+    lineage counts (:func:`automatic_cases`); ``automatic_drugs``: drugs read off the
+    private dose-response table (:func:`automatic_drugs`); no ε covers either, in
+    either pipeline.
     """
     if pipeline(name).name == "as_published":
         return "pipeline: as published (no finite ε: global quantile mapping; see true_epsilon)"
-    if automatic_cases:
-        return ("pipeline: corrected (no finite ε here: the cases were chosen from the private "
-                "lineage counts; see true_epsilon)")
+    if automatic_cases or automatic_drugs:
+        chosen = ("the cases were chosen from the private lineage counts" if automatic_cases
+                  else "the drugs were read off the private dose-response table")
+        return f"pipeline: corrected (no finite ε here: {chosen}; see true_epsilon)"
     return ("pipeline: corrected (finite ε per released model, given its training lines; "
             "replacement neighbours; nothing composes across models)")
 
@@ -268,8 +295,12 @@ def cancer_variant_text(variant: str, pipeline_name: str, *,
             else "CMS11 variant: pure ε-DP per released model given its training lines")
 
 
-def drug_privacy_text(pipeline_name: str) -> str:
-    """What ε the drug task's SSP regression delivers in a pipeline."""
+def drug_privacy_text(pipeline_name: str, *, automatic_drugs: bool = False) -> str:
+    """What ε the drug task's SSP regression delivers in a pipeline (``automatic_drugs``:
+    none, the drugs were read off the private responses, :func:`automatic_drugs`)."""
+    if automatic_drugs:
+        return ("no finite ε: the drugs were read off the private dose-response table (list "
+                "them in repr_transfer.drug.drugs), see true_epsilon")
     if pipeline(pipeline_name).name == "as_published":
         return ("no finite ε: the Wishart noise on X'X has a data-dependent support, and the "
                 "centring, clipping and quantile mapping use the private lines "
@@ -279,22 +310,25 @@ def drug_privacy_text(pipeline_name: str) -> str:
 
 
 def figure_privacy_text(kind: str, pipeline_name: str, *, variant: str,
-                        automatic_cases: bool = False) -> str:
+                        automatic_cases: bool = False, automatic_drugs: bool = False) -> str:
     """The privacy sentence of a ``kind`` ("cancer_type" or "drug") figure's caption.
 
     ``variant`` is the configured objective-perturbation variant; a pipeline that
     fixes its own (corrected: CMS11) uses that one, as the experiments do.
-    ``automatic_cases`` (:func:`automatic_cases`) concerns the cancer-type figures only.
+    ``automatic_cases`` (:func:`automatic_cases`) concerns the cancer-type figures only,
+    ``automatic_drugs`` (:func:`automatic_drugs`) the drug figures only.
     """
     spec = pipeline(pipeline_name)
     automatic = automatic_cases and kind == "cancer_type"
-    header = pipeline_header(spec.name, automatic_cases=automatic)
+    drugs = automatic_drugs and kind == "drug"
+    header = pipeline_header(spec.name, automatic_cases=automatic, automatic_drugs=drugs)
     if kind == "cancer_type":
         learner = cancer_variant_text(spec.cancer_variant or variant, spec.name,
                                       automatic_cases=automatic)
         return f"{header}; DP logistic regression by objective perturbation ({learner})"
     if kind == "drug":
-        return f"{header}; SSP linear regression: {drug_privacy_text(spec.name)}"
+        text = drug_privacy_text(spec.name, automatic_drugs=drugs)
+        return f"{header}; SSP linear regression: {text}"
     raise ValueError(f"unknown figure kind {kind!r}; expected 'cancer_type' or 'drug'")
 
 
@@ -543,7 +577,7 @@ def cancer_privacy(split: BudgetSplit, learner, *, mapping: str,
 
 
 def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
-                 selection=None) -> PrivacyRecord:
+                 selection=None, automatic_drugs: bool = False) -> PrivacyRecord:
     """Privacy record of a drug-sensitivity fit (SSP linear regression).
 
     The paper's learner (Wishart noise, private centring and scales) gets
@@ -552,7 +586,10 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
     provided the features were mapped line by line (``mapping="line_local"``;
     the ``global`` mapping voids any finite ε, :data:`GLOBAL_MAPPING_NOTE`)
     and the feature selection (``selection``, as in :func:`cancer_privacy`)
-    ran with public parts.
+    ran with public parts. ``automatic_drugs``: the drug list was read off the
+    private dose-response table (:func:`automatic_drugs`), so which models exist is a
+    function of the private data: ``true_epsilon`` is ``inf`` whatever the learner
+    (:data:`DRUG_LIST_NOTE`).
     """
     local = _check_mapping(mapping)
     if not math.isfinite(split.total):
@@ -566,12 +603,13 @@ def drug_privacy(split: BudgetSplit, learner, *, mapping: str,
                                         public_centring=learner.public_centring))
     voids = _selection_voids(split, selection)
     base = "ssp_laplace" if learner.xx_noise == "laplace" else "ssp"
+    finite = correct and local and not voids and not automatic_drugs
     return PrivacyRecord(
         mechanism=f"subsample_and_aggregate+{base}" if feature_selection else base,
-        release=False, stated=split.total,
-        true_epsilon=split.total if correct and local and not voids else np.inf,
+        release=False, stated=split.total, true_epsilon=split.total if finite else np.inf,
         privacy_unit=PRIVACY_UNIT,
-        note=split.note + ("" if local else GLOBAL_MAPPING_NOTE)
+        note=(DRUG_LIST_NOTE if automatic_drugs else "") + split.note
+        + ("" if local else GLOBAL_MAPPING_NOTE)
         + (SELECTION_PARTS_NOTE if voids else _selection_note(split, selection))
         + (CORRECTED_DRUG_NOTE if correct else DRUG_NOTE),
         extra={"variant": "", **_split_columns(split), "epsilon_scope": MODEL_SCOPE["drug"]})
@@ -600,7 +638,9 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
     the cancer-type task) give the record; ``record.columns(...)`` must equal
     the row's privacy columns (tested on every released table). The cancer-type
     ``settings`` also need ``cases`` (the configured pairs; empty: chosen from the
-    private lineage counts, :func:`automatic_cases`, and no row has a finite ε).
+    private lineage counts, :func:`automatic_cases`, and no row has a finite ε), the
+    drug ``settings`` ``drugs_from_data`` (:func:`automatic_drugs`: true, no row has a
+    finite ε).
 
     Returns
     -------
@@ -610,7 +650,7 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
         raise ValueError(f"kind must be 'cancer_type' or 'drug', got {kind!r}")
     cache: dict = {}
     out = []
-    automatic = automatic_cases(settings) if kind == "cancer_type" else False
+    automatic = (automatic_cases if kind == "cancer_type" else automatic_drugs)(settings)
     parts = {name: _PartsOf(spec.public_selection) for name, spec in PIPELINES.items()}
     pipelines = (table["pipeline"] if "pipeline" in table.columns
                  else pd.Series("as_published", index=table.index))
@@ -630,7 +670,7 @@ def table_records(table: pd.DataFrame, *, kind: str, settings: Mapping) -> list[
                 learner = drug_learner_terms(split, xx_noise=spec.xx_noise,
                                              public_centres=spec.public_centring)
                 cache[key] = drug_privacy(split, learner, mapping=spec.mapping,
-                                          selection=parts[name])
+                                          selection=parts[name], automatic_drugs=automatic)
         out.append(cache[key])
     return out
 

@@ -115,7 +115,10 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
       (:func:`dprepro.data.expression.harmonise_genes`);
     * private lineage = ``lineage_column`` of the cell-line details
       (``UNCLASSIFIED`` and empty values are missing); responses = LN_IC50 of
-      every drug with at least one response among the expression lines.
+      every drug of the dose-response table, also one without a response on any
+      private line (its column is empty): dropping it would make the drug columns,
+      and so the rows released, depend on the private responses (the experiment's
+      drugs: :func:`dprepro.studies.repr_transfer.drug.drug_list`).
 
     The private tables are returned only when cell lines and dose response
     are given.
@@ -166,7 +169,6 @@ def real_data(gdsc_expression: pd.DataFrame, depmap_expression: pd.DataFrame,
             raise ValueError(f"cell-line details lack column {lineage_column!r}; found "
                              f"{list(gdsc_cell_lines.columns)}")
         response = gdsc_dose_response.reindex(private.index).astype(float)
-        response = response.loc[:, response.notna().any(axis=0)]
         out.update(private_expression=_named(private),
                    private_expression_line_local=_named(local),
                    private_lineage=_lineage_frame(

@@ -25,6 +25,8 @@ import numpy as np
 import pandas as pd
 
 from dprepro.studies.repr_transfer.common import (
+    MIN_TEST_RESPONSES,
+    MIN_TRAIN_RESPONSES,
     method_order,
 )
 
@@ -105,18 +107,25 @@ def _distinct_parts(values: pd.Series) -> str | None:
 
 
 def drug_table(frames: Sequence[pd.DataFrame], *, data_origin: str) -> pd.DataFrame:
-    """``drug_sensitivity.csv``: per (method, ε, seed, drug) the mean over splits."""
+    """``drug_sensitivity.csv``: per (method, ε, seed, drug) the mean over splits.
+
+    ``splits`` counts the splits that fitted a model (enough responses of the drug,
+    :func:`dprepro.studies.repr_transfer.drug.drug_experiment`); a drug without any has
+    ``splits = 0`` and NaN scores, but its rows.
+    """
     rows = with_pipeline(pd.concat(frames, ignore_index=True))
     if "n_parts" not in rows.columns:  # rows from before the column existed
         rows = rows.assign(n_parts=pd.NA)
     # as text: a numeric column would make pandas cast the joined k's back to numbers
-    rows = rows.assign(n_parts=rows["n_parts"].astype("string"))
+    rows = rows.assign(n_parts=rows["n_parts"].astype("string"),
+                       _model=(rows["n_train"] >= MIN_TRAIN_RESPONSES)
+                       & (rows["n_test"] >= MIN_TEST_RESPONSES))
     keys = ["representation", "pipeline", "epsilon", "seed", "drug"]
     privacy = ["mechanism", "variant", "selection_epsilon", "learner_epsilon", "true_epsilon",
                "epsilon_scope", "privacy_note", "dim"]
     grouped = rows.groupby(keys, dropna=False, sort=False)
     table = grouped.agg(spearman=("spearman", "mean"), pc_index=("pc_index", "mean"),
-                        splits=("split", "nunique"), n_train=("n_train", "mean"),
+                        splits=("_model", "sum"), n_train=("n_train", "mean"),
                         n_test=("n_test", "mean"),
                         n_parts=("n_parts", _distinct_parts)).reset_index()
     first = grouped[privacy].first().reset_index()
@@ -179,7 +188,10 @@ def cancer_summary(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def drug_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Mean ± SE over representation seeds of the mean over drugs, per (method, pipeline, ε)."""
+    """Mean ± SE over representation seeds of the mean over drugs, per (method, pipeline, ε).
+
+    ``n_drugs`` counts the method's drugs with a fitted model (``splits`` > 0).
+    """
     table = with_pipeline(table)
     keys = ["representation", "pipeline", "epsilon", "mechanism", "variant"]
     per_seed = table.groupby([*keys, "seed"], dropna=False, sort=False)[
@@ -190,7 +202,8 @@ def drug_summary(table: pd.DataFrame) -> pd.DataFrame:
         p_mean, p_se, _ = _mean_se(group["pc_index"])
         rows.append(dict(zip(keys, key, strict=True), spearman_mean=s_mean, spearman_se=s_se,
                          pc_index_mean=p_mean, pc_index_se=p_se, n_seeds=n,
-                         n_drugs=int(table.loc[table["representation"] == key[0], "drug"]
+                         n_drugs=int(table.loc[(table["representation"] == key[0])
+                                               & (table.get("splits", 1) > 0), "drug"]
                                      .nunique())))
     out = pd.DataFrame(rows)
     true = table.groupby(keys, dropna=False, sort=False)["true_epsilon"].first().reset_index()
