@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import math
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import cache
@@ -83,6 +84,8 @@ class Release:
     data: object
     neighbours: Callable
     key: tuple = ()
+    #: ``sizes(data)``: ``(output, record, {name: training sizes it reads})`` (repr_transfer)
+    sizes: Callable | None = None
 
 
 #: Columns whose values are structure, not noise: grids, labels, index sets, parameters.
@@ -367,6 +370,26 @@ def line_replaced(lines: Lines) -> Lines:
                  response.set_axis(index))
 
 
+def repr_lines_one_response() -> Lines:
+    """:func:`repr_lines` with the last drug measured on one line only (the case's first)."""
+    lines = repr_lines()
+    response = lines.response.copy()
+    last = response.columns[-1]
+    response[last] = np.where(np.arange(len(response)) == _in_case(lines), response[last],
+                              np.nan)
+    return Lines(lines.public, lines.private, lines.lineage, response)
+
+
+def response_removed(lines: Lines) -> Lines:
+    """The first line with a response to the last drug: its record replaced by one without
+    that response (the other responses, and so the lines with a response, unchanged)."""
+    last = lines.response.columns[-1]
+    i = int(np.flatnonzero(lines.response[last].notna().to_numpy())[0])
+    response = lines.response.copy()
+    response.iloc[i, -1] = np.nan
+    return Lines(lines.public, lines.private, lines.lineage, response)
+
+
 def lineage_switched(lines: Lines) -> Lines:
     """One private line's lineage replaced by the other lineage of its case."""
     i = _in_case(lines)
@@ -391,7 +414,8 @@ def lineage_to_third(lines: Lines) -> Lines:
 #: corrected mechanism, privacy.py), the number of lines fixed.
 REPR_NEIGHBOURS = {"line replaced (id, expression, responses)": line_replaced,
                    "lineage switched within the case": lineage_switched,
-                   "a line of the second lineage moved to the third": lineage_to_third}
+                   "a line of the second lineage moved to the third": lineage_to_third,
+                   "a line's response to the last drug removed": response_removed}
 
 
 def _repr_neighbours(lines: Lines):
@@ -414,25 +438,57 @@ def _features(lines: Lines, spec, method: str, config: Mapping):
                            public_parts=spec.public_selection, base_seed=SEED)
 
 
+def _recording(selection, seen: list):
+    """``selection`` (a FeatureSelection) that appends to ``seen`` every nominal training size N
+    its k is derived from (k = isqrt(N), ``n_parts`` unset); None stays None."""
+    import dataclasses
+
+    if selection is None:
+        return None
+
+    class Recording(type(selection)):
+        def parts(self, nominal):
+            if self.n_parts is None:
+                seen.append(int(nominal))
+            return super().parts(nominal)
+
+    return Recording(**{f.name: getattr(selection, f.name)
+                        for f in dataclasses.fields(selection)})
+
+
 def _repr_release(task: str, pipeline: str, method: str, config: Mapping, *,
-                  cases=(CASE,)) -> Release:
+                  cases=(CASE,), drugs=None) -> Release:
     """A repr_cancer_type or repr_drug job's learners, on a small synthetic pair.
 
     ``cases``: the configured ``cancer_type.cases``; empty, the job picks every pair of the
-    2 most frequent private lineages, as ``repr_cancer_type`` does.
+    2 most frequent private lineages, as ``repr_cancer_type`` does. ``drugs``: None, the
+    synthetic generator's (every column of the response table); ``"data"``, the drugs some
+    line has a response to (as a dose-response table lists them: read off the private
+    data); a tuple, the configured ``drug.drugs`` (both on :func:`repr_lines_one_response`).
+    The release's ``sizes`` also returns the training sizes it reads: the clipping
+    weights' n and the nominal N that DP feature selection's k = isqrt(N) comes from.
     """
     from dprepro.studies.repr_transfer import privacy as repr_privacy
     from dprepro.studies.repr_transfer.cancer_type import cancer_type_cases, cancer_type_experiment
-    from dprepro.studies.repr_transfer.drug import drug_experiment, drug_splits, public_centring
+    from dprepro.studies.repr_transfer.drug import (
+        drug_experiment,
+        drug_list,
+        drug_splits,
+        public_centring,
+    )
 
     spec = repr_privacy.pipeline(pipeline)
     settings = {**config["repr_transfer"][task], "epsilons": [1.0]}
     if task == "cancer_type":
         settings.update(cases=[list(pair) for pair in cases], lineages=2)
+    else:
+        settings.update(drugs_from_data=drugs == "data")
     epsilons = [1.0, math.inf]
 
-    def run(lines: Lines):
+    def execute(lines: Lines):
         features = _features(lines, spec, method, config)
+        seen = {"clipping_n": [], "nominal_n": []}
+        selection = _recording(features.selection, seen["nominal_n"])
         if task == "cancer_type":
             # as the job: the configured cases, or the automatic ones from the lineage counts
             chosen = cancer_type_cases(lines.lineage, n_lineages=settings["lineages"],
@@ -441,25 +497,37 @@ def _repr_release(task: str, pipeline: str, method: str, config: Mapping, *,
                 features.private, lines.lineage, chosen, epsilons=epsilons, folds=2,
                 l2=settings["l2"], variant=spec.cancer_variant or settings["variant"],
                 base_seed=SEED, stream=f"cancer_type/{method}", scales=features.scales,
-                selection=features.selection, mapping=spec.mapping,
+                selection=selection, mapping=spec.mapping,
                 automatic_cases=repr_privacy.automatic_cases(settings))
         else:
-            splits = drug_splits(lines.response, splits=2, test_size=8,
+            response = lines.response
+            listed = ([d for d in response.columns if response[d].notna().any()]
+                      if drugs == "data" else drug_list(response.columns, drugs=drugs or ()))
+            splits = drug_splits(response, splits=2, test_size=8,
                                  rng=np.random.default_rng(SEED))
+
+            def clipping(n, d, e):
+                seen["clipping_n"].append(int(n))
+                return (1.0, 1.0)
+
             rows = drug_experiment(
-                features.private, lines.response, list(lines.response.columns),
-                epsilons=epsilons, splits=splits, ridge=settings["ridge"], base_seed=SEED,
-                stream=f"drug/{method}", clipping_weights=lambda n, d, e: (1.0, 1.0),
-                selection=features.selection, xx_noise=spec.xx_noise, mapping=spec.mapping,
+                features.private, response, listed, epsilons=epsilons, splits=splits,
+                ridge=settings["ridge"], base_seed=SEED, stream=f"drug/{method}",
+                clipping_weights=clipping, selection=selection, xx_noise=spec.xx_noise,
+                mapping=spec.mapping, automatic_drugs=repr_privacy.automatic_drugs(settings),
                 **public_centring(spec, features, settings))
         table = rows.assign(representation=method, pipeline=pipeline)
         records = repr_privacy.table_records(table, kind=task, settings=settings)
-        return rows, next(r for r in records if math.isfinite(r.stated))
+        record = next(r for r in records if math.isfinite(r.stated))
+        return rows, record, {key: tuple(values) for key, values in seen.items()}
 
-    suffix = "" if cases else " (automatic cases)"
+    suffix = ("" if cases else " (automatic cases)") + (
+        "" if drugs is None else " (drugs from the data)" if drugs == "data"
+        else " (listed drugs)")
     return Release(name=f"repr_transfer/{task}/{pipeline}/{method}{suffix}",
-                   rule=f"repr_{task}", run=run, data=repr_lines(),
-                   neighbours=_repr_neighbours)
+                   rule=f"repr_{task}", run=lambda lines: execute(lines)[:2],
+                   data=repr_lines() if drugs is None else repr_lines_one_response(),
+                   neighbours=_repr_neighbours, sizes=execute)
 
 
 def _public_set_release(pipeline: str) -> Release:
@@ -516,6 +584,10 @@ def repr_releases() -> list[Release]:
             # configuration do): the cases are read off the private lineage counts
             *(_repr_release("cancer_type", pipeline, method, config, cases=())
               for pipeline in PIPELINES for method in config["repr_transfer"]["baselines"]),
+            # a drug with a response on one line: the drugs read off the responses (as
+            # paper mode without repr_transfer.drug.drugs), or listed
+            *(_repr_release("drug", "corrected", "fixed_genes", config, drugs=drugs)
+              for drugs in ("data", tuple(repr_lines().response.columns))),
             *(_public_set_release(pipeline) for pipeline in PIPELINES)]
 
 
@@ -648,6 +720,157 @@ def test_the_harness_fails_a_grid_read_off_the_data_under_a_finite_epsilon():
     assert check_release(release) == []
 
 
+# ------------------------------------------- the neighbours a repr row states, and its n
+#: Words by which a row's note would claim add/remove-one-line (unbounded) neighbours.
+ADD_REMOVE_CLAIM = re.compile(r"add/remove|add-remove|added or removed|adding or removing|"
+                              r"unbounded (dp|neighbour)", re.IGNORECASE)
+
+
+def line_removed(lines: Lines) -> Lines:
+    """One private line of the case, which has a response to every drug, removed (an
+    add/remove neighbour: the number of lines changes)."""
+    keep = np.arange(len(lines.lineage)) != _in_case(lines)
+    return Lines(lines.public, lines.private.iloc[keep], lines.lineage.iloc[keep],
+                 lines.response.iloc[keep])
+
+
+#: Neighbours under each relation a row may state. Replacement: one line's record replaced,
+#: its training lines kept (the scope of every finite repr ε, "given its training lines";
+#: a replacement that moves a line into or out of a case or the lines with a response
+#: changes the training lines and is outside it). Add/remove: one line removed.
+STATED_RELATIONS = {
+    "replacement": {"line replaced (id, expression, responses)": line_replaced,
+                    "lineage switched within the case": lineage_switched,
+                    "a line's response to the last drug removed": response_removed},
+    "add/remove": {"a line of the case removed": line_removed},
+}
+
+
+def stated_relation(record: PrivacyRecord) -> str | None:
+    """The neighbour relation a repr record's note states: ``"add/remove"`` where it claims
+    it anywhere, ``"replacement"`` where it states the study's relation
+    (:data:`dprepro.studies.repr_transfer.privacy.NEIGHBOURS`), else None."""
+    from dprepro.studies.repr_transfer.privacy import NEIGHBOURS
+
+    if ADD_REMOVE_CLAIM.search(record.note):
+        return "add/remove"
+    return "replacement" if NEIGHBOURS in record.note else None
+
+
+def check_relation(release: Release) -> list[str]:
+    """Failures of a repr release whose finite ε rests on a training size that the relation
+    its row states does not fix: under each neighbour of that relation, the sizes the
+    release reads (the clipping weights' n, the N of DP feature selection's k = isqrt(N))
+    must be those it read on D."""
+    _, record, sizes = release.sizes(release.data)
+    if not finite(record):
+        return []
+    relation = stated_relation(record)
+    if relation is None:
+        return [f"{release.name}: true_epsilon {record.true_epsilon:g} but its note states no "
+                "neighbour relation"]
+    failures = []
+    for what, make in STATED_RELATIONS[relation].items():
+        _, _, other = release.sizes(make(release.data))
+        for key in sorted(sizes):
+            if sizes[key] != other[key]:
+                failures.append(f"{release.name} [{release.rule}], true_epsilon "
+                                f"{record.true_epsilon:g} under {relation} neighbours, "
+                                f"neighbour '{what}': the training size '{key}' it reads "
+                                f"differs ({_short(sizes[key])} vs {_short(other[key])})")
+    return failures
+
+
+REPR_SIZED = sorted(name for name, r in RELEASES.items() if r.sizes is not None)
+
+
+@pytest.mark.parametrize("name", REPR_SIZED)
+def test_a_repr_row_states_neighbours_that_fix_the_training_sizes_it_reads(name):
+    """Every repr row with a finite ε states the study's replacement relation, under which
+    the training sizes its learner reads (n, N) are the same on every neighbour of its
+    training lines; a row that claimed add/remove neighbours while reading them fails."""
+    release = RELEASES[name]
+    _, record, sizes = release.sizes(release.data)
+    if finite(record):
+        assert stated_relation(record) == "replacement", record.note
+    assert set(sizes) == {"clipping_n", "nominal_n"}
+    failures = check_relation(release)
+    assert not failures, "\n".join(failures)
+
+
+@pytest.mark.parametrize("task", ["drug", "cancer_type"])
+def test_the_harness_fails_a_row_claiming_add_remove_while_reading_n(task):
+    """The control that must fail: the corrected DP feature selection's rows, their notes made
+    to claim add/remove neighbours, read n (drug: the clipping weights' n and k = isqrt(N);
+    cancer type: each fold's N), which a removed line changes: caught, naming the release,
+    the neighbour and the size. The true rows (replacement) pass."""
+    from dataclasses import replace
+
+    from dprepro.studies.repr_transfer.privacy import NEIGHBOURS
+
+    release = RELEASES[f"repr_transfer/{task}/corrected/dp_feature_selection"]
+    _, record, sizes = release.sizes(release.data)
+    assert math.isfinite(record.true_epsilon) and NEIGHBOURS in record.note
+    read = {"drug": ("clipping_n", "nominal_n"), "cancer_type": ("nominal_n",)}[task]
+    assert all(sizes[key] for key in read)
+    # the removal changes them (the control has power)
+    _, _, removed = release.sizes(line_removed(release.data))
+    assert all(removed[key] != sizes[key] for key in read)
+
+    def claiming_add_remove(release):
+        def sizes(data):
+            output, record, sizes = release.sizes(data)
+            note = record.note.replace(NEIGHBOURS, "one cell line added or removed")
+            return output, replace(record, note=note), sizes
+
+        return replace(release, sizes=sizes)
+
+    assert check_relation(release) == []
+    failures = check_relation(claiming_add_remove(release))
+    for key in read:
+        assert any(f"{task}/corrected/dp_feature_selection" in f
+                   and "under add/remove neighbours, neighbour 'a line of the case removed'" in f
+                   and f"the training size '{key}' it reads differs" in f
+                   for f in failures), failures
+    # a learner that reads no n (fixed genes in the cancer-type task) may state either
+    fixed = RELEASES["repr_transfer/cancer_type/corrected/fixed_genes"]
+    assert fixed.sizes(fixed.data)[2] == {"clipping_n": (), "nominal_n": ()}
+    assert check_relation(claiming_add_remove(fixed)) == []
+
+
+def test_the_harness_fails_drugs_read_off_the_responses_under_a_finite_epsilon():
+    """The control that must fail: the drugs some line has a response to (as a dose-response
+    table lists them: paper mode without repr_transfer.drug.drugs), their record forced to a
+    finite ε, are caught by the neighbour that removes the one response to a drug; the true
+    record says why it is inf, and the listed drugs keep their rows (NaN scores where no
+    model is fitted) and their finite ε."""
+    from dataclasses import replace
+
+    release = RELEASES["repr_transfer/drug/corrected/fixed_genes (drugs from the data)"]
+    output, record = release.run(release.data)
+    assert math.isinf(record.true_epsilon) and "repr_transfer.drug.drugs" in record.note
+    assert record.note.startswith("NOT DIFFERENTIALLY PRIVATE: the drugs")
+    assert check_release(release) == []
+
+    def claimed_finite(data):
+        output, record = release.run(data)
+        return output, replace(record, true_epsilon=1.0, note="")
+
+    failures = check_release(replace(release, run=claimed_finite))
+    assert any("neighbour 'a line's response to the last drug removed'" in f
+               and "released parameter 'drug' differs" in f for f in failures), failures
+    listed = RELEASES["repr_transfer/drug/corrected/fixed_genes (listed drugs)"]
+    rows, record = listed.run(listed.data)
+    assert record.true_epsilon == 1.0 and "NOT DIFFERENTIALLY PRIVATE" not in record.note
+    last = listed.data.response.columns[-1]
+    assert set(rows["drug"]) == set(listed.data.response.columns)
+    # one response in all: no split has a model of the last drug, its rows stay
+    gone = rows[rows["drug"] == last]
+    assert len(gone) == len(rows) / 2 and gone["spearman"].isna().all()
+    assert (gone["n_train"] + gone["n_test"] <= 1).all()
+    assert check_release(listed) == []
+
+
 def test_the_harness_fails_cases_read_off_the_lineage_counts_under_a_finite_epsilon():
     """The control that must fail: cancer-type cases chosen from the private lineage counts
     (``cancer_type.cases`` empty), their record forced to the finite ε the corrected
@@ -746,11 +969,27 @@ def test_cases_from_the_private_counts_print_inf_in_every_written_row(cases, tmp
 
 def test_the_plan_warns_about_cases_read_off_the_private_data():
     """The configuration check prints a warning naming repr_transfer.cancer_type.cases and the
-    fix; listed cases (every shipped configuration) give none; figure captions say it too."""
+    fix; listed cases (every shipped configuration) give none; figure captions say it too.
+    Paper mode lists no drugs, so its drugs are read off the private dose-response table:
+    it warns of that (the synthetic generator's drugs of the embedded runs are public)."""
     from dprepro.studies.repr_transfer.plan import ReprPlan
 
-    for files in SHIPPED.values():
-        assert ReprPlan(shipped_config(*files)).config_warnings() == []
+    for name, files in SHIPPED.items():
+        plan = ReprPlan(shipped_config(*files))
+        warnings = plan.config_warnings()
+        if name == "paper":
+            (warning,) = warnings
+            assert warning.startswith("repr_transfer.drug.drugs: empty on real data")
+            assert "true_epsilon = inf" in warning and "list the drugs" in warning
+            assert plan.drugs_from_data() and plan.privacy_settings("drug")["drugs_from_data"]
+            assert "no finite ε" in plan.caption_privacy("drug_prediction", "corrected")
+            paper = shipped_config(*files)
+            paper["repr_transfer"]["drug"]["drugs"] = [1003, 1004]
+            listed = ReprPlan(paper)
+            assert listed.config_warnings() == [] and not listed.drugs_from_data()
+            assert "no finite ε" not in listed.caption_privacy("drug_prediction", "corrected")
+        else:
+            assert warnings == [] and not plan.drugs_from_data()
     config = shipped_config()
     config["repr_transfer"]["cancer_type"]["cases"] = []
     plan = ReprPlan(config)
