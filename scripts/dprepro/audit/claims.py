@@ -190,7 +190,11 @@ def pipeline_evidence(audit: _Audit, *, stated, learners) -> Evidence:
              "learner (a global quantile mapping, DP feature selection's data-dependent "
              "parts) and SSP's Wishart step has a data-dependent support: no finite ε is "
              "proven (docs/repr_transfer.md, 'What each row guarantees'); the corrected "
-             "pipeline's rows state their finite ε")
+             "pipeline's rows state a finite ε per released model given its training lines, "
+             "except where the run reads a choice off the private data: cancer-type cases "
+             "picked from the private lineage counts (repr_transfer.cancer_type.cases empty) "
+             "or drugs read off the private dose-response table (repr_transfer.drug.drugs "
+             "empty on real data) print inf")
 
 
 def privacy_claims(audit: pd.DataFrame) -> pd.DataFrame:
