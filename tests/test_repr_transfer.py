@@ -706,7 +706,8 @@ def test_listed_drugs_fix_the_rows_before_any_response_is_read(tmp_path):
         got["variant"] = got["variant"].fillna("")
         pd.testing.assert_frame_equal(repr_privacy.columns_frame(records, columns), got,
                                       check_dtype=False)
-    read = frame.loc[frame["epsilon"].notna()]
+    read_off = frame
+    read = read_off.loc[read_off["epsilon"].notna()]
     assert np.isinf(read["true_epsilon"]).all()
     assert read["privacy_note"].str.startswith("NOT DIFFERENTIALLY PRIVATE: the drugs").all()
     with pytest.raises(KeyError, match="drugs_from_data"):
@@ -714,9 +715,9 @@ def test_listed_drugs_fix_the_rows_before_any_response_is_read(tmp_path):
     # the corrected drug figure says which: finite per model, or none (drugs read off)
     import matplotlib.pyplot as plt
 
-    for automatic, frame in ((False, listed), (True, frame)):
+    for automatic, drawn in ((False, listed), (True, read_off)):
         fig = repr_figures.draw_figure(
-            "drug_prediction", repr_tables.drug_summary(frame), data_origin="real",
+            "drug_prediction", repr_tables.drug_summary(drawn), data_origin="real",
             settings={"epsilon": 1.0, "drugs_from_data": automatic}, pipeline="corrected")
         text = " ".join(" ".join(t.get_text().split()) for t in fig.findobj(plt.Text))
         plt.close(fig)
