@@ -73,7 +73,8 @@ _SPEC_DEFAULTS = {
     "title": "", "groups": [], "group_aliases": {},
     "cbioportal_url": "https://www.cbioportal.org", "study_id": "", "privacy_unit": "patient",
     "group_indicators": {}, "group_baseline": "", "missing_groups": "error",
-    "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "lnte_grid_bins": 0,
+    "rows_per_person": 1, "ordered_groups": False, "horizon": 0, "horizon_source": "design",
+    "lnte_grid_bins": 0,
     "endpoint": "", "data_origin": "", "covariates": [], "simulation": {},
     "cbioportal": {
         "attributes": {"group": "IPSSR", "time": "OS_MONTHS", "status": "OS_STATUS"},
@@ -142,6 +143,9 @@ class CohortSpec:
     horizon : float
         Public end of grid LNTE's time grid, in ``time_unit`` (0: the
         largest follow-up time, which is data-dependent and says so).
+    horizon_source : {"design", "data"}
+        Whether ``horizon`` was fixed before the data were seen (``design``)
+        or chosen after seeing them (``data``: grid LNTE then has no finite ε).
     lnte_grid_bins : int
         Bins of grid LNTE's time grid for this cohort (0: the study-wide
         ``rrr_survival.lnte_grid_bins``).
@@ -180,6 +184,7 @@ class CohortSpec:
     rows_per_person: int = 1
     ordered_groups: bool = False
     horizon: float = 0.0
+    horizon_source: str = "design"
     lnte_grid_bins: int = 0
     endpoint: str = ""
     data_origin: str = ""
@@ -220,6 +225,7 @@ class CohortSpec:
                    rows_per_person=int(merged["rows_per_person"]),
                    ordered_groups=bool(merged["ordered_groups"]),
                    horizon=float(merged["horizon"]),
+                   horizon_source=str(merged["horizon_source"]),
                    lnte_grid_bins=int(merged["lnte_grid_bins"]),
                    endpoint=str(merged["endpoint"]),
                    data_origin=str(merged["data_origin"]),
@@ -326,6 +332,10 @@ def _spec_problems(name: str, spec) -> list[str]:
     if isinstance(horizon, bool) or not isinstance(horizon, int | float) or horizon < 0:
         problems.append(f"config key '{key}.horizon': got {horizon!r}, expected a number >= 0 "
                         "(0: the largest follow-up time)")
+    if spec.get("horizon_source", "design") not in ("design", "data"):
+        problems.append(f"config key '{key}.horizon_source': got {spec['horizon_source']!r}, "
+                        "expected 'design' (fixed before the data were seen) or 'data' "
+                        "(chosen after seeing them: grid LNTE then has no finite ε)")
     bins = spec.get("lnte_grid_bins", 0)
     if (isinstance(bins, bool) or not isinstance(bins, int) or bins < 0 or bins == 1
             or bins > 10000):

@@ -87,7 +87,7 @@ class GridLNTE:
     """
 
     def __init__(self, *, epsilon, bins: int = 20, rows_per_person: int = 1,
-                 horizon: float | None = None):
+                 horizon: float | None = None, horizon_source: str = "design"):
         if isinstance(epsilon, bool) or not isinstance(epsilon, int | float | np.floating):
             raise TypeError(f"epsilon must be a real number, got {type(epsilon).__name__}")
         if not np.isfinite(epsilon) or epsilon <= 0:
@@ -98,8 +98,13 @@ class GridLNTE:
             raise ValueError(f"rows_per_person must be an integer >= 1, got {rows_per_person}")
         if horizon is not None and (not np.isfinite(horizon) or horizon <= 0):
             raise ValueError(f"horizon must be finite and > 0 (or None), got {horizon}")
+        if horizon_source not in ("design", "data"):
+            raise ValueError(f"horizon_source must be 'design' or 'data', got {horizon_source!r}")
+        if horizon is None and horizon_source != "design":
+            raise ValueError("horizon_source applies to a configured horizon only")
         self.epsilon = float(epsilon)
         self.horizon = None if horizon is None else float(horizon)
+        self.horizon_source = horizon_source
         self.bins = int(bins)
         self.rows_per_person = int(rows_per_person)
 
@@ -147,6 +152,16 @@ class GridLNTE:
         alike (never only in the note).
         """
         unit = privacy_unit or "person"
+        if self.horizon is not None and self.horizon_source == "data":
+            note = (f"NOT DIFFERENTIALLY PRIVATE: the grid of {self.bins} bins ends at the "
+                    f"configured horizon {self.horizon:g}, chosen after seeing this cohort's "
+                    "follow-up (datasets.<name>.horizon_source: data), so the released step "
+                    "times depend on the private data (no finite ε; set a horizon from the "
+                    f"study design); Laplace({self.scale:g}) on every event and censoring "
+                    "count otherwise as lnte_grid")
+            return PrivacyRecord(mechanism="lnte_grid", release=False, stated=self.epsilon,
+                                 true_epsilon=math.inf, privacy_unit=privacy_unit, note=note,
+                                 extra={"calibration": self.calibration})
         if self.horizon is None:
             note = (f"NOT DIFFERENTIALLY PRIVATE: the grid of {self.bins} bins ends at the "
                     "largest follow-up time, read off the private data, and the released step "
@@ -173,20 +188,22 @@ class GridLNTE:
         Without ``horizon`` the study takes the largest follow-up time (data-dependent).
         """
         text = f"grid={self.bins},rows={self.rows_per_person}"
-        return text if self.horizon is None else f"{text},horizon={self.horizon:g}"
+        if self.horizon is None:
+            return text
+        text = f"{text},horizon={self.horizon:g}"
+        return f"{text},horizon_source=data" if self.horizon_source == "data" else text
 
     def horizon_note(self) -> str:
         """Where the horizon comes from, as every row's note says it."""
         if self.horizon is None:
             return ("horizon = largest follow-up time (taken from the data, not private: set "
                     "datasets.<name>.horizon)")
-        # the configuration states each horizon's source: the synthetic IPSS-R stand-in's
-        # from its design, the shipped real cohorts' their largest follow-up rounded up
-        return (f"horizon {self.horizon:g} from the configuration, treated as public; "
-                "ε does not cover how it was chosen: the configuration and "
-                "docs/rrr_survival.md state its source (ipssr: the stand-in's design; the "
-                "shipped real cohorts: their largest follow-up rounded up, chosen after "
-                "seeing the data); follow-up clipped there")
+        if self.horizon_source == "data":
+            return (f"horizon {self.horizon:g} from the configuration, chosen after seeing "
+                    "the data (horizon_source: data): not public; follow-up clipped there")
+        return (f"horizon {self.horizon:g} from the configuration, fixed by the study design "
+                "before the data were seen (horizon_source: design), so public; follow-up "
+                "clipped there")
 
 
 def isotonic_fit(values, *, increasing: bool = True) -> np.ndarray:
@@ -320,9 +337,9 @@ class GridDiscretisation(GridLNTE):
     """
 
     def __init__(self, *, bins: int = 20, rows_per_person: int = 1,
-                 horizon: float | None = None):
+                 horizon: float | None = None, horizon_source: str = "design"):
         super().__init__(epsilon=1.0, bins=bins, rows_per_person=rows_per_person,
-                         horizon=horizon)
+                         horizon=horizon, horizon_source=horizon_source)
 
     def release(self, durations, events, *, horizon: float, rng: np.random.Generator,
                 draws: int = 1, noise: bool = False) -> tuple[np.ndarray, np.ndarray]:
@@ -349,13 +366,17 @@ def grid_calibration(text: str) -> dict:
     """``bins``, ``rows_per_person`` and ``horizon`` of ``lnte_grid`` from its calibration text.
 
     The text (``"grid=20,rows=2,horizon=20"``; no ``horizon``: the largest
-    follow-up time) is what the tables' ``calibration`` column shows, so a
-    table row alone rebuilds the mechanism that made it.
+    follow-up time; ``horizon_source=data`` after it: a horizon chosen after seeing
+    the data) is what the tables' ``calibration`` column shows, so a table row alone
+    rebuilds the mechanism that made it.
     """
     parts = dict(item.split("=", 1) for item in str(text).split(",") if "=" in item)
     try:
-        return {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"]),
-                "horizon": float(parts["horizon"]) if "horizon" in parts else None}
+        found = {"bins": int(parts["grid"]), "rows_per_person": int(parts["rows"]),
+                 "horizon": float(parts["horizon"]) if "horizon" in parts else None}
+        if parts.get("horizon_source", "design") != "design":
+            found["horizon_source"] = parts["horizon_source"]
+        return found
     except (KeyError, ValueError):
         raise ValueError(f"lnte_grid calibration {text!r} is not "
                          "'grid=<bins>,rows=<rows>[,horizon=<H>]'") from None

@@ -436,9 +436,12 @@ def more_accurate_than_lnte_true_eps(claims, *, dataset, epsilon) -> Evidence | 
         return evidence
     # the statement is "both ε-DP": a grid LNTE without a public horizon has no finite ε,
     # so the comparison at equal true ε does not exist on these releases
+    why = ("its horizon was chosen after seeing the data: set a horizon from the study "
+           f"design, datasets.{dataset}.horizon_source: design"
+           if "horizon_source=data" in theirs[3] else
+           f"it ends its grid at the largest follow-up time: set datasets.{dataset}.horizon")
     return replace(evidence, untestable=(
-        f"not at equal true ε: grid LNTE's true ε is {other:g}, RRR's {mine:g} (grid LNTE "
-        f"ends its grid at the largest follow-up time: set datasets.{dataset}.horizon)"))
+        f"not at equal true ε: grid LNTE's true ε is {other:g}, RRR's {mine:g} ({why})"))
 
 
 def _debiased(claims, dataset, epsilon, calibration, rng) -> Evidence | None:

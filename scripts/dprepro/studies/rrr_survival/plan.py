@@ -103,7 +103,12 @@ def calibration_of(config: Mapping, mechanism: str, spec: CohortSpec) -> str:
     if mechanism in ("lnte_grid", "lnte_grid_no_noise"):
         bins = spec.lnte_grid_bins or int(rrr["lnte_grid_bins"])
         text = f"grid={bins},rows={spec.rows_per_person}"
-        return f"{text},horizon={spec.horizon:g}" if spec.horizon else text
+        if not spec.horizon:
+            return text
+        text = f"{text},horizon={spec.horizon:g}"
+        # a horizon read off the cohort's own follow-up: the text says so, and the mechanism
+        # it rebuilds prints no finite ε
+        return f"{text},horizon_source=data" if spec.horizon_source == "data" else text
     return ""
 
 
