@@ -58,16 +58,20 @@ def test_a_csv_cohort_is_a_config_change_only(run):
     assert {"rrr.medians_preserved.toy.eps1", "rrr.debiased_beats_rrr.toy.eps3"} <= set(
         claims["claim_id"])
     # only the Cox rows may be untestable by design (coverage on one cohort, projections),
-    # toy's comparison at equal true ε (toy has no public horizon, so its grid LNTE has no
-    # finite ε: issue 39), and 'gradual' convergence on the small configuration's two ε
-    # (it needs three)
+    # toy's and kidney's comparison at equal true ε (toy has no public horizon, kidney's
+    # was read off its follow-up, so their grid LNTE has no finite ε: issue 39), and
+    # 'gradual' convergence on the small configuration's two ε (it needs three)
     cox = claims["claim_id"].str.startswith("rrr.cox_")
-    no_horizon = claims["claim_id"].str.startswith("rrr.more_accurate_than_lnte_true_eps.toy.")
+    no_horizon = claims["claim_id"].str.match(
+        r"rrr\.more_accurate_than_lnte_true_eps\.(toy|kidney)\.")
     gradual = claims["claim_id"].str.startswith("rrr.gradual_convergence.")
     decided = ~cox & ~no_horizon & ~gradual
     assert set(claims.loc[decided, "verdict"]) <= {"holds", "fails", "inconclusive"}
     assert (claims.loc[no_horizon, "verdict"] == "untestable").all() and no_horizon.any()
-    assert claims.loc[no_horizon, "note"].str.contains("datasets.toy.horizon").all()
+    notes = claims.loc[no_horizon].set_index("claim_id")["note"]
+    assert notes[notes.index.str.contains(".toy.")].str.contains("datasets.toy.horizon").all()
+    assert notes[notes.index.str.contains(".kidney.")].str.contains(
+        "datasets.kidney.horizon_source: design").all()
     assert claims.loc[gradual, "note"].str.startswith(
         "untestable: 2 configured ε: 'gradual' needs two steps").all()
     assert claims.loc[cox & (claims["verdict"] == "untestable"), "claim_id"].str.match(
@@ -96,16 +100,19 @@ def expected_record(row, k):
             epsilon=row["epsilon"], categories=range(k), calibration=row["calibration"])
         ).privacy_record(privacy_unit="patient")
     # bins: the config's default, toy's own 4 (datasets.toy.lnte_grid_bins); rows per
-    # patient: kidney's two, one elsewhere; horizons of config/config.yaml, none for toy
+    # patient: kidney's two, one elsewhere; horizons of config/config.yaml, none for toy;
+    # kidney's read off its largest follow-up (horizon_source: data, so no finite ε)
     rows = 2 if row["dataset"] == "kidney" else 1
     bins = 4 if row["dataset"] == "toy" else 20
     horizon = {"kidney": 20.0, "ipssr": 180.0}.get(row["dataset"])
+    source = "data" if row["dataset"] == "kidney" else "design"
     if row["mechanism"] == "lnte_grid":
         return GridLNTE(epsilon=row["epsilon"], bins=bins, rows_per_person=rows,
-                        horizon=horizon).privacy_record(privacy_unit="patient")
+                        horizon=horizon, horizon_source=source).privacy_record(
+                            privacy_unit="patient")
     if row["mechanism"] == "lnte_grid_no_noise":
-        return GridDiscretisation(bins=bins, rows_per_person=rows,
-                                  horizon=horizon).privacy_record(privacy_unit="patient")
+        return GridDiscretisation(bins=bins, rows_per_person=rows, horizon=horizon,
+                                  horizon_source=source).privacy_record(privacy_unit="patient")
     assert row["mechanism"] == "lnte"
     return LNTE(epsilon=row["epsilon"]).privacy_record(privacy_unit="patient")
 
