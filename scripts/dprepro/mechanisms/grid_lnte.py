@@ -152,22 +152,17 @@ class GridLNTE:
         alike (never only in the note).
         """
         unit = privacy_unit or "person"
-        if self.horizon is not None and self.horizon_source == "data":
-            note = (f"NOT DIFFERENTIALLY PRIVATE: the grid of {self.bins} bins ends at the "
-                    f"configured horizon {self.horizon:g}, chosen after seeing this cohort's "
-                    "follow-up (datasets.<name>.horizon_source: data), so the released step "
-                    "times depend on the private data (no finite ε; set a horizon from the "
-                    f"study design); Laplace({self.scale:g}) on every event and censoring "
-                    "count otherwise as lnte_grid")
-            return PrivacyRecord(mechanism="lnte_grid", release=False, stated=self.epsilon,
-                                 true_epsilon=math.inf, privacy_unit=privacy_unit, note=note,
-                                 extra={"calibration": self.calibration})
-        if self.horizon is None:
-            note = (f"NOT DIFFERENTIALLY PRIVATE: the grid of {self.bins} bins ends at the "
-                    "largest follow-up time, read off the private data, and the released step "
-                    "times publish it (no finite ε; set a public datasets.<name>.horizon); "
-                    f"Laplace({self.scale:g}) on every event and censoring count otherwise as "
-                    "lnte_grid")
+        if self.horizon is None or self.horizon_source == "data":
+            where, fix = (
+                ("the largest follow-up time, read off the private data, and the released step "
+                 "times publish it", "set a public datasets.<name>.horizon")
+                if self.horizon is None else
+                (f"the configured horizon {self.horizon:g}, chosen after seeing this cohort's "
+                 "follow-up (datasets.<name>.horizon_source: data), so the released step times "
+                 "depend on the private data", "set a horizon from the study design"))
+            note = (f"NOT DIFFERENTIALLY PRIVATE: the grid of {self.bins} bins ends at {where} "
+                    f"(no finite ε; {fix}); Laplace({self.scale:g}) on every event and "
+                    "censoring count otherwise as lnte_grid")
             return PrivacyRecord(mechanism="lnte_grid", release=False, stated=self.epsilon,
                                  true_epsilon=math.inf, privacy_unit=privacy_unit, note=note,
                                  extra={"calibration": self.calibration})
