@@ -436,3 +436,17 @@ def test_the_analysis_jobs_refuse_an_undefined_covariate_too(tmp_path):
         require_analysable(frame, name="mine", groups=["a", "b", "c"], source="mine.parquet")
     require_analysable(frame.assign(age=GOOD["age"].astype(float)), name="mine",
                        groups=["a", "b", "c"], source="mine.parquet")
+
+
+def test_ids_are_read_as_written_so_0001_and_1_are_two_patients(tmp_path):
+    """Read as numbers, ids 0001 and 1 became one id: with different groups the table was
+    refused for a conflict it does not have, and with the same group two patients were
+    merged into one person with two rows."""
+    frame = GOOD.assign(id=[f"{i:04d}" for i in range(48)])
+    frame.loc[47, "id"] = "1"      # patient "0001" and patient "1": two people
+    assert frame.loc[1, "group"] != frame.loc[47, "group"]
+    assert check(tmp_path, frame).problems == []
+    built = build_cohort(CohortSpec.from_config("mine", SPEC),
+                         inputs={"table": str(tmp_path / "cohort.csv")}, seed=1)
+    assert built.frame["id"].nunique() == 48
+    assert {"0001", "1"} <= set(built.frame["id"])

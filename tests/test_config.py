@@ -99,6 +99,30 @@ def test_bad_config_names_the_key(config, message):
         check_config(config, SCHEMA)
 
 
+def test_a_table_of_ones_own_under_a_shipped_name_does_not_take_its_layout(tmp_path):
+    """A user's table given as datasets.kidney would have been divided by kidney's
+    time_divisor 30 and read with its four diseases and two rows per patient, silently."""
+    kidney = {**DEFAULT["datasets"]["kidney"], "source": "file", "path": "my_cohort.csv"}
+    config = with_change(["datasets", "kidney"], kidney)
+    with pytest.raises(ConfigError) as caught:
+        check_and_fill(copy.deepcopy(config), SCHEMA)
+    message = str(caught.value)
+    assert "datasets.kidney: your own table (path 'my_cohort.csv')" in message
+    for inherited in ("time_divisor = 30", "rows_per_person = 2", "time_unit = 'months'",
+                      "groups = ['AN', 'GN', 'Other', 'PKD']", "'group': 'disease'"):
+        assert inherited in message, inherited
+    # described in full, the same name is the user's to use (also with kidney's own values)
+    kidney.update(columns={"id": "id", "time": "time", "status": "status", "group": "disease"},
+                  time_divisor=30, time_unit="months", rows_per_person=2,
+                  groups=["AN", "GN", "Other", "PKD"])
+    filled = check_and_fill(with_change(["datasets", "kidney"], kidney), SCHEMA)
+    assert filled["datasets"]["kidney"]["path"] == "my_cohort.csv"
+    # the shipped table itself, and a cohort of one's own name, are not affected
+    check_and_fill(copy.deepcopy(DEFAULT), SCHEMA)
+    check_and_fill(with_change(["datasets", "mine"], {"source": "file", "path": "m.csv"}),
+                   SCHEMA)
+
+
 def test_the_yaml_boolean_hint_is_for_text_keys_only():
     """`event_values: [yes]` reads True, and the message says why; a boolean key given text
     (clip_phat: "yes") gets no such hint: there the boolean is what was expected."""

@@ -293,3 +293,30 @@ def test_grid_median_is_not_reached_where_km_is_not_and_censored_when_empty():
                             rng=np.random.default_rng(0), grid=None)
     assert out["medians"]["median"].isna().all()
     assert (out["medians"]["censored_at"] == 4.0).all()
+
+
+@pytest.mark.parametrize("rows_per_person", [1, 2])
+def test_replacing_one_label_costs_twice_the_add_remove_epsilon(rows_per_person):
+    """RRR's guarantee holds when one patient's group label is replaced; under that
+    relation grid LNTE's histograms move by twice the add/remove L1 sensitivity, so the
+    claim at equal true ε pairs RRR at ε with grid LNTE at stated ε/2."""
+    from dprepro.mechanisms.grid_lnte import grid_counts
+    from dprepro.studies.rrr_survival.claims import label_replacement_epsilon
+
+    t, e = _data(seed=3, n=60)
+    t, e = np.repeat(t, rows_per_person), np.repeat(e, rows_per_person)
+    group = np.repeat(np.arange(60) % 2, rows_per_person)
+    moved = group.copy()
+    moved[:rows_per_person] = 1 - moved[:rows_per_person]   # patient 0 changes group
+
+    def histograms(g):
+        return np.concatenate([np.concatenate(grid_counts(t[g == k], e[g == k], horizon=25,
+                                                          bins=8)[1:]) for k in (0, 1)])
+
+    l1 = np.abs(histograms(group) - histograms(moved)).sum()
+    mechanism = GridLNTE(epsilon=1.5, bins=8, rows_per_person=rows_per_person, horizon=25)
+    # the Laplace mechanism's worst-case privacy loss is L1 / scale
+    assert l1 / mechanism.scale == pytest.approx(label_replacement_epsilon(1.5)) == 3.0
+    record = mechanism.privacy_record(privacy_unit="patient")
+    assert label_replacement_epsilon(record.true_epsilon) == 2 * record.true_epsilon
+    assert label_replacement_epsilon(math.inf) == math.inf

@@ -755,16 +755,24 @@ def test_the_equal_true_epsilon_claim_is_decided_with_a_public_horizon(tmp_path,
     releases = [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
                  "data_origin": "real"}
                 for m, e, c in (("original", None, ""), ("rrr", 1.0, "paper"),
-                                ("rrr", 1.0, "exact"),
+                                ("rrr", 1.0, "exact"), ("rrr", 2.0, "exact"),
                                 ("lnte_grid", 1.0, "grid=10,rows=2,horizon=20"))]
     inputs = write_releases(kidney, releases, labels, tmp_path, draws=20, seed=4)
     claims = rrr_claims(inputs, releases=releases,
                         logrank_releases=[r for r in releases
                                           if r["mechanism"] in ("original", "rrr")],
                         significance=0.05, rng=np.random.default_rng(0)).set_index("claim_id")
-    row = claims.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
+    # one neighbour relation (a label replaced): RRR at ε = 2 meets grid LNTE at stated 1,
+    # which is 1-DP under add/remove and 2-DP when a label moves between groups
+    row = claims.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps2"]
     assert row["verdict"] in ("holds", "fails", "inconclusive"), row["note"]
-    assert "true ε 1.000" in row["note"]
+    assert "stated ε 2, true ε 2.000" in row["note"]
+    assert "against lnte_grid at stated ε 1 (true ε 1.000)" in row["note"]
+    # RRR at ε = 1 would need grid LNTE at stated 0.5, which this run lacks: no verdict
+    # from a pair whose guarantees differ by a factor of two
+    row = claims.loc["rrr.more_accurate_than_lnte_true_eps.kidney.eps1"]
+    assert row["verdict"] == "untestable"
+    assert "add 0.5 to rrr_survival.epsilons" in row["note"]
 
 
 def test_sources_name_the_cohorts_the_paper_analysed():
@@ -801,10 +809,11 @@ def test_a_claim_on_an_empty_or_degenerate_release_is_untestable_never_holds(tmp
     def claims_with(grid: str, drop_lnte: bool = False):
         releases = [{"dataset": "kidney", "mechanism": "original", "epsilon": None,
                      "calibration": "", "data_origin": "real"}]
-        releases += [{"dataset": "kidney", "mechanism": m, "epsilon": 1.0, "calibration": c,
+        releases += [{"dataset": "kidney", "mechanism": m, "epsilon": e, "calibration": c,
                       "data_origin": "real"}
-                     for m, c in (("rrr", "paper"), ("lnte", ""), ("rrr", "exact"),
-                                  ("lnte_grid", grid))]
+                     for m, e, c in (("rrr", 1.0, "paper"), ("lnte", 1.0, ""),
+                                     ("rrr", 1.0, "exact"), ("lnte_grid", 1.0, grid),
+                                     ("lnte_grid", 0.5, grid))]
         folder = tmp_path / f"{grid}-{drop_lnte}"
         inputs = write_releases(kidney, releases, labels, folder, draws=20, seed=4)
         _, _, extra = utility(inputs, releases=releases)

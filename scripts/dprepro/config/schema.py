@@ -141,6 +141,58 @@ def _schema_problems(config: Mapping, schema: Mapping) -> list[str]:
     return [_describe(e) for e in errors]
 
 
+#: What a cohort's table looks like: a shipped cohort's defaults of these keys describe
+#: its own table, never another one given under its name.
+_TABLE_LAYOUT_KEYS = ("columns", "time_divisor", "time_unit", "rows_per_person", "groups",
+                      "event_values", "censored_values")
+
+
+def own_table_under_shipped_name(config: Mapping, schema: Mapping) -> list[str]:
+    """Problems of a cohort that gives its own table under a shipped cohort's name.
+
+    A shipped cohort (``datasets.kidney``, ``datasets.ipssr``) has schema defaults that
+    describe its table (kidney's times are days divided by ``time_divisor`` 30, two rows
+    per patient, four diseases). A table of the user's under that name (another
+    ``path``, a ``url`` or a ``package``) would silently take them; every such key the
+    configuration does not set is listed, with its inherited value. Read before the
+    defaults are filled in: afterwards a default and a set value look the same.
+    """
+    datasets = schema.get("properties", {}).get("datasets", {})
+    shipped = datasets.get("properties") or {}
+    generic = _resolve(datasets.get("additionalProperties") or {}, schema).get("properties", {})
+    problems = []
+    for name, entry in (config.get("datasets") or {}).items():
+        props = _resolve(shipped.get(name) or {}, schema).get("properties") or {}
+        if not props or not isinstance(entry, Mapping):
+            continue
+        default = {key: _effective_default(spec, schema) for key, spec in props.items()}
+        where = [f"{key} {entry[key]!r}" for key in ("path", "url", "package")
+                 if entry.get(key) not in (None, "", default.get(key))]
+        if not where:
+            continue
+        inherited = [f"{key} = {default[key]!r}" for key in _TABLE_LAYOUT_KEYS
+                     if key in props and key not in entry
+                     and default[key] != _effective_default(generic.get(key) or {}, schema)]
+        if inherited:
+            problems.append(
+                f"datasets.{name}: your own table ({', '.join(where)}) under the shipped "
+                f"cohort name {name!r} would take {name}'s layout: {'; '.join(inherited)}; set "
+                f"these keys under datasets.{name} to describe your table (the same values if "
+                f"it is laid out like {name}'s), or give your cohort a name of its own")
+    return problems
+
+
+def _effective_default(spec: Mapping, schema: Mapping):
+    """A key's default as a run sees it: an object's default with its properties' own."""
+    spec = _resolve(spec, schema)
+    default = spec.get("default")
+    if isinstance(default, Mapping) and spec.get("properties"):
+        inner = {key: _effective_default(sub, schema) for key, sub in spec["properties"].items()
+                 if "default" in _resolve(sub, schema)}
+        return {**inner, **default}
+    return default
+
+
 def _raise(problems: list[str]) -> None:
     if problems:
         raise ConfigError("invalid configuration:\n  - " + "\n  - ".join(problems))
@@ -153,7 +205,7 @@ def check_config(config: Mapping, schema: Mapping) -> None:
     filled in (on a copy; ``config`` is left as it is): ``config/config.yaml`` sets only
     the keys whose values differ from the defaults.
     """
-    problems = _schema_problems(config, schema)
+    problems = _schema_problems(config, schema) or own_table_under_shipped_name(config, schema)
     if not problems:
         problems = _semantic_problems(fill_defaults(copy.deepcopy(config), schema))
     _raise(problems)
@@ -166,7 +218,7 @@ def check_and_fill(config: dict, schema: Mapping) -> dict:
     between the schema check and the cross-key rules. On a :class:`ConfigError` from
     the cross-key rules ``config`` has its defaults filled in already.
     """
-    _raise(_schema_problems(config, schema))
+    _raise(_schema_problems(config, schema) or own_table_under_shipped_name(config, schema))
     fill_defaults(config, schema)
     _raise(_semantic_problems(config))
     return config

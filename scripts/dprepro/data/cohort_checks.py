@@ -89,7 +89,8 @@ def _table_problems(name: str, spec: CohortSpec, path: Path,
     if not path.is_file():
         return [_missing_file_problem(key, spec, path, working_dir)], []
     try:
-        raw = read_csv_checked(path, required=(), id_column=None)
+        raw = read_csv_checked(path, required=(), id_column=None,
+                               text_columns=(spec.columns["id"],))
         frame = tidy_cohort(raw, spec, source=str(path))
     except (ValueError, FileNotFoundError) as error:
         # a message that already names its key (covariates) is not prefixed twice

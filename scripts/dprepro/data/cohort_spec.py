@@ -554,7 +554,8 @@ def _bundled_table(inputs: Mapping, spec: CohortSpec) -> pd.DataFrame:
     if got != expected:
         raise ValueError(f"{path}: sha256 {got} does not match {checksum} ({expected}); the "
                          "bundled file was changed")
-    return read_csv_checked(path, required=(), id_column=None)
+    return read_csv_checked(path, required=(), id_column=None,
+                            text_columns=(spec.columns["id"],))
 
 
 @dataclass(frozen=True)
@@ -635,8 +636,8 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
         elif spec.source == "bundled":
             raw, source = _bundled_table(inputs, spec), inputs["table"]
         else:
-            raw, source = read_csv_checked(inputs["table"], required=(), id_column=None), \
-                inputs["table"]
+            raw, source = read_csv_checked(inputs["table"], required=(), id_column=None,
+                                           text_columns=(spec.columns["id"],)), inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
     # the columns the spec leaves unused and the respelled values are logged, not kept
     # (nor stored in the Parquet's metadata)

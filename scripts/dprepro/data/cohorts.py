@@ -356,7 +356,7 @@ def synthetic_ipssr_cohort(
 
 
 def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "event"),
-                     id_column: str | None = "id") -> pd.DataFrame:
+                     id_column: str | None = "id", text_columns=()) -> pd.DataFrame:
     """Read a user CSV with errors that say what is wrong with the file.
 
     Catches the usual ways a table arrives broken: a workbook or other binary
@@ -367,6 +367,8 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
     missing columns, rows with every field blank (a spreadsheet's trailing
     rows), and duplicated ids when the file has an ``id_column`` (``None`` to
     skip; survival::kidney has two rows per patient, one per recurrence).
+    ``text_columns`` are read as written (an id ``0001`` stays ``0001``, not the
+    number 1 that id ``1`` would also become).
     """
     source = os.fspath(path)
     if os.path.isdir(source):
@@ -376,7 +378,8 @@ def read_csv_checked(path: str | os.PathLike, *, required=("group", "time", "eve
         raise FileNotFoundError(f"{source}: file not found")
     _refuse_binary_table(source)
     try:
-        frame = pd.read_csv(source, encoding="utf-8")
+        frame = pd.read_csv(source, encoding="utf-8",
+                            dtype={column: str for column in text_columns if column})
     except UnicodeDecodeError as error:
         raise ValueError(f"{source}: not UTF-8 text ({error.reason} at byte {error.start}); "
                          "save the CSV as UTF-8") from None
