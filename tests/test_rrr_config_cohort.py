@@ -59,15 +59,24 @@ def test_a_csv_cohort_is_a_config_change_only(run):
         claims["claim_id"])
     # only the Cox rows may be untestable by design (coverage on one cohort, projections),
     # toy's and kidney's comparison at equal true ε (toy has no public horizon, kidney's
-    # was read off its follow-up, so their grid LNTE has no finite ε: issue 39), and
+    # was read off its follow-up, so their grid LNTE has no finite ε: issue 39), ipssr's
+    # (RRR at ε meets grid LNTE at stated ε/2, which the small configuration's ε lack), and
     # 'gradual' convergence on the small configuration's two ε (it needs three)
     cox = claims["claim_id"].str.startswith("rrr.cox_")
     no_horizon = claims["claim_id"].str.match(
         r"rrr\.more_accurate_than_lnte_true_eps\.(toy|kidney)\.")
+    no_half = claims["claim_id"].str.match(r"rrr\.more_accurate_than_lnte_true_eps\.ipssr\.")
     gradual = claims["claim_id"].str.startswith("rrr.gradual_convergence.")
-    decided = ~cox & ~no_horizon & ~gradual
+    decided = ~cox & ~no_horizon & ~no_half & ~gradual
     assert set(claims.loc[decided, "verdict"]) <= {"holds", "fails", "inconclusive"}
     assert (claims.loc[no_horizon, "verdict"] == "untestable").all() and no_horizon.any()
+    for _, row in claims.loc[no_half].iterrows():
+        epsilon = float(row["claim_id"].rsplit(".eps", 1)[1])
+        if epsilon / 2 in set(medians.loc[medians["mechanism"] == "lnte_grid", "epsilon"]):
+            assert row["verdict"] != "untestable", row["note"]
+        else:
+            assert row["verdict"] == "untestable"
+            assert f"add {epsilon / 2:g} to rrr_survival.epsilons" in row["note"]
     notes = claims.loc[no_horizon].set_index("claim_id")["note"]
     assert notes[notes.index.str.contains(".toy.")].str.contains("datasets.toy.horizon").all()
     assert notes[notes.index.str.contains(".kidney.")].str.contains(

@@ -457,7 +457,10 @@ def more_accurate_than_lnte_true_eps(claims, *, dataset, epsilon) -> Evidence | 
                   f"when a label is replaced, as RRR's ε): add {epsilon / 2:g} to "
                   "rrr_survival.epsilons")
     else:
-        return _closer(claims, dataset, epsilon, ours, theirs, **where)
+        evidence = _closer(claims, dataset, epsilon, ours, theirs, **where)
+        return replace(evidence, note=(
+            f"{evidence.note}; grid LNTE's true ε when a label is replaced (RRR's "
+            f"relation): {other:.3f}")) if evidence.note else evidence
     evidence = (_closer(claims, dataset, epsilon, ours, theirs, **where)
                 if theirs in claims.scores else replace(cohort.undecided(reason), **where))
     return replace(evidence, untestable=reason)
