@@ -4,6 +4,7 @@ landing page and an HTML page for its first section."""
 
 import pandas as pd
 
+from dprepro.data.cohort_spec import CohortSpec
 from dprepro.figures.report_introduction import (
     DataSource,
     RunDescription,
@@ -14,7 +15,6 @@ from dprepro.figures.report_introduction import (
 from dprepro.runtime import step
 from dprepro.runtime.io import atomic_path
 from dprepro.runtime.privacy_record import non_private
-from dprepro.studies.rrr_survival import plan as rrr_plan
 
 #: A cohort's origin in words (CohortSpec.origin), as the captions say it.
 ORIGIN_WORDS = {"real": "real", "synthetic": "synthetic stand-in", "simulation": "simulation"}
@@ -38,8 +38,12 @@ def data_sources(config) -> list[DataSource]:
         data.append(DataSource("ldp_indicators", "simulated censored samples", "simulation",
                                "drawn in the run (the paper's design)", "ldp_indicators"))
     if "rrr_survival" in studies:
-        own = set(config["rrr_survival"]["datasets"])
-        for name, spec in rrr_plan.cox_specs(config).items():
+        rrr = config["rrr_survival"]
+        own = set(rrr["datasets"])
+        # the study's cohorts, then those only its Cox analysis reads (the workflow's
+        # script reads the cohorts' entries, not the study's plan: scripts import no study)
+        for name in dict.fromkeys([*rrr["datasets"], *rrr["cox"]["extra_datasets"]]):
+            spec = CohortSpec.from_config(name, config["datasets"][name])
             data.append(DataSource(name, spec.display_title, ORIGIN_WORDS.get(
                 spec.origin, spec.origin), cohort_source(spec),
                 "rrr_survival" if name in own else "rrr_survival (Cox regression only)"))

@@ -259,4 +259,9 @@ def cohort_report_flags(path: str, cohorts: Mapping[str, CohortSpec],
     return {"category": category,
             "subcategory": lambda wildcards: cohorts[wildcards.dataset].display_title,
             "labels": lambda wildcards: report_labels(
-                path.format(**dict(wildcards.items())), wildcards.dataset)}
+                path.format(**_wildcard_values(wildcards)), wildcards.dataset)}
+
+
+def _wildcard_values(wildcards) -> dict:
+    """A job's wildcards as a mapping: Snakemake's (``items()``) or a namespace's."""
+    return dict(wildcards.items()) if hasattr(wildcards, "items") else dict(vars(wildcards))
