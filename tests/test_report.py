@@ -21,6 +21,7 @@ from dprepro.figures.report_introduction import (
     DataSource,
     RunDescription,
     introduction_blocks,
+    paper_place,
     to_html,
     to_rst,
     verdict_counts,
@@ -375,7 +376,17 @@ def test_the_introduction_says_what_was_run_on_which_data_and_the_verdicts():
         assert numbers == [*(int((group["verdict"] == v).sum()) for v in VERDICTS),
                            len(group)]
     # the paper's claims by where the paper states them
-    assert "<td>rrr_survival</td><td>Section 3</td><td>0</td><td>1</td>" in page
+    assert "<td>rrr_survival</td><td>§3</td><td>0</td><td>1</td>" in page
+
+
+@pytest.mark.parametrize(("source", "place"), [
+    ("De Faveri et al. (SEBD 2024), §5, Table 2 and its discussion", "Table 2"),
+    ("paper §4 (unbiasedness)", "§4"),
+    ("paper Figure 1, its caption", "Figure 1"),
+    ("Niinimäki et al. (2019), Section 3 (DP logistic regression)", "§3"),
+    ("Results and Discussion", "elsewhere"), ("", "elsewhere")])
+def test_a_paper_claim_is_counted_where_the_paper_states_it(source, place):
+    assert paper_place(source) == place
 
 
 def test_the_mode_comes_from_the_configuration_files():

@@ -8,8 +8,9 @@ from dprepro.runtime.exports import lazy_exports
 
 __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "html_table": ["format_cell"],
-    "report_introduction": ["DataSource", "RunDescription", "VERDICTS", "introduction_blocks",
-                            "paper_verdicts", "to_html", "to_rst", "verdict_counts"],
+    "report_introduction": ["DataSource", "RunDescription", "STUDY_WORDS", "VERDICTS",
+                            "introduction_blocks", "paper_place", "paper_verdicts", "to_html",
+                            "to_rst", "verdict_counts"],
     "report_layout": ["ALL_COHORTS", "BOTH_PIPELINES", "INTRODUCTION", "report_sections",
                       "section"],
     "report_tables": ["CLAIMS_TABLE", "REPORT_COLUMNS", "REPORT_SPLITS", "REPORT_TABLES",

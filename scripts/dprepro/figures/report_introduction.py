@@ -13,13 +13,14 @@ HTML page, filed as the report's first section. Both come from the same blocks
 from __future__ import annotations
 
 import html
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import pandas as pd
 
-__all__ = ["VERDICTS", "DataSource", "RunDescription", "introduction_blocks",
-           "paper_verdicts", "to_html", "to_rst", "verdict_counts"]
+__all__ = ["STUDY_WORDS", "VERDICTS", "DataSource", "RunDescription", "introduction_blocks",
+           "paper_place", "paper_verdicts", "to_html", "to_rst", "verdict_counts"]
 
 #: The verdicts of a claim, in the order the tables show them.
 VERDICTS = ("holds", "fails", "inconclusive", "untestable")
@@ -27,6 +28,32 @@ VERDICTS = ("holds", "fails", "inconclusive", "untestable")
 MODES = {"paper.yaml": "paper mode (real data where available)",
          "full.yaml": "full run (the quick default's studies at full size, more cohorts)",
          "config.yaml": "quick default (embedded configuration, runs offline)"}
+
+
+#: What each study of the workflow reproduces, in a line (a study not listed: its name only).
+STUDY_WORDS = {
+    "ldp_indicators": "Laplace-privatised failure indicators in conditional (Beran) survival "
+                      "estimation: Figure 1 and beyond, a simulation study",
+    "rrr_survival": "Revised Randomized Response against LNTE on Kaplan–Meier curves, medians "
+                    "and log-rank tests (Figure 2, Tables 1 and 2), and Cox regression on the "
+                    "released group",
+    "repr_transfer": "DP cancer-type and drug-sensitivity prediction on representations "
+                     "learned from public data, as published and corrected",
+    "audit": "empirical lower bounds on the privacy loss of every mechanism",
+}
+#: Where a paper states a claim, in short: a table or figure, else a section.
+_ITEM = re.compile(r"(Table|Figure) \d+")
+_SECTION = re.compile(r"§\s?\d+|Section \d+")
+
+
+def paper_place(source: str) -> str:
+    """``"De Faveri et al. (SEBD 2024), §5, Table 2 and its discussion"`` → ``"Table 2"``:
+    the first table or figure a claim's ``source`` names, else its first section (``§5``),
+    else ``"elsewhere"``; so the papers' claims can be counted by where they are stated."""
+    found = _ITEM.search(str(source)) or _SECTION.search(str(source))
+    if found is None:
+        return "elsewhere"
+    return re.sub(r"^(§\s?|Section )", "§", found.group(0))
 
 
 @dataclass(frozen=True)
@@ -83,10 +110,11 @@ def verdict_counts(claims: pd.DataFrame, origin: str | None = None) -> pd.DataFr
 
 
 def paper_verdicts(claims: pd.DataFrame) -> pd.DataFrame:
-    """The papers' own claims by study and ``source`` (the table, figure or section of the
-    paper stating them): one row each, a column per verdict."""
+    """The papers' own claims by study and where the paper states them (``source``: the
+    first table, figure or section it names, :func:`paper_place`): one row each, a column
+    per verdict."""
     paper = claims[claims["claim_origin"] == "paper"]
-    paper = paper.assign(source=paper["source"].fillna("—").astype(str))
+    paper = paper.assign(source=paper["source"].fillna("").map(paper_place))
     if paper.empty:
         return pd.DataFrame(columns=["study", "source", *VERDICTS])
     counts = (paper.groupby(["study", "source"], sort=False)["verdict"].value_counts()
@@ -111,7 +139,8 @@ def introduction_blocks(run: RunDescription, claims: pd.DataFrame) -> list[tuple
               f"a PDF with a PNG at {run.dpi} dpi beside it, with a caption saying what it "
               "shows, on which data and at which privacy level."),
         ("h2", "What was run"),
-        ("ul", [f"**{run.sections[s]}**" for s in run.studies]
+        ("ul", [f"**{run.sections[s]}**" + (f": {STUDY_WORDS[s]}" if s in STUDY_WORDS else "")
+                for s in run.studies]
          + [f"**{run.sections['claims']}**: every tested statement, with its interval and "
             "verdict"]),
         ("p", "In a study's section, each cohort (rrr_survival) or pipeline (repr_transfer) "
@@ -119,7 +148,7 @@ def introduction_blocks(run: RunDescription, claims: pd.DataFrame) -> list[tuple
               "compares them."),
         ("h2", "On which data"),
         ("table", ["data set", "origin", "source", "used by"],
-         [[f"{d.title} ({d.name})" if d.title != d.name else d.name, d.origin, d.source,
+         [[d.title if d.name in d.title else f"{d.title} ({d.name})", d.origin, d.source,
            d.used_by] for d in run.data]),
     ]
     counts = verdict_counts(claims)
@@ -137,8 +166,9 @@ def introduction_blocks(run: RunDescription, claims: pd.DataFrame) -> list[tuple
           for study, row in counts.iterrows()]
          + [_counts_row([study, "the paper's"], row) + [str(int(row["total"]))]
             for study, row in paper.iterrows()]),
-        ("p", "The papers' claims by where the paper states them:"),
-        ("table", ["study", "paper's source", *VERDICTS],
+        ("p", "The papers' claims by where the paper states them (the first table or "
+              "figure the claim's ``source`` names, else its section):"),
+        ("table", ["study", "stated in", *VERDICTS],
          [_counts_row([row["study"], str(row["source"])], row)
           for _, row in paper_verdicts(claims).iterrows()]),
         ("h2", "How to rebuild"),
