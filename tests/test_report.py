@@ -30,6 +30,7 @@ from dprepro.figures.report_layout import ALL_COHORTS, INTRODUCTION, report_sect
 from dprepro.figures.report_tables import (
     REPORT_COLUMNS,
     REPORT_TABLES,
+    page_parameters,
     report_page_flags,
     report_pages,
     report_table_path,
@@ -228,7 +229,10 @@ def test_each_cohort_has_one_part_with_all_its_figures_and_tables(configfile):
     records = report_flags(configfile)
     sections = report_sections(config["studies"])
     rrr = [r for r in records if r["category"] == sections["rrr_survival"]]
-    assert rrr and all(r["rule"].startswith(("rrr_", "report_tables")) for r in rrr)
+    assert rrr and all(r["rule"].startswith(("rrr_", "report_")) for r in rrr)
+    # a cohort's table pages come from a job of that cohort alone, as its figures do
+    assert {r["rule"] for r in rrr if r["path"].endswith(".html") and r["wildcards"]} == {
+        "report_cohort_tables"}
     study = config["rrr_survival"]["datasets"]
     for name in cohorts(config):
         own = [r for r in records if r["wildcards"].get("dataset") == name
@@ -324,6 +328,15 @@ def test_report_pages_split_the_cohort_tables_and_keep_the_others_whole():
     flags = report_page_flags(page, ["rrr_survival", "repr_transfer", "audit"],
                               {"dataset": {"b": "cohort B"}})
     assert flags["category"] == "1 rrr_survival" and flags["subcategory"] == "cohort B"
+    # the pattern of a job per cohort: its part is the job's cohort's, its params its rows
+    pattern = report_pages(["rrr_survival"], {"dataset": ["{dataset}"]})[
+        "rrr_utility_{dataset}"]
+    assert pattern.path == "results/report_tables/rrr_utility_{dataset}.html"
+    flags = report_page_flags(pattern, ["rrr_survival"], {"dataset": {"b": "cohort B"}})
+    assert flags["subcategory"](SimpleNamespace(dataset="b")) == "cohort B"
+    params = page_parameters(pattern, "b")
+    assert (params["split"], params["value"]) == ("dataset", "b")
+    assert "{" not in params["title"] and params["title"].endswith("(dataset b)")
 
 
 # ---- the introduction ----

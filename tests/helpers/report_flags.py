@@ -55,8 +55,10 @@ def main(root: Path, configfile: Path, workdir: Path) -> list[dict]:
                 names = WILDCARD.findall(str(pattern))
                 for combo in product(*(values(n, c, config) for n, c in names)):
                     given = dict(zip([n for n, _ in names], combo, strict=True))
-                    # Figure 2 and the bands are of the study's cohorts only; Cox of all
-                    if rule.name in ("rrr_figure2", "rrr_km_bands") and given.get(
+                    # Figure 2, the bands and the table pages are of the study's cohorts
+                    # only; Cox of all
+                    if rule.name in ("rrr_figure2", "rrr_km_bands",
+                                     "report_cohort_tables") and given.get(
                             "dataset") not in config["rrr_survival"]["datasets"]:
                         continue
                     if "dataset" in given and given["dataset"] not in cox:

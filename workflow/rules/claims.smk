@@ -1,4 +1,5 @@
 from dprepro.figures.report_tables import (  # noqa: E402
+    page_parameters,
     report_page_flags,
     report_pages,
     report_tables,
@@ -87,7 +88,9 @@ rule claims_figure:
 # The report shows the claims and each study's headline tables as tables (HTML pages
 # it displays inline; a CSV would only be a download): the studies' manifests list them.
 # A table with a row per cohort (pipeline) is a page per cohort (pipeline), filed with that
-# cohort's (pipeline's) figures under its title.
+# cohort's (pipeline's) figures under its title. A cohort's pages come from a job of that
+# cohort alone (rule report_cohort_tables), as its figures do: Snakemake deletes every
+# output of a failed job, so one cohort's fault must not delete another's pages.
 REPORT_TABLES = report_tables(config["studies"])
 REPORT_PART_TITLES = {
     "dataset": {d: spec.display_title for d, spec in RRR_COHORTS.items()},
@@ -95,30 +98,34 @@ REPORT_PART_TITLES = {
         p: REPR_PIPELINE_TITLES[p] for p in config["repr_transfer"]["pipelines"]
     },
 }
-REPORT_PAGES = report_pages(
-    config["studies"],
-    {
-        "dataset": list(RRR_COHORTS) if "rrr_survival" in config["studies"] else [],
-        "pipeline": (
-            config["repr_transfer"]["pipelines"]
-            if "repr_transfer" in config["studies"]
-            else []
-        ),
-    },
-)
-# ... and the introduction (rule report_introduction): every target list naming the
-# report's pages names it too
-REPORT_INTRODUCTION = "results/report/introduction.rst"
-REPORT_INTRODUCTION_PAGE = "results/report/introduction.html"
-REPORT_TABLE_TARGETS = [page.path for page in REPORT_PAGES.values()] + [
-    REPORT_INTRODUCTION,
-    REPORT_INTRODUCTION_PAGE,
-]
+REPORT_PARTS = {
+    "dataset": list(RRR_COHORTS) if "rrr_survival" in config["studies"] else [],
+    "pipeline": (
+        config["repr_transfer"]["pipelines"]
+        if "repr_transfer" in config["studies"]
+        else []
+    ),
+}
+REPORT_PAGES = report_pages(config["studies"], REPORT_PARTS)
+# the pages the rule report_tables writes: all but the cohorts' ...
+REPORT_RUN_PAGES = {n: p for n, p in REPORT_PAGES.items() if p.split != "dataset"}
+# ... which rule report_cohort_tables writes, one job per cohort (by table name)
+REPORT_COHORT_PAGES = {
+    page.table: page
+    for page in report_pages(
+        config["studies"], {**REPORT_PARTS, "dataset": ["{dataset}"]}
+    ).values()
+    if page.split == "dataset" and REPORT_PARTS["dataset"]
+}
+REPORT_TABLE_TARGETS = [page.path for page in REPORT_PAGES.values()]
 
 
 rule report_tables:
     input:
-        **{name: table.csv for name, table in REPORT_TABLES.items()},
+        **{
+            name: REPORT_TABLES[name].csv
+            for name in dict.fromkeys(p.table for p in REPORT_RUN_PAGES.values())
+        },
     output:
         **{
             name: report(
@@ -126,9 +133,9 @@ rule report_tables:
                 caption="../report/report_table.rst",
                 **report_page_flags(page, config["studies"], REPORT_PART_TITLES),
             )
-            for name, page in REPORT_PAGES.items()
+            for name, page in REPORT_RUN_PAGES.items()
         },
-        prov=[prov(page.path) for page in REPORT_PAGES.values()],
+        prov=[prov(page.path) for page in REPORT_RUN_PAGES.values()],
     log:
         "results/logs/report_tables/report_tables.log",
     priority: CLAIMS_PRIORITY
@@ -140,19 +147,48 @@ rule report_tables:
         runtime=5,
     params:
         library_code=library_code("report_tables.py"),
-        pages={
-            name: {
-                "table": page.table,
-                "split": page.split,
-                "value": page.value,
-                "columns": list(page.columns),
-                "title": page.title,
-                "caption": f"{page.spec.caption} CSV: {page.spec.csv}",
-            }
-            for name, page in REPORT_PAGES.items()
+        pages={name: page_parameters(page) for name, page in REPORT_RUN_PAGES.items()},
+    script:
+        "../../scripts/report_tables.py"
+
+
+rule report_cohort_tables:
+    input:
+        **{name: REPORT_TABLES[name].csv for name in REPORT_COHORT_PAGES},
+    output:
+        **{
+            name: report(
+                page.path,
+                caption="../report/report_table.rst",
+                **report_page_flags(page, config["studies"], REPORT_PART_TITLES),
+            )
+            for name, page in REPORT_COHORT_PAGES.items()
+        },
+        prov=[prov(page.path) for page in REPORT_COHORT_PAGES.values()],
+    log:
+        "results/logs/report_cohort_tables/{dataset}.log",
+    priority: CLAIMS_PRIORITY
+    conda:
+        "../../envs/survival.yaml"
+    threads: 1
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    params:
+        library_code=library_code("report_tables.py"),
+        pages=lambda wc: {
+            name: page_parameters(page, wc.dataset)
+            for name, page in REPORT_COHORT_PAGES.items()
         },
     script:
         "../../scripts/report_tables.py"
+
+
+# ... and the introduction (rule report_introduction): every target list naming the
+# report's pages names it too
+REPORT_INTRODUCTION = "results/report/introduction.rst"
+REPORT_INTRODUCTION_PAGE = "results/report/introduction.html"
+REPORT_TABLE_TARGETS += [REPORT_INTRODUCTION, REPORT_INTRODUCTION_PAGE]
 
 
 # The introduction is written by a rule, not only by the Snakefile's global `report:` text:

@@ -14,7 +14,8 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "report_layout": ["ALL_COHORTS", "BOTH_PIPELINES", "INTRODUCTION", "report_sections",
                       "section"],
     "report_tables": ["CLAIMS_TABLE", "REPORT_COLUMNS", "REPORT_SPLITS", "REPORT_TABLES",
-                      "ReportPage", "report_page_flags", "report_pages", "report_table_path"],
+                      "ReportPage", "page_parameters", "report_page_flags", "report_pages",
+                      "report_table_path"],
     "style": ["Part", "footer", "layout_with_footer", "legend_and_footer", "save_figure",
               "wrapped_footer"],
 })

@@ -17,14 +17,16 @@ report's pages depend on), while only the report's job imports this module.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from dprepro.figures.report_layout import ALL_COHORTS, BOTH_PIPELINES, report_sections
 from dprepro.runtime.study_registry import ReportTable, registered_studies, study_spec
 
 __all__ = ["CLAIMS_TABLE", "REPORT_COLUMNS", "REPORT_SPLITS", "REPORT_TABLES", "ReportPage",
-           "report_page_flags", "report_pages", "report_tables", "report_table_path"]
+           "page_parameters", "report_page_flags", "report_pages", "report_tables",
+           "report_table_path"]
 
 #: The merged claims table of the configured studies, shown whatever they are.
 CLAIMS_TABLE = ReportTable(
@@ -150,8 +152,13 @@ def report_page_flags(page: ReportPage, studies: Iterable[str],
     study's whole tables; labels with the keys of the figures beside it (rrr_survival's
     have a ``panel``: Snakemake shows a part's labels only when all its files have them)."""
     study = page.spec.study
-    part = (part_titles[page.split][page.value] if page.split
-            else _WHOLE_TABLE_PART.get(study, "tables"))
+    wildcard = re.fullmatch(r"\{(\w+)\}", page.value)
+    if wildcard:  # a page pattern of a job per cohort: its part is the job's cohort's
+        part = lambda wildcards: part_titles[page.split][getattr(wildcards, wildcard[1])]  # noqa: E731
+    elif page.split:
+        part = part_titles[page.split][page.value]
+    else:
+        part = _WHOLE_TABLE_PART.get(study, "tables")
     name = page.spec.title.split(": ", 1)[-1]
     labels = {"figure": f"table: {name}", "format": "HTML table"}
     if study == "rrr_survival":
@@ -159,3 +166,14 @@ def report_page_flags(page: ReportPage, studies: Iterable[str],
                   else "all rows", "format": "HTML table"}
     return {"category": report_sections(studies)[study], "subcategory": part,
             "labels": labels}
+
+
+def page_parameters(page: ReportPage, value: str | None = None) -> dict:
+    """What the rule passes its script of one page (its params: a change reruns the job):
+    the table, the split and value (``value`` replaces a pattern's, e.g. a job's cohort),
+    the columns, title and caption."""
+    if value is not None:
+        page = replace(page, value=value)
+    return {"table": page.table, "split": page.split, "value": page.value,
+            "columns": list(page.columns), "title": page.title,
+            "caption": f"{page.spec.caption} CSV: {page.spec.csv}"}
