@@ -224,7 +224,14 @@ rule report_introduction:
         # change of any rewrites the page, as it does the run's manifest
         configuration=canonical(dict(config)),
         sections={s: REPORT_SECTIONS[s] for s in [*config["studies"], "claims"]},
-        configfiles=[os.path.relpath(f, LAUNCH_DIR) for f in workflow.configfiles],
+        # the shipped configuration files of the run (they name its mode), not every file's
+        # path: the same configuration from another file reruns nothing
+        configfiles=[
+            f"config/{os.path.basename(f)}"
+            for f in workflow.configfiles
+            if os.path.dirname(os.path.abspath(f))
+            == os.path.join(workflow.basedir, "config")
+        ],
         # the target the page's "rebuild one figure" line names
         example=next(
             (

@@ -130,11 +130,13 @@ def introduction_blocks(run: RunDescription, claims: pd.DataFrame) -> list[tuple
     """The page as blocks: ``("h1"|"h2", text)``, ``("p", text)``, ``("ul", [items])``,
     ``("table", header, rows)`` and ``("code", [lines])``."""
     where = f" (named run ``{run.run_name}``, under runs/{run.run_name}/)" if run.run_name else ""
-    files = ", ".join(f"``{f}``" for f in run.configfiles) or "the embedded default"
+    files = ", ".join(f"``{f}``" for f in run.configfiles) or "no shipped file"
     blocks: list[tuple] = [
         ("h1", "Supplement: the papers rebuilt"),
         ("p", f"This report is one run of the workflow{where}: the {run.mode}, "
-              f"configuration {files}, base seed {run.seed} (every random stream derives "
+              f"shipped configuration {files} (with any files of your own the run was given:"
+              " Snakemake's menu lists every configuration file), "
+              f"base seed {run.seed} (every random stream derives "
               "from it: the same configuration gives byte-identical tables). Every figure is "
               f"a PDF with a PNG at {run.dpi} dpi beside it, with a caption saying what it "
               "shows, on which data and at which privacy level."),
@@ -172,7 +174,8 @@ def introduction_blocks(run: RunDescription, claims: pd.DataFrame) -> list[tuple
          [_counts_row([row["study"], str(row["source"])], row)
           for _, row in paper_verdicts(claims).iterrows()]),
         ("h2", "How to rebuild"),
-        ("p", "From the project's folder, with the configuration files of this run. One "
+        ("p", "From the project's folder, with the configuration files of this run (add "
+              "yours after the shipped ones). One "
               "figure or table (and what it needs), the whole run, this report, and the "
               "check of every output against its provenance sidecar:"),
         ("code", [f"snakemake --cores all {_configs(run)}{run.example_target}".rstrip(),
