@@ -17,6 +17,23 @@ include: "workflow/rules/claims.smk"
 include: "workflow/rules/verify.smk"
 
 
+# The report's landing page: the introduction the run wrote (rule report_introduction:
+# what was run, on which data, the verdicts, how to rebuild), else the text of
+# workflow/report/workflow.rst (the configuration only). It lies in the run's folder: a
+# named run's results move under runs/<run_name>/ below.
+REPORT_INTRODUCTION_PATH = os.path.join(
+    os.path.abspath(os.path.join(LAUNCH_DIR, RUN_DIRECTORY or "")), REPORT_INTRODUCTION
+)
+REPORT_TEXT = (
+    REPORT_INTRODUCTION_PATH
+    if os.path.exists(REPORT_INTRODUCTION_PATH)
+    else "workflow/report/workflow.rst"
+)
+
+
+report: REPORT_TEXT
+
+
 rule all:
     default_target: True
     input:

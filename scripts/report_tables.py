@@ -1,4 +1,8 @@
-"""Render the report's tables (claims, headline tables) as sortable HTML pages."""
+"""Render the report's table pages (claims, headline tables; a page per cohort or pipeline
+where a table is split) as sortable HTML pages."""
+
+from functools import cache
+from pathlib import Path
 
 import pandas as pd
 
@@ -8,19 +12,36 @@ from dprepro.runtime.io import atomic_path
 from dprepro.runtime.privacy_record import non_private
 
 log = step.start(snakemake, "report_tables")
-# each page's title and caption are the rule's params (from the studies' manifests), so a
-# changed caption reruns this job
-titles, captions = snakemake.params.titles, snakemake.params.captions
+# each page's table, rows, columns, title and caption are the rule's params (from the
+# studies' manifests and dprepro.figures.report_tables), so a changed page reruns this job
+pages = snakemake.params.pages
+
+
+@cache
+def table(name: str) -> tuple[pd.DataFrame, bytes]:
+    path = Path(snakemake.input[name])
+    return pd.read_csv(path), path.read_bytes()
+
+
+def download_name(csv: str) -> str:
+    """``results/rrr_survival/tables/claims.csv`` → ``rrr_survival_tables_claims.csv``: the
+    saved file says which table it is."""
+    return csv.removeprefix("results/").replace("/", "_")
+
+
 outputs = []
-for name, html_path in snakemake.output.items():
-    if name == "prov":
-        continue
-    frame = pd.read_csv(snakemake.input[name])
+for name, page in pages.items():
+    frame, data = table(page["table"])
+    if page["split"]:
+        frame = frame[frame[page["split"]].astype(str) == page["value"]]
+    html_path = snakemake.output[name]
+    text = html_table(frame, title=page["title"], caption=page["caption"],
+                      columns=page["columns"] or None,
+                      download=(download_name(snakemake.input[page["table"]]), data))
     with atomic_path(html_path) as tmp:
-        tmp.write_text(html_table(frame, title=titles[name], caption=captions[name]),
-                       encoding="utf-8")
-    log.info("%s: %d rows of %s -> %s", name, len(frame), snakemake.input[name], html_path)
+        tmp.write_text(text, encoding="utf-8")
+    log.info("%s: %d rows of %s -> %s", name, len(frame), snakemake.input[page["table"]],
+             html_path)
     outputs.append(html_path)
-names = [name for name in snakemake.output.keys() if name != "prov"]
-step.write_sidecars(snakemake, __file__, outputs, config={"tables": names},
+step.write_sidecars(snakemake, __file__, outputs, config={"tables": list(pages)},
                     privacy=non_private("tables of the run, as the CSVs hold them"))

@@ -221,7 +221,7 @@ def test_repeated_defaults_are_the_keys_whose_removal_changes_nothing():
     same once the defaults are filled in (the first such key on each path)."""
     config = {
         "seed": 20240915,  # the default
-        "figures": {"dpi": 150},  # the whole section is its default {} filled in
+        "figures": {"dpi": 200},  # the whole section is its default {} filled in
         "audit": {"draws_scale": 0.5, "level": 1.0e-9},
         "ldp_indicators": {"n": 500, "x": 0.25, "t_grid": {"start": 0.015, "stop": 2.0},
                            "convergence": {"replicates": 50}},

@@ -16,11 +16,12 @@ import yaml
 from matplotlib.text import Text
 
 from dprepro.audit import figure as audit_figure
+from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.mechanisms.identity import IDENTITIES, mechanism_name
 from dprepro.studies.ldp_indicators import figures as ldp_figures
 from dprepro.studies.ldp_indicators.simulation import estimators
+from dprepro.studies.rrr_survival import figure2_parts, panel_scale
 from dprepro.studies.rrr_survival import figures as rrr_figures
-from dprepro.studies.rrr_survival import panel_scale
 
 ROOT = Path(__file__).resolve().parents[1]
 EPSILONS = [1.0, 2.0, 3.0]
@@ -36,8 +37,11 @@ class _IDENTIFIER:  # noqa: N801 - read like the pattern it wraps
 
 
 def _default_dpi() -> int:
+    """The quick default's dpi, its schema default filled in."""
     with open(ROOT / "config" / "config.yaml") as handle:
-        return int(yaml.safe_load(handle)["figures"]["dpi"])
+        config = yaml.safe_load(handle)
+    schema = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
+    return int(fill_defaults(config, schema)["figures"]["dpi"])
 
 
 def _curves() -> pd.DataFrame:
@@ -158,14 +162,23 @@ def test_figure2_numbers_at_risk_sit_directly_under_panel_a_on_its_x_axis(figure
     # no other panel lies between them: the table is the next thing under (a)
     assert not any(ax.get_position().x0 < a.x1 and r.y1 < ax.get_position().y0 < a.y0
                    for ax in fig.axes if ax not in (panel_a, risk))
-    # a count per group under each of (a)'s visible ticks, at the tick's x in (a)'s data
+    # a row of times, then a count per group, under each of (a)'s visible ticks, at the
+    # tick's x in (a)'s data; each row named on the left
     low, high = panel_a.get_xlim()
     ticks = [t for t in panel_a.get_xticks() if low <= t <= high]
-    counts = [t for t in risk.texts if t.get_text().isdigit()]
+    rows = {}
+    for t in risk.texts:
+        rows.setdefault(round(t.get_position()[1], 6), []).append(t)
+    assert len(rows) == 1 + 3
+    top, *groups = [rows[y] for y in sorted(rows, reverse=True)]
+    assert [t.get_text() for t in top] == ["months", *(f"{tick:g}" for tick in ticks)]
+    assert [row[0].get_text() for row in groups] == ["low", "mid", "high_risk"]
+    counts = [t for row in groups for t in row[1:]]
+    assert all(t.get_text().isdigit() for t in counts)
     assert len(counts) == 3 * len(ticks)
     assert sorted({t.get_position()[0] for t in counts}) == ticks
     to_pixels = panel_a.transData.transform
-    for t in counts:
+    for t in counts + top[1:]:
         centre = t.get_window_extent(renderer).intervalx.mean()
         assert centre == pytest.approx(to_pixels((t.get_position()[0], 0))[0], abs=1.5)
     # the original's own file crops (a) with its table
@@ -319,3 +332,103 @@ def test_mechanism_names_are_words():
     for entry in IDENTITIES.values():
         words = entry.display_name + entry.short_name
         assert "_" not in words and "[" not in words, entry.name
+
+
+def _key_axes(fig):
+    """The key under panel (a): the axes whose legend is the groups' (title "group") and
+    that is not a lettered panel."""
+    return [ax for ax in fig.axes if ax.get_legend() is not None
+            and ax.get_legend().get_title().get_text() == "group"
+            and not re.match(r"\([a-z]\) ", ax.get_title())]
+
+
+def test_figure2_key_fills_the_column_under_panel_a(figure2):
+    """The column under panel (a) was empty below its at-risk table: it now holds the key,
+    the groups' legend (no longer over (a)'s curves) and how to read the panels, within
+    the column and between the table and the bottom row; the original's own file keeps
+    the legend in its strip."""
+    fig, parts = figure2
+    fig.canvas.draw()
+    (key,) = _key_axes(fig)
+    panel_a, risk = _panels(fig)[0][0], _at_risk_axes(fig)
+    assert panel_a.get_legend() is None
+    assert [t.get_text() for t in key.get_legend().get_texts()] == ["low", "mid", "high_risk"]
+    notes = " ".join(t.get_text() for t in key.texts).replace("\n", " ")
+    assert "a group left with no curve is named in its panel" in notes
+    assert "marked ▲ (above) or ▼ (below)" in notes
+    k, a, r = key.get_position(), panel_a.get_position(), risk.get_position()
+    bottom_row = _panels(fig)[-1]
+    assert k.x1 <= a.x1 + 1e-9 and k.y1 <= r.y0 and k.y0 == pytest.approx(
+        bottom_row[0].get_position().y0)
+    # everything the key draws lies inside its box (nothing runs into the panels)
+    renderer = fig.canvas.get_renderer()
+    box = key.get_window_extent(renderer)
+    for artist in [key.get_legend(), *key.texts]:
+        extent = artist.get_window_extent(renderer)
+        assert extent.x1 <= box.x1 + 1 and extent.y0 >= box.y0 - 1, artist
+    strip = parts["original"].strip
+    assert [t.get_text() for legend in strip.legends for t in legend.get_texts()] == [
+        "low", "mid", "high_risk"]
+
+
+def test_figure2_without_room_under_a_keeps_the_legend_in_a_and_the_notes_below():
+    """Two rows of panels leave too little room under (a) for the key: the legend stays in
+    (a) and the notes go to the footer, so nothing is cut or overlaps."""
+    curves = _curves()
+    curves = curves[curves["mechanism"].isin(["original", "rrr", "lnte"])]
+    fig = rrr_figures.rrr_figure2(curves, dataset="d", epsilons=EPSILONS, title="toy")
+    assert _key_axes(fig) == []
+    assert _panels(fig)[0][0].get_legend() is not None
+    footer = fig.get_supxlabel().replace("\n", " ")
+    assert "a group left with no curve is named in its panel" in footer
+    plt.close(fig)
+
+
+def test_figure2_names_a_group_whose_released_curve_draws_nothing():
+    """Kidney's grid LNTE at ε = 1 drew no PKD curve (its noisy count at risk fell below 1
+    after t = 0) and nothing said so: such a group is now named in its panel, with the
+    time from which its curve is undefined; a curve that stops later is drawn as it is."""
+    curves = _curves()
+    vanished = ((curves["mechanism"] == "lnte_grid") & (curves["epsilon"] == 2.0)
+                & (curves["group"] == "mid") & (curves["t"] > 0))
+    curves.loc[vanished, "survival"] = np.nan
+    fig = rrr_figures.rrr_figure2(curves, dataset="d", epsilons=EPSILONS, title="toy")
+    notes = {ax.get_title().split(")")[0] + ")": [t.get_text() for t in ax.texts]
+             for row in _panels(fig) for ax in row}
+    assert notes["(l)"] == ["mid: no curve (undefined from t = 1)"]
+    # grid LNTE at ε = 1 stops at t = 9 but is drawn: no note
+    assert not any("no curve" in text for panel, texts in notes.items() if panel != "(l)"
+                   for text in texts)
+    plt.close(fig)
+
+
+def test_not_drawn_finds_the_groups_with_fewer_than_two_defined_points():
+    rows = pd.DataFrame({
+        "group": ["a"] * 3 + ["b"] * 3 + ["c"] * 3,
+        "t": [0.0, 1.0, 2.0] * 3,
+        "survival": [1.0, np.nan, np.nan, np.nan, np.nan, np.nan, 1.0, 0.5, np.nan]})
+    assert figure2_parts.not_drawn(rows, ["a", "b", "c", "d"]) == {"a": 1.0, "b": None,
+                                                                   "d": None}
+
+
+def test_audit_figure_prints_the_transpose_the_confidence_and_every_marker_whole():
+    """The audit figure printed ``X^T y``, "level 1e-09" and cut the marker of a bound of 0
+    at its left edge; its legend covered the last rows."""
+    table = pd.concat([_audit(), pd.DataFrame([{
+        "mechanism": "ssp", "variant": "X^T y + Laplace", "role": "published",
+        "claimed_epsilon": 0.5, "true_epsilon": 0.5, "empirical_epsilon_lower_bound": 0.0,
+        "level": 1e-9, "verdict": "consistent"}])], ignore_index=True)
+    fig = audit_figure.privacy_audit(table)
+    ax = fig.axes[0]
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert any("Xᵀy + Laplace" in label for label in labels)
+    assert not any("^T" in label for label in labels)
+    texts = [t.get_text().replace("\n", " ") for t in fig.texts]
+    assert any("confidence 1 − 10⁻⁹" in t for t in texts) and not any("1e-09" in t for t in texts)
+    assert audit_figure.confidence_text(0.05) == "0.95"
+    # a marker at 0 lies wholly inside the axes: the axis starts left of 0
+    fig.canvas.draw()
+    left = ax.transData.transform((0, 0))[0] - ax.get_window_extent().x0
+    assert left >= 4  # points of a default marker's radius, at the figure's dpi (≥ 72)
+    assert ax.get_legend() is None and fig.legends
+    plt.close(fig)

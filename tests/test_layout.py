@@ -153,8 +153,6 @@ LONG_FUNCTIONS = {
         "split pending: studies/repr_transfer/search.py under concurrent change",
     "dprepro.studies.rrr_survival.figures.rrr_utility":
         "split pending: studies/rrr_survival/figures.py under concurrent change",
-    "dprepro.studies.rrr_survival.figures.rrr_figure2":
-        "split pending: studies/rrr_survival/figures.py under concurrent change",
 }
 
 

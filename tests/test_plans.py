@@ -215,3 +215,9 @@ def test_a_cohorts_figure_is_filed_under_its_title_in_the_report():
     assert flags["subcategory"](SimpleNamespace(dataset="toy")) == "toy"
     assert flags["labels"](job) == {"figure": "Figure 2", "panel": "RRR, ε = 1",
                                     "format": "PNG"}
+    # a pattern with more wildcards than the cohort (the Cox forest's {ext}), in the
+    # study's numbered report section
+    forest = cohort_report_flags("x/cox_forest_{dataset}.{ext}", cohorts, "2 rrr_survival")
+    assert forest["category"] == "2 rrr_survival"
+    assert forest["labels"](SimpleNamespace(dataset="toy", ext="pdf")) == {
+        "figure": "Cox forest plot", "panel": "all panels", "format": "PDF"}

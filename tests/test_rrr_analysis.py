@@ -510,12 +510,12 @@ def test_at_risk_table_says_rows_when_patients_have_several(rows, title):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from dprepro.studies.rrr_survival.figures import _at_risk_table
+    from dprepro.studies.rrr_survival.figure2_parts import at_risk_table
 
     fig, (ref, ax) = plt.subplots(2)
     ref.plot([0, 10], [1, 0])
     frame = pd.DataFrame({"group": "a", "t": [0.0, 5.0, 10.0], "at_risk": [8, 4, 2]})
-    _at_risk_table(ax, frame, ["a"], {"a": "k"}, ref, rows)
+    at_risk_table(ax, frame, ["a"], {"a": "k"}, ref, rows)
     assert ax.get_title() == title
     plt.close(fig)
 

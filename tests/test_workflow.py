@@ -116,6 +116,7 @@ def test_full_dag_dry_run(configfile, tmp_path):
     assert counts["rrr_cohort"] == len(rrr["datasets"]) + len(cox_only)
     assert counts["rrr_cox"] == len(rrr["datasets"]) + len(cox_only)
     assert counts["run_manifest"] == 1 and counts["report_tables"] == 1
+    assert counts["report_introduction"] == 1
     studies = config.get("studies", ["ldp_indicators", "rrr_survival", "repr_transfer", "audit"])
     assert counts.get("audit_claims_table", 0) == ("audit" in studies)
     assert counts.get("cbioportal_download", 0) == (config["datasets"]["ipssr"]["source"]
@@ -403,18 +404,23 @@ def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
 @pytest.mark.parametrize(
     ("override", "expected"),
     [
-        # every change reruns run_manifest (the configuration's record), and every change
-        # of a claims table the report's tables (report_tables)
-        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2, "run_manifest": 1}),
+        # every change reruns run_manifest (the configuration's record) and the report's
+        # introduction (which describes the configuration), and every change of a claims
+        # table the report's tables (report_tables)
+        ({"ldp_indicators": {"log_scale": True}}, {"ldp_figure": 2, "run_manifest": 1,
+          "report_introduction": 1}),
         ({"figures": {"dpi": 61}}, {"ldp_figure": 5, "claims_figure": 1,
                                     "rrr_figure2": 3, "rrr_km_bands": 3, "rrr_utility": 1,
                                     "rrr_cox_forest_figure": 3,
                                     "rrr_cox_bias_coverage_figure": 1,
                                     "repr_figure": 8, "privacy_audit_figure": 1,
-                                    "run_manifest": 1}),
+                                    "run_manifest": 1,
+          "report_introduction": 1}),
         ({"rrr_survival": {"significance": 0.01}},
          {"rrr_rejection_table": 1, "rrr_claims_table": 1, "claims_table": 1,
-          "claims_figure": 1, "report_tables": 1, "run_manifest": 1}),
+          "claims_figure": 1, "report_tables": 1, "report_cohort_tables": 3,
+          "run_manifest": 1,
+          "report_introduction": 1}),
         ({"rrr_survival": {"draws": 6}},
          {"rrr_private_releases": 3, "rrr_original": 3, "rrr_median_table": 1,
           "rrr_logrank_table": 1,
@@ -422,13 +428,16 @@ def test_reordering_configuration_keys_reruns_nothing(runs, tmp_path):
           "rrr_curves_table": 1, "rrr_claims_table": 1, "rrr_figure2": 3, "rrr_km_bands": 3,
           "rrr_utility": 1, "rrr_cox": 3, "rrr_cox_table": 1, "rrr_cox_forest_figure": 3,
           "rrr_cox_bias_coverage_figure": 1, "claims_table": 1, "claims_figure": 1,
-          "report_tables": 1, "run_manifest": 1}),
+          "report_tables": 1, "report_cohort_tables": 3, "run_manifest": 1,
+          "report_introduction": 1}),
         ({"ldp_indicators": {"convergence": {"replicates": 7}}},
          {"ldp_simulate_convergence": 1, "ldp_convergence_table": 1, "ldp_figure": 1,
-          "run_manifest": 1}),
+          "run_manifest": 1,
+          "report_introduction": 1}),
         ({"repr_transfer": {"drug": {"splits": 3}}},
          {"repr_drug": 2, "repr_drug_table": 1, "repr_figure": 4, "repr_claims_table": 1,
-          "claims_table": 1, "claims_figure": 1, "report_tables": 1, "run_manifest": 1}),
+          "claims_table": 1, "claims_figure": 1, "report_tables": 1, "run_manifest": 1,
+          "report_introduction": 1}),
     ],
 )
 def test_changing_a_parameter_reruns_exactly_the_dependent_jobs(runs, tmp_path, override,

@@ -47,14 +47,14 @@ rule privacy_audit_figure:
         pdf=report(
             "results/audit/privacy_audit.pdf",
             caption="../report/privacy_audit.rst",
-            category="audit",
+            category=REPORT_SECTIONS["audit"],
             subcategory="privacy audit",
             labels={"figure": "lower bounds on ε", "format": "PDF"},
         ),
         png=report(
             "results/audit/privacy_audit.png",
             caption="../report/privacy_audit.rst",
-            category="audit",
+            category=REPORT_SECTIONS["audit"],
             subcategory="privacy audit",
             labels={"figure": "lower bounds on ε", "format": "PNG"},
         ),

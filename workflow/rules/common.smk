@@ -26,6 +26,8 @@ from dprepro.runtime.code_version import scripts_library_code  # noqa: E402
 from dprepro.runtime.params import canonical  # noqa: E402
 from dprepro.runtime.provenance import sidecar_path as prov  # noqa: E402
 from dprepro.runtime.step import scripts_first_for_jobs  # noqa: E402
+from dprepro.figures.report_layout import INTRODUCTION, report_sections  # noqa: E402
+from dprepro.runtime.study_registry import registered_studies  # noqa: E402
 
 scripts_first_for_jobs(Path(workflow.basedir) / "scripts")
 
@@ -105,6 +107,13 @@ library_code = scripts_library_code(Path(workflow.basedir) / "scripts")
 
 
 STUDY_TARGETS = {}
+# The report's numbered sections (dprepro.figures.report_layout), by study: a section per
+# configured study, then the privacy audit and the claims (after the introduction).
+# (a study not configured keeps its name: its rules run in no report)
+REPORT_SECTIONS = {
+    **{spec.name: spec.name for spec in registered_studies()},
+    **report_sections(config["studies"]),
+}
 # Each study's .smk adds its claims table(s) here; workflow/rules/claims.smk
 # merges those of the configured studies into results/claims.csv.
 STUDY_CLAIMS = {}

@@ -370,7 +370,7 @@ rule ldp_figure:
         pdf=report(
             f"{LDP_DIR}/figures/{{figure}}.pdf",
             caption="../report/ldp_figure.rst",
-            category="ldp_indicators",
+            category=REPORT_SECTIONS["ldp_indicators"],
             subcategory=lambda wc: LDP_FIGURE_TITLES[wc.figure],
             labels=lambda wc: {
                 "figure": LDP_FIGURE_TITLES[wc.figure],
@@ -380,7 +380,7 @@ rule ldp_figure:
         png=report(
             f"{LDP_DIR}/figures/{{figure}}.png",
             caption="../report/ldp_figure.rst",
-            category="ldp_indicators",
+            category=REPORT_SECTIONS["ldp_indicators"],
             subcategory=lambda wc: LDP_FIGURE_TITLES[wc.figure],
             labels=lambda wc: {
                 "figure": LDP_FIGURE_TITLES[wc.figure],

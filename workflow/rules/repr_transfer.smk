@@ -374,7 +374,7 @@ rule repr_figure:
         pdf=report(
             f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.pdf",
             caption="../report/repr_figure.rst",
-            category="repr_transfer",
+            category=REPORT_SECTIONS["repr_transfer"],
             subcategory=lambda wc: REPR_PIPELINE_TITLES[wc.pipeline],
             labels=lambda wc: {
                 "figure": REPR_FIGURE_TITLES[wc.figure],
@@ -384,7 +384,7 @@ rule repr_figure:
         png=report(
             f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.png",
             caption="../report/repr_figure.rst",
-            category="repr_transfer",
+            category=REPORT_SECTIONS["repr_transfer"],
             subcategory=lambda wc: REPR_PIPELINE_TITLES[wc.pipeline],
             labels=lambda wc: {
                 "figure": REPR_FIGURE_TITLES[wc.figure],

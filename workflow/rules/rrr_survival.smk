@@ -2,6 +2,7 @@ from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
 from dprepro.data.cohort_spec import cohort_config_problems  # noqa: E402
 from dprepro.data.cohort_checks import check_cohort_tables  # noqa: E402
 from dprepro.config.schema import ConfigError  # noqa: E402
+from dprepro.figures.report_layout import ALL_COHORTS  # noqa: E402
 
 RRR = config["rrr_survival"]
 RRR_DIR = "results/rrr_survival"
@@ -438,7 +439,9 @@ rule rrr_figure2:
             report(
                 path,
                 caption="../report/rrr_figure2.rst",
-                **rrr_plan.cohort_report_flags(path, RRR_COHORTS),
+                **rrr_plan.cohort_report_flags(
+                    path, RRR_COHORTS, REPORT_SECTIONS["rrr_survival"]
+                ),
             )
             for path in RRR_FIGURE2_FILES
         ],
@@ -472,7 +475,9 @@ rule rrr_km_bands:
             report(
                 path,
                 caption="../report/rrr_km_bands.rst",
-                **rrr_plan.cohort_report_flags(path, RRR_COHORTS),
+                **rrr_plan.cohort_report_flags(
+                    path, RRR_COHORTS, REPORT_SECTIONS["rrr_survival"]
+                ),
             )
             for path in RRR_BANDS_FILES
         ],
@@ -507,8 +512,8 @@ rule rrr_utility:
             report(
                 path,
                 caption="../report/rrr_utility.rst",
-                category="rrr_survival",
-                subcategory="all cohorts",
+                category=REPORT_SECTIONS["rrr_survival"],
+                subcategory=ALL_COHORTS,
                 labels=rrr_plan.report_labels(path),
             )
             for path in RRR_UTILITY
@@ -604,12 +609,16 @@ rule rrr_cox_forest_figure:
     input:
         table=RRR_COX_TABLE,
     output:
-        figure=report(
-            expand(RRR_COX_FOREST, ext=("pdf", "png"), allow_missing=True),
-            caption="../report/rrr_cox.rst",
-            category="rrr_survival",
-            subcategory="{dataset}",
-        ),
+        figure=[
+            report(
+                path,
+                caption="../report/rrr_cox.rst",
+                **rrr_plan.cohort_report_flags(
+                    path, RRR_COX_COHORTS, REPORT_SECTIONS["rrr_survival"]
+                ),
+            )
+            for path in expand(RRR_COX_FOREST, ext=("pdf", "png"), allow_missing=True)
+        ],
         prov=[
             prov(path)
             for path in expand(RRR_COX_FOREST, ext=("pdf", "png"), allow_missing=True)
@@ -637,12 +646,16 @@ rule rrr_cox_bias_coverage_figure:
     input:
         table=RRR_COX_TABLE,
     output:
-        figure=report(
-            RRR_COX_BIAS,
-            caption="../report/rrr_cox.rst",
-            category="rrr_survival",
-            subcategory="all cohorts",
-        ),
+        figure=[
+            report(
+                path,
+                caption="../report/rrr_cox.rst",
+                category=REPORT_SECTIONS["rrr_survival"],
+                subcategory=ALL_COHORTS,
+                labels=rrr_plan.report_labels(path),
+            )
+            for path in RRR_COX_BIAS
+        ],
         prov=[prov(path) for path in RRR_COX_BIAS],
     log:
         "results/logs/rrr_cox_bias_coverage_figure/rrr_cox_bias_coverage_figure.log",

@@ -11,8 +11,10 @@ same bytes (numbers printed with a fixed number of significant digits).
 
 from __future__ import annotations
 
+import base64
 import html
 import math
+import re
 from collections.abc import Sequence
 
 import pandas as pd
@@ -66,14 +68,16 @@ _SCRIPT = """
 
 _STYLE = """
 <style>
-body { font-family: sans-serif; font-size: 13px; margin: 1em; }
-table { border-collapse: collapse; }
-th { cursor: pointer; background: #eee; position: sticky; top: 0; }
-th, td { border: 1px solid #ccc; padding: 2px 6px; vertical-align: top; }
-td.n { text-align: right; font-variant-numeric: tabular-nums; }
+body { font-family: sans-serif; font-size: 12px; margin: 0.5em; }
+table { border-collapse: collapse; width: 100%; }
+th { cursor: pointer; background: #eee; position: sticky; top: 0; text-align: left; }
+th, td { border: 1px solid #ccc; padding: 2px 4px; vertical-align: top;
+         overflow-wrap: anywhere; }
+td.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 tr:nth-child(even) td { background: #fafafa; }
 .holds { color: #1a7f37; } .fails { color: #c62828; } .inconclusive { color: #9a6700; }
 .untestable { color: #666; }
+.holds, .fails, .inconclusive, .untestable { font-weight: bold; white-space: nowrap; }
 </style>
 """
 
@@ -96,8 +100,29 @@ def format_cell(value, digits: int = 4) -> tuple[str, str | None]:
     return str(value), None
 
 
+def _breakable(text: str) -> str:
+    """``text`` escaped, with a line-break opportunity after each ``.``, ``_``, ``/`` and
+    ``,``: an identifier (``rrr.privacy.rrr.calibration_paper_k_5.eps1``) then wraps inside
+    a narrow column instead of widening the table past the page."""
+    return re.sub(r"([._/,])(?=\S)", r"\1<wbr>", html.escape(text))
+
+
+def _download(download: tuple[str, bytes] | None, shown: int, total: int) -> str:
+    """The link to the whole CSV (embedded: the report is one offline file) and what of it
+    the page shows."""
+    if download is None:
+        return ""
+    name, data = download
+    uri = "data:text/csv;charset=utf-8;base64," + base64.b64encode(data).decode("ascii")
+    what = (f"shows {shown} of its {total} columns" if shown < total
+            else f"shows all its {total} columns")
+    return (f'<p>This page {what}; every column and row: <a download="{html.escape(name)}" '
+            f'href="{uri}">{html.escape(name)}</a> (CSV).</p>\n')
+
+
 def html_table(frame: pd.DataFrame, *, title: str, caption: str = "",
-               columns: Sequence[str] | None = None, digits: int = 4) -> str:
+               columns: Sequence[str] | None = None, digits: int = 4,
+               download: tuple[str, bytes] | None = None) -> str:
     """One HTML page showing ``frame``.
 
     Parameters
@@ -112,12 +137,16 @@ def html_table(frame: pd.DataFrame, *, title: str, caption: str = "",
         Columns to show, in order (default: all).
     digits : int
         Significant digits of floating-point cells.
+    download : (str, bytes), optional
+        A file name and the bytes of the whole CSV: the page links to it (embedded), and
+        says how many of its columns it shows.
 
     Returns
     -------
     str
         The page; ``verdict`` cells carry their verdict as a class (coloured).
     """
+    total = len(frame.columns)
     if columns is not None:
         missing = [c for c in columns if c not in frame.columns]
         if missing:
@@ -144,13 +173,15 @@ def html_table(frame: pd.DataFrame, *, title: str, caption: str = "",
                 attrs += f' class="n" data-v="{html.escape(sort)}"'
             elif name == "verdict" and text:
                 attrs += f' class="{html.escape(text)}"'
-            cells.append(f"<td{attrs}>{html.escape(text)}</td>")
+            shown = html.escape(text) if sort is not None else _breakable(text)
+            cells.append(f"<td{attrs}>{shown}</td>")
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (
         "<!DOCTYPE html>\n<html><head><meta charset=\"utf-8\">"
         f"<title>{html.escape(title)}</title>{_STYLE}</head><body>\n"
         f"<h2>{html.escape(title)}</h2>\n<p>{html.escape(caption)}</p>\n"
-        '<p><input id="q" type="search" placeholder="filter rows" size="40"> '
+        + _download(download, len(names), total)
+        + '<p><input id="q" type="search" placeholder="filter rows" size="40"> '
         + " ".join(choices) + ' <span id="n"></span></p>\n'
         f'<table id="t"><thead><tr>{head}</tr></thead><tbody>\n'
         + "\n".join(body) + "\n</tbody></table>\n" + _SCRIPT + "</body></html>\n"

@@ -53,7 +53,7 @@ class Part:
     pad: float = 0.05
 
 
-def save_figure(fig, paths, *, dpi: int = 150) -> None:
+def save_figure(fig, paths, *, dpi: int = 200) -> None:
     """Save a figure (or a :class:`Part` of one) to every path, format from the suffix,
     atomically, without timestamps, cropped to the tight bounding box of what is drawn;
     then close the figure (a :class:`Part`: only if its ``close`` says so).

@@ -12,11 +12,10 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from matplotlib.transforms import blended_transform_factory, offset_copy
 
 from dprepro.figures.style import Part, layout_with_footer
 from dprepro.mechanisms.identity import identities, mechanism_name
-from dprepro.studies.rrr_survival import panel_scale
+from dprepro.studies.rrr_survival import figure2_parts, panel_scale
 
 
 def _ylabel(endpoint: str) -> str:
@@ -158,49 +157,19 @@ def _censoring_ticks(ax, rows, groups, colors) -> None:
         ax.plot(part["t"], part["survival"], ls="none", marker="|", ms=5, color=colors[group])
 
 
-def _at_risk_table(ax, rows, groups, colors, reference, rows_per_person: int = 1) -> None:
-    """Numbers at risk of the original data per group under the reference panel's x ticks.
-
-    Each count sits at its tick's x position of the reference panel (a transform
-    blended from that panel's data x and this axes' y), so the columns line up
-    with the curves and the tick labels above whatever the layout; Figure 2 puts
-    this axes directly under that panel (:func:`panel_scale.place_below`). The
-    counts are rows; with several rows per patient (kidney: two) the title says
-    so, so they are not read as patients.
-    """
-    ax.axis("off")
-    if "at_risk" not in rows:
-        return
-    size = panel_scale.FONT["text"]
-    low, high = sorted(reference.get_xlim())
-    ticks = [t for t in reference.get_xticks() if low <= t <= high]
-    at_tick = blended_transform_factory(reference.transData, ax.transAxes)
-    left = _names_left_of(blended_transform_factory(reference.transAxes, ax.transAxes), rows,
-                          ax.figure)
-    ax.set_title("numbers at risk (original)" if rows_per_person == 1 else
-                 f"rows at risk (original; {rows_per_person} per patient)", fontsize=size,
-                 pad=2)
-    for i, group in enumerate(groups):
-        part = rows[rows["group"] == group].sort_values("t")
-        t = part["t"].to_numpy(float)
-        n = pd.to_numeric(part["at_risk"], errors="coerce").to_numpy(float)
-        y = 1 - (i + 0.5) / max(1, len(groups))
-        ax.text(0.0, y, str(group), color=colors[group], fontsize=size, transform=left,
-                ha="right", va="center")
-        for tick in ticks:
-            idx = np.searchsorted(t, tick, side="left")
-            count = str(int(n[idx])) if idx < len(t) else "0"
-            ax.text(tick, y, count, fontsize=size, transform=at_tick, ha="center",
-                    va="center")
-
-
-def _names_left_of(transform, rows, fig):
-    """``transform`` moved left past the widest count centred on a tick at the axis'
-    start: where the at-risk table's group names end (right-aligned at x = 0)."""
-    widest = max((len(str(int(v))) for v in pd.to_numeric(rows["at_risk"], errors="coerce")
-                  if np.isfinite(v)), default=1)
-    return offset_copy(transform, fig=fig, x=-(0.3 * panel_scale.FONT["text"] * widest + 4),
-                       units="points")
+#: How to read Figure 2, under the groups' legend in the column below panel (a) (in the
+#: footer where that column has no room for it).
+_FIGURE2_NOTES = (
+    "RRR privatises the group label (paper's ε↔p); debiased RRR inverts the public "
+    "transition matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
+    "paper's authors coded it; grid LNTE adds Laplace noise to binned event and censoring "
+    "counts (ε-DP with a public horizon). Every panel has the same time range and the y "
+    "range [0, 1]; a value outside it is cut at the edge and marked ▲ (above) or ▼ (below) "
+    "with its value. A curve stops where its release leaves it undefined (grid LNTE: a "
+    "noisy count at risk below 1); a group left with no curve is named in its panel. "
+    "Ticks |: censorings; the table under (a): the times, then the numbers at risk.")
+#: Height of a row of Figure 2's panels and width of a column, inches.
+_ROW, _COLUMN = 3.0, 3.7
 
 
 def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = "",
@@ -212,38 +181,83 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
     the configured order, then LNTE at each ε; the single-panel files are
     named by release instead of letter. Every panel has the same time range,
     and every row the y range [0, 1] (:mod:`panel_scale`): a value outside it is
-    cut at the edge and marked with a triangle and its value. The y label is
-    written once a row (its first panel), the time label under the bottom row
-    and panel (a), whose numbers-at-risk table sits directly under it on its x
-    axis. No text is under 9 pt. With ``panels=True`` returns ``(figure,
+    cut at the edge and marked with a triangle and its value; a group whose curve
+    draws nothing is named in its panel. The y label is written once a row (its
+    first panel), the time label under the bottom row and panel (a), whose
+    numbers-at-risk table (a row of times, a row per group) sits directly under
+    it on its x axis; the column under it holds the key: the groups' legend and
+    how to read the panels (where it has no room: the legend in (a), the notes in
+    the footer). No text is under 9 pt. With ``panels=True`` returns ``(figure,
     {release name: Part})``: each panel is the crop of the composite's drawing
     around its axes (the original's with its numbers-at-risk table), over its
-    mechanism's strip: the legend (the original panel has its legend inside),
-    the axes' names, the mechanism's caveats and the data note. The caller
-    closes the strips (``part.strip``) after saving.
+    mechanism's strip: the groups' legend, the axes' names, the mechanism's
+    caveats and the data note. The caller closes the strips (``part.strip``)
+    after saving.
     """
     size = panel_scale.FONT["text"]
     rows = curves[curves["dataset"] == dataset]
     groups = list(dict.fromkeys(rows.loc[rows["mechanism"] == "original", "group"]))
     colors = _group_colors(groups, ordered)
-    ylabel = _ylabel(endpoint)
-    cols = 1 + len(epsilons)
     mechanisms = _private_mechanisms(rows)
-    nrows = max(2, len(mechanisms))
-    fig, axes = plt.subplots(nrows, cols, figsize=(3.7 * cols, 3.0 * nrows + 0.9),
+    nrows, cols = max(2, len(mechanisms)), 1 + len(epsilons)
+    fig, axes = plt.subplots(nrows, cols, figsize=(_COLUMN * cols, _ROW * nrows + 0.9),
                              squeeze=False)
-    letters = iter("abcdefghijklmnopqrstuvwxyz")
     layout = [(0, 0, "original", None)]
     for r, mechanism in enumerate(mechanisms):
         layout += [(r, 1 + i, mechanism, float(e)) for i, e in enumerate(epsilons)]
     for r in range(1, nrows):
         fig.delaxes(axes[r, 0])
     origin = rows["data_origin"].iloc[0]
-    shown = [_select(rows, dataset, m, e) for _, _, m, e in layout]
-    xlim, ylim = panel_scale.time_limits(pd.concat([p["t"] for p in shown])), \
-        panel_scale.y_limits()
+    _figure2_panels(axes, layout, [_select(rows, dataset, m, e) for _, _, m, e in layout],
+                    groups, colors, ylabel=_ylabel(endpoint), time_unit=time_unit)
+    handles, names = axes[0, 0].get_legend_handles_labels()
+    original = _select(rows, dataset, "original", None)
+    table = "at_risk" in original and bool(groups)
+    risk_height = figure2_parts.at_risk_height(groups) if table else 0.0
+    # the column under (a): the rows below it, less (a)'s axis labels and the table
+    in_key = figure2_parts.key_fits(groups, _FIGURE2_NOTES, 0.9 * _COLUMN,
+                                    (nrows - 1) * _ROW - risk_height - 0.8)
+    if not in_key:
+        axes[0, 0].legend(handles, names, fontsize=size, title="group", title_fontsize=size)
+    if table:
+        # room on the canvas for the at-risk table's row names, laid out with panel (a):
+        # the widest name, invisible, where the names will be (a panel's file is a crop
+        # of the canvas, which lacked what lay left of it)
+        axes[0, 0].text(0, 0.5, max([*map(str, groups), time_unit or "time"], key=len),
+                        fontsize=size, alpha=0, ha="right", va="center",
+                        transform=figure2_parts.names_left_of(axes[0, 0].transAxes, original,
+                                                              fig))
+    fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
+                 fontsize=panel_scale.FONT["suptitle"])
+    layout_with_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0)."
+                       + ("" if in_key else " " + _FIGURE2_NOTES), fontsize=size)
+    # after the layout: directly under panel (a)'s tick labels and time label
+    risk = fig.add_axes([0, 0, 1, 1])
+    figure2_parts.at_risk_table(risk, original, groups, colors, axes[0, 0], rows_per_person,
+                                time_unit)
+    panel_scale.place_below(risk, axes[0, 0], height=risk_height)
+    if in_key:
+        top = risk.get_position().y0 - 0.15 / fig.get_figheight()
+        figure2_parts.draw_key(fig, (0.01, axes[nrows - 1, 1].get_position().y0,
+                                     axes[0, 0].get_position().x1, top),
+                               handles, names, _FIGURE2_NOTES)
+    if not panels:
+        return fig
+    note = f"{title or dataset}; data: {_origin_text(origin)}"
+    return fig, _figure2_panel_parts(fig, axes, risk, layout, note, handles, names,
+                                     legend_in_panel=not in_key, time_unit=time_unit,
+                                     ylabel=_ylabel(endpoint))
+
+
+def _figure2_panels(axes, layout, shown, groups, colors, *, ylabel: str,
+                    time_unit: str) -> None:
+    """Draw Figure 2's lettered panels: ``layout`` (row, column, mechanism, ε) and the rows
+    of the curves table each shows, on one time range and the rows' y range."""
+    size = panel_scale.FONT["text"]
+    nrows = axes.shape[0]
+    letters = iter("abcdefghijklmnopqrstuvwxyz")
+    xlim = panel_scale.time_limits(pd.concat([p["t"] for p in shown]))
     first = {}  # row -> its first panel, which carries the row's y label
-    parts = {}
     for (r, c, mechanism, _), part in zip(layout, shown, strict=True):
         ax = axes[r, c]
         if r in first:
@@ -255,8 +269,9 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
             ax.sharex(axes[0, 0])
         _draw_curves(ax, part, groups, colors)
         ax.set_xlim(*xlim)
-        ax.set_ylim(*ylim)
+        ax.set_ylim(*panel_scale.y_limits())
         panel_scale.mark_clipped(ax, part, groups, colors)
+        figure2_parts.mark_not_drawn(ax, part, groups, colors)
         if mechanism == "original":
             _censoring_ticks(ax, part, groups, colors)
         ax.set_title(f"({next(letters)}) {_panel_title(part.iloc[0])}",
@@ -264,50 +279,26 @@ def rrr_figure2(curves: pd.DataFrame, *, dataset: str, epsilons, title: str = ""
         if r == nrows - 1 or mechanism == "original":
             ax.set_xlabel(f"time ({time_unit})", fontsize=size)
         ax.tick_params(labelsize=size)
-    handles, names = axes[0, 0].get_legend_handles_labels()
-    axes[0, 0].legend(handles, names, fontsize=size, title="group", title_fontsize=size)
-    original = _select(rows, dataset, "original", None)
-    if "at_risk" in original and groups:
-        # room on the canvas for the at-risk table's group names, laid out with panel (a):
-        # the widest name, invisible, where the names will be (a panel's file is a crop
-        # of the canvas, which lacked what lay left of it)
-        axes[0, 0].text(0, 0.5, max(map(str, groups), key=len), fontsize=size, alpha=0,
-                        ha="right", va="center",
-                        transform=_names_left_of(axes[0, 0].transAxes, original, fig))
-    fig.suptitle(f"{title or dataset} — Kaplan–Meier curves ({endpoint or 'survival'})",
-                 fontsize=panel_scale.FONT["suptitle"])
-    layout_with_footer(fig, f"Data: {_origin_text(origin)}. One draw per mechanism (draw 0). "
-                 "RRR privatises "
-                 "the group label (paper's ε↔p); debiased RRR inverts the public transition "
-                 "matrix on the same release; LNTE adds Laplace(1/ε) to the KM counts as the "
-                 "paper's authors coded it; grid LNTE adds Laplace noise to binned event and "
-                 "censoring counts (ε-DP with a public horizon). Every panel has the same "
-                 "time range and the y range [0, 1]; a value outside it is cut at the edge "
-                 "and marked ▲ (above) or ▼ (below) with its value. Ticks |: censorings; "
-                 "table under (a): numbers at risk.", fontsize=size)
-    # after the layout: directly under panel (a)'s tick labels and time label
-    risk = fig.add_axes([0, 0, 1, 1])
-    _at_risk_table(risk, original, groups, colors, axes[0, 0], rows_per_person)
-    panel_scale.place_below(risk, axes[0, 0],
-                            height=len(groups) * 1.5 * size / 72 + 0.05)
-    if not panels:
-        return fig
-    note = f"{title or dataset}; data: {_origin_text(origin)}"
+
+
+def _figure2_panel_parts(fig, axes, risk, layout, note, handles, names, *,
+                         legend_in_panel: bool, time_unit: str, ylabel: str) -> dict:
+    """Each Figure 2 panel as a :class:`Part` of the composite, over its mechanism's strip:
+    the groups' legend (the original's only where (a) has none inside), the axes, the data
+    note and what the composite says of that mechanism."""
     scales = (f"x: time ({time_unit}); y: {ylabel.replace(chr(10), ' ')}, range [0, 1], "
               "values outside marked ▲/▼.")
-    # one strip per mechanism: its legend (the original's is in its panel), the axes, the
-    # data note and what the composite's footer says of that mechanism
+    mechanisms = list(dict.fromkeys(m for _, _, m, _ in layout))
     strips = {mechanism: _panel_strip(
                   " ".join(filter(None, [_PANEL_NOTES.get(mechanism, ""), scales, note])),
-                  [] if mechanism == "original" else handles,
-                  [] if mechanism == "original" else names)
-              for mechanism in ["original", *mechanisms]}
-    for r, c, mechanism, epsilon in layout:
-        # the original's file shows its numbers-at-risk table too
-        parts[_release_name(mechanism, epsilon)] = Part(
-            fig, [axes[r, c], risk] if mechanism == "original" else [axes[r, c]],
-            strip=strips[mechanism])
-    return fig, parts
+                  [] if mechanism == "original" and legend_in_panel else handles,
+                  [] if mechanism == "original" and legend_in_panel else names)
+              for mechanism in mechanisms}
+    # the original's file shows its numbers-at-risk table too
+    return {_release_name(mechanism, epsilon): Part(
+                fig, [axes[r, c], risk] if mechanism == "original" else [axes[r, c]],
+                strip=strips[mechanism])
+            for r, c, mechanism, epsilon in layout}
 
 
 #: What a single-panel file of each mechanism says under it (the composite's footer, in part).

@@ -246,14 +246,22 @@ def report_labels(path: str, dataset: str = "") -> dict[str, str]:
             "format": extension.upper()}
 
 
-def cohort_report_flags(path: str, cohorts: Mapping[str, CohortSpec]) -> dict:
+def cohort_report_flags(path: str, cohorts: Mapping[str, CohortSpec],
+                        category: str = "rrr_survival") -> dict:
     """The report's ``category``, ``subcategory`` and ``labels`` of a cohort's figure file.
 
-    ``path`` is a pattern with ``{dataset}`` (a rule of one cohort per job); the
-    subcategory (the cohort's title) and the labels (:func:`report_labels`) are
-    functions of the job's wildcards, as Snakemake's ``report()`` takes them.
+    ``path`` is a pattern with ``{dataset}`` (a rule of one cohort per job) and possibly
+    other wildcards (``{ext}``); ``category`` is the study's report section. The
+    subcategory (the cohort's title: every figure and table page of the cohort sits there)
+    and the labels (:func:`report_labels`) are functions of the job's wildcards, as
+    Snakemake's ``report()`` takes them.
     """
-    return {"category": "rrr_survival",
+    return {"category": category,
             "subcategory": lambda wildcards: cohorts[wildcards.dataset].display_title,
             "labels": lambda wildcards: report_labels(
-                path.format(dataset=wildcards.dataset), wildcards.dataset)}
+                path.format(**_wildcard_values(wildcards)), wildcards.dataset)}
+
+
+def _wildcard_values(wildcards) -> dict:
+    """A job's wildcards as a mapping: Snakemake's (``items()``) or a namespace's."""
+    return dict(wildcards.items()) if hasattr(wildcards, "items") else dict(vars(wildcards))
