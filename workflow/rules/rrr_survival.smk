@@ -1,4 +1,5 @@
 from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
+from dprepro.studies.rrr_survival import jobs as rrr_jobs  # noqa: E402
 from dprepro.studies.rrr_survival.jobs import (
     StudyPlan,
     cohort_problems,
@@ -16,7 +17,7 @@ for _warning in RRR_WARNINGS:
     print(f"dprepro: warning: {_warning}", file=sys.stderr)
 if RRR_PROBLEMS:
     raise ConfigError(RRR_PROBLEMS[0])
-RRR_RELEASE = rrr_plan.RELEASE_ROOT + "/{dataset}"
+RRR_RELEASE = rrr_jobs.RELEASE
 RRR_COHORTS = RRR.cohorts
 RRR_FIGURE2_FILES = RRR.figure2_files
 RRR_BANDS_FILES = RRR.bands_files

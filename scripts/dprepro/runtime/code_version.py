@@ -169,8 +169,8 @@ def rule_files(workflow_root: str | Path, rule: str | None = None) -> list[Path]
     The file that defines ``rule``, ``workflow/rules/common.smk``, and every other rule
     file that binds a name the ones taken use without binding it themselves (followed
     transitively: ``data.smk``'s download rules read ``repr_transfer_common.smk``'s
-    plan). A rule file added for another study binds only its own names, so it joins
-    no other rule's list. The ``Snakefile`` (its ``include:`` lines and the ``all``
+    plan; a name ``common.smk`` binds is always its). A rule file added for another study
+    binds only its own names, so it joins no other rule's list. The ``Snakefile`` (its ``include:`` lines and the ``all``
     target) shapes no job's parameters and is left out. Without ``rule``, or for a rule
     no file defines, every rule file and the ``Snakefile``.
     """
@@ -182,11 +182,14 @@ def rule_files(workflow_root: str | Path, rule: str | None = None) -> list[Path]
     if not own:
         return [path for path in [root / "Snakefile", *files] if path.is_file()]
     defines = {path: _defined_names(texts[path]) for path in files}
-    taken = {*own, *(p for p in files if p == root / COMMON_RULES)}
+    common = root / COMMON_RULES
+    taken = {*own, *(p for p in files if p == common)}
     stack = list(taken)
     while stack:
         path = stack.pop()
-        used = _used_names(texts[path]) - defines[path]
+        # a name common.smk binds is common.smk's (it is included first), whichever
+        # other file also imports it
+        used = _used_names(texts[path]) - defines[path] - defines.get(common, set())
         for other in files:
             if other not in taken and used & defines[other]:
                 taken.add(other)
