@@ -37,7 +37,8 @@ rule ldp_simulate:
         "../../envs/survival.yaml"
     threads: 1
     resources:
-        **LDP.simulate_resources,
+        mem_mb=LDP.simulate_resources["mem_mb"],
+        runtime=LDP.simulate_resources["runtime"],
     params:
         **LDP.job_params("ldp_simulate"),
         library_code=library_code("ldp_simulate.py"),
@@ -58,7 +59,8 @@ rule ldp_simulate_convergence:
         "../../envs/survival.yaml"
     threads: 1
     resources:
-        **LDP.convergence_resources,
+        mem_mb=LDP.convergence_resources["mem_mb"],
+        runtime=LDP.convergence_resources["runtime"],
     params:
         **LDP.job_params("ldp_simulate_convergence"),
         library_code=library_code("ldp_simulate.py"),
