@@ -169,10 +169,11 @@ def rule_files(workflow_root: str | Path, rule: str | None = None) -> list[Path]
     The file that defines ``rule``, ``workflow/rules/common.smk``, and every other rule
     file that binds a name the ones taken use without binding it themselves (followed
     transitively: ``data.smk``'s download rules read ``repr_transfer_common.smk``'s
-    plan; a name ``common.smk`` binds is always its). A rule file added for another study
-    binds only its own names, so it joins no other rule's list. The ``Snakefile`` (its ``include:`` lines and the ``all``
-    target) shapes no job's parameters and is left out. Without ``rule``, or for a rule
-    no file defines, every rule file and the ``Snakefile``.
+    plan; a name ``common.smk`` binds is always its). A rule file added for another
+    study binds only its own names, so it joins no other rule's list. The ``Snakefile``
+    (its ``include:`` lines and the ``all`` target) shapes no job's parameters and is
+    left out. Without ``rule``, or for a rule no file defines, every rule file and the
+    ``Snakefile``.
     """
     root = Path(workflow_root)
     files = sorted((root / "workflow" / "rules").glob("*.smk"))
