@@ -11,7 +11,7 @@ import pytest
 import yaml
 
 from dprepro.config.schema import fill_defaults, load_schema
-from dprepro.runtime.job_plan import JobParams, job_plan, merged_params, plan_digest
+from dprepro.runtime.job_plan import JobParams, merged_params, plan_digest, plan_of_job
 from dprepro.studies.ldp_indicators import jobs as ldp_jobs
 from dprepro.studies.repr_transfer import jobs as repr_jobs
 from dprepro.studies.rrr_survival import jobs as rrr_jobs
@@ -59,7 +59,7 @@ def test_the_plan_digest_ignores_key_order_and_tuples_but_not_values():
 
 def test_a_step_gets_the_plan_the_rule_digested_and_refuses_another(config):
     wildcards = {"dataset": config["rrr_survival"]["datasets"][0]}
-    plan = job_plan(config, "rrr_original", wildcards)
+    plan = plan_of_job(config, "rrr_original", wildcards)
     params = {"plan_sha256": plan_digest(plan), "library_code": "abc"}
     merged = merged_params(params, config, "rrr_original", wildcards)
     assert isinstance(merged, JobParams)

@@ -5,7 +5,7 @@ PARAMETERS") and what it compares to decide a rerun. A study's release list or a
 configuration section there made both unreadable (the log of a rerun printed the
 configuration twice). So a rule's ``params`` hold its short values and ``plan_sha256``,
 a digest of the job's *plan* (:func:`plan_digest`); the step rebuilds the plan itself
-from the run's configuration and its wildcards (:func:`job_plan`) and checks that it
+from the run's configuration and its wildcards (:func:`plan_of_job`) and checks that it
 is the one the rule digested (:func:`merged_params`). A changed plan still reruns the
 job: its digest is a parameter.
 
@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dprepro.runtime.params import canonical
 from dprepro.runtime.study_registry import study_of_rule
 
-__all__ = ["DIGEST_LENGTH", "JobParams", "job_plan", "merged_params", "plan_digest",
+__all__ = ["DIGEST_LENGTH", "JobParams", "plan_of_job", "merged_params", "plan_digest",
            "plan_module_name"]
 
 #: Hex digits of ``plan_sha256`` kept in the params: short enough to read, long enough
@@ -69,7 +69,7 @@ def plan_module_name(rule: str) -> str:
     return f"dprepro.studies.{spec.name}.jobs"
 
 
-def job_plan(config: Mapping, rule: str, wildcards: Mapping | None = None) -> dict:
+def plan_of_job(config: Mapping, rule: str, wildcards: Mapping | None = None) -> dict:
     """The plan of one job of ``rule``: what its step reads besides the rule's short params.
 
     Parameters
@@ -121,7 +121,7 @@ def merged_params(params: Mapping, config: Mapping, rule: str,
     params : mapping
         The job's ``params`` as Snakemake gives them.
     config, rule, wildcards
-        As for :func:`job_plan`.
+        As for :func:`plan_of_job`.
 
     Returns
     -------
@@ -138,7 +138,7 @@ def merged_params(params: Mapping, config: Mapping, rule: str,
     recorded = params.get("plan_sha256")
     if recorded is None:
         return JobParams(params)
-    plan = job_plan(config, rule, wildcards)
+    plan = plan_of_job(config, rule, wildcards)
     if plan_digest(plan) != recorded:
         raise RuntimeError(
             f"rule {rule} (wildcards {dict(wildcards or {})}): the plan rebuilt from the "
