@@ -242,18 +242,3 @@ def test_repr_plans_and_the_rules_functions(config):
     assert plan.search_outputs()["corrected"].endswith("candidates/corrected/"
                                                        "{representation}.csv")
 
-
-# ------------------------------------------------------------------ audit
-def test_the_audit_plans_rrr_settings_only_with_the_rrr_study(config):
-    from dprepro.studies.audit.jobs import StudyPlan as AuditPlan
-
-    plan = AuditPlan(config).params("privacy_audit_table")
-    ks = {len(config["datasets"][d]["groups"]) for d in config["rrr_survival"]["datasets"]}
-    assert {k for k, _, _ in plan["rrr_settings"]} >= ks
-    assert {e for _, e, _ in plan["rrr_settings"]} == {
-        float(e) for e in config["rrr_survival"]["epsilons"]}
-    without = copy.deepcopy(config)
-    without["studies"] = [s for s in config["studies"] if s != "rrr_survival"]
-    assert AuditPlan(without).params("privacy_audit_table")["rrr_settings"] == []
-    with pytest.raises(KeyError, match="audit_claims_table"):
-        AuditPlan(config).params("audit_claims_table")
