@@ -6,7 +6,7 @@ from dprepro.data.cbioportal import fetch_clinical
 from dprepro.runtime import step
 
 log = step.start(snakemake, "cbioportal_download")
-p = snakemake.params
+p = step.job_params(snakemake)
 raw_dir = Path(snakemake.output.patient).parent
 keys = ", ".join(f"datasets.{name}.source" for name in p.datasets)
 hint = (f"without network, set {keys} to synthetic (the embedded default for ipssr in "

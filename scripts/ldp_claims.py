@@ -6,7 +6,7 @@ from dprepro.studies.ldp_indicators.claims import error_set, ldp_claims
 from dprepro.studies.ldp_indicators.tables import privacy_records, read_results
 
 log = step.start(snakemake, "ldp_claims")
-p = snakemake.params
+p = step.job_params(snakemake)
 errors = error_set(read_results(p.settings, snakemake.input.estimates), x=p.x)
 claims = ldp_claims(errors, censorings=p.censorings, alphas=p.alphas, mechanisms=p.mechanisms,
                     seed=p.seed, near_ratio=p.claims["near_ratio"],

@@ -9,7 +9,7 @@ from dprepro.studies.ldp_indicators import figures
 from dprepro.studies.ldp_indicators.tables import table_privacy_records
 
 log = step.start(snakemake, "ldp_plot")
-p = snakemake.params
+p = step.job_params(snakemake)
 tables = {name: read_table(path) for name, path in snakemake.input.items()}
 fig = figures.LDP_FIGURES[snakemake.wildcards.figure](**tables, **p.options)
 outputs = figures.figure_paths(snakemake.output)

@@ -5,7 +5,7 @@ from dprepro.runtime.io import write_csv
 from dprepro.studies.ldp_indicators.tables import RELEASES, privacy_records
 
 log = step.start(snakemake, f"ldp_{snakemake.params.table}_table")
-p = snakemake.params
+p = step.job_params(snakemake)
 tables = RELEASES[p.table](p.settings, snakemake.input.estimates, x=p.x)
 for key, frame in tables.items():
     write_csv(frame, snakemake.output[key])

@@ -8,7 +8,7 @@ from dprepro.runtime.seeds import seed_record, seed_sequence
 from dprepro.studies.ldp_indicators.simulation import censoring_probability, simulate_alphas
 
 log = step.start(snakemake, "ldp_simulate")
-p = snakemake.params
+p = step.job_params(snakemake)
 mechanism = get_mechanism(snakemake.wildcards.mechanism)
 common = {key: value for key, value in p.items() if key not in ("settings", "design")}
 # private rows are the α-LDP releases (jointly not private when the α share a noise

@@ -5,7 +5,7 @@ from dprepro.runtime.io import write_csv
 from dprepro.studies.ldp_indicators.tables import privacy_records, variant_release
 
 log = step.start(snakemake, "ldp_variant_table")
-p = snakemake.params
+p = step.job_params(snakemake)
 tables = variant_release(p.settings, snakemake.input.estimates, x=p.x, column=p.column)
 for key, frame in tables.items():
     write_csv(frame, snakemake.output[key])

@@ -7,7 +7,7 @@ from dprepro.runtime.privacy_record import AUDIT_PRIVACY
 from dprepro.runtime.seeds import seed_record, seed_sequence
 
 log = step.start(snakemake, "privacy_audit")
-p = snakemake.params
+p = step.job_params(snakemake)
 # run_all_audits spawns one stream per audit from a single integer seed
 rng_seed = int(seed_sequence(p.seed, "audit", "privacy_audit", 0).generate_state(1)[0])
 table = run_all_audits(rng_seed=rng_seed, draws_scale=p.draws_scale, level=p.level,

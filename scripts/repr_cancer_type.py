@@ -13,7 +13,7 @@ from dprepro.studies.repr_transfer import fitting as repr_fitting
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_cancer_type")
-p = snakemake.params
+p = step.job_params(snakemake)
 inp = snakemake.input
 settings = p.settings
 spec = repr_privacy.pipeline(snakemake.wildcards.pipeline)

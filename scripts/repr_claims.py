@@ -8,7 +8,7 @@ from dprepro.studies.repr_transfer import claims as repr_claims
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_claims")
-p = snakemake.params
+p = step.job_params(snakemake)
 cancer = read_table(snakemake.input.cancer_type)
 drug = read_table(snakemake.input.drug)
 # the per-split rows: the drug claims resample splits shared by all drugs

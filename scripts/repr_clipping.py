@@ -16,7 +16,7 @@ from dprepro.studies.repr_transfer import drug as repr_drug
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_clipping")
-p = snakemake.params
+p = step.job_params(snakemake)
 hyper = pd.read_csv(snakemake.input.hyperparameters)
 response = pd.read_parquet(snakemake.input.private_response)
 n = int(response.notna().any(axis=1).sum()) - int(p.test_size)

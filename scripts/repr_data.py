@@ -6,7 +6,7 @@ from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import study_data as repr_study_data
 
 log = step.start(snakemake, "repr_data")
-p = snakemake.params
+p = step.job_params(snakemake)
 data, seeds = repr_study_data.study_data(p.origin, p.kind, snakemake.input, settings=p.settings,
                                     seed=p.seed)
 names = [n for n in ("expression", "expression_line_local", "lineage", "response")

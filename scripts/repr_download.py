@@ -7,7 +7,7 @@ from dprepro.runtime import step
 from dprepro.runtime.io import write_json
 
 log = step.start(snakemake, "repr_download")
-p = snakemake.params
+p = step.job_params(snakemake)
 spec = p.spec
 hint = ("without network, use the embedded default (datasets.gdsc.source and "
         "datasets.depmap.source: synthetic in config/config.yaml), or download the file "

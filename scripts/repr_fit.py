@@ -17,7 +17,7 @@ from dprepro.studies.repr_transfer import fitting as repr_fitting
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_fit")
-p = snakemake.params
+p = step.job_params(snakemake)
 rep = snakemake.wildcards.representation
 table = pd.read_csv(snakemake.input.hyperparameters)
 public = pd.read_parquet(snakemake.input.public_expression)

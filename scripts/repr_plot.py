@@ -7,7 +7,7 @@ from dprepro.studies.repr_transfer import figures as repr_figures
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_figure")
-p = snakemake.params
+p = step.job_params(snakemake)
 out = snakemake.output
 figure, pipeline = snakemake.wildcards.figure, snakemake.wildcards.pipeline
 summary = read_table(snakemake.input.summary)

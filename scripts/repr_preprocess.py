@@ -6,7 +6,7 @@ from dprepro.runtime import step
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_preprocess")
-p = snakemake.params
+p = step.job_params(snakemake)
 out = snakemake.output
 options = dict(getattr(p, "options", {}) or {})
 frames = PREPROCESSORS[p.kind](snakemake.input, **options)

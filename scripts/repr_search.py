@@ -14,7 +14,7 @@ from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import search as repr_search
 
 log = step.start(snakemake, "repr_search")
-p = snakemake.params
+p = step.job_params(snakemake)
 rep = snakemake.wildcards.representation
 public = pd.read_parquet(snakemake.input.expression)
 lineage = pd.read_parquet(snakemake.input.lineage)["lineage"]

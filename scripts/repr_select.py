@@ -8,7 +8,7 @@ from dprepro.studies.repr_transfer import fitting as repr_fitting
 from dprepro.studies.repr_transfer import privacy as repr_privacy
 
 log = step.start(snakemake, "repr_select")
-p = snakemake.params
+p = step.job_params(snakemake)
 candidates = pd.concat([pd.read_csv(path) for path in snakemake.input.candidates],
                        ignore_index=True)
 table = repr_fitting.select_hyperparameters(candidates)

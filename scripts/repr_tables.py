@@ -8,7 +8,7 @@ from dprepro.studies.repr_transfer import privacy as repr_privacy
 from dprepro.studies.repr_transfer import tables as repr_tables
 
 log = step.start(snakemake, "repr_tables")
-p = snakemake.params
+p = step.job_params(snakemake)
 frames = [pd.read_parquet(path) for path in snakemake.input.rows]
 table, summary = repr_tables.TABLES[p.kind](frames, data_origin=p.data_origin)
 out = snakemake.output

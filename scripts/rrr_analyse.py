@@ -15,7 +15,7 @@ from dprepro.studies.rrr_survival.analysis import run_release
 from dprepro.studies.rrr_survival.plan import release_files
 
 log = step.start(snakemake, "rrr_analyse")
-p = snakemake.params
+p = step.job_params(snakemake)
 paths = dict(zip(p.datasets, snakemake.input.cohorts, strict=True))
 declared = {str(path) for path in snakemake.output}
 cohorts = {}

@@ -10,7 +10,7 @@ from dprepro.studies.rrr_survival import releases as rrr_releases
 from dprepro.studies.rrr_survival.claims import rrr_claims
 
 log = step.start(snakemake, "rrr_claims")
-p = snakemake.params
+p = step.job_params(snakemake)
 stream = "claims/bootstrap"
 rng = np.random.default_rng(seed_sequence(p.seed, "rrr_survival", stream, 0))
 table = rrr_claims(snakemake.input, releases=p.releases, logrank_releases=p.logrank_releases,

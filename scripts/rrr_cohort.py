@@ -7,7 +7,7 @@ from dprepro.runtime.io import write_parquet
 from dprepro.runtime.privacy_record import non_private
 
 log = step.start(snakemake, "rrr_cohort")
-p = snakemake.params
+p = step.job_params(snakemake)
 spec = CohortSpec.from_config(snakemake.wildcards.dataset, p.spec)
 built = build_cohort(spec, inputs=dict(snakemake.input.items()), seed=p.seed)
 log.info("%s (%s, %s): %s", spec.name, spec.source, built.origin, built.summary)

@@ -5,7 +5,7 @@ from dprepro.runtime import step
 from dprepro.runtime.privacy_record import non_private
 
 log = step.start(snakemake, "rrr_cohort_download")
-p = snakemake.params
+p = step.job_params(snakemake)
 name = snakemake.wildcards.dataset
 record = download(p.url, snakemake.output.table, sha256=p.sha256 or None,
                   retries=p.downloads["retries"], backoff=p.downloads["backoff_seconds"],

@@ -8,7 +8,7 @@ from dprepro.studies.rrr_survival import cox as rrr_cox
 from dprepro.studies.rrr_survival import releases as rrr_releases
 
 log = step.start(snakemake, "rrr_cox")
-p = snakemake.params
+p = step.job_params(snakemake)
 dataset = snakemake.wildcards.dataset
 cohort = read_table(snakemake.input.cohort, text_columns=("id", "group"))
 require_analysable(cohort, name=dataset, groups=p.groups, source=snakemake.input.cohort)

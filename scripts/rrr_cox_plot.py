@@ -7,7 +7,7 @@ from dprepro.studies.rrr_survival import cox_figures
 from dprepro.studies.rrr_survival import releases as rrr_releases
 
 log = step.start(snakemake, "rrr_cox_plot")
-p = snakemake.params
+p = step.job_params(snakemake)
 table = read_table(snakemake.input.table, text_columns=("dataset", "term", "calibration"))
 if p.figure == "forest":
     dataset = snakemake.wildcards.dataset

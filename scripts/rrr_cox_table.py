@@ -8,7 +8,7 @@ from dprepro.studies.rrr_survival import cox as rrr_cox
 from dprepro.studies.rrr_survival import releases as rrr_releases
 
 log = step.start(snakemake, "rrr_cox_table")
-p = snakemake.params
+p = step.job_params(snakemake)
 draws = pd.concat([read_table(path) for path in snakemake.input.fits], ignore_index=True)
 table = rrr_cox.cox_table(draws, p.true_log_hr)
 write_csv(table, snakemake.output.table)

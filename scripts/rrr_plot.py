@@ -7,7 +7,7 @@ from dprepro.studies.rrr_survival import figures as rrr_figures
 from dprepro.studies.rrr_survival import releases as rrr_releases
 
 log = step.start(snakemake, "rrr_plot")
-p = snakemake.params
+p = step.job_params(snakemake)
 tables = rrr_figures.read_figure_tables(snakemake.input)
 declared = set(map(str, snakemake.output))
 written = {}

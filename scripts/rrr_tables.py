@@ -5,7 +5,7 @@ from dprepro.runtime.io import write_csv, write_parquet
 from dprepro.studies.rrr_survival import outputs as rrr_outputs
 
 log = step.start(snakemake, "rrr_tables")
-p = snakemake.params
+p = step.job_params(snakemake)
 table, records, *more = rrr_outputs.TABLES[p.table](snakemake.input, **p.options)
 write_csv(table, snakemake.output.table)
 log.info("wrote %s (%d rows)", snakemake.output.table, len(table))

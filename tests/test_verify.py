@@ -153,3 +153,43 @@ def test_the_left_out_configfile_hint_follows_the_runs_manifest(tmp_path):
     _manifest(run, made)
     line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
     assert "left out" in line and "in rrr_survival.epsilons:" in line
+
+
+def test_a_rule_file_added_for_another_study_leaves_the_files_verified(tmp_path):
+    """The rules digest a sidecar records is its rule's files (and its study's plan module):
+    a new study's .smk changes no other rule's digest; an edit of the rule's own file does."""
+    from dprepro.runtime.code_version import rule_files, rules_digest
+    from helpers.recipes import checkout_copy
+
+    work = checkout_copy(tmp_path / "checkout")
+    run = _run(tmp_path)
+    rules = {"results/tables/a.csv": "rrr_cox", "results/tables/b.csv": "ldp_figure",
+             "results/tables/c.csv": "repr_fit", "results/data/cohort.csv": "rrr_cohort"}
+    for name, rule in rules.items():
+        sidecar = run / f"{name}.prov.json"
+        record = json.loads(sidecar.read_text())
+        record.update(rule=rule, rules_sha256=rules_digest(work, rule))
+        sidecar.write_text(json.dumps(record))
+    assert verify_run(run, workflow_root=work).ok
+    assert [p.name for p in rule_files(work, "rrr_cox")] == ["common.smk", "rrr_survival.smk"]
+    # a new study's rules (and its include in the Snakefile)
+    rules_dir = work / "workflow" / "rules"
+    (rules_dir / "new_study.smk").write_text(
+        'from dprepro.runtime.params import canonical  # noqa: E402\n\n'
+        'NEW_DIR = "results/new_study"\n\n\nrule new_table:\n    output:\n'
+        '        f"{NEW_DIR}/t.csv",\n    params:\n        x=canonical({}),\n')
+    snakefile = work / "Snakefile"
+    snakefile.write_text(snakefile.read_text() + '\ninclude: "workflow/rules/new_study.smk"\n')
+    report = verify_run(run, workflow_root=work)
+    assert report.ok, report.lines()
+    # an edit of the ldp rules flags the ldp file only (and what was drawn from it)
+    ldp = rules_dir / "ldp_indicators.smk"
+    ldp.write_text(ldp.read_text() + "\n# an edit\n")
+    found = {(m.file, m.what) for m in verify_run(run, workflow_root=work).mismatches}
+    assert found == {("results/tables/b.csv", "rules"), ("results/tables/c.csv", "upstream")}
+    # the rrr study's plan module is part of its rules' digest
+    jobs = work / "scripts" / "dprepro" / "studies" / "rrr_survival" / "jobs.py"
+    jobs.write_text(jobs.read_text() + "\n# an edit\n")
+    assert rules_digest(work, "rrr_cox") != json.loads(
+        (run / "results/tables/a.csv.prov.json").read_text())["rules_sha256"]
+    assert rules_digest(work, "ldp_figure") == rules_digest(work, "ldp_figure")

@@ -1,6 +1,10 @@
 # Cohorts of rrr_survival (any name under `datasets`): sources and downloads.
 # Layout from dprepro.studies.rrr_survival.plan; no dataset names in the rules.
 from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
+from dprepro.studies.rrr_survival.jobs import StudyPlan as CohortPlan  # noqa: E402
+
+# the cohorts' sources and loading jobs (dprepro.studies.rrr_survival.jobs)
+COHORTS = CohortPlan(config)
 
 
 rule cbioportal_download:
@@ -19,9 +23,8 @@ rule cbioportal_download:
         mem_mb=1000,
         runtime=15,
     params:
+        **COHORTS.cbioportal_params(),
         library_code=library_code("cbioportal_download.py"),
-        base=lambda wc: rrr_plan.cbioportal_base(config, wc.study),
-        datasets=lambda wc: rrr_plan.cbioportal_studies(config)[wc.study],
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/cbioportal_download.py"
@@ -43,8 +46,8 @@ rule cohort_download:
         runtime=15,
     params:
         library_code=library_code("rrr_cohort_download.py"),
-        url=lambda wc: config["datasets"][wc.dataset]["url"],
-        sha256=lambda wc: config["datasets"][wc.dataset]["sha256"],
+        url=COHORTS.dataset_entry("url"),
+        sha256=COHORTS.dataset_entry("sha256"),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/rrr_cohort_download.py"
@@ -52,18 +55,14 @@ rule cohort_download:
 
 rule rrr_cohort:
     input:
-        unpack(
-            lambda wc: rrr_plan.cohort_inputs(
-                config, wc.dataset, workflow.basedir, os.getcwd(), LAUNCH_DIR
-            )
-        ),
+        unpack(COHORTS.cohort_inputs(workflow.basedir, LAUNCH_DIR)),
     output:
         cohort="results/data/cohorts/{dataset}.parquet",
         prov=prov("results/data/cohorts/{dataset}.parquet"),
     log:
         "results/logs/rrr_cohort/{dataset}.log",
     # generated or downloaded cohorts (IPSS-R) first: their release jobs are the longest
-    priority: lambda wc: TABLE_PRIORITY + rrr_plan.cohort_priority(config, wc.dataset)
+    priority: COHORTS.cohort_priority(TABLE_PRIORITY)
     conda:
         "../../envs/data.yaml"
     threads: 1
@@ -71,9 +70,8 @@ rule rrr_cohort:
         mem_mb=1000,
         runtime=5,
     params:
+        **COHORTS.job_params("rrr_cohort"),
         library_code=library_code("rrr_cohort.py"),
-        spec=lambda wc: canonical(config["datasets"][wc.dataset]),
-        seed=config["seed"],
     script:
         "../../scripts/rrr_cohort.py"
 
@@ -99,7 +97,7 @@ rule gdsc_download:
         runtime=60,
     params:
         library_code=library_code("repr_download.py"),
-        spec=lambda wc: REPR_PLAN.raw_spec("gdsc", wc.rawfile),
+        spec=REPR_PLAN.raw_spec_param("gdsc"),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
@@ -123,7 +121,7 @@ rule depmap_download:
         runtime=60,
     params:
         library_code=library_code("repr_download.py"),
-        spec=lambda wc: REPR_PLAN.raw_spec("depmap", wc.rawfile),
+        spec=REPR_PLAN.raw_spec_param("depmap"),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"
@@ -148,7 +146,7 @@ rule tcga_download:
         runtime=240,
     params:
         library_code=library_code("repr_download.py"),
-        spec=lambda wc: REPR_PLAN.raw_spec("tcga", wc.rawfile),
+        spec=REPR_PLAN.raw_spec_param("tcga"),
         downloads=canonical(config["downloads"]),
     script:
         "../../scripts/repr_download.py"

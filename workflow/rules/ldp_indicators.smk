@@ -1,127 +1,46 @@
-# ---- ldp_indicators: the study's plan (dprepro.studies.ldp_indicators.plan) and rules ----
-import re
+# ---- ldp_indicators: the study's files and job plans (dprepro.studies.ldp_indicators.jobs) ----
+from dprepro.studies.ldp_indicators.jobs import StudyPlan as LdpStudyPlan  # noqa: E402
 
-from dprepro.studies.ldp_indicators.plan import LdpPlan, simulate_minutes  # noqa: E402
-
-LDP = config["ldp_indicators"]
+# the rules' params carry a digest of each job's plan (plan_sha256); the steps rebuild it
+LDP = LdpStudyPlan(config)
 LDP_DIR = "results/ldp_indicators"
-LDP_PLAN = LdpPlan(LDP, seed=config["seed"])
-LDP_DESIGNS = LDP_PLAN.designs
+LDP_TABLES = LDP.tables
+LDP_FIGURE_TITLES = LDP.figure_titles
 
 
 wildcard_constraints:
     censoring=r"[0-9]+",
     n=r"[0-9]+",
-    design="|".join(re.escape(d) for d in LDP_DESIGNS),
+    design=LDP.design_pattern(),
     mechanism=r"[a-z0-9_.]+",
 
 
-LDP_LABELS = [s["label"] for s in LDP["censoring"]]
-LDP_MAIN = LDP_PLAN.settings("main", LDP_LABELS, [LDP["n"]], LDP["alphas"])
-LDP_GRID = LDP_PLAN.settings("main", LDP_LABELS, [LDP["n"]], LDP["alpha_grid"])
-LDP_CONV = LDP_PLAN.settings(
-    "convergence",
-    [LDP["convergence"]["censoring"]],
-    LDP["convergence"]["sample_sizes"],
-    LDP["convergence"]["alphas"],
-    LDP["convergence"]["mechanisms"],
-)
-LDP_VARIANTS = {
-    name: LDP_PLAN.variant_settings(name) for name in ("x", "noise_scale", "phat")
-}
-# the variant columns of each variant table
-LDP_VARIANT_COLUMNS = {"x": "x", "noise_scale": "noise_scale", "phat": "phat_at"}
-# the claims read the Figure 1 replicates (the α of Figure 1 and the largest α of
-# the grid, for "F̂ and F̌ coincide as α → ∞": the same files) and every variant's
-LDP_CLAIMS = LDP_PLAN.settings(
-    "main",
-    LDP_LABELS,
-    [LDP["n"]],
-    sorted({float(a) for a in LDP["alphas"] + [max(LDP["alpha_grid"])]}),
-) + [s for name in LDP_VARIANTS for s in LDP_VARIANTS[name] if s["design"] != "main"]
-LDP_TABLES = {
-    "mse": f"{LDP_DIR}/tables/mse.csv",
-    "alpha_grid": f"{LDP_DIR}/tables/mse_alpha_grid.csv",
-    "mse_vs_n": f"{LDP_DIR}/tables/mse_vs_n.csv",
-    "rates": f"{LDP_DIR}/tables/convergence_rates.csv",
-    "hazard": f"{LDP_DIR}/tables/hazard_mse.csv",
-    "floor": f"{LDP_DIR}/tables/variance_floor.csv",
-    "clip": f"{LDP_DIR}/tables/mse_clip.csv",
-}
-# One rule draws every figure; each figure's function in dprepro.studies.ldp_indicators.figures takes
-# these tables (by argument name) and options.
-LDP_FIGURE_INPUTS = {
-    "figure1": {"mse": LDP_TABLES["mse"]},
-    "mse_vs_alpha": {"imse": LDP_TABLES["alpha_grid"]},
-    "mse_vs_n": {"imse": LDP_TABLES["mse_vs_n"], "rates": LDP_TABLES["rates"]},
-    "nelson_aalen": {"mse": LDP_TABLES["hazard"]},
-    "bias_variance": {"mse": LDP_TABLES["mse"]},
-}
-LDP_FIGURE_TITLES = {
-    "figure1": "Figure 1: MSE against t",
-    "mse_vs_alpha": "integrated MSE against α",
-    "mse_vs_n": "convergence in n",
-    "nelson_aalen": "cumulative hazard",
-    "bias_variance": "bias and variance",
-}
-LDP_FIGURE_OPTIONS = {
-    "figure1": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
-    "mse_vs_alpha": {},
-    "mse_vs_n": {},
-    "nelson_aalen": {"alphas": LDP["alphas"], "log_scale": LDP["log_scale"]},
-    "bias_variance": {"alphas": LDP["alphas"]},
-}
-LDP_FIGURES = {
-    name: [f"{LDP_DIR}/figures/{name}.pdf", f"{LDP_DIR}/figures/{name}.png"]
-    for name in LDP_FIGURE_INPUTS
-}
-STUDY_CLAIMS["ldp_indicators"] = [f"{LDP_DIR}/tables/claims.csv"]
+STUDY_CLAIMS["ldp_indicators"] = [LDP.claims]
 # The convergence study (n up to 4000) is the slowest part: its own target,
 # `ldp_convergence`, so that `ldp_indicators` stays fast; `all` runs both.
-LDP_CONVERGENCE_TARGETS = [
-    LDP_TABLES["mse_vs_n"],
-    LDP_TABLES["rates"],
-    *LDP_FIGURES["mse_vs_n"],
-]
-LDP_CORE_TARGETS = [
-    LDP_TABLES["mse"],
-    *STUDY_CLAIMS["ldp_indicators"],
-    LDP_TABLES["alpha_grid"],
-    LDP_TABLES["hazard"],
-    LDP_TABLES["floor"],
-    # the unclipped F̂_n exists only when the release clips p̂
-    *([LDP_TABLES["clip"]] if LDP["clip_phat"] else []),
-    *[f"{LDP_DIR}/tables/mse_{name}.csv" for name in LDP_VARIANTS],
-    *[
-        path
-        for name, paths in LDP_FIGURES.items()
-        if name != "mse_vs_n"
-        for path in paths
-    ],
-]
-STUDY_TARGETS["ldp_indicators"] = LDP_CORE_TARGETS + LDP_CONVERGENCE_TARGETS
+STUDY_TARGETS["ldp_indicators"] = LDP.core_targets + LDP.convergence_targets
 
 
 rule ldp_simulate:
     # one job per design and mechanism for every censoring at the study's n: a setting's
     # simulation costs about what a job's start-up does
     output:
-        **LDP_PLAN.replicate_outputs("{design}", "{mechanism}", LDP_LABELS, [LDP["n"]]),
+        **LDP.simulate_outputs(),
     log:
         "results/logs/ldp_simulate/{design}_{mechanism}.log",
     benchmark:
         "results/benchmarks/ldp_simulate/{design}_{mechanism}.tsv"
     wildcard_constraints:
-        design="|".join(re.escape(d) for d in LDP_DESIGNS if d != "convergence"),
+        design=LDP.design_pattern(convergence=False),
     priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
     threads: 1
     resources:
-        mem_mb=600 + LDP["n"] // 4,
-        runtime=len(LDP_LABELS) * simulate_minutes(LDP["n"]),
+        mem_mb=LDP.simulate_resources["mem_mb"],
+        runtime=LDP.simulate_resources["runtime"],
     params:
-        **LDP_PLAN.simulate_params(None, LDP_LABELS, [LDP["n"]]),
+        **LDP.job_params("ldp_simulate"),
         library_code=library_code("ldp_simulate.py"),
     script:
         "../../scripts/ldp_simulate.py"
@@ -130,12 +49,7 @@ rule ldp_simulate:
 rule ldp_simulate_convergence:
     # one job per mechanism for every n of the convergence study
     output:
-        **LDP_PLAN.replicate_outputs(
-            "convergence",
-            "{mechanism}",
-            [LDP["convergence"]["censoring"]],
-            LDP["convergence"]["sample_sizes"],
-        ),
+        **LDP.convergence_outputs(),
     log:
         "results/logs/ldp_simulate_convergence/{mechanism}.log",
     benchmark:
@@ -145,14 +59,10 @@ rule ldp_simulate_convergence:
         "../../envs/survival.yaml"
     threads: 1
     resources:
-        mem_mb=600 + max(LDP["convergence"]["sample_sizes"]) // 4,
-        runtime=sum(simulate_minutes(n) for n in LDP["convergence"]["sample_sizes"]),
+        mem_mb=LDP.convergence_resources["mem_mb"],
+        runtime=LDP.convergence_resources["runtime"],
     params:
-        **LDP_PLAN.simulate_params(
-            "convergence",
-            [LDP["convergence"]["censoring"]],
-            LDP["convergence"]["sample_sizes"],
-        ),
+        **LDP.job_params("ldp_simulate_convergence"),
         library_code=library_code("ldp_simulate.py"),
     script:
         "../../scripts/ldp_simulate.py"
@@ -160,7 +70,7 @@ rule ldp_simulate_convergence:
 
 rule ldp_mse_table:
     input:
-        estimates=LDP_PLAN.estimate_paths(LDP_MAIN),
+        estimates=LDP.estimates("main"),
     output:
         table=LDP_TABLES["mse"],
         prov=prov(LDP_TABLES["mse"]),
@@ -174,20 +84,18 @@ rule ldp_mse_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_mse_table", table="mse"),
         library_code=library_code("ldp_release_table.py"),
-        settings=LDP_MAIN,
-        x=LDP["x"],
-        table="mse",
     script:
         "../../scripts/ldp_release_table.py"
 
 
 rule ldp_claims:
     input:
-        estimates=LDP_PLAN.estimate_paths(LDP_CLAIMS),
+        estimates=LDP.estimates("claims"),
     output:
-        table=f"{LDP_DIR}/tables/claims.csv",
-        prov=prov(f"{LDP_DIR}/tables/claims.csv"),
+        table=LDP.claims,
+        prov=prov(LDP.claims),
     log:
         "results/logs/ldp_claims/ldp_claims.log",
     benchmark:
@@ -200,25 +108,15 @@ rule ldp_claims:
         mem_mb=2000,
         runtime=10,
     params:
+        **LDP.job_params("ldp_claims"),
         library_code=library_code("ldp_claims.py"),
-        seed=config["seed"],
-        settings=LDP_CLAIMS,
-        n=LDP["n"],
-        x=LDP["x"],
-        censorings=LDP_LABELS,
-        alphas=LDP["alphas"],
-        grid_alphas=[max(LDP["alpha_grid"])],
-        mechanisms=LDP["mechanisms"],
-        claims=canonical(LDP["claims"]),
-        variants=canonical(LDP["variants"]),
-        noise_draws=LDP["noise_draws"],
     script:
         "../../scripts/ldp_claims.py"
 
 
 rule ldp_alpha_grid_table:
     input:
-        estimates=LDP_PLAN.estimate_paths(LDP_GRID),
+        estimates=LDP.estimates("grid"),
     output:
         table=LDP_TABLES["alpha_grid"],
         prov=prov(LDP_TABLES["alpha_grid"]),
@@ -232,17 +130,15 @@ rule ldp_alpha_grid_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_alpha_grid_table", table="alpha_grid"),
         library_code=library_code("ldp_release_table.py"),
-        settings=LDP_GRID,
-        x=LDP["x"],
-        table="alpha_grid",
     script:
         "../../scripts/ldp_release_table.py"
 
 
 rule ldp_convergence_table:
     input:
-        estimates=LDP_PLAN.estimate_paths(LDP_CONV),
+        estimates=LDP.estimates("convergence"),
     output:
         table=LDP_TABLES["mse_vs_n"],
         rates=LDP_TABLES["rates"],
@@ -258,24 +154,22 @@ rule ldp_convergence_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_convergence_table", table="convergence"),
         library_code=library_code("ldp_release_table.py"),
-        settings=LDP_CONV,
-        x=LDP["x"],
-        table="convergence",
     script:
         "../../scripts/ldp_release_table.py"
 
 
 rule ldp_variant_table:
     input:
-        estimates=lambda wc: LDP_PLAN.estimate_paths(LDP_VARIANTS[wc.variant]),
+        estimates=LDP.variant_inputs,
     output:
         table=f"{LDP_DIR}/tables/mse_{{variant}}.csv",
         prov=prov(f"{LDP_DIR}/tables/mse_{{variant}}.csv"),
     log:
         "results/logs/ldp_variant_table/{variant}.log",
     wildcard_constraints:
-        variant="|".join(LDP_VARIANTS),
+        variant="|".join(LDP.variants),
     priority: TABLE_PRIORITY
     conda:
         "../../envs/survival.yaml"
@@ -284,17 +178,15 @@ rule ldp_variant_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_variant_table"),
         library_code=library_code("ldp_variant_table.py"),
-        settings=lambda wc: LDP_VARIANTS[wc.variant],
-        column=lambda wc: LDP_VARIANT_COLUMNS[wc.variant],
-        x=LDP["x"],
     script:
         "../../scripts/ldp_variant_table.py"
 
 
 rule ldp_hazard_table:
     input:
-        estimates=LDP_PLAN.estimate_paths(LDP_MAIN),
+        estimates=LDP.estimates("main"),
     output:
         table=LDP_TABLES["hazard"],
         prov=prov(LDP_TABLES["hazard"]),
@@ -308,17 +200,15 @@ rule ldp_hazard_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_hazard_table", table="hazard"),
         library_code=library_code("ldp_release_table.py"),
-        settings=LDP_MAIN,
-        x=LDP["x"],
-        table="hazard",
     script:
         "../../scripts/ldp_release_table.py"
 
 
 rule ldp_clip_table:
     input:
-        estimates=LDP_PLAN.estimate_paths(LDP_MAIN),
+        estimates=LDP.estimates("main"),
     output:
         table=LDP_TABLES["clip"],
         prov=prov(LDP_TABLES["clip"]),
@@ -332,10 +222,8 @@ rule ldp_clip_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_clip_table", table="clip"),
         library_code=library_code("ldp_release_table.py"),
-        settings=LDP_MAIN,
-        x=LDP["x"],
-        table="clip",
     script:
         "../../scripts/ldp_release_table.py"
 
@@ -357,15 +245,15 @@ rule ldp_floor_table:
         mem_mb=500,
         runtime=5,
     params:
+        **LDP.job_params("ldp_floor_table"),
         library_code=library_code("ldp_floor_table.py"),
-        censoring=LDP["censoring"],
     script:
         "../../scripts/ldp_floor_table.py"
 
 
 rule ldp_figure:
     input:
-        unpack(lambda wc: LDP_FIGURE_INPUTS[wc.figure]),
+        unpack(LDP.figure_input),
     output:
         pdf=report(
             f"{LDP_DIR}/figures/{{figure}}.pdf",
@@ -392,7 +280,7 @@ rule ldp_figure:
     log:
         "results/logs/ldp_figure/{figure}.log",
     wildcard_constraints:
-        figure="|".join(LDP_FIGURE_INPUTS),
+        figure="|".join(LDP.figure_inputs),
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -400,20 +288,19 @@ rule ldp_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        **LDP.job_params("ldp_figure"),
         library_code=library_code("ldp_plot.py"),
-        options=lambda wc: LDP_FIGURE_OPTIONS[wc.figure],
-        dpi=config["figures"]["dpi"],
     script:
         "../../scripts/ldp_plot.py"
 
 
 rule ldp_indicators:
     input:
-        LDP_CORE_TARGETS,
+        LDP.core_targets,
     localrule: True
 
 
 rule ldp_convergence:
     input:
-        LDP_CONVERGENCE_TARGETS,
+        LDP.convergence_targets,
     localrule: True

@@ -1,3 +1,5 @@
+from dprepro.studies.repr_transfer import jobs as repr_jobs  # noqa: E402
+
 # repr_transfer: representations learned on public expression, DP learners on the
 # private lines (Niinimaki et al. 2019). The GDSC/DepMap download and parsing rules
 # of paper mode live in data.smk.
@@ -31,11 +33,8 @@ rule repr_public_data:
         mem_mb=REPR_MEM_MB["data"],
         runtime=20,
     params:
+        **REPR_PLAN.job_params("repr_public_data", kind="public"),
         library_code=library_code("repr_data.py"),
-        kind="public",
-        origin=REPR_ORIGIN,
-        seed=config["seed"],
-        settings=REPR_DATA_SETTINGS,
     script:
         "../../scripts/repr_data.py"
 
@@ -56,11 +55,8 @@ rule repr_private_data:
         mem_mb=REPR_MEM_MB["data"],
         runtime=20,
     params:
+        **REPR_PLAN.job_params("repr_private_data", kind="private"),
         library_code=library_code("repr_data.py"),
-        kind="private",
-        origin=REPR_ORIGIN,
-        seed=config["seed"],
-        settings=REPR_DATA_SETTINGS,
     script:
         "../../scripts/repr_data.py"
 
@@ -71,9 +67,7 @@ rule repr_search:
     output:
         # one job per representation runs every pipeline's search, so a candidate that two
         # searches propose (their random start-up trials coincide) is fitted once
-        **REPR_PLAN.pipeline_outputs(
-            lambda p: f"{REPR_DIR}/candidates/{p}/{{representation}}.csv"
-        ),
+        **REPR_PLAN.search_outputs(),
     log:
         "results/logs/repr_search/{representation}.log",
     benchmark:
@@ -85,18 +79,10 @@ rule repr_search:
     resources:
         # the PCA search holds one PCA fit at a time: at paper scale repr_fit's memory
         mem_mb=REPR_PLAN.fit_mem_mb,
-        runtime=lambda wc: REPR_PLAN.search_runtime(wc.representation),
+        runtime=REPR_PLAN.search_runtime_of,
     params:
+        **REPR_PLAN.job_params("repr_search"),
         library_code=library_code("repr_search.py"),
-        pipelines=REPR_PIPELINES,
-        trials=lambda wc: REPR_PLAN.trials(wc.representation),
-        space=lambda wc: REPR_PLAN.search_space(wc.representation),
-        objectives={p: REPR_PLAN.search_objective(p) for p in REPR_PIPELINES},
-        vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
-        pca=lambda wc: REPR_PLAN.pca_options(wc.representation),
-        trial_seconds=lambda wc: REPR_PLAN.trial_seconds(wc.representation),
-        seed=config["seed"],
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_search.py"
 
@@ -117,9 +103,8 @@ rule repr_hyperparameter_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **REPR_PLAN.job_params("repr_hyperparameter_table"),
         library_code=library_code("repr_select.py"),
-        representations=REPR["representations"],
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_select.py"
 
@@ -135,9 +120,7 @@ rule repr_fit:
     output:
         # one job per representation fits every pipeline's selected candidate (as
         # repr_search searches them): a candidate two pipelines select is fitted once
-        **REPR_PLAN.pipeline_outputs(
-            lambda p: f"{REPR_DIR}/representations/{p}/{{representation}}.parquet"
-        ),
+        **REPR_PLAN.fit_outputs(),
     log:
         "results/logs/repr_fit/{representation}.log",
     benchmark:
@@ -150,15 +133,8 @@ rule repr_fit:
         mem_mb=REPR_PLAN.fit_mem_mb,
         runtime=REPR_PLAN.fit_runtime,
     params:
+        **REPR_PLAN.job_params("repr_fit"),
         library_code=library_code("repr_fit.py"),
-        pipelines=REPR_PIPELINES,
-        vae=lambda wc: REPR_PLAN.vae_options(wc.representation),
-        pca=lambda wc: REPR_PLAN.pca_options(wc.representation),
-        # the joint model's final fit: the cases' lineages out of its cross-entropy
-        unlabelled=REPR_PLAN.fit_unlabelled,
-        seeds=REPR["seeds"],
-        seed=config["seed"],
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_fit.py"
 
@@ -181,13 +157,8 @@ rule repr_cancer_type:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=REPR_PLAN.cancer_type_runtime(),
     params:
+        **REPR_PLAN.job_params("repr_cancer_type"),
         library_code=library_code("repr_cancer_type.py"),
-        methods=REPR_METHODS,
-        settings=canonical(REPR["cancer_type"]),
-        baselines=REPR_PLAN.baseline_params(),
-        seeds=REPR["seeds"],
-        seed=config["seed"],
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_cancer_type.py"
 
@@ -198,9 +169,7 @@ rule repr_clipping_weights:
         private_response=REPR_PRIVATE["response"],
     output:
         # one job for every pipeline: each job's start-up costs more than its arithmetic
-        **REPR_PLAN.pipeline_outputs(
-            lambda p: f"{REPR_DIR}/experiments/clipping_{p}.csv"
-        ),
+        **REPR_PLAN.clipping_outputs(),
     log:
         "results/logs/repr_clipping_weights/repr_clipping_weights.log",
     benchmark:
@@ -213,16 +182,8 @@ rule repr_clipping_weights:
         mem_mb=2000,
         runtime=REPR_PLAN.clipping_runtime(),
     params:
+        **REPR_PLAN.job_params("repr_clipping_weights"),
         library_code=library_code("repr_clipping.py"),
-        methods=REPR_METHODS,
-        baselines=REPR_PLAN.baseline_params(),
-        epsilons=epsilon_grid(REPR["drug"]),
-        test_size=REPR["drug"]["test_size"],
-        clipping_datasets=REPR["drug"]["clipping_datasets"],
-        clipping_noise_draws=REPR["drug"]["clipping_noise_draws"],
-        pipelines=REPR_PIPELINES,
-        seed=config["seed"],
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_clipping.py"
 
@@ -246,15 +207,8 @@ rule repr_drug:
         mem_mb=REPR_MEM_MB["learn"],
         runtime=REPR_PLAN.drug_runtime(),
     params:
+        **REPR_PLAN.job_params("repr_drug"),
         library_code=library_code("repr_drug.py"),
-        methods=REPR_METHODS,
-        settings=canonical(REPR["drug"]),
-        # whether the drugs are read off the private responses (then no finite ε)
-        privacy_settings=REPR_PLAN.privacy_settings("drug"),
-        baselines=REPR_PLAN.baseline_params(),
-        seeds=REPR["seeds"],
-        seed=config["seed"],
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_drug.py"
 
@@ -277,10 +231,8 @@ rule repr_cancer_type_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **REPR_PLAN.job_params("repr_cancer_type_table", kind="cancer_type"),
         library_code=library_code("repr_tables.py"),
-        kind="cancer_type",
-        settings=REPR_PLAN.privacy_settings("cancer_type"),
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_tables.py"
 
@@ -303,21 +255,10 @@ rule repr_drug_table:
         mem_mb=2000,
         runtime=5,
     params:
+        **REPR_PLAN.job_params("repr_drug_table", kind="drug"),
         library_code=library_code("repr_tables.py"),
-        kind="drug",
-        settings=REPR_PLAN.privacy_settings("drug"),
-        data_origin=REPR_ORIGIN,
     script:
         "../../scripts/repr_tables.py"
-
-
-# (pipeline, representation) of the learned maps the similarity claims read
-REPR_SIMILARITY = [
-    [p, r]
-    for p in REPR_PIPELINES
-    for r in ("pca", "vae")
-    if r in REPR_PLAN.representation_methods()
-]
 
 
 rule repr_claims_table:
@@ -326,9 +267,7 @@ rule repr_claims_table:
         drug=REPR_TABLES["drug_sensitivity"],
         drug_rows=REPR_PLAN.drug_paths(),
         # the learned maps: the paper's assumption that public and private data are alike
-        representations=[
-            f"{REPR_DIR}/representations/{p}/{r}.parquet" for p, r in REPR_SIMILARITY
-        ],
+        representations=REPR_PLAN.similarity_inputs(),
     output:
         table=REPR_TABLES["claims"],
         prov=prov(REPR_TABLES["claims"]),
@@ -342,34 +281,20 @@ rule repr_claims_table:
         mem_mb=1000,
         runtime=5,
     params:
+        **REPR_PLAN.job_params("repr_claims_table"),
         library_code=library_code("repr_claims.py"),
-        epsilons={k: REPR[k]["epsilon"] for k in ("cancer_type", "drug")},
-        pipelines=REPR_PIPELINES,
-        cancer_settings=REPR_PLAN.privacy_settings("cancer_type"),
-        drug_settings=REPR_PLAN.privacy_settings("drug"),
-        vae_learning_rates=REPR["vae"]["learning_rate_range"],
-        seed=config["seed"],
-        data_origin=REPR_ORIGIN,
-        representation_keys=REPR_SIMILARITY,
     script:
         "../../scripts/repr_claims.py"
 
 
-REPR_PIPELINE_TITLES = {
-    "as_published": "pipeline as published",
-    "corrected": "corrected pipeline",
-}
-REPR_FIGURE_TITLES = {
-    "cancer_type_accuracy": "cancer-type pairs",
-    "cancer_type_vs_epsilon": "cancer type against ε",
-    "drug_prediction": "drug sensitivity",
-    "drug_vs_epsilon": "drug sensitivity against ε",
-}
+# the report's names of pipelines and figures
+REPR_PIPELINE_TITLES = repr_jobs.PIPELINE_TITLES
+REPR_FIGURE_TITLES = repr_jobs.FIGURE_TITLES
 
 
 rule repr_figure:
     input:
-        summary=lambda wc: REPR_TABLES[REPR_SUMMARY[REPR_FIGURE_KIND[wc.figure]]],
+        summary=REPR_PLAN.summary_input,
     output:
         pdf=report(
             f"{REPR_DIR}/figures/{{figure}}_{{pipeline}}.pdf",
@@ -396,7 +321,7 @@ rule repr_figure:
     log:
         "results/logs/repr_figure/{figure}_{pipeline}.log",
     wildcard_constraints:
-        figure="|".join(REPR_FIGURE_KIND),
+        figure="|".join(repr_plan.FIGURE_KIND),
     conda:
         "../../envs/plotting.yaml"
     threads: 1
@@ -404,12 +329,10 @@ rule repr_figure:
         mem_mb=1000,
         runtime=5,
     params:
+        **REPR_PLAN.job_params("repr_figure"),
         library_code=library_code("repr_plot.py"),
-        settings=lambda wc: REPR_PLAN.figure_settings(wc.figure),
-        dpi=config["figures"]["dpi"],
-        data_origin=REPR_ORIGIN,
         # read by the report caption (workflow/report/repr_figure.rst)
-        privacy=lambda wc: REPR_PLAN.caption_privacy(wc.figure, wc.pipeline),
+        privacy=REPR_PLAN.caption_privacy_param,
     script:
         "../../scripts/repr_plot.py"
 

@@ -1,5 +1,6 @@
 """What every step shares: atomic I/O, seeds, provenance sidecars, privacy records, the
 step start-up, the library-code digests of the rules (code_version), canonical params, the
+jobs' plans and their digests (job_plan), the
 scheduler-timer cleanup and the studies' manifests (study_registry).
 
 Its public names load their module on first use (:mod:`dprepro.runtime.exports`).
@@ -14,6 +15,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "library_digest",
             "library_modules",
             "module_checksums",
+            "rule_files",
             "rules_digest",
             "script_library_digest",
             "scripts_library_code",
@@ -26,6 +28,14 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "write_csv",
             "write_json",
             "write_parquet",
+        ],
+        "job_plan": [
+            "DIGEST_LENGTH",
+            "JobParams",
+            "merged_params",
+            "plan_digest",
+            "plan_module_name",
+            "plan_of_job",
         ],
         "params": ["canonical", "number_text"],
         "privacy_record": [
@@ -67,6 +77,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ],
         "step": [
             "THREAD_VARIABLES",
+            "job_params",
             "script_path",
             "scripts_first_for_jobs",
             "start",

@@ -16,11 +16,13 @@ from pathlib import Path
 from threadpoolctl import threadpool_limits
 
 from dprepro.runtime.code_version import module_checksums, rules_digest
+from dprepro.runtime.job_plan import JobParams, merged_params
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
 
-__all__ = ["THREAD_VARIABLES", "scripts_first_for_jobs", "start", "script_path", "write_sidecars"]
+__all__ = ["THREAD_VARIABLES", "job_params", "scripts_first_for_jobs", "start", "script_path",
+           "write_sidecars"]
 
 #: Read by BLAS and OpenMP libraries when they load: :func:`start` sets them to the rule's
 #: threads, so a library loaded after it (scipy's own OpenBLAS, which the step's imports
@@ -83,6 +85,18 @@ def start(smk, name: str) -> logging.Logger:
     if _is_snakemake_script_job():
         atexit.register(_exit_without_teardown, failed)
     return logger
+
+
+def job_params(smk) -> JobParams:
+    """The job's parameters: the rule's ``params`` and the plan they digest.
+
+    A rule whose ``params`` carry ``plan_sha256`` keeps its long parameters (release
+    lists, cohort settings) in its study's plan; they are rebuilt here from the run's
+    configuration and the job's wildcards, and checked against the digest
+    (:func:`dprepro.runtime.job_plan.merged_params`). Read as ``snakemake.params`` is.
+    """
+    return merged_params(dict(smk.params.items()), smk.config, smk.rule,
+                         dict(smk.wildcards.items()))
 
 
 def _check_library(smk) -> None:
@@ -168,7 +182,7 @@ def write_sidecars(smk, file: str, outputs, *, record_inputs: bool = True, **rec
     if library_code:
         code = {"library_code": library_code,
                 "library_modules": module_checksums(committed, committed.parent / "dprepro"),
-                "rules_sha256": rules_digest(committed.parents[1])}
+                "rules_sha256": rules_digest(committed.parents[1], rule)}
     extra = {"rule": rule, "wildcards": dict(smk.wildcards.items()), **code,
              **({"run_config": run_config_subset(run_config, rule, dict(smk.wildcards.items()))}
                 if run_config else {}),

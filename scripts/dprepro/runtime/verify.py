@@ -10,8 +10,10 @@ Every table and figure has a provenance sidecar ``<file>.prov.json``
 * **script**: ``scripts/<name>.py`` of the checkout has the recorded sha256;
 * **library code**: the digest of the library modules that script reaches
   (:mod:`dprepro.runtime.code_version`) is the recorded ``library_code``;
-* **rules**: the ``Snakefile`` and ``workflow/rules/*.smk`` are those that made it (they
-  turn the configuration into each job's parameters);
+* **rules**: the rule files of the file's rule and its study's job plan are those that
+  made it (they turn the configuration into the job's parameters;
+  :func:`dprepro.runtime.code_version.rules_digest`): a rule file added for another
+  study changes nothing here;
 * **configuration** (when one is given): every key of the sections the file was made
   under (:mod:`dprepro.runtime.run_config`) has the value of the configuration at hand;
 * **upstream**: no input is itself a file that fails a check (a stale table makes the
@@ -198,7 +200,7 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
     checksum = _Checksums()
     digests: dict[str, str] = {}
     modules: dict[str, dict[str, str]] = {}
-    rules_now = rules_digest(root)
+    rules_now: dict[str | None, str] = {}
     inputs_of: dict[str, set[str]] = {}
     report = VerifyReport()
     report.checkout_commit = git_commit(str(root))
@@ -257,10 +259,13 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                     found.append(Mismatch(name, "library_code", f"library modules reached "
                                           f"by {script} differ from those that made the file"
                                           f"{which}"))
-            if record.get("rules_sha256") not in (None, rules_now):
-                found.append(Mismatch(name, "rules", "the Snakefile or workflow/rules/*.smk "
-                                      "differ from those that made the file (a job's "
-                                      "parameters may differ)"))
+            rule = record.get("rule")
+            if rule not in rules_now:
+                rules_now[rule] = rules_digest(root, rule)
+            if record.get("rules_sha256") not in (None, rules_now[rule]):
+                found.append(Mismatch(name, "rules", f"the rule files of rule {rule} (or its "
+                                      "study's job plan) differ from those that made the "
+                                      "file (a job's parameters may differ)"))
         if config is not None and "run_config" in record:
             found.extend(_config_mismatches(name, record["run_config"], config,
                                             record.get("rule"), record.get("wildcards")))
