@@ -20,6 +20,7 @@ if RRR_PROBLEMS:
     raise ConfigError(RRR_PROBLEMS[0])
 RRR_RELEASE = rrr_jobs.RELEASE
 RRR_COHORTS = RRR.cohorts
+RRR_COX_COHORTS = RRR.cox_cohorts
 RRR_FIGURE2_FILES = RRR.figure2_files
 RRR_BANDS_FILES = RRR.bands_files
 RRR_UTILITY = RRR.utility_files
