@@ -17,7 +17,7 @@ import yaml
 
 from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.runtime.study_registry import privacy_boundary
-from helpers import background, smallruns
+from helpers import background
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -248,40 +248,23 @@ def test_ruff_check():
     assert proc.returncode == 0, proc.stdout
 
 
-class _Runs(dict):
-    """``runs[cores]``: the small configuration's run directory with ``--cores`` 2 or 1.
-
-    "2" is the session's shared run (conftest.small_run); "1" is waited for (or started) on
-    first use (helpers.smallruns), so that only the determinism test pays for it.
-    """
-
-    def __init__(self, small_run, tmp_path_factory):
-        super().__init__({"2": small_run})
-        self._factory = tmp_path_factory
-
-    def __missing__(self, cores):
-        if cores != "1":
-            raise KeyError(cores)
-        # started beside the --cores 2 run when this module's determinism test is selected
-        if not smallruns.started("1"):
-            smallruns.start("1", self._factory.mktemp("cores1"))
-        self[cores] = smallruns.wait("1")
-        return self[cores]
-
-
 @pytest.fixture(scope="module")
-def runs(small_run, tmp_path_factory):
-    """The small configuration run from nothing with --cores 2 and (on demand) --cores 1."""
-    return _Runs(small_run, tmp_path_factory)
+def runs(small_run):
+    """``runs["2"]``: the small configuration run from nothing with --cores 2
+    (conftest.small_run)."""
+    return {"2": small_run}
 
 
 def tables(work: Path):
     return sorted((work / "results").rglob("tables/*.csv"))
 
 
-def test_tables_are_byte_identical_across_runs_and_cores(runs):
-    a, b = tables(runs["2"]), tables(runs["1"])
-    assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(runs["1"]) for p in b]
+def test_tables_are_byte_identical_across_runs_and_cores(runs, killed_run):
+    """The --cores 1 run (conftest.killed_run: killed once and resumed, as
+    tests/test_faults.py checks) has the --cores 2 run's tables, byte for byte."""
+    cores1, _ = killed_run
+    a, b = tables(runs["2"]), tables(cores1)
+    assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(cores1) for p in b]
     assert len(a) >= 5
     assert {"hyperparameters.csv", "cancer_type_accuracy.csv", "drug_sensitivity.csv"} <= {
         p.name for p in a if p.parent.parent.name == "repr_transfer"}
