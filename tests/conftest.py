@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from dprepro.mechanisms.indicator_draws import laplace_indicators
 from dprepro.mechanisms.registry import IndicatorMechanism, register, unregister
-from helpers import background, slurmruns, smallruns
+from helpers import background, slurmruns, smallruns, snakerun
 
 # One BLAS thread in the test process, for the whole session: its unit tests share the
 # two cores with the background runs, and OpenBLAS's second thread then mostly spins
@@ -104,6 +104,7 @@ def pytest_sessionfinish(session):
     background.shutdown()
     smallruns.stop_unfinished()
     slurmruns.stop()
+    snakerun.stop()
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import yaml
 
 from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.runtime.study_registry import privacy_boundary
-from helpers import background
+from helpers import background, snakerun
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,11 +28,18 @@ def snakemake(*args, cwd=None, timeout=1500, check=True):
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), *args]
     if cwd is not None:
         cmd += ["--directory", str(cwd)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if PLANNING & set(args):  # no job runs: a fork of tests/helpers/snakerun.py's server
+        proc = snakerun.run(cmd[3:], cwd=ROOT, timeout=timeout)
+    else:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if check and proc.returncode != 0:
         raise AssertionError(
             f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
     return proc
+
+
+#: options with which Snakemake runs no job (plans, or checks the rules)
+PLANNING = {"-n", "--dry-run", "--lint"}
 
 
 def job_counts(output: str) -> dict[str, int]:
@@ -857,7 +864,7 @@ def _planned_rules(checkout: Path, work: Path) -> set[str]:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"),
            "-n", "--cores", "2", "--configfile", str(SMALL), "--directory", str(work),
            "--rerun-triggers", "params"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=checkout)
+    proc = snakerun.run(cmd[3:], cwd=checkout, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return set(job_counts(proc.stdout)) - {"all"}
 
