@@ -18,6 +18,7 @@ import yaml
 from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.runtime.study_registry import privacy_boundary
 from helpers import background, snakerun
+from helpers.dryruns import SHIPPED_CONFIGS
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -56,8 +57,8 @@ def job_counts(output: str) -> dict[str, int]:
 
 
 # full.yaml and paper.yaml are read over config/config.yaml (the Snakefile's configfile; in
-# another --directory, as these dry runs are, common.smk puts it underneath)
-SHIPPED_CONFIGS = ["config/config.yaml", "config/full.yaml", "config/paper.yaml"]
+# another --directory, as these dry runs are, common.smk puts it underneath); their dry runs
+# are tests/helpers/dryruns.py's background runs
 
 
 def shipped_config(configfile: str) -> dict:
@@ -75,10 +76,6 @@ LINTED_CONFIGS = ["config/config.yaml", "config/paper.yaml"]
 for _configfile in LINTED_CONFIGS:
     background.register(f"lint:{_configfile}")(
         lambda folder, configfile=_configfile: snakemake("--lint", "--configfile", configfile))
-for _configfile in SHIPPED_CONFIGS:
-    background.register(f"dry-run:{_configfile}")(
-        lambda folder, configfile=_configfile: snakemake(
-            "-n", "--configfile", str(ROOT / configfile), cwd=folder))
 
 
 @pytest.mark.parametrize("configfile", [
