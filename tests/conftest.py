@@ -16,7 +16,7 @@ from threadpoolctl import threadpool_limits
 
 from dprepro.mechanisms.indicator_draws import laplace_indicators
 from dprepro.mechanisms.registry import IndicatorMechanism, register, unregister
-from helpers import background, slurmruns, smallruns
+from helpers import background, slurmruns, smallruns, snakerun
 
 # One BLAS thread in the test process, for the whole session: its unit tests share the
 # two cores with the background runs, and OpenBLAS's second thread then mostly spins
@@ -34,10 +34,6 @@ def _one_torch_thread():
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != 1:
         torch.set_num_threads(1)
-
-
-# the test that compares the --cores 1 run with the --cores 2 one (test_workflow.py)
-CORES1_TEST = "test_tables_are_byte_identical_across_runs_and_cores"
 
 
 def _toy_wide_laplace(delta, *, alpha, rng):
@@ -100,7 +96,7 @@ def pytest_collection_finish(session):
         slurmruns.start(_run_dir(session.config, "slurm"))
     if _needed(items, "small_run"):
         smallruns.start("2", _run_dir(session.config, "small_cores2"))
-        if any(item.name == CORES1_TEST for item in items):
+        if _needed(items, "killed_run"):
             smallruns.start("1", _run_dir(session.config, "small_cores1"))
 
 
@@ -108,6 +104,7 @@ def pytest_sessionfinish(session):
     background.shutdown()
     smallruns.stop_unfinished()
     slurmruns.stop()
+    snakerun.stop()
 
 
 @pytest.fixture
@@ -128,9 +125,25 @@ def small_run(request, tmp_path_factory) -> Path:
     reruns against it, and the fault (SIGKILL resume) and SLURM tests compare their own runs'
     tables byte for byte with it, instead of each module running the configuration again.
     Tests must not change it (copy it first, as test_single_figure_rebuilds_alone does).
-    Started in the background after collection (with test_workflow's ``--cores 1`` run when
-    its determinism test is selected); started here only when no collected test asked.
+    Started in the background after collection (with the ``--cores 1`` run of
+    ``killed_run`` when a test using it is selected); started here only when no collected
+    test asked.
     """
     if not smallruns.started("2"):
         smallruns.start("2", tmp_path_factory.mktemp("small_cores2"))
     return smallruns.wait("2")
+
+
+@pytest.fixture(scope="session")
+def killed_run(small_run, tmp_path_factory) -> tuple[Path, dict]:
+    """The small configuration run with ``--cores 1``, SIGKILLed once its first job had
+    started, unlocked and resumed (tests/helpers/smallruns.py), once per test session: its
+    folder, and its return code and CSV tables when it was killed.
+
+    One run for two tests, which compare its tables with ``small_run``'s: the SIGKILL
+    resume (test_faults) and determinism across ``--cores`` (test_workflow). It draws no
+    figures. Tests must not change it.
+    """
+    if not smallruns.started("1"):
+        smallruns.start("1", tmp_path_factory.mktemp("small_cores1"))
+    return smallruns.wait("1"), smallruns.killed("1")

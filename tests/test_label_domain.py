@@ -92,8 +92,6 @@ def test_a_cohort_without_configured_groups_is_refused_naming_the_key():
 
 @pytest.mark.workflow
 def test_the_workflow_refuses_a_cohort_without_groups_before_any_job(tmp_path):
-    import subprocess
-    import sys
     from pathlib import Path
 
     import yaml
@@ -106,10 +104,11 @@ def test_the_workflow_refuses_a_cohort_without_groups_before_any_job(tmp_path):
         "datasets": {"mine": {"source": "file", "path": "mine.csv",
                               "columns": {"id": "id", "time": "time", "status": "status",
                                           "group": "group"}}}}))
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--snakefile",
-                           str(root / "Snakefile"), "--configfile", str(root / "config" /
-                           "config.yaml"), str(overlay), "--directory", str(tmp_path)],
-                          capture_output=True, text=True, timeout=300)
+    from helpers import snakerun
+
+    proc = snakerun.run(["-n", "--snakefile", str(root / "Snakefile"), "--configfile",
+                         str(root / "config" / "config.yaml"), str(overlay), "--directory",
+                         str(tmp_path)], cwd=Path.cwd(), timeout=300)
     assert proc.returncode != 0
     assert "config key 'datasets.mine.groups': not set" in proc.stdout + proc.stderr
     assert not (tmp_path / "results").exists()  # no job ran

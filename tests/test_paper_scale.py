@@ -12,16 +12,17 @@ benchmark limits BLAS to one thread, as the rules declare).
 
 import csv
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from helpers import background, dryruns
+
 ROOT = Path(__file__).resolve().parents[1]
 TABLE = ROOT / "benchmarks" / "paper_scale.csv"
 MEM_MARGIN, TIME_MARGIN = 1.5, 2.0
-pytestmark = pytest.mark.workflow
+PAPER_DRY_RUN = dryruns.name("config/paper.yaml")
+pytestmark = [pytest.mark.workflow, pytest.mark.background(PAPER_DRY_RUN)]
 
 
 def declared_resources(output: str) -> dict[str, list[dict]]:
@@ -42,12 +43,9 @@ def declared_resources(output: str) -> dict[str, list[dict]]:
 
 @pytest.fixture(scope="module")
 def paper_jobs(tmp_path_factory):
-    work = tmp_path_factory.mktemp("paper_dry")
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "-n", "--snakefile", str(ROOT / "Snakefile"),
-         "--configfile", str(ROOT / "config" / "paper.yaml"), "--directory", str(work)],
-        capture_output=True, text=True, timeout=300, cwd=ROOT)
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    """The jobs of config/paper.yaml's dry run (tests/helpers/dryruns.py: the one that
+    tests/test_workflow.py checks too)."""
+    proc = background.result(PAPER_DRY_RUN, tmp_path_factory.mktemp("paper_dry"))
     return declared_resources(proc.stdout + proc.stderr)
 
 

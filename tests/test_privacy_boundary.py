@@ -1,13 +1,12 @@
 """The privacy boundary, read from the workflow's own rule graph."""
 
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from dprepro.runtime.study_registry import privacy_boundary
+from helpers import snakerun
 
 ROOT = Path(__file__).resolve().parents[1]
 # the workflow's own rules (the file) and every study's (its manifest)
@@ -19,10 +18,9 @@ CLASSES = [
 
 def rule_graph(configfile: str, tmp_path) -> tuple[set[str], set[tuple[str, str]]]:
     """Rules and (upstream, downstream) edges of ``snakemake --rulegraph``."""
-    proc = subprocess.run(
-        [sys.executable, "-m", "snakemake", "--rulegraph", "--snakefile", str(ROOT / "Snakefile"),
-         "--configfile", str(ROOT / configfile), "--directory", str(tmp_path)],
-        capture_output=True, text=True, timeout=120)
+    proc = snakerun.run(["--rulegraph", "--snakefile", str(ROOT / "Snakefile"),
+                         "--configfile", str(ROOT / configfile), "--directory", str(tmp_path)],
+                        cwd=Path.cwd(), timeout=120)
     assert proc.returncode == 0, proc.stderr[-3000:]
     names = dict(re.findall(r'^\s*(\d+)\[label = "([^"]+)"', proc.stdout, re.M))
     edges = {(names[a], names[b]) for a, b in re.findall(r"^\s*(\d+) -> (\d+)", proc.stdout, re.M)}

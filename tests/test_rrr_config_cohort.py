@@ -23,7 +23,7 @@ from dprepro.mechanisms.grid_lnte import GridDiscretisation, GridLNTE
 from dprepro.mechanisms.lnte import LNTE
 from dprepro.mechanisms.rrr import RevisedRandomizedResponse
 from dprepro.studies.rrr_survival.releases import ORIGINAL
-from helpers import background
+from helpers import background, snakerun
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -245,10 +245,8 @@ def test_workflow_stops_before_any_job_naming_the_key(tmp_path):
     config["rrr_survival"] = {"datasets": ["mine"]}
     configfile = tmp_path / "bad.yaml"
     configfile.write_text(yaml.safe_dump(config))
-    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--snakefile",
-                           str(ROOT / "Snakefile"), "--directory", str(tmp_path),
-                           "--configfile", str(configfile)],
-                          capture_output=True, text=True, timeout=300, cwd=ROOT)
+    proc = snakerun.run(["-n", "--snakefile", str(ROOT / "Snakefile"), "--directory",
+                         str(tmp_path), "--configfile", str(configfile)], cwd=ROOT, timeout=300)
     assert proc.returncode != 0
     assert "'rrr_survival.datasets[0]': 'mine' has no entry under 'datasets'" in (
         proc.stdout + proc.stderr)

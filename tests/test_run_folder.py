@@ -16,6 +16,7 @@ from dprepro.runtime.run_folder import (
     stale_outputs,
     write_stale_list,
 )
+from helpers import background
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -95,32 +96,51 @@ def run(work: Path, config: dict, *extra: str) -> subprocess.CompletedProcess:
     return proc
 
 
-@pytest.mark.workflow
-def test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left(tmp_path):
-    (tmp_path / "cohort").mkdir()
-    shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", tmp_path / "cohort" / "toy.csv")
-    run(tmp_path, CONFIG)
-    figures = tmp_path / "results" / "rrr_survival" / "figures"
-    assert (figures / "figure2_toy_rrr_eps3.png").exists()
-    assert not (tmp_path / "results" / "stale_outputs.txt").exists()
-
+@background.register("run_folder")
+def _three_configurations(work: Path) -> dict:
+    """The runs of test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left
+    in one folder, one after another (a background run, tests/helpers/background.py): what
+    each left, read between them."""
+    (work / "cohort").mkdir()
+    shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", work / "cohort" / "toy.csv")
+    figures = work / "results" / "rrr_survival" / "figures"
+    stale = work / "results" / "stale_outputs.txt"
+    seen = {}
+    run(work, CONFIG)
+    seen["first"] = {"eps3_figure": (figures / "figure2_toy_rrr_eps3.png").exists(),
+                     "stale_list": stale.exists()}
     changed = {**CONFIG, "rrr_survival": {**CONFIG["rrr_survival"], "epsilons": [1, 2]}}
-    proc = run(tmp_path, changed)
-    listed = (tmp_path / "results" / "stale_outputs.txt").read_text().split()
+    proc = run(work, changed)
+    seen["changed"] = {
+        "listed": stale.read_text().split() if stale.exists() else None, "stdout": proc.stdout,
+        "medians": pd.read_csv(work / "results/rrr_survival/tables/median_survival.csv"),
+        "claims": pd.read_csv(work / "results" / "claims.csv")}
+    again = {**changed, "rrr_survival": {**changed["rrr_survival"], "epsilons": [1]},
+             "remove_stale_outputs": True}
+    run(work, again)
+    seen["again"] = {"stale_list": stale.exists(),
+                     "figures": {eps: (figures / f"figure2_toy_rrr_eps{eps}.png").exists()
+                                 for eps in (1, 2, 3)}}
+    return seen
+
+
+@pytest.mark.workflow
+@pytest.mark.background("run_folder")
+def test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left(tmp_path):
+    seen = background.result("run_folder", tmp_path)
+    first, changed, again = seen["first"], seen["changed"], seen["again"]
+    assert first["eps3_figure"]
+    assert not first["stale_list"]
+
+    listed = changed["listed"]
+    assert listed is not None, "no stale_outputs.txt after the change"
     assert "results/rrr_survival/figures/figure2_toy_rrr_eps3.png" in listed
     assert "results/rrr_survival/releases/toy/rrr_eps3/medians.csv" in listed
     assert all("eps3" in name for name in listed), listed
-    assert "come from an earlier configuration" in proc.stdout
+    assert "come from an earlier configuration" in changed["stdout"]
     # the tables and the merged claims follow the new configuration
-    medians = pd.read_csv(tmp_path / "results/rrr_survival/tables/median_survival.csv")
-    assert set(medians["epsilon"].dropna()) == {1.0, 2.0}
-    claims = pd.read_csv(tmp_path / "results" / "claims.csv")
-    assert not claims["claim_id"].str.contains("eps3").any()
+    assert set(changed["medians"]["epsilon"].dropna()) == {1.0, 2.0}
+    assert not changed["claims"]["claim_id"].str.contains("eps3").any()
 
-    again = {**changed, "rrr_survival": {**changed["rrr_survival"], "epsilons": [1]},
-             "remove_stale_outputs": True}
-    run(tmp_path, again)
-    assert not (tmp_path / "results" / "stale_outputs.txt").exists()
-    assert not (figures / "figure2_toy_rrr_eps3.png").exists()
-    assert not (figures / "figure2_toy_rrr_eps2.png").exists()
-    assert (figures / "figure2_toy_rrr_eps1.png").exists()
+    assert not again["stale_list"]
+    assert again["figures"] == {1: True, 2: False, 3: False}

@@ -9,12 +9,11 @@ or while another session holds the machine's SLURM, the SLURM tests skip.
 """
 
 import re
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from helpers import background, slurmruns
+from helpers import background, slurmruns, snakerun
 from helpers.slurmruns import FAIL_TIMEOUT, profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -78,11 +77,11 @@ def _plan_name(option: str, configfile: str) -> str:
 
 for _option, _configfile in PROFILE_PLANS:
     background.register(_plan_name(_option, _configfile))(
-        lambda folder, option=_option, configfile=_configfile: subprocess.run(
+        lambda folder, option=_option, configfile=_configfile: snakerun.run(
             slurmruns.snakemake_cmd("-n", option, str(slurmruns.PROFILE),
                                     "--configfile", str(ROOT / configfile),
-                                    "--directory", str(folder)),
-            capture_output=True, text=True, timeout=600, cwd=ROOT))
+                                    "--directory", str(folder))[3:],
+            cwd=ROOT, timeout=600))
 
 
 @pytest.mark.parametrize("option,configfile", [

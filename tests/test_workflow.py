@@ -17,7 +17,8 @@ import yaml
 
 from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.runtime.study_registry import privacy_boundary
-from helpers import background, smallruns
+from helpers import background, snakerun
+from helpers.dryruns import SHIPPED_CONFIGS
 from helpers.smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -28,11 +29,18 @@ def snakemake(*args, cwd=None, timeout=1500, check=True):
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), *args]
     if cwd is not None:
         cmd += ["--directory", str(cwd)]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
+    if PLANNING & set(args):  # no job runs: a fork of tests/helpers/snakerun.py's server
+        proc = snakerun.run(cmd[3:], cwd=ROOT, timeout=timeout)
+    else:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=timeout, cwd=ROOT)
     if check and proc.returncode != 0:
         raise AssertionError(
             f"{' '.join(cmd)} failed:\n{proc.stdout[-3000:]}\n{proc.stderr[-5000:]}")
     return proc
+
+
+#: options with which Snakemake runs no job (plans, or checks the rules)
+PLANNING = {"-n", "--dry-run", "--lint"}
 
 
 def job_counts(output: str) -> dict[str, int]:
@@ -49,8 +57,8 @@ def job_counts(output: str) -> dict[str, int]:
 
 
 # full.yaml and paper.yaml are read over config/config.yaml (the Snakefile's configfile; in
-# another --directory, as these dry runs are, common.smk puts it underneath)
-SHIPPED_CONFIGS = ["config/config.yaml", "config/full.yaml", "config/paper.yaml"]
+# another --directory, as these dry runs are, common.smk puts it underneath); their dry runs
+# are tests/helpers/dryruns.py's background runs
 
 
 def shipped_config(configfile: str) -> dict:
@@ -68,10 +76,6 @@ LINTED_CONFIGS = ["config/config.yaml", "config/paper.yaml"]
 for _configfile in LINTED_CONFIGS:
     background.register(f"lint:{_configfile}")(
         lambda folder, configfile=_configfile: snakemake("--lint", "--configfile", configfile))
-for _configfile in SHIPPED_CONFIGS:
-    background.register(f"dry-run:{_configfile}")(
-        lambda folder, configfile=_configfile: snakemake(
-            "-n", "--configfile", str(ROOT / configfile), cwd=folder))
 
 
 @pytest.mark.parametrize("configfile", [
@@ -249,40 +253,23 @@ def test_ruff_check():
     assert proc.returncode == 0, proc.stdout
 
 
-class _Runs(dict):
-    """``runs[cores]``: the small configuration's run directory with ``--cores`` 2 or 1.
-
-    "2" is the session's shared run (conftest.small_run); "1" is waited for (or started) on
-    first use (helpers.smallruns), so that only the determinism test pays for it.
-    """
-
-    def __init__(self, small_run, tmp_path_factory):
-        super().__init__({"2": small_run})
-        self._factory = tmp_path_factory
-
-    def __missing__(self, cores):
-        if cores != "1":
-            raise KeyError(cores)
-        # started beside the --cores 2 run when this module's determinism test is selected
-        if not smallruns.started("1"):
-            smallruns.start("1", self._factory.mktemp("cores1"))
-        self[cores] = smallruns.wait("1")
-        return self[cores]
-
-
 @pytest.fixture(scope="module")
-def runs(small_run, tmp_path_factory):
-    """The small configuration run from nothing with --cores 2 and (on demand) --cores 1."""
-    return _Runs(small_run, tmp_path_factory)
+def runs(small_run):
+    """``runs["2"]``: the small configuration run from nothing with --cores 2
+    (conftest.small_run)."""
+    return {"2": small_run}
 
 
 def tables(work: Path):
     return sorted((work / "results").rglob("tables/*.csv"))
 
 
-def test_tables_are_byte_identical_across_runs_and_cores(runs):
-    a, b = tables(runs["2"]), tables(runs["1"])
-    assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(runs["1"]) for p in b]
+def test_tables_are_byte_identical_across_runs_and_cores(runs, killed_run):
+    """The --cores 1 run (conftest.killed_run: killed once and resumed, as
+    tests/test_faults.py checks) has the --cores 2 run's tables, byte for byte."""
+    cores1, _ = killed_run
+    a, b = tables(runs["2"]), tables(cores1)
+    assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(cores1) for p in b]
     assert len(a) >= 5
     assert {"hyperparameters.csv", "cancer_type_accuracy.csv", "drug_sensitivity.csv"} <= {
         p.name for p in a if p.parent.parent.name == "repr_transfer"}
@@ -883,7 +870,7 @@ def _planned_rules(checkout: Path, work: Path) -> set[str]:
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"),
            "-n", "--cores", "2", "--configfile", str(SMALL), "--directory", str(work),
            "--rerun-triggers", "params"]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, cwd=checkout)
+    proc = snakerun.run(cmd[3:], cwd=checkout, timeout=300)
     assert proc.returncode == 0, proc.stderr[-3000:]
     return set(job_counts(proc.stdout)) - {"all"}
 

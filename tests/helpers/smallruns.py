@@ -1,20 +1,28 @@
 """Runs of the small test configuration shared by a test session.
 
 The ``--cores 2`` run (conftest.small_run) is the reference of the workflow, fault and
-SLURM tests. The ``--cores 1`` run (only test_workflow's determinism test compares it, by
-its tables; it draws no figures) is started in the background together with it when that
-test is selected: one of the two cores idles through most of a ``--cores 2`` run (few
-jobs are ready at a time), which the ``--cores 1`` run and the unit tests (conftest runs
-them first) fill.
+SLURM tests. The ``--cores 1`` run (conftest.killed_run) is SIGKILLed once its first job
+has started, unlocked and resumed with ``--rerun-incomplete``, as a user resumes after a
+crash; its tables, compared byte for byte with the ``--cores 2`` run's, then show both
+that a killed run resumes to the tables of an uninterrupted one (tests/test_faults.py)
+and that the tables do not depend on ``--cores`` (tests/test_workflow.py): one run
+instead of two. It draws no figures (the tests compare tables). It is started in the
+background together with the ``--cores 2`` run when one of those tests is selected: one
+of the two cores idles through most of a ``--cores 2`` run (few jobs are ready at a
+time), which the ``--cores 1`` run and the unit tests (conftest runs them first) fill.
 """
 
 from __future__ import annotations
 
 import atexit
+import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import threading
+import time
 from pathlib import Path
 
 import yaml
@@ -43,7 +51,7 @@ def _small_config() -> Path:
 
 SMALL = _small_config()
 TIMEOUT = 1500  # s
-_STARTED: dict[str, tuple[subprocess.Popen, Path, Path]] = {}
+_STARTED: dict[str, _Run] = {}
 
 
 #: The rules that draw figures. The ``--cores 1`` run leaves them out: the determinism test
@@ -58,15 +66,92 @@ def command(cores: str, work: Path) -> list[str]:
             "--cores", cores, "--configfile", str(SMALL), "--directory", str(work), *figures]
 
 
+def _tables(work: Path) -> dict[Path, bytes]:
+    """Every CSV file under ``work``/results, by its path relative to ``work``."""
+    return {p.relative_to(work): p.read_bytes() for p in (work / "results").rglob("*.csv")}
+
+
+class _Run:
+    """One run of the small configuration in the background; for ``--cores 1``, killed
+    once its first job has started, then unlocked and resumed (in a thread)."""
+
+    def __init__(self, cores: str, work: Path):
+        self.cores, self.work = cores, work
+        self.log = work.parent / f"{work.name}.log"
+        self.proc: subprocess.Popen | None = None
+        self.error: str | None = None
+        self.killed: dict | None = None  # the killed run's return code and tables
+        self.stopping = False
+        self.thread = threading.Thread(target=self._main, name=f"small-run-{cores}",
+                                       daemon=True)
+        self.thread.start()
+
+    def _popen(self, *extra: str) -> subprocess.Popen:
+        with self.log.open("a") as out:
+            out.write(f"\n$ {' '.join(command(self.cores, self.work))} {' '.join(extra)}\n")
+            out.flush()
+            return subprocess.Popen([*command(self.cores, self.work), *extra], stdout=out,
+                                    stderr=subprocess.STDOUT, cwd=ROOT, start_new_session=True)
+
+    def _step(self, *extra: str) -> bool:
+        """Run Snakemake with ``extra`` options to its end; False (error noted) on failure."""
+        if self.stopping:
+            self.error = "stopped"
+            return False
+        self.proc = self._popen(*extra)
+        try:
+            self.proc.wait(timeout=TIMEOUT)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait()
+        if self.proc.returncode != 0:
+            self.error = (f"{' '.join(command(self.cores, self.work))} {' '.join(extra)} "
+                          f"failed (rc {self.proc.returncode})")
+            return False
+        return True
+
+    def _main(self):
+        try:
+            if self.cores == "1" and not self._kill_once():
+                return
+            self._step(*(("--rerun-incomplete",) if self.cores == "1" else ()))
+        except BaseException as error:  # reported by wait()
+            self.error = f"{type(error).__name__}: {error}"
+
+    def _kill_once(self) -> bool:
+        """Start the run, SIGKILL its process group once a job has started (Snakemake marks
+        its outputs incomplete) and is still running, then release the stale lock."""
+        self.proc = self._popen()
+        markers = self.work / ".snakemake" / "incomplete"
+        deadline = time.monotonic() + KILL_WITHIN
+        try:
+            while not (markers.exists() and any(markers.iterdir())):
+                if self.proc.poll() is not None:
+                    self.error = "the --cores 1 run finished before it could be killed"
+                    return False
+                if self.stopping or time.monotonic() > deadline:
+                    self.error = f"no job of the --cores 1 run started within {KILL_WITHIN} s"
+                    return False
+                time.sleep(0.02)
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        finally:
+            if self.proc.poll() is None and self.error is not None:
+                os.killpg(self.proc.pid, signal.SIGKILL)
+            self.proc.wait(timeout=60)
+        self.killed = {"returncode": self.proc.returncode, "tables": _tables(self.work)}
+        # what a user does after a crash: release the stale lock, then resume
+        return self._step("--unlock")
+
+
+#: seconds within which the --cores 1 run's first job must start (the load of a shared
+#: machine included)
+KILL_WITHIN = 300
+
+
 def start(cores: str, work: Path) -> None:
     """Start the run with ``--cores cores`` into ``work`` in the background (once)."""
-    if cores in _STARTED:
-        return
-    log = work.parent / f"{work.name}.log"
-    with log.open("w") as out:
-        proc = subprocess.Popen(command(cores, work), stdout=out, stderr=subprocess.STDOUT,
-                                cwd=ROOT)
-    _STARTED[cores] = (proc, work, log)
+    if cores not in _STARTED:
+        _STARTED[cores] = _Run(cores, work)
 
 
 def started(cores: str) -> bool:
@@ -77,26 +162,30 @@ def wait(cores: str, work: Path | None = None) -> Path:
     """The finished run with ``--cores cores``; started here (into ``work``) if it was not."""
     if cores not in _STARTED:
         start(cores, work)
-    proc, work, log = _STARTED[cores]
-    try:
-        proc.wait(timeout=TIMEOUT)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.wait()
-    if proc.returncode != 0:
-        raise AssertionError(f"{' '.join(command(cores, work))} failed "
-                             f"(rc {proc.returncode}):\n{log.read_text()[-6000:]}")
-    return work
+    run = _STARTED[cores]
+    run.thread.join()
+    if run.error is not None:
+        raise AssertionError(f"{run.error}:\n{run.log.read_text()[-6000:]}")
+    return run.work
+
+
+def killed(cores: str = "1") -> dict:
+    """The ``--cores 1`` run as it was when killed: ``returncode`` and ``tables`` (every
+    CSV under results/, by path); after :func:`wait`."""
+    return _STARTED[cores].killed
 
 
 def stop_unfinished() -> None:
     """Stop the runs still going (a session ended early, e.g. ``-x``): SIGTERM lets
     Snakemake stop its jobs and release its lock."""
-    for proc, _, _ in _STARTED.values():
-        if proc.poll() is None:
+    for run in _STARTED.values():
+        run.stopping = True
+        proc = run.proc
+        if proc is not None and proc.poll() is None:
             proc.terminate()
             try:
                 proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
-                proc.kill()
+                os.killpg(proc.pid, signal.SIGKILL)
                 proc.wait()
+        run.thread.join(timeout=120)
