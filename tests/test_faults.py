@@ -52,7 +52,7 @@ def _failing_job_run(tmp_path: Path) -> tuple[subprocess.CompletedProcess, Path]
                                    "package": "lifelines.datasets:load_larynx",
                                    "columns": {"id": "", "time": "time", "status": "death",
                                                "group": bad}, "groups": ["I", "II"],
-                                   "group_aliases": {}}
+                                   "group_aliases": {}, "time_unit": "years"}
     configfile = tmp_path / "bad.yaml"
     configfile.write_text(yaml.safe_dump(config))
     target = "results/data/cohorts/ipssr.parquet"

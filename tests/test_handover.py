@@ -145,7 +145,9 @@ def test_verify_names_each_kind_of_change(runs):
     # the changed module is named
     assert ("library_code: library modules reached by scripts/rrr_analyse.py differ from "
             "those that made the file: dprepro/survival/kaplan_meier.py") in out
-    assert ": rules: the Snakefile or workflow/rules/*.smk differ" in out
+    # the edited rule file flags the files of the rules it holds (the digest is per rule)
+    assert (f"MISMATCH {tables}/median_survival.csv: rules: the rule files of rule "
+            "rrr_median_table (or its study's job plan) differ") in out
     assert "config: rrr_survival.draws = 3 when made; 4 now" in out
     assert "configuration keys that differ (files): rrr_survival.draws (" in out
     assert (f"MISMATCH {tables}/utility.csv: output: expected by the workflow's targets, "

@@ -641,7 +641,7 @@ NOT_A_RELEASE = {
          "rrr_curves_table", "rrr_claims_table", "rrr_figure2", "rrr_km_bands",
          "rrr_utility", "rrr_cox_table", "rrr_cox_forest_figure",
          "rrr_cox_bias_coverage_figure", "repr_cancer_type_table", "repr_drug_table",
-         "repr_claims_table", "repr_figure"],
+         "repr_claims_table", "repr_figure", "report_cohort_tables", "report_introduction"],
         "reference: tables and figures of the releases run above beside the original data "
         "(release false); each row states its release's record"),
     **dict.fromkeys(

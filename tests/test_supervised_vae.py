@@ -603,19 +603,27 @@ def test_final_fit_mask_is_configuration_only():
     assert {"Breast", "Lung", "BRCA"} <= set(ReprPlan(depmap).fit_unlabelled(W))
 
 
-def test_shipped_cases_are_the_automatic_rules_pairs():
-    """config.yaml lists the pairs the automatic rule picks from its synthetic private set,
-    so the listed cases leave every cancer-type row as it was."""
+@pytest.mark.parametrize("configfile", ["config.yaml", "full.yaml"])
+def test_shipped_cases_are_the_designs_most_frequent_lineages(configfile):
+    """The embedded configurations list every pair of the four most frequent lineages by
+    the synthetic generator's design (lineage k drawn with weight 1 + (k - 1)/n, n = 8),
+    chosen before any private value is read; the automatic rule would read the private
+    lineage counts (no finite ε), and on this private set it picks other lineages."""
     from dprepro.studies.repr_transfer.study_data import study_data
 
-    config = _config()
+    config = _config(*([] if configfile == "config.yaml" else [configfile]))
     study = config["repr_transfer"]
+    n = 8
+    weights = {f"lineage_{k:02d}": 1 + (k - 1) / n for k in range(1, n + 1)}
+    top = sorted(weights, key=weights.get, reverse=True)[:4]
+    design_pairs = [[a, b] for i, a in enumerate(top) for b in top[i + 1:]]
+    assert study["cancer_type"]["cases"] == design_pairs
     tables, _ = study_data("synthetic", "private", None, settings=study["synthetic"],
                            seed=config["seed"])
     automatic = repr_cancer_type.cancer_type_cases(
         tables["private_lineage"]["lineage"], n_lineages=study["cancer_type"]["lineages"],
         min_count=study["cancer_type"]["folds"])
-    assert [list(pair) for pair in automatic] == study["cancer_type"]["cases"]
+    assert [list(pair) for pair in automatic] != design_pairs
 
 
 def test_joint_search_shares_the_vae_searchs_start_up_candidates(data):

@@ -462,7 +462,12 @@ def test_report_builds_with_captions(runs):
                  "Toy trial", "corrected pipeline", "pipeline as published", "all claims"):
         assert name in html, name
     assert "figure1.png" in html and "claims.png" in html and "privacy_audit.png" in html
-    assert "claims.html" in html and "rrr_median_survival.html" in html
+    # the tables' pages: one per cohort (rrr) or pipeline (repr), and the introduction
+    assert "claims.html" in html and "introduction.html" in html
+    for page in ("rrr_median_survival_ipssr.html", "rrr_median_survival_toy.html",
+                 "repr_cancer_type_corrected.html", "repr_cancer_type_as_published.html"):
+        assert page in html, page
+    assert "rrr_median_survival.html" not in html
     assert "RRR, \\u03b5 = 1" in html and "Figure 2" in html
 
 
