@@ -32,6 +32,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         "job_plan": [
             "DIGEST_LENGTH",
             "JobParams",
+            "JobPlans",
             "merged_params",
             "plan_digest",
             "plan_module_name",

@@ -27,8 +27,8 @@ from collections.abc import Mapping
 from dprepro.runtime.params import canonical
 from dprepro.runtime.study_registry import study_of_rule
 
-__all__ = ["DIGEST_LENGTH", "JobParams", "plan_of_job", "merged_params", "plan_digest",
-           "plan_module_name"]
+__all__ = ["DIGEST_LENGTH", "JobParams", "JobPlans", "plan_of_job", "merged_params",
+           "plan_digest", "plan_module_name"]
 
 #: Hex digits of ``plan_sha256`` kept in the params: short enough to read, long enough
 #: that two plans of a run never share one (64 bits).
@@ -53,6 +53,45 @@ def _plain(value):
     if isinstance(value, (list, tuple)):
         return [_plain(item) for item in value]
     return value
+
+
+class JobPlans:
+    """What every study's ``StudyPlan`` shares: each job's plan, computed once, and the
+    ``params`` a rule gives Snakemake for it.
+
+    A study implements ``_plan(rule, wildcards)`` (raising ``KeyError`` for a rule with
+    no plan); this class caches it per (rule, wildcards) and digests it.
+    """
+
+    def job_params(self, rule: str, **short) -> dict:
+        """A rule's ``params``: ``plan_sha256`` and ``short`` (values shown as they are).
+
+        The digest is a function of the job's wildcards, as Snakemake's ``params`` take
+        them: a changed plan reruns the job.
+        """
+
+        def plan_sha256(wildcards) -> str:
+            return plan_digest(self.params(rule, dict(wildcards.items())))
+
+        return {"plan_sha256": plan_sha256, **short}
+
+    def params(self, rule: str, wildcards: Mapping | None = None) -> dict:
+        """The plan of one job of ``rule`` (what its step reads besides the rule's params).
+
+        Raises
+        ------
+        KeyError
+            For a rule of the study that has no plan.
+        """
+        wildcards = dict(wildcards or {})
+        key = (rule, tuple(sorted(wildcards.items())))
+        plans = self.__dict__.setdefault("_plans", {})
+        if key not in plans:
+            plans[key] = self._plan(rule, wildcards)
+        return plans[key]
+
+    def _plan(self, rule: str, wildcards: dict) -> dict:
+        raise NotImplementedError
 
 
 def plan_module_name(rule: str) -> str:

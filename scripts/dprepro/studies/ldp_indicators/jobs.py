@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping
 from functools import cached_property
 
-from dprepro.runtime.job_plan import plan_digest
+from dprepro.runtime.job_plan import JobPlans
 from dprepro.runtime.params import canonical
 from dprepro.studies.ldp_indicators.plan import LdpPlan, simulate_minutes
 
@@ -38,7 +38,7 @@ RELEASE_TABLE_SETTINGS = {"ldp_mse_table": "main", "ldp_alpha_grid_table": "grid
                           "ldp_hazard_table": "main", "ldp_clip_table": "main"}
 
 
-class StudyPlan:
+class StudyPlan(JobPlans):
     """The study's files and job plans under one configuration.
 
     Parameters
@@ -54,7 +54,6 @@ class StudyPlan:
         self.labels = [s["label"] for s in self.study["censoring"]]
         self.tables = TABLES
         self.figure_titles = FIGURE_TITLES
-        self._plans: dict = {}
 
     # ------------------------------------------------------------------ settings
     @cached_property
@@ -155,29 +154,6 @@ class StudyPlan:
                   for p in self.figure_files(name))]
 
     # ------------------------------------------------------------------ job plans
-    def job_params(self, rule: str, **short) -> dict:
-        """A rule's ``params``: ``plan_sha256`` (a function of the job's wildcards) and
-        ``short`` (values the rule shows as they are)."""
-
-        def plan_sha256(wildcards) -> str:
-            return plan_digest(self.params(rule, dict(wildcards.items())))
-
-        return {"plan_sha256": plan_sha256, **short}
-
-    def params(self, rule: str, wildcards: Mapping | None = None) -> dict:
-        """The plan of one job of ``rule``.
-
-        Raises
-        ------
-        KeyError
-            For a rule of the study that has no plan.
-        """
-        wildcards = dict(wildcards or {})
-        key = (rule, tuple(sorted(wildcards.items())))
-        if key not in self._plans:
-            self._plans[key] = self._plan(rule, wildcards)
-        return self._plans[key]
-
     def _plan(self, rule: str, wc: dict) -> dict:
         study, conv = self.study, self.study["convergence"]
         if rule == "ldp_simulate":

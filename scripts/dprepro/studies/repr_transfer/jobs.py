@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
-from dprepro.runtime.job_plan import plan_digest
+from dprepro.runtime.job_plan import JobPlans
 from dprepro.runtime.params import canonical
 from dprepro.studies.repr_transfer.plan import FIGURE_KIND, RESULTS, SUMMARY, ReprPlan
 from dprepro.studies.repr_transfer.privacy import epsilon_grid
@@ -28,7 +28,7 @@ FIGURE_TITLES = {"cancer_type_accuracy": "cancer-type pairs",
                  "drug_vs_epsilon": "drug sensitivity against ε"}
 
 
-class StudyPlan(ReprPlan):
+class StudyPlan(JobPlans, ReprPlan):
     """The study's plan (:class:`ReprPlan`) with each job's parameters.
 
     Parameters
@@ -39,7 +39,6 @@ class StudyPlan(ReprPlan):
 
     def __init__(self, config: Mapping):
         super().__init__(config)
-        self._plans: dict = {}
 
     # ------------------------------------------------------------------ rules' functions
     def raw_spec_param(self, source: str) -> Callable:
@@ -87,31 +86,11 @@ class StudyPlan(ReprPlan):
         return [*self.tables.values(), *(p for paths in self.figures.values() for p in paths)]
 
     # ------------------------------------------------------------------ job plans
-    def job_params(self, rule: str, **short) -> dict:
-        """A rule's ``params``: ``plan_sha256`` (a function of the job's wildcards) and
-        ``short`` (values the rule shows as they are)."""
-
-        def plan_sha256(wildcards) -> str:
-            return plan_digest(self.params(rule, dict(wildcards.items())))
-
-        return {"plan_sha256": plan_sha256, **short}
-
-    def params(self, rule: str, wildcards: Mapping | None = None) -> dict:
-        """The plan of one job of ``rule``.
-
-        Raises
-        ------
-        KeyError
-            For a rule of the study that has no plan.
-        """
-        wildcards = dict(wildcards or {})
-        key = (rule, tuple(sorted(wildcards.items())))
-        if key not in self._plans:
-            planner = getattr(self, f"_plan_{rule}", None)
-            if planner is None:
-                raise KeyError(f"rule {rule!r} of repr_transfer has no job plan")
-            self._plans[key] = planner(wildcards)
-        return self._plans[key]
+    def _plan(self, rule: str, wildcards: dict) -> dict:
+        planner = getattr(self, f"_plan_{rule}", None)
+        if planner is None:
+            raise KeyError(f"rule {rule!r} of repr_transfer has no job plan")
+        return planner(wildcards)
 
     def _seed_origin(self) -> dict:
         return {"seed": self.config["seed"], "data_origin": self.origin}

@@ -16,7 +16,7 @@ import os
 from collections.abc import Callable, Mapping
 from functools import cached_property
 
-from dprepro.runtime.job_plan import plan_digest
+from dprepro.runtime.job_plan import JobPlans
 from dprepro.studies.rrr_survival import plan as rrr_plan
 
 __all__ = ["RELEASE", "RRR_DIR", "TABLES", "StudyPlan", "cohort_problems", "figure_dir"]
@@ -75,7 +75,7 @@ def _names(releases) -> list[str]:
     return list(dict.fromkeys(rrr_plan.release_name(r) for r in releases))
 
 
-class StudyPlan:
+class StudyPlan(JobPlans):
     """The study's files and job plans under one configuration.
 
     Parameters
@@ -87,7 +87,6 @@ class StudyPlan:
     def __init__(self, config: Mapping):
         self.config = config
         self.section = config["rrr_survival"]
-        self._plans: dict = {}
 
     # read when first asked: a cohort's loading rule (data.smk) plans before the study's
     # cohort check (cohort_problems), which names every incomplete entry at once
@@ -203,34 +202,11 @@ class StudyPlan:
                 *self.cox_bias]
 
     # ------------------------------------------------------------------ job plans
-    def job_params(self, rule: str, **short) -> dict:
-        """A rule's ``params``: ``plan_sha256`` (the digest of each job's plan) and ``short``.
-
-        The digest is a function of the job's wildcards, as Snakemake's ``params`` take
-        them: a changed plan reruns the job.
-        """
-
-        def plan_sha256(wildcards) -> str:
-            return plan_digest(self.params(rule, dict(wildcards.items())))
-
-        return {"plan_sha256": plan_sha256, **short}
-
-    def params(self, rule: str, wildcards: Mapping | None = None) -> dict:
-        """The plan of one job of ``rule`` (what its step reads besides the rule's params).
-
-        Raises
-        ------
-        KeyError
-            For a rule of the study that has no plan.
-        """
-        wildcards = dict(wildcards or {})
-        key = (rule, tuple(sorted(wildcards.items())))
-        if key not in self._plans:
-            planner = self._planners().get(rule)
-            if planner is None:
-                raise KeyError(f"rule {rule!r} of rrr_survival has no job plan")
-            self._plans[key] = planner(wildcards)
-        return self._plans[key]
+    def _plan(self, rule: str, wildcards: dict) -> dict:
+        planner = self._planners().get(rule)
+        if planner is None:
+            raise KeyError(f"rule {rule!r} of rrr_survival has no job plan")
+        return planner(wildcards)
 
     def _planners(self) -> dict[str, Callable[[dict], dict]]:
         table = {rule: (lambda wc, rule=rule: self._table(rule)) for rule in TABLE_RULES}
