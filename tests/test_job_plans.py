@@ -8,32 +8,19 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 
-from dprepro.config.schema import fill_defaults, load_schema
+from dprepro.config.schema import load_schema
 from dprepro.runtime.job_plan import JobParams, merged_params, plan_digest, plan_of_job
 from dprepro.studies.ldp_indicators import jobs as ldp_jobs
 from dprepro.studies.repr_transfer import jobs as repr_jobs
 from dprepro.studies.rrr_survival import jobs as rrr_jobs
+from helpers.shipped import shipped_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 
 
-def _config(*overlays: str) -> dict:
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for name in overlays:
-        _merge(config, yaml.safe_load((ROOT / "config" / name).read_text()))
-    fill_defaults(config, SCHEMA)
-    return config
-
-
-def _merge(base: dict, overlay: dict) -> None:
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
+_config = shipped_config
 
 
 @pytest.fixture(scope="module")

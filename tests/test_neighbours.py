@@ -41,6 +41,7 @@ from dprepro.runtime.privacy_record import PrivacyRecord
 from dprepro.runtime.study_registry import privacy_boundary
 from dprepro.studies.rrr_survival import plan as rrr_plan
 from dprepro.studies.rrr_survival.analysis import run_release
+from helpers.shipped import shipped_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
@@ -50,22 +51,6 @@ SHIPPED = {"quick": (), "full": ("full.yaml",), "paper": ("paper.yaml",)}
 #: Draws of each noisy release (the structure does not depend on their number).
 DRAWS = 2
 SEED = 11
-
-
-def shipped_config(*overlays: str) -> dict:
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for name in overlays:
-        _merge(config, yaml.safe_load((ROOT / "config" / name).read_text()))
-    fill_defaults(config, SCHEMA)
-    return config
-
-
-def _merge(base: dict, overlay: dict) -> None:
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
 
 
 # --------------------------------------------------------------------------- the harness

@@ -7,31 +7,18 @@ from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
-import yaml
 
-from dprepro.config.schema import ConfigError, fill_defaults, load_schema
+from dprepro.config.schema import ConfigError, load_schema
 from dprepro.studies.ldp_indicators.plan import LdpPlan, replicate_path, simulate_minutes
 from dprepro.studies.repr_transfer import common as repr_common
 from dprepro.studies.repr_transfer import plan as repr_plan
+from helpers.shipped import shipped_config
 
 ROOT = Path(__file__).resolve().parents[1]
 SCHEMA = load_schema(ROOT / "workflow" / "schemas" / "config.schema.yaml")
 
 
-def _config(*overlays: str) -> dict:
-    config = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    for name in overlays:
-        _merge(config, yaml.safe_load((ROOT / "config" / name).read_text()))
-    fill_defaults(config, SCHEMA)
-    return config
-
-
-def _merge(base: dict, overlay: dict) -> None:
-    for key, value in overlay.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _merge(base[key], value)
-        else:
-            base[key] = value
+_config = shipped_config
 
 
 @pytest.fixture(scope="module")
