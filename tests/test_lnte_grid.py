@@ -300,8 +300,7 @@ def test_replacing_one_label_costs_twice_the_add_remove_epsilon(rows_per_person)
     """RRR's guarantee holds when one patient's group label is replaced; under that
     relation grid LNTE's histograms move by twice the add/remove L1 sensitivity, so the
     claim at equal true ε pairs RRR at ε with grid LNTE at stated ε/2."""
-    from dprepro.mechanisms.grid_lnte import grid_counts
-    from dprepro.studies.rrr_survival.claims import label_replacement_epsilon
+    from dprepro.mechanisms.grid_lnte import grid_counts, label_replacement_epsilon
 
     t, e = _data(seed=3, n=60)
     t, e = np.repeat(t, rows_per_person), np.repeat(e, rows_per_person)

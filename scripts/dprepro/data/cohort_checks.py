@@ -41,8 +41,12 @@ from dprepro.data.cohort_content import (
     cohort_frame_warnings,
     covariate_design_problems,
 )
-from dprepro.data.cohort_spec import CohortSpec, cohort_config_problems, tidy_cohort
-from dprepro.data.cohorts import read_csv_checked
+from dprepro.data.cohort_spec import (
+    CohortSpec,
+    cohort_config_problems,
+    read_cohort_csv,
+    tidy_cohort,
+)
 
 __all__ = ["CohortTableCheck", "check_cohort_tables", "cohort_table_path", "follow_up_warnings"]
 
@@ -89,8 +93,7 @@ def _table_problems(name: str, spec: CohortSpec, path: Path,
     if not path.is_file():
         return [_missing_file_problem(key, spec, path, working_dir)], []
     try:
-        raw = read_csv_checked(path, required=(), id_column=None,
-                               text_columns=(spec.columns["id"],))
+        raw = read_cohort_csv(path, spec)
         frame = tidy_cohort(raw, spec, source=str(path))
     except (ValueError, FileNotFoundError) as error:
         # a message that already names its key (covariates) is not prefixed twice

@@ -55,6 +55,7 @@ __all__ = [
     "cohort_config_problems",
     "group_order",
     "privacy_unit_of",
+    "read_cohort_csv",
     "absent_groups",
     "single_group_message",
     "tidy_cohort",
@@ -554,6 +555,11 @@ def _bundled_table(inputs: Mapping, spec: CohortSpec) -> pd.DataFrame:
     if got != expected:
         raise ValueError(f"{path}: sha256 {got} does not match {checksum} ({expected}); the "
                          "bundled file was changed")
+    return read_cohort_csv(path, spec)
+
+
+def read_cohort_csv(path, spec: CohortSpec) -> pd.DataFrame:
+    """A cohort's CSV as :func:`read_csv_checked` reads it, its id column as written."""
     return read_csv_checked(path, required=(), id_column=None,
                             text_columns=(spec.columns["id"],))
 
@@ -636,8 +642,7 @@ def build_cohort(spec: CohortSpec, *, inputs: Mapping, seed: int) -> CohortBuild
         elif spec.source == "bundled":
             raw, source = _bundled_table(inputs, spec), inputs["table"]
         else:
-            raw, source = read_csv_checked(inputs["table"], required=(), id_column=None,
-                                           text_columns=(spec.columns["id"],)), inputs["table"]
+            raw, source = read_cohort_csv(inputs["table"], spec), inputs["table"]
         frame = tidy_cohort(raw, spec, source=source)
     # the columns the spec leaves unused and the respelled values are logged, not kept
     # (nor stored in the Parquet's metadata)

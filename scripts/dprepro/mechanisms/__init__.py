@@ -11,7 +11,7 @@ __all__, __getattr__, __dir__ = lazy_exports(__name__, {
     "debiased_rrr": ["DebiasedCurves", "DebiasedRRR", "bootstrap_medians", "debiased_curves"],
     "grid_lnte": ["GridDiscretisation", "GridLNTE", "actuarial_survival", "consistent_counts",
                   "grid_calibration",
-                  "grid_counts", "isotonic_fit"],
+                  "grid_counts", "isotonic_fit", "label_replacement_epsilon"],
     "identity": ["BEYOND", "IDENTITIES", "MechanismIdentity", "identities", "mechanism_name",
                  "register_identity", "unregister_identity", "words"],
     "indicator_draws": ["debias_randomized_response", "laplace_indicators",

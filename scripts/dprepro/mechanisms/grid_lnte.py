@@ -70,7 +70,7 @@ from dprepro.runtime.privacy_record import PrivacyRecord
 from dprepro.survival.inputs import check_survival_data
 
 __all__ = ["GridDiscretisation", "GridLNTE", "actuarial_survival", "consistent_counts",
-           "grid_calibration", "grid_counts", "isotonic_fit"]
+           "grid_calibration", "grid_counts", "isotonic_fit", "label_replacement_epsilon"]
 
 
 class GridLNTE:
@@ -355,6 +355,16 @@ def step_on_grid(edges: np.ndarray, survival: np.ndarray, grid) -> np.ndarray:
     idx = np.searchsorted(edges, grid, side="right") - 1
     out = survival[:, np.maximum(idx, 0)]
     return np.where(idx[None, :] < 0, 1.0, out)
+
+
+def label_replacement_epsilon(add_remove_epsilon: float) -> float:
+    """Grid LNTE's ε when one person's group label is replaced, from its add/remove ε.
+
+    The person's rows leave one group's histogram and enter another's in the same bins:
+    twice the add/remove L1 sensitivity, so twice the ε (``inf`` stays ``inf``); the
+    relation under which RRR's label-local ε holds.
+    """
+    return 2.0 * add_remove_epsilon
 
 
 def grid_calibration(text: str) -> dict:

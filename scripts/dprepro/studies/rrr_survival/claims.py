@@ -89,6 +89,7 @@ import pandas as pd
 
 from dprepro.claims.registry import CLAIMS, Evidence
 from dprepro.claims.table import BEYOND, bootstrap_interval, claims_frame, newcombe_difference
+from dprepro.mechanisms.grid_lnte import label_replacement_epsilon
 from dprepro.runtime.io import read_table
 from dprepro.studies.rrr_survival.aggregate import SUPPORT_MIN_AT_RISK
 from dprepro.studies.rrr_survival.claim_helpers import (
@@ -428,7 +429,8 @@ def more_accurate_than_lnte_true_eps(claims, *, dataset, epsilon) -> Evidence | 
 
     Both guarantees must hold under one neighbour relation. RRR's is label-local: the
     released times and statuses are the data's own, so its ε holds only when one
-    patient's group label is replaced (:func:`label_replacement_epsilon`). Grid LNTE at
+    patient's group label is replaced
+    (:func:`~dprepro.mechanisms.grid_lnte.label_replacement_epsilon`). Grid LNTE at
     stated ε is ε-DP under add/remove-one-patient neighbours; replacing a label moves
     the patient's rows from one group's histogram to another's, two cells per row, so
     there it is 2ε-DP. RRR at ε therefore meets grid LNTE at stated ε/2; without that
@@ -464,15 +466,6 @@ def more_accurate_than_lnte_true_eps(claims, *, dataset, epsilon) -> Evidence | 
     evidence = (_closer(claims, dataset, epsilon, ours, theirs, **where)
                 if theirs in claims.scores else replace(cohort.undecided(reason), **where))
     return replace(evidence, untestable=reason)
-
-
-def label_replacement_epsilon(add_remove_epsilon: float) -> float:
-    """Grid LNTE's ε when one patient's group label is replaced, from its add/remove ε.
-
-    The patient's rows leave one group's histogram and enter another's in the same bins:
-    twice the add/remove L1 sensitivity, so twice the ε (``inf`` stays ``inf``).
-    """
-    return 2.0 * add_remove_epsilon
 
 
 def _debiased(claims, dataset, epsilon, calibration, rng) -> Evidence | None:
