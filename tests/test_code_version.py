@@ -69,3 +69,46 @@ def test_the_real_scripts_reach_what_they_run():
     for script in sorted((ROOT / "scripts").glob("repr_*.py")):
         assert not any(n.startswith("survival/") for n in reached(script.name)), script.name
     assert not any(n.startswith("studies/repr_transfer") for n in reached("rrr_tables.py"))
+
+
+def _whole_file_imports(path: Path) -> set[str]:
+    """The ``dprepro`` names every import statement of ``path`` names, from a parse of the
+    whole file: what the statement-by-statement reading must find."""
+    import ast
+
+    names = set()
+    for node in ast.walk(ast.parse(path.read_bytes())):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            names.update([node.module, *(f"{node.module}.{a.name}" for a in node.names)])
+    return {n for n in names if n == "dprepro" or n.startswith("dprepro.")}
+
+
+def test_reading_import_statements_alone_finds_what_a_whole_file_parse_finds():
+    """Every Python file of the checkout: the same dprepro modules as a parse of the whole
+    file, with docstrings that show imports (study_registry's) and continued lines."""
+    from dprepro.runtime.code_version import _import_nodes, _imported_modules
+
+    files = [p for folder in ("scripts", "tests", "benchmarks", "workflow")
+             for p in (ROOT / folder).rglob("*.py")]
+    assert len(files) > 200
+    for path in files:
+        expected = set()
+        for name in _whole_file_imports(path):
+            parts = name.split(".")
+            expected.update(".".join(parts[:i]) for i in range(1, len(parts) + 1))
+        found = set(_imported_modules.__wrapped__(path.resolve(), LIB.resolve()))
+        assert found == {n for n in expected if _is_module(n)}, path
+    text = ('"""Use it as\n\n    from dprepro.fake import x\n"""\n'
+            "from dprepro.a import \\\n    f\nimport os, dprepro.b  # dprepro\n"
+            "from dprepro.c import (\n    g,  # the g\n    h)\n")
+    found = {alias.name if node.__class__.__name__ == "Import" else node.module
+             for node in _import_nodes(text) for alias in node.names}
+    assert found == {"dprepro.a", "os", "dprepro.b", "dprepro.c"}
+
+
+def _is_module(dotted: str) -> bool:
+    parts = dotted.split(".")[1:]
+    base = LIB.joinpath(*parts) if parts else LIB
+    return base.with_suffix(".py").is_file() or (base / "__init__.py").is_file()
