@@ -218,3 +218,49 @@ def test_start_in_another_process_registers_no_early_exit(tmp_path):
     before = atexit._ncallbacks()
     step.start(SimpleNamespace(log=[str(tmp_path / "job.log")], threads=1), "not_a_job")
     assert atexit._ncallbacks() == before
+
+
+def test_the_library_is_compiled_once_for_jobs_that_may_not_write_bytecode(tmp_path):
+    """After compile_library_for_jobs, an interpreter under PYTHONDONTWRITEBYTECODE finds
+    current bytecode for every library module it imports (it compiles none from source);
+    an edited module is compiled again at the next call; a folder that cannot be written is
+    left as it is."""
+    import shutil
+    import stat
+
+    scripts = tmp_path / "scripts"
+    shutil.copytree(Path(step.__file__).parents[2] / "dprepro", scripts / "dprepro",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    assert step.compile_library_for_jobs(scripts)
+    probe = ("import importlib.machinery as m, sys\n"
+             "compiled = []\n"
+             "original = m.SourceFileLoader.source_to_code\n"
+             "def count(self, data, path, *a, **k):\n"
+             "    compiled.append(path)\n"
+             "    return original(self, data, path, *a, **k)\n"
+             "m.SourceFileLoader.source_to_code = count\n"
+             "import dprepro.runtime.step, dprepro.survival.kaplan_meier\n"
+             "print(sum(p.startswith(sys.argv[1]) for p in compiled), "
+             "sum(n.startswith('dprepro') for n in sys.modules))\n")
+    env = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1", "PYTHONPATH": str(scripts)}
+
+    def library_compiled() -> tuple[int, int]:
+        out = subprocess.run([sys.executable, "-c", probe, str(scripts)], env=env,
+                             capture_output=True, text=True, check=True, cwd=tmp_path)
+        return tuple(map(int, out.stdout.split()))
+
+    compiled, imported = library_compiled()
+    assert imported > 10 and compiled == 0
+    module = scripts / "dprepro" / "survival" / "kaplan_meier.py"
+    module.write_text(module.read_text() + "\n# edited\n")
+    assert library_compiled()[0] == 1  # stale bytecode: compiled (not written) by the job
+    assert step.compile_library_for_jobs(scripts)
+    assert library_compiled()[0] == 0
+    if os.geteuid() != 0:  # root writes anyway
+        module.write_text(module.read_text() + "# again\n")
+        shutil.rmtree(module.parent / "__pycache__")
+        module.parent.chmod(stat.S_IRUSR | stat.S_IXUSR)
+        try:
+            assert step.compile_library_for_jobs(scripts) is False
+        finally:
+            module.parent.chmod(stat.S_IRWXU)

@@ -25,11 +25,15 @@ from dprepro.runtime.run_folder import (  # noqa: E402
 from dprepro.runtime.code_version import scripts_library_code  # noqa: E402
 from dprepro.runtime.params import canonical  # noqa: E402
 from dprepro.runtime.provenance import sidecar_path as prov  # noqa: E402
-from dprepro.runtime.step import scripts_first_for_jobs  # noqa: E402
+from dprepro.runtime.step import (  # noqa: E402
+    compile_library_for_jobs,
+    scripts_first_for_jobs,
+)
 from dprepro.figures.report_layout import INTRODUCTION, report_sections  # noqa: E402
 from dprepro.runtime.study_registry import registered_studies  # noqa: E402
 
 scripts_first_for_jobs(Path(workflow.basedir) / "scripts")
+compile_library_for_jobs(Path(workflow.basedir) / "scripts")
 
 SCHEMA = Path(workflow.basedir) / "workflow" / "schemas" / "config.schema.yaml"
 

@@ -78,6 +78,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ],
         "step": [
             "THREAD_VARIABLES",
+            "compile_library_for_jobs",
             "job_params",
             "script_path",
             "scripts_first_for_jobs",
