@@ -16,7 +16,7 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from dprepro.runtime.code_version import module_checksums, rules_digest
+from dprepro.runtime.code_version import PACKAGE, module_checksums, rules_digest
 from dprepro.runtime.job_plan import JobParams, merged_params
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
@@ -163,7 +163,7 @@ def _code_record(script: str, rule: str | None) -> dict:
     (Figure 2: ten) hashed the same library and rule files each time (0.05 CPU-s a call),
     and none of them changes while the job runs."""
     committed = Path(script)
-    return {"library_modules": module_checksums(committed, committed.parent / "dprepro"),
+    return {"library_modules": module_checksums(committed, committed.parent / PACKAGE),
             "rules_sha256": rules_digest(committed.parents[1], rule)}
 
 
@@ -217,7 +217,7 @@ def compile_library_for_jobs(scripts_dir) -> bool:
     import compileall
 
     try:
-        return bool(compileall.compile_dir(str(Path(scripts_dir) / "dprepro"), quiet=2))
+        return bool(compileall.compile_dir(str(Path(scripts_dir) / PACKAGE), quiet=2))
     except OSError:
         return False
 

@@ -10,7 +10,7 @@ with the plans, the report's names and the rules' functions of wildcards added.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 
 from dprepro.runtime.job_plan import JobPlans
 from dprepro.runtime.params import canonical
@@ -36,9 +36,6 @@ class StudyPlan(JobPlans, ReprPlan):
     config : mapping
         The whole configuration (schema defaults filled in).
     """
-
-    def __init__(self, config: Mapping):
-        super().__init__(config)
 
     # ------------------------------------------------------------------ rules' functions
     def raw_spec_param(self, source: str) -> Callable:
