@@ -10,13 +10,14 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
-from scipy import stats
+from scipy import optimize, stats
+from scipy.special import expit
 from sklearn.linear_model import LogisticRegression
 
 from dprepro.learners.clipping import ssp_clipping_weights
 from dprepro.learners.feature_selection import dp_select_features, select_columns
 from dprepro.learners.linear_regression import SSPLinearRegression
-from dprepro.learners.logistic_regression import DPLogisticRegression
+from dprepro.learners.logistic_regression import DPLogisticRegression, PendingFits, fit_models
 from dprepro.learners.noise import (
     objective_perturbation_noise,
     objective_perturbation_noise_draws,
@@ -129,6 +130,95 @@ def test_fit_draws_noise_of_dimension_d_plus_1_at_epsilon():
     grad = -A.T @ (s / (1 + np.exp(s * (A @ m.weights_)))) + m.noise_
     grad[:-1] += 0.1 * m.weights_[:-1]
     np.testing.assert_allclose(grad, 0.0, atol=1e-6)
+
+
+def _lbfgs_minimiser(model, X, y, b):
+    """scipy's L-BFGS-B on the sum-form objective of the docstring (the oracle of the
+    library's Newton method; what the library itself ran before)."""
+    A = model.design(X)
+    s = np.where(y == np.unique(y)[1], 1.0, -1.0)
+    _, alpha = model.privacy_parameters()
+    mask = np.ones(A.shape[1])
+    if model.variant == "paper":
+        mask[-1] = 0.0
+
+    def objective(w):
+        m = s * (A @ w)
+        grad = -A.T @ (s * expit(-m)) + alpha * mask * w + b
+        return np.sum(np.logaddexp(0.0, -m)) + 0.5 * alpha * np.sum(mask * w * w) + b @ w, grad
+
+    return optimize.minimize(objective, np.zeros(A.shape[1]), jac=True, method="L-BFGS-B",
+                             options={"gtol": 1e-12, "ftol": 0.0, "maxiter": 100_000}).x
+
+
+def _random_fits(seed, count):
+    rng = np.random.default_rng(seed)
+    for _ in range(count):
+        n, d = int(rng.integers(15, 150)), int(rng.integers(1, 12))
+        X = rng.normal(size=(n, d)) * 2.0
+        y = (X[:, 0] + rng.normal(size=n) > 0).astype(int)
+        y[:2] = [0, 1]
+        eps = float(rng.choice([0.5, 1.0, 4.0, np.inf]))
+        yield X, y, eps, str(rng.choice(["paper", "cms11"])), int(rng.integers(2**31))
+
+
+def test_newton_minimiser_equals_scipys_lbfgs_and_predicts_alike():
+    checked = 0
+    for X, y, eps, variant, seed in _random_fits(31, 120):
+        model = DPLogisticRegression(eps, variant=variant,
+                                     rng=np.random.default_rng(seed) if eps < np.inf else None)
+        model.fit(X, y)
+        if not model.converged_:
+            continue
+        w = _lbfgs_minimiser(model, X, y, model.noise_)
+        np.testing.assert_allclose(model.weights_, w, rtol=1e-6, atol=1e-6)
+        test = np.random.default_rng(seed).normal(size=(300, X.shape[1])) * 2.0
+        np.testing.assert_array_equal(model.decision_function(test) > 0,
+                                      model.design(test) @ w > 0)
+        checked += 1
+    assert checked >= 100
+
+
+def test_fits_solved_together_equal_fits_one_by_one_and_draw_alike():
+    fits = list(_random_fits(32, 40))
+    shared = np.random.default_rng(5)  # one generator for several fits, as the search does
+    one_by_one, pending = [], PendingFits()
+    for k, (X, y, eps, variant, seed) in enumerate(fits):
+        rng = shared if k % 3 == 0 else np.random.default_rng(seed)
+        one_by_one.append(DPLogisticRegression(eps, variant=variant, rng=rng if eps < np.inf
+                                               else None).fit(X, y))
+    shared = np.random.default_rng(5)
+    models = []
+    for k, (X, y, eps, variant, seed) in enumerate(fits):
+        rng = shared if k % 3 == 0 else np.random.default_rng(seed)
+        models.append(pending.add(DPLogisticRegression(eps, variant=variant, rng=rng if eps <
+                                                       np.inf else None), X, y))
+    assert pending.solve() == models
+    for alone, together in zip(one_by_one, models):
+        np.testing.assert_array_equal(together.noise_, alone.noise_)
+        assert together.converged_ == alone.converged_
+        if alone.converged_:
+            np.testing.assert_allclose(together.weights_, alone.weights_, rtol=1e-9, atol=1e-9)
+    X, y = _logistic_data(seed=6, n=50)
+    assert fit_models([DPLogisticRegression(np.inf)], [(X, y)])[0].converged_
+
+
+def test_paper_variant_without_a_minimiser_is_flagged_and_predicts_one_class():
+    # J is unbounded below along the unpenalised bias when b_bias leaves
+    # (-n_neg / sqrt 2, n_pos / sqrt 2): Newton's steps run away, as L-BFGS's did
+    X, y = _logistic_data(seed=7, n=60, d=2)
+    n_pos, n_neg = int(y.sum()), int((1 - y).sum())
+    seen = {True: 0, False: 0}
+    for seed in range(400):
+        model = DPLogisticRegression(0.3, rng=np.random.default_rng(seed)).fit(X, y)
+        b_bias = model.noise_[-1]
+        bounded = -n_neg / math.sqrt(2) < b_bias < n_pos / math.sqrt(2)
+        assert model.converged_ == bounded, (seed, b_bias)
+        seen[bounded] += 1
+        if not bounded:
+            assert len(set(model.predict(X))) == 1
+            assert model.predict(X[:1])[0] == (1 if b_bias < 0 else 0)
+    assert seen[True] > 100 and seen[False] > 5
 
 
 def test_cms11_privacy_parameters():

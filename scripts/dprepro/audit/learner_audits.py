@@ -13,7 +13,6 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.special import expit
 
 from dprepro.audit.bound import (
     DEFAULT_LEVEL,
@@ -26,7 +25,11 @@ from dprepro.audit.bound import (
     _threshold_audit,
 )
 from dprepro.learners.accounting import objective_perturbation_epsilon, ssp_epsilon
-from dprepro.learners.logistic_regression import DPLogisticRegression
+from dprepro.learners.logistic_regression import (
+    DPLogisticRegression,
+    gradient_hessian,
+    minimise_perturbed_objectives,
+)
 from dprepro.learners.noise import (
     objective_perturbation_noise_draws,
     psd_repair,
@@ -49,76 +52,18 @@ def _distinct_terms(A, s) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return pairs[:, :-1], pairs[:, -1], counts.astype(float)
 
 
-def _op_objective(W, A, s, counts, alpha, mask, B):
-    margins = (W @ A.T) * s
-    return (
-        np.logaddexp(0.0, -margins) @ counts
-        + 0.5 * alpha * np.sum(mask * W * W, axis=1)
-        + np.sum(B * W, axis=1)
-    )
-
-
-def _op_gradient_hessian(W, A, s, counts, alpha, mask):
-    """Gradient (without the noise term) and Hessian of the sum-form objective, per row of W.
-
-    ``A``, ``s``, ``counts``: the distinct terms of the loss (:func:`_distinct_terms`).
-    """
-    margins = (W @ A.T) * s
-    sig = expit(-margins)
-    grad = -(sig * (s * counts)) @ A + alpha * mask * W
-    curv = sig * (1.0 - sig) * counts
-    # Σ_n curv_mn a_n a_nᵀ as one matrix product with the terms' outer products
-    outer = (A[:, :, None] * A[:, None, :]).reshape(A.shape[0], -1)
-    hess = (curv @ outer).reshape(-1, A.shape[1], A.shape[1]) + np.diag(alpha * mask)
-    return grad, hess
-
-
 def _op_fit_batch(A, s, alpha, mask, B, *, max_iter: int = 100) -> tuple[np.ndarray, np.ndarray]:
     r"""Minimise :math:`J_b(w)` for every row ``b`` of ``B`` at once.
 
     :math:`J_b(w) = \sum_i \log(1 + e^{-s_i w^\top a_i}) + \frac\alpha2 \|Pw\|^2 + b^\top w`,
-    by damped Newton steps with Armijo backtracking.
-
-    The same objective as :meth:`DPLogisticRegression.fit` (which uses
-    L-BFGS); returns ``(W, converged)``.
+    the objective of :meth:`DPLogisticRegression.fit`, by its minimiser
+    (:func:`~dprepro.learners.logistic_regression.minimise_perturbed_objectives`) over the
+    distinct terms of the loss; returns ``(W, converged)``.
     """
     A, s, counts = _distinct_terms(A, s)
-    m, p = B.shape
-    W = np.zeros((m, p))
-    converged = np.zeros(m, dtype=bool)
-    active = np.arange(m)
     gscale = 1.0 + np.linalg.norm(B, axis=1) + counts.sum()  # + the number of rows
-    eye = np.eye(p)
-    for _ in range(max_iter):
-        grad, hess = _op_gradient_hessian(W[active], A, s, counts, alpha, mask)
-        grad = grad + B[active]
-        done = np.linalg.norm(grad, axis=1) <= 1e-10 * gscale[active]
-        converged[active[done]] = True
-        active, grad, hess = active[~done], grad[~done], hess[~done]
-        if active.size == 0:
-            break
-        step = np.linalg.solve(hess + 1e-12 * eye, grad[..., None])[..., 0]
-        tiny = np.linalg.norm(step, axis=1) <= 1e-12 * (1.0 + np.linalg.norm(W[active], axis=1))
-        converged[active[tiny]] = True
-        active, grad, step = active[~tiny], grad[~tiny], step[~tiny]
-        if active.size == 0:
-            break
-        w0, b0 = W[active], B[active]
-        j0 = _op_objective(w0, A, s, counts, alpha, mask, b0)
-        slope = np.sum(grad * step, axis=1)
-        # near the optimum the decrease is below the rounding of J: take the full Newton step
-        exact = slope <= 1e-12 * (1.0 + np.abs(j0))
-        t = np.ones(active.size)
-        bad = ~exact
-        for _ in range(50):
-            idx = np.flatnonzero(bad)
-            if idx.size == 0:
-                break
-            j1 = _op_objective(w0[idx] - t[idx, None] * step[idx], A, s, counts, alpha, mask,
-                              b0[idx])
-            bad[idx] = j1 > j0[idx] - 1e-4 * t[idx] * slope[idx]
-            t[bad] *= 0.5
-        W[active] = w0 - t[:, None] * step
+    W, converged, _ = minimise_perturbed_objectives(A, s, counts, alpha, mask, B,
+                                                    gtol=1e-10 * gscale, max_iter=max_iter)
     return W, converged
 
 
@@ -130,7 +75,7 @@ def _op_log_density(W, A, s, alpha, mask, eps_noise):
     :math:`\nu(b) \propto e^{-\varepsilon' \|b\|/2}`, so
     :math:`\log p(w) = -\tfrac{\varepsilon'}{2}\|\nabla L(w)\| + \log\det H(w) + C`.
     """
-    grad, hess = _op_gradient_hessian(W, *_distinct_terms(A, s), alpha, mask)
+    grad, hess = gradient_hessian(W, *_distinct_terms(A, s), alpha, mask)
     sign, logdet = np.linalg.slogdet(hess)
     logdet = np.where(sign > 0, logdet, -np.inf)
     return -0.5 * eps_noise * np.linalg.norm(grad, axis=1) + logdet
@@ -223,7 +168,7 @@ def audit_objective_perturbation(
     In the ``"paper"`` variant the bias is unpenalised, so :math:`J` is
     unbounded below when :math:`b_\text{bias} \notin (-\sum_{y_i=0} a_{i,0},
     \sum_{y_i=1} a_{i,0})`: the mechanism has no output then (the library's
-    L-BFGS returns weights of norm ~1e17). Those draws are counted in no event
+    fit runs away along the bias and says ``converged_ = False``). Those draws are counted in no event
     (a valid post-processing of the output "no minimiser"); their share is in
     the note. This is also why the variant fails: :math:`D` has one more
     positive row than :math:`D'`, so for :math:`b_\text{bias}` between

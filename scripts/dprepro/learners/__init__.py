@@ -35,7 +35,14 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "lasso_coef",
         ],
         "linear_regression": ["SSPLinearRegression"],
-        "logistic_regression": ["DPLogisticRegression", "clip_rows_to_unit_ball"],
+        "logistic_regression": [
+            "DPLogisticRegression",
+            "PendingFits",
+            "clip_rows_to_unit_ball",
+            "fit_models",
+            "gradient_hessian",
+            "minimise_perturbed_objectives",
+        ],
         "metrics": ["probabilistic_c_index", "spearman"],
         "noise": [
             "objective_perturbation_noise",

@@ -128,6 +128,8 @@ def cancer_type_experiment(
     """
     from sklearn.model_selection import StratifiedKFold
 
+    from dprepro.learners.logistic_regression import PendingFits
+
     seeds = sorted(private)
     splits_of = {e: budget_split(e, feature_selection=selection is not None) for e in epsilons}
     records = {}
@@ -146,6 +148,9 @@ def cancer_type_experiment(
                 for s in seeds for e in epsilons}
         correct = {(s, e): 0 for s in seeds for e in epsilons}
         parts = []  # k of each fold's feature selection (its Laplace scale is 4m/(k ε_sel))
+        # every fit of the case is queued (its noise drawn in the order of a loop of fits,
+        # after the selection's draws) and minimised together; predictions follow
+        pending, tests = PendingFits(), []
         for train, test in splits:
             tr, te = idx[train], idx[test]
             if selection is not None:
@@ -166,11 +171,13 @@ def cancer_type_experiment(
                         Xtr, Xte = X[tr], X[te]
                         scale = scales[s]
                     model = cancer_learner(split, variant=variant, l2=l2, scale=scale, rng=rng)
-                    model.fit(Xtr, y[train])
-                    correct[(s, e)] += int(np.sum(model.predict(Xte) == y[test]))
+                    pending.add(model, Xtr, y[train])
+                    tests.append(((s, e), Xte, y[test]))
                     records[(s, e)] = cancer_privacy(split, model, mapping=mapping,
                                                      selection=selection,
                                                      automatic_cases=automatic_cases)
+        for model, (key, Xte, yte) in zip(pending.solve(), tests, strict=True):
+            correct[key] += int(np.sum(model.predict(Xte) == yte))
         dim = selection.n_select if selection is not None else private[seeds[0]].shape[1]
         # always predicting the larger lineage: the bar an unbalanced pair must clear
         majority = float(max(np.mean(y), 1 - np.mean(y)))

@@ -190,29 +190,33 @@ def dp_pair_score(Z_fit: np.ndarray, Z_val: np.ndarray, labels: Sequence, pairs,
         raise ValueError(f"noise_draws must be a positive integer, got {noise_draws!r}")
     from sklearn.model_selection import StratifiedKFold
 
-    from dprepro.learners.logistic_regression import DPLogisticRegression
+    from dprepro.learners.logistic_regression import DPLogisticRegression, PendingFits
     from dprepro.studies.repr_transfer.baselines import mean_row_norm
 
     labels = np.asarray(labels, dtype=object)
     scale = mean_row_norm(Z_fit)
-    accs = []
+    draws = int(noise_draws) if math.isfinite(epsilon) else 1
+    # every fit queued (each pair's noise drawn fold after fold, as a loop of fits would)
+    # and minimised together
+    pending, tests, sizes = PendingFits(), [], []
     for a, b in pairs:
         idx = np.flatnonzero(np.isin(labels, [a, b]))
         y = (labels[idx] == b).astype(int)
         skf = StratifiedKFold(n_splits=folds, shuffle=True,
                               random_state=stream_int(base_seed, f"search/folds/{a} vs {b}"))
         splits = list(skf.split(np.zeros(len(idx)), y))
-        draws = int(noise_draws) if math.isfinite(epsilon) else 1
-        correct = 0
         for d in range(draws):
             rng = stream_rng(base_seed, f"{stream}/{a} vs {b}" + (f"/draw{d}" if d else ""))
             for train, test in splits:
                 model = DPLogisticRegression(epsilon, l2=l2, scale=scale, variant=variant,
                                              rng=rng if math.isfinite(epsilon) else None)
-                model.fit(Z_val[idx[train]], y[train])
-                correct += int(np.sum(model.predict(Z_val[idx[test]]) == y[test]))
-        accs.append(correct / (len(idx) * draws))
-    accs = np.asarray(accs)
+                pending.add(model, Z_val[idx[train]], y[train])
+                tests.append((len(sizes), Z_val[idx[test]], y[test]))
+        sizes.append(len(idx) * draws)
+    correct = np.zeros(len(sizes))
+    for model, (pair, Z_test, y_test) in zip(pending.solve(), tests, strict=True):
+        correct[pair] += int(np.sum(model.predict(Z_test) == y_test))
+    accs = correct / np.asarray(sizes, dtype=float)
     return {"score": float(accs.mean()),
             "score_se": float(accs.std(ddof=1) / math.sqrt(len(accs))) if len(accs) > 1 else 0.0,
             "n_pairs": len(accs), "accuracies": [float(a) for a in accs]}
