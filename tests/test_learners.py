@@ -194,7 +194,7 @@ def test_fits_solved_together_equal_fits_one_by_one_and_draw_alike():
         models.append(pending.add(DPLogisticRegression(eps, variant=variant, rng=rng if eps <
                                                        np.inf else None), X, y))
     assert pending.solve() == models
-    for alone, together in zip(one_by_one, models):
+    for alone, together in zip(one_by_one, models, strict=True):
         np.testing.assert_array_equal(together.noise_, alone.noise_)
         assert together.converged_ == alone.converged_
         if alone.converged_:

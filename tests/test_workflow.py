@@ -19,7 +19,7 @@ from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.runtime.study_registry import privacy_boundary
 from helpers import background, snakerun
 from helpers.dryruns import SHIPPED_CONFIGS
-from helpers.smallruns import SMALL
+from helpers.smallruns import FIGURE_RULES, SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
 pytestmark = pytest.mark.workflow
@@ -275,6 +275,17 @@ def test_tables_are_byte_identical_across_runs_and_cores(runs, killed_run):
         p.name for p in a if p.parent.parent.name == "repr_transfer"}
     for left, right in zip(a, b, strict=True):
         assert left.read_bytes() == right.read_bytes(), left.name
+
+
+def test_the_figure_free_run_leaves_out_exactly_the_rules_that_draw_figures(runs, killed_run):
+    """helpers.smallruns.FIGURE_RULES (what the --cores 1 run omits) are the rules of the
+    --cores 2 run's PNG and PDF files, read from their sidecars; the --cores 1 run drew none."""
+    drawn = {json.loads(sidecar.read_text())["rule"]
+             for suffix in ("png", "pdf")
+             for sidecar in (runs["2"] / "results").rglob(f"*.{suffix}.prov.json")}
+    assert drawn == set(FIGURE_RULES)
+    cores1, _ = killed_run
+    assert not [p for suffix in ("png", "pdf") for p in (cores1 / "results").rglob(f"*.{suffix}")]
 
 
 def test_merged_claims_table_states_every_interval_and_how_it_was_obtained(runs):

@@ -168,9 +168,9 @@ def audit_objective_perturbation(
     In the ``"paper"`` variant the bias is unpenalised, so :math:`J` is
     unbounded below when :math:`b_\text{bias} \notin (-\sum_{y_i=0} a_{i,0},
     \sum_{y_i=1} a_{i,0})`: the mechanism has no output then (the library's
-    fit runs away along the bias and says ``converged_ = False``). Those draws are counted in no event
-    (a valid post-processing of the output "no minimiser"); their share is in
-    the note. This is also why the variant fails: :math:`D` has one more
+    fit runs away along the bias and sets ``converged_ = False``). Those draws are
+    counted in no event (a valid post-processing of the output "no minimiser");
+    their share is in the note. This is also why the variant fails: :math:`D` has one more
     positive row than :math:`D'`, so for :math:`b_\text{bias}` between
     :math:`n'_+/\sqrt2` and :math:`n_+/\sqrt2` the minimiser exists under
     :math:`D` (a large negative bias balanced by the row :math:`x = 1`) while
