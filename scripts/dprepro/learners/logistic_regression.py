@@ -31,6 +31,7 @@ Bioinformatics 35(14), i218-i224. Code: github.com/DPBayes/dp-representation-tra
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 from scipy.special import expit
@@ -129,14 +130,18 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         Required when ``epsilon`` is finite.
     tol : float, default 1e-10
         Stop when :math:`\lVert\nabla J(w)\rVert \le` ``tol`` :math:`(1 + \lVert b\rVert + n)`
-        (:func:`minimise_perturbed_objectives`, Newton's method).
+        or when a Newton step falls below rounding (:func:`minimise_perturbed_objectives`).
+    max_iter : int, default 1000
+        Newton steps allowed (a fit that has a minimiser and does not reach it warns;
+        about 5-25 steps at the penalties used here).
 
     Attributes
     ----------
     classes_ : ndarray of shape (2,)
         Sorted labels; ``classes_[1]`` is the positive class.
     weights_ : ndarray of shape (n_features + 1,)
-        Minimiser :math:`w` in the augmented (clipped, /√2) space; last entry bias.
+        Minimiser :math:`w` in the augmented (clipped, /√2) space, last entry the
+        bias (the last iterate when ``converged_`` is False).
     coef_ : ndarray of shape (1, n_features)
         ``weights_[:-1] / sqrt(2)``, acting on the scaled, clipped rows.
     intercept_ : ndarray of shape (1,)
@@ -147,12 +152,15 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         :math:`\epsilon'` and the total penalty actually used.
     n_features_in_ : int
     n_iter_ : int
-        Newton steps taken.
+        Newton systems solved.
+    has_minimiser_ : bool
+        False when :math:`J` is unbounded below: in the ``"paper"`` variant the bias
+        is unpenalised, so once the bias coordinate of :math:`b` leaves
+        :math:`(-\sum_{s_i<0} a_{i,\mathrm{bias}}, \sum_{s_i>0} a_{i,\mathrm{bias}})`
+        (one class's rows) the weights run away along the bias for 100 Newton steps
+        and every row is predicted as one class (the mechanism's output then).
     converged_ : bool
-        False when :math:`J` has no minimiser: in the ``"paper"`` variant the bias
-        is unpenalised, so :math:`J` is unbounded below once the bias coordinate of
-        :math:`b` outweighs one class's rows; the weights then grow along the bias
-        and every row is predicted as one class (the mechanism's output in that case).
+        Whether the minimiser was reached (never when ``has_minimiser_`` is False).
     """
 
     def __init__(
@@ -164,6 +172,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         variant: str = "paper",
         rng: np.random.Generator | None = None,
         tol: float = 1e-10,
+        max_iter: int = 1000,
     ):
         self.epsilon = epsilon
         self.l2 = l2
@@ -171,6 +180,7 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.variant = variant
         self.rng = rng
         self.tol = tol
+        self.max_iter = max_iter
         self._validate_params()
 
     def _validate_params(self) -> None:
@@ -178,6 +188,9 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         check_positive("l2", self.l2)
         check_positive("scale", self.scale)
         check_positive("tol", self.tol)
+        if isinstance(self.max_iter, bool) or not isinstance(self.max_iter, int | np.integer) \
+                or self.max_iter < 1:
+            raise ValueError(f"max_iter must be a positive integer, got {self.max_iter!r}")
         if self.variant not in ("paper", "cms11"):
             raise ValueError(f"variant must be 'paper' or 'cms11', got {self.variant!r}")
         check_rng(self.rng, eps)
@@ -223,12 +236,18 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         mask = np.ones(p)
         if self.variant == "paper":
             mask[-1] = 0.0  # the authors leave the bias unpenalised
-        return {"A": A, "signs": np.where(y == classes[1], 1.0, -1.0), "classes": classes,
-                "b": b, "alpha": alpha, "mask": mask, "eps_noise": eps_noise}
+        signs = np.where(y == classes[1], 1.0, -1.0)
+        # recession along the unpenalised bias: J is bounded below only inside this interval
+        bounded = mask[-1] > 0 or (
+            -A[signs < 0, -1].sum() < b[-1] < A[signs > 0, -1].sum())
+        return {"A": A, "signs": signs, "classes": classes, "b": b, "alpha": alpha,
+                "mask": mask, "eps_noise": eps_noise, "bounded": bool(bounded),
+                "tol": float(self.tol),
+                "max_iter": int(self.max_iter) if bounded else _UNBOUNDED_STEPS}
 
     def _set_fitted(self, problem: dict, w: np.ndarray, converged: bool, n_iter: int) -> None:
         self.classes_ = problem["classes"]
-        self.weights_ = w
+        self.weights_ = np.array(w)
         self.coef_ = (w[:-1] / math.sqrt(2.0))[None, :]
         self.intercept_ = np.array([w[-1] / math.sqrt(2.0)])
         self.noise_ = problem["b"]
@@ -236,7 +255,8 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
         self.l2_effective_ = problem["alpha"]
         self.n_features_in_ = w.size - 1
         self.n_iter_ = int(n_iter)
-        self.converged_ = bool(converged)
+        self.has_minimiser_ = problem["bounded"]
+        self.converged_ = bool(converged) and problem["bounded"]
 
     def _check_fitted(self) -> None:
         if not hasattr(self, "weights_"):
@@ -259,7 +279,6 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def predict(self, X) -> np.ndarray:
         return self.classes_[(self.decision_function(X) > 0).astype(int)]
-
 
 
 # --------------------------------------------------------------------------- #
@@ -297,7 +316,7 @@ def gradient_hessian(W, A, signs, counts, alpha, mask):
     return grad + alpha[:, None] * mask * W, hess + alpha[:, None, None] * np.diag(mask)
 
 
-def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max_iter: int = 100):
+def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max_iter=100):
     r"""Minimise, for every row :math:`b_k` of ``B`` at once,
 
     .. math::
@@ -307,9 +326,10 @@ def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max
 
     the objective of :class:`DPLogisticRegression` (:math:`c_i` counts equal rows;
     0 pads a shorter problem), by damped Newton steps with Armijo backtracking.
-    :math:`J_k` is strictly convex, so Newton's method converges quadratically:
-    a handful of steps, each a few array products over all problems, instead of
-    one quasi-Newton solve per problem.
+    Where a minimiser exists :math:`J_k` is strictly convex and Newton's method
+    converges quadratically near it: some 5-25 steps at the penalties used here
+    (many more at tiny α), each a few array products over all problems, instead
+    of one quasi-Newton solve per problem.
 
     Parameters
     ----------
@@ -318,13 +338,15 @@ def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max
     signs, counts : ndarray of shape (n,) or (m, n), like ``A``
         Labels :math:`s_i \in \{-1, 1\}` and weights :math:`c_i \ge 0`.
     alpha : float or ndarray of shape (m,)
+        The penalty :math:`\alpha_k` of each problem.
     mask : ndarray of shape (p,)
         Diagonal of :math:`P` (1 = penalised).
     B : ndarray of shape (m, p)
     gtol : float or ndarray of shape (m,)
         Stop a problem once :math:`\lVert\nabla J_k\rVert \le` ``gtol``, or once the
         Newton step is below :math:`10^{-12}(1 + \lVert w\rVert)` (rounding).
-    max_iter : int, default 100
+    max_iter : int or ndarray of int, shape (m,), default 100
+        Newton systems each problem may solve.
 
     Returns
     -------
@@ -337,6 +359,7 @@ def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max
     m, p = B.shape
     alpha = np.broadcast_to(np.asarray(alpha, dtype=float), (m,))
     gtol = np.broadcast_to(np.asarray(gtol, dtype=float), (m,))
+    max_iter = np.broadcast_to(np.asarray(max_iter, dtype=int), (m,))
     shared = A.ndim == 2
 
     def rows(x, idx):  # per-problem arrays follow the active problems; shared ones stay
@@ -347,7 +370,10 @@ def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max
     n_iter = np.zeros(m, dtype=int)
     active = np.arange(m)
     eye = np.eye(p)
-    for _ in range(max_iter):
+    for _ in range(int(max_iter.max(initial=0))):
+        active = active[n_iter[active] < max_iter[active]]
+        if active.size == 0:
+            break
         data = rows(A, active), rows(signs, active), rows(counts, active)
         grad, hess = gradient_hessian(W[active], *data, alpha[active], mask)
         grad = grad + B[active]
@@ -386,6 +412,9 @@ def minimise_perturbed_objectives(A, signs, counts, alpha, mask, B, *, gtol, max
 
 #: Problems solved together hold at most this many entries of their stacked rows (~32 MB).
 _BATCH_ENTRIES = 1 << 22
+#: Newton steps of a fit whose objective has no minimiser: its weights run away along the
+#: bias (to a norm of about 1e14), which fixes every prediction to one class.
+_UNBOUNDED_STEPS = 100
 
 
 class PendingFits:
@@ -396,7 +425,7 @@ class PendingFits:
     loop of ``add`` calls consumes every generator exactly as a loop of ``fit``
     calls would, draws of other mechanisms in between included. :meth:`solve`
     then minimises every objective at once (:func:`minimise_perturbed_objectives`;
-    problems of one width stacked, shorter ones padded with rows of weight 0) and
+    problems of one shape stacked, so each equals its fit alone to the bit) and
     leaves each model fitted.
 
     Examples
@@ -413,6 +442,8 @@ class PendingFits:
 
     def add(self, model: DPLogisticRegression, X, y) -> DPLogisticRegression:
         """Queue ``model``'s fit on ``(X, y)``, its noise drawn now; returns ``model``."""
+        if any(queued is model for queued in self._models):
+            raise ValueError("this model is queued already: one pending fit per model")
         self._problems.append(model._problem(X, y))
         self._models.append(model)
         return model
@@ -421,30 +452,33 @@ class PendingFits:
         """Minimise every queued objective; the models, fitted, in the order added."""
         models, problems = self._models, self._problems
         self._models, self._problems = [], []
+        # problems of one shape are stacked (no padding: each fit's sums run as in a fit
+        # of its own, so a fit solved here equals one solved alone, to the bit)
         groups: dict[tuple, list[int]] = {}
         for k, problem in enumerate(problems):
-            groups.setdefault((problem["A"].shape[1], tuple(problem["mask"])), []).append(k)
-        for (p, mask), members in groups.items():
-            n = max(problems[k]["A"].shape[0] for k in members)
+            groups.setdefault((*problem["A"].shape, tuple(problem["mask"])), []).append(k)
+        for (n, p, mask), members in groups.items():
             size = max(1, _BATCH_ENTRIES // (n * p))
             for start in range(0, len(members), size):
                 chunk = members[start:start + size]
-                A = np.zeros((len(chunk), n, p))
-                signs = np.zeros((len(chunk), n))
-                counts = np.zeros((len(chunk), n))
-                for row, k in enumerate(chunk):
-                    rows_k = problems[k]["A"].shape[0]
-                    A[row, :rows_k] = problems[k]["A"]
-                    signs[row, :rows_k] = problems[k]["signs"]
-                    counts[row, :rows_k] = 1.0
+                A = np.stack([problems[k]["A"] for k in chunk])
+                signs = np.stack([problems[k]["signs"] for k in chunk])
                 B = np.array([problems[k]["b"] for k in chunk])
-                tol = np.array([models[k].tol for k in chunk])
+                tol = np.array([problems[k]["tol"] for k in chunk])
                 W, converged, n_iter = minimise_perturbed_objectives(
-                    A, signs, counts, np.array([problems[k]["alpha"] for k in chunk]),
-                    np.array(mask), B,
-                    gtol=tol * (1.0 + np.linalg.norm(B, axis=1) + counts.sum(axis=1)))
+                    A, signs, np.ones_like(signs),
+                    np.array([problems[k]["alpha"] for k in chunk]), np.array(mask), B,
+                    gtol=tol * (1.0 + np.linalg.norm(B, axis=1) + n),
+                    max_iter=np.array([problems[k]["max_iter"] for k in chunk]))
                 for row, k in enumerate(chunk):
                     models[k]._set_fitted(problems[k], W[row], converged[row], n_iter[row])
+        stuck = [k for k, model in enumerate(models)
+                 if problems[k]["bounded"] and not model.converged_]
+        if stuck:
+            warnings.warn(f"{len(stuck)} of {len(models)} DP logistic fits stopped after "
+                          f"max_iter Newton steps short of their minimiser (first: fit "
+                          f"{stuck[0]}, max_iter={problems[stuck[0]]['max_iter']}); raise "
+                          "max_iter", RuntimeWarning, stacklevel=2)
         return models
 
 
