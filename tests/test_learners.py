@@ -17,7 +17,7 @@ from sklearn.linear_model import LogisticRegression
 from dprepro.learners.clipping import ssp_clipping_weights
 from dprepro.learners.feature_selection import dp_select_features, select_columns
 from dprepro.learners.linear_regression import SSPLinearRegression
-from dprepro.learners.logistic_regression import DPLogisticRegression, PendingFits, fit_models
+from dprepro.learners.logistic_regression import DPLogisticRegression, PendingFits
 from dprepro.learners.noise import (
     objective_perturbation_noise,
     objective_perturbation_noise_draws,
@@ -201,7 +201,7 @@ def test_fits_solved_together_equal_fits_one_by_one_and_draw_alike():
         np.testing.assert_array_equal(together.weights_, alone.weights_)
     X, y = _logistic_data(seed=6, n=50)
     model = DPLogisticRegression(np.inf)
-    assert fit_models([model], [(X, y)])[0].converged_
+    assert model.fit(X, y).converged_
     with pytest.raises(ValueError, match="queued already"):
         pending = PendingFits()
         pending.add(model, X, y)
@@ -213,9 +213,10 @@ def test_fits_split_into_chunks_equal_fits_in_one_stack(monkeypatch):
 
     X, y = _logistic_data(seed=8, n=90, d=5)
     def fitted():
-        return [m.weights_ for m in fit_models(
-            [DPLogisticRegression(1.0, rng=np.random.default_rng(seed)) for seed in range(9)],
-            [(X, y)] * 9)]
+        pending = PendingFits()
+        for seed in range(9):
+            pending.add(DPLogisticRegression(1.0, rng=np.random.default_rng(seed)), X, y)
+        return [m.weights_ for m in pending.solve()]
     whole = fitted()
     monkeypatch.setattr(logistic_regression, "_BATCH_ENTRIES", 2 * 90 * 6)  # 2 fits a chunk
     np.testing.assert_array_equal(fitted(), whole)

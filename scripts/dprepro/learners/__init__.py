@@ -39,7 +39,6 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "DPLogisticRegression",
             "PendingFits",
             "clip_rows_to_unit_ball",
-            "fit_models",
             "gradient_hessian",
             "minimise_perturbed_objectives",
         ],

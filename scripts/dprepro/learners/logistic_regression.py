@@ -53,7 +53,6 @@ __all__ = [
     "DPLogisticRegression",
     "PendingFits",
     "clip_rows_to_unit_ball",
-    "fit_models",
     "gradient_hessian",
     "minimise_perturbed_objectives",
 ]
@@ -217,7 +216,9 @@ class DPLogisticRegression(ClassifierMixin, BaseEstimator):
 
     def fit(self, X, y):
         r"""Fit on rows ``X`` (n, d) and binary labels ``y`` (two distinct values)."""
-        return fit_models([self], [(X, y)])[0]
+        pending = PendingFits()
+        pending.add(self, X, y)
+        return pending.solve()[0]
 
     def _problem(self, X, y) -> dict:
         """Validate, bound the rows, draw the noise: what the minimisation needs."""
@@ -439,19 +440,21 @@ class PendingFits:
     def __init__(self):
         self._models: list[DPLogisticRegression] = []
         self._problems: list[dict] = []
+        self._queued: set[int] = set()  # ids of the queued models
 
     def add(self, model: DPLogisticRegression, X, y) -> DPLogisticRegression:
         """Queue ``model``'s fit on ``(X, y)``, its noise drawn now; returns ``model``."""
-        if any(queued is model for queued in self._models):
+        if id(model) in self._queued:
             raise ValueError("this model is queued already: one pending fit per model")
         self._problems.append(model._problem(X, y))
         self._models.append(model)
+        self._queued.add(id(model))
         return model
 
     def solve(self) -> list[DPLogisticRegression]:
         """Minimise every queued objective; the models, fitted, in the order added."""
         models, problems = self._models, self._problems
-        self._models, self._problems = [], []
+        self._models, self._problems, self._queued = [], [], set()
         # problems of one shape are stacked (no padding: each fit's sums run as in a fit
         # of its own, so a fit solved here equals one solved alone, to the bit)
         groups: dict[tuple, list[int]] = {}
@@ -481,11 +484,3 @@ class PendingFits:
                           "max_iter", RuntimeWarning, stacklevel=2)
         return models
 
-
-def fit_models(models, data) -> list[DPLogisticRegression]:
-    """Fit every model of ``models`` on its ``(X, y)`` of ``data`` (:class:`PendingFits`):
-    the fits of ``[model.fit(X, y) for ...]``, minimised together."""
-    pending = PendingFits()
-    for model, (X, y) in zip(models, data, strict=True):
-        pending.add(model, X, y)
-    return pending.solve()
