@@ -23,6 +23,7 @@ from dprepro.studies.ldp_indicators.simulation import (
     simulate_alphas,
     simulate_and_estimate,
     simulate_censored_regression,
+    split_alphas,
     true_conditional_cdf,
     true_event_probability,
 )
@@ -526,3 +527,22 @@ def test_mse_x_normalised_column_is_the_claims_statistic():
         assert value == pytest.approx(errors._ise[key].mean(), rel=1e-9), key
         # F(1 − F) < 1/4: the normalised IMSE is more than four times the raw one
         assert value > 4 * row["imse"]
+
+
+def test_split_alphas_gives_each_alpha_its_rows_then_the_references():
+    """Each α's frame is that α's private rows in file order, then the references, renumbered;
+    α in the order the file first shows them, and ``alphas`` keeps only those asked for."""
+    rng = np.random.default_rng(7)
+    alpha = rng.choice([0.5, np.nan, 2.0, 1.0], size=400)
+    frame = pd.DataFrame({"estimator": rng.choice(["a", "b"], size=400),
+                          "estimate": rng.normal(size=400),
+                          "draws": rng.integers(1, 5, size=400).astype(np.int32),
+                          "alpha": alpha})
+    references = frame[frame["alpha"].isna()]
+    split = split_alphas(frame)
+    assert list(split) == list(dict.fromkeys(alpha[~np.isnan(alpha)].tolist()))
+    for value, part in split.items():
+        expected = pd.concat([frame[frame["alpha"] == value], references], ignore_index=True)
+        pd.testing.assert_frame_equal(part, expected)
+    assert list(split_alphas(frame, alphas=[1, 0.5])) == [v for v in split if v in (1.0, 0.5)]
+    pd.testing.assert_frame_equal(split_alphas(frame, alphas=[2])[2.0], split[2.0])
