@@ -9,6 +9,7 @@ core that a run leaves idle or while SLURM waits.
 import re
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import pytest
@@ -51,16 +52,33 @@ def _background_runs(items) -> list[str]:
     return sorted(names, key=names.get)
 
 
+def _queue_background_runs(session) -> None:
+    """Queue the selected tests' background runs (tests/helpers/background.py), once."""
+    if getattr(session, "_background_started", False):
+        return
+    session._background_started = True
+    names = _background_runs(session.items)
+    if names:
+        background.start(names, lambda name: _run_dir(
+            session.config, "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
+
+
+def _grant_slots_as_the_long_runs_end() -> None:
+    """The background runs' first slot once the SLURM and ``--cores 1`` runs have ended,
+    the second once the ``--cores 2`` run has: they fill the cores those leave."""
+    slurmruns.join()
+    smallruns.join("1")
+    background.grant(1)
+    smallruns.join("2")
+    background.grant(2)
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
-    """At the first workflow test: start the selected tests' background runs
-    (tests/helpers/background.py), which then share the cores with the serial tests."""
-    if "workflow" in item.keywords and not getattr(item.session, "_background_started", False):
-        item.session._background_started = True
-        names = _background_runs(item.session.items)
-        if names:
-            background.start(names, lambda name: _run_dir(
-                item.session.config, "background-" + re.sub(r"[^A-Za-z0-9_.-]", "_", name)))
+    """At the first workflow test: every background run may run now (two at a time)."""
+    if "workflow" in item.keywords:
+        _queue_background_runs(item.session)
+        background.grant(2)
     _one_torch_thread()
 
 
@@ -98,6 +116,9 @@ def pytest_collection_finish(session):
         smallruns.start("2", _run_dir(session.config, "small_cores2"))
         if _needed(items, "killed_run"):
             smallruns.start("1", _run_dir(session.config, "small_cores1"))
+    _queue_background_runs(session)
+    threading.Thread(target=_grant_slots_as_the_long_runs_end, name="background-slots",
+                     daemon=True).start()
 
 
 def pytest_sessionfinish(session):

@@ -1,17 +1,24 @@
-"""Workflow runs that a test checks later, started when the workflow tests begin.
+"""Workflow runs that a test checks later, started before the workflow tests need them.
 
 The workflow tests run one after another, each waiting for its own Snakemake run, so
 one of the two cores mostly idled through them. The self-contained runs (their own
 inputs, servers and folders, no shared state) are registered here by name; conftest
-starts those whose tests are selected when the first workflow test begins, two at a time
-in worker threads (the long ones first, then in the tests' order), and each test then
-only waits for its run and checks it: a test that waits uses no core itself. A test run
-on its own (nothing started) runs its job inline. (Started right after collection
-instead, beside the small runs and the unit tests, they slowed the suite: 6:15.)
+queues those whose tests are selected once collection is done (the long ones first,
+then in the tests' order) and they run two at a time in worker threads, each test then
+only waiting for its run and checking it: a test that waits uses no core itself. A test
+run on its own (nothing queued) runs its job inline.
+
+A queued run starts only on a slot granted to it (:func:`grant`): conftest grants the
+first when the SLURM and ``--cores 1`` small runs have ended and the second when the
+``--cores 2`` run has, so the queue fills the cores those runs leave, not the cores they
+use; the first workflow test grants both. (Started right after collection beside the
+small runs and the unit tests, they slowed the suite: 6:15; started at the first
+workflow test, the cores idled for about 30 s between the small runs' end and it.)
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
@@ -21,6 +28,11 @@ _JOBS: dict[str, Callable[[Path], Any]] = {}
 _FUTURES: dict[str, Future] = {}
 _FOLDERS: dict[str, Path] = {}
 _POOL: ThreadPoolExecutor | None = None
+#: the runs' two slots: granted one by one (:func:`grant`), each held while a run runs
+_WORKERS = 2
+_SLOTS = threading.Semaphore(0)
+_GRANTED = 0
+_GRANT_LOCK = threading.Lock()
 
 
 def register(name: str):
@@ -36,15 +48,30 @@ def register(name: str):
 
 
 def start(names, mktemp: Callable[[str], Path]) -> None:
-    """Start the runs ``names`` (in this order, two at a time) in worker threads."""
+    """Queue the runs ``names`` (in this order, two at a time once :func:`grant` allows)
+    in worker threads; their folders are made here, in the calling thread."""
     global _POOL
     for name in names:
         if name in _FUTURES:
             continue
         if _POOL is None:
-            _POOL = ThreadPoolExecutor(max_workers=2, thread_name_prefix="background-run")
+            _POOL = ThreadPoolExecutor(max_workers=_WORKERS, thread_name_prefix="background-run")
         _FOLDERS[name] = mktemp(name)
-        _FUTURES[name] = _POOL.submit(_JOBS[name], _FOLDERS[name])
+        _FUTURES[name] = _POOL.submit(_on_a_slot, _JOBS[name], _FOLDERS[name])
+
+
+def _on_a_slot(job: Callable[[Path], Any], folder: Path):
+    with _SLOTS:
+        return job(folder)
+
+
+def grant(total: int) -> None:
+    """Let up to ``total`` (at most two) queued runs run at once; never takes slots back."""
+    global _GRANTED
+    with _GRANT_LOCK:
+        while _GRANTED < min(total, _WORKERS):
+            _GRANTED += 1
+            _SLOTS.release()
 
 
 def result(name: str, folder: Path):
@@ -56,6 +83,7 @@ def result(name: str, folder: Path):
     if future is None:
         _FOLDERS[name] = folder
         return _JOBS[name](folder)
+    grant(_WORKERS)  # a test waits for it: whatever else runs, let the queue run
     return future.result()
 
 
@@ -67,4 +95,5 @@ def folder(name: str) -> Path:
 def shutdown() -> None:
     """Wait for the runs still going (a session that ends early)."""
     if _POOL is not None:
+        grant(_WORKERS)  # a queued run still waiting for a slot is cancelled, not blocked
         _POOL.shutdown(wait=True, cancel_futures=True)

@@ -295,6 +295,13 @@ def wait(base: Path | None = None, timeout: float = LOCK_WAIT + 600 + RUN_TIMEOU
     return _SESSION.skip if _SESSION.skip is not None else _SESSION.result
 
 
+def join() -> None:
+    """Block until the SLURM session's runs have ended (at once if none started); their
+    outcome is :func:`wait`'s to report."""
+    if _SESSION is not None:
+        _SESSION.thread.join()
+
+
 def stop() -> None:
     if _SESSION is not None:
         _SESSION.stop()

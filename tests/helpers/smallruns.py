@@ -172,6 +172,14 @@ def wait(cores: str, work: Path | None = None) -> Path:
     return run.work
 
 
+def join(cores: str) -> None:
+    """Block until the run with ``--cores cores`` has ended (at once if it never started);
+    its outcome is :func:`wait`'s to report."""
+    run = _STARTED.get(cores)
+    if run is not None:
+        run.thread.join()
+
+
 def killed(cores: str = "1") -> dict:
     """The ``--cores 1`` run as it was when killed: ``returncode`` and ``tables`` (every
     CSV under results/, by path); after :func:`wait`."""
