@@ -1,6 +1,10 @@
 """Tests for dprepro.representations.pca (PCA, random projection, VAE, quantile mapping)."""
 
 import logging
+import os
+import subprocess
+import sys
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -14,6 +18,8 @@ from dprepro.representations.pca import fit_pca, truncate_pca
 from dprepro.representations.quantile import QuantileScaler, quantile_map
 from dprepro.representations.random_projection import RandomProjection
 from dprepro.representations.vae import VAE, VAERepresentation
+
+ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(scope="module")
@@ -300,25 +306,82 @@ def test_vae_same_seed_gives_identical_weights_and_outputs(lowrank, caplog):
     assert not np.array_equal(a.transform(test), c.transform(test))
 
 
-def test_vae_adam_updates_all_parameters_at_once_to_the_same_bits(lowrank, monkeypatch):
-    """The fit's Adam runs with foreach=True (one update over all parameters): the weights are
-    those of torch's per-parameter loop, bit for bit."""
+def test_vae_adam_steps_are_torch_adams_to_the_bit(lowrank, monkeypatch):
+    """The fit's Adam (AdamSteps: one update over all parameters at once) gives the weights of
+    torch.optim.Adam's per-parameter loop, bit for bit."""
+    import dprepro.representations.vae as vae_module
+
     train, _ = lowrank
     kw = dict(VAE_KW, max_epochs=4)
     seen = []
-    adam = torch.optim.Adam
 
-    def per_parameter(params, **options):
-        seen.append(options.get("foreach"))
-        return adam(params, **dict(options, foreach=False))
+    def torch_adam(params, *, lr):
+        seen.append(lr)
+        return torch.optim.Adam(params, lr=lr, foreach=False)
 
     a = VAERepresentation(3, random_state=5, device="cpu", **kw).fit(train)
-    monkeypatch.setattr(torch.optim, "Adam", per_parameter)
+    monkeypatch.setattr(vae_module, "AdamSteps", torch_adam)
     b = VAERepresentation(3, random_state=5, device="cpu", **kw).fit(train)
-    assert seen == [True]
+    assert len(seen) == 1
     sa, sb = a.model_.state_dict(), b.model_.state_dict()
     assert all(torch.equal(sa[k], sb[k]) for k in sa)
     assert a.history_ == b.history_
+
+
+def test_adam_steps_follow_torch_adam_including_parameters_without_a_gradient():
+    """Step by step against torch.optim.Adam(foreach=True): a parameter left without a
+    gradient stays, and its moments and step count start at its first gradient."""
+    from dprepro.representations.adam import AdamSteps
+
+    def model():
+        torch.manual_seed(3)
+        return torch.nn.ModuleDict({"a": torch.nn.Linear(6, 4), "b": torch.nn.Linear(4, 2)})
+
+    ours, theirs = model(), model()
+    steps = AdamSteps(ours.parameters(), lr=0.01, betas=(0.8, 0.99), eps=1e-6)
+    reference = torch.optim.Adam(theirs.parameters(), lr=0.01, betas=(0.8, 0.99), eps=1e-6,
+                                 foreach=True)
+    x = torch.randn(16, 6, generator=torch.Generator().manual_seed(4))
+    for step in range(12):
+        for net, opt in ((ours, steps), (theirs, reference)):
+            opt.zero_grad()
+            hidden = net["a"](x)
+            # "b" gets no gradient in the first five steps
+            loss = (hidden ** 2).mean() + (net["b"](hidden).sum() if step >= 5 else 0)
+            loss.backward()
+            opt.step()
+        for name, p in ours.named_parameters():
+            assert torch.equal(p, dict(theirs.named_parameters())[name]), (step, name)
+    # the step moved "b" only after it had a gradient
+    assert not torch.equal(ours["b"].weight, model()["b"].weight)
+
+
+@pytest.mark.parametrize("kwargs", [{"lr": 0}, {"lr": float("nan")}, {"lr": True},
+                                    {"lr": 0.1, "betas": (0.9, 1.0)},
+                                    {"lr": 0.1, "eps": -1.0}])
+def test_adam_steps_refuse_bad_settings(kwargs):
+    from dprepro.representations.adam import AdamSteps
+
+    with pytest.raises(ValueError, match=next(iter(k for k in kwargs if k != "lr"), "lr")):
+        AdamSteps(torch.nn.Linear(2, 2).parameters(), **kwargs)
+
+
+def test_a_vae_fit_does_not_import_torchdynamo(lowrank, tmp_path):
+    """torch.optim's Optimizer imports TorchDynamo (about as costly as torch): a fit in a
+    fresh interpreter leaves it out."""
+    train, _ = lowrank
+    np.save(tmp_path / "train.npy", train)
+    code = (
+        "import sys, numpy as np\n"
+        "from dprepro.representations.vae import VAERepresentation\n"
+        f"VAERepresentation(3, random_state=5, device='cpu', max_epochs=2)"
+        f".fit(np.load({str(tmp_path / 'train.npy')!r}))\n"
+        "print('torch._dynamo' in sys.modules)\n")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT / "scripts")},
+                          timeout=300)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout.strip().splitlines()[-1] == "False"
 
 
 def test_vae_module_shapes_and_variance_floor():

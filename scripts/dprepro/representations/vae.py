@@ -30,6 +30,7 @@ import torch.nn.functional as F
 from sklearn.base import BaseEstimator, TransformerMixin
 from torch import nn
 
+from dprepro.representations.adam import AdamSteps
 from dprepro.representations.base import (
     FeatureNamesMixin,
     FitBudgetExceeded,
@@ -193,7 +194,7 @@ class _FitData:
     """What one fit trains on: the model, its optimiser and noise stream, the device's rows."""
 
     model: VAE
-    optimizer: torch.optim.Optimizer
+    optimizer: AdamSteps
     gen_noise: torch.Generator
     hidden_dims: list
     u_train: torch.Tensor
@@ -413,12 +414,12 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
         if targets is not None:
             t_train = torch.from_numpy(targets[train_idx]).to(device)
             t_val = torch.from_numpy(targets[val_idx]).to(device)
-        # foreach: each update step's arithmetic on all parameters at once instead of a
+        # torch.optim.Adam(foreach=True)'s steps without its TorchDynamo import (1.4 CPU-s a
+        # job). foreach: each step's arithmetic on all parameters at once instead of a
         # Python loop over them (torch's CPU default); the same values bit for bit (tested),
         # ~1/3 of a CPU search's time was the per-parameter loop. (fused=True is faster still
         # but rounds differently.)
-        optimizer = torch.optim.Adam(model.parameters(), lr=float(self.learning_rate),
-                                     foreach=True)
+        optimizer = AdamSteps(model.parameters(), lr=float(self.learning_rate))
         return _FitData(
             model=model, optimizer=optimizer, gen_noise=gen_noise, hidden_dims=hidden_dims,
             u_train=torch.from_numpy(U[train_idx]).to(device),
@@ -508,7 +509,7 @@ class VAERepresentation(FeatureNamesMixin, TransformerMixin, BaseEstimator):
                 )
             rows = order[i : i + bs]
             target = None if data.t_train is None else data.t_train[rows]
-            data.optimizer.zero_grad(set_to_none=True)
+            data.optimizer.zero_grad()
             loss = self._loss(data.model, data.u_train[rows], target, data.gen_noise)
             loss.backward()
             data.optimizer.step()
