@@ -47,7 +47,6 @@ import numpy as np
 import pandas as pd
 
 from dprepro.runtime.privacy_record import non_private
-from dprepro.survival.inputs import normal_quantile
 
 __all__ = ["BEYOND", "CLAIMS_PRIVACY", "CLAIM_COLUMNS", "CLAIM_ORIGINS", "DATA_ORIGINS",
            "FAMILY", "VERDICTS", "Criterion", "Tolerance", "bootstrap_counts",
@@ -257,12 +256,16 @@ def newcombe_difference(x1: int, n1: int, x2: int, n2: int, *, level: float = 0.
     For a claim compared with a reference that is itself estimated (a permuted-label
     share, a second mechanism's share), so the interval covers both estimates' error.
     """
+    # scipy.special's normal quantile: scipy.stats.norm.ppf's numbers without importing
+    # scipy.stats (about 0.7 CPU-s of a claims job)
+    from scipy.special import ndtri
+
     for name, x, n in (("1", x1, n1), ("2", x2, n2)):
         if not (isinstance(n, (int, np.integer)) and n > 0 and 0 <= x <= n):
             raise ValueError(f"proportion {name}: need 0 <= x <= n and n > 0, got {x}/{n}")
     if not 0 < level < 1:
         raise ValueError(f"level must be in (0, 1), got {level}")
-    z = float(normal_quantile(0.5 + level / 2))
+    z = float(ndtri(0.5 + level / 2))
 
     def wilson(x, n):
         p = x / n

@@ -58,7 +58,6 @@ from dprepro.studies.rrr_survival.claim_helpers import (
     mean_distance,
     paper_or_beyond,
 )
-from dprepro.survival.inputs import normal_quantile
 
 __all__ = ["group_separation", "lnte_resets", "support_ends"]
 
@@ -331,8 +330,10 @@ def _rows(claims, dataset) -> int | None:
 
 def _welch(a: np.ndarray, b: np.ndarray) -> tuple[float, float, float]:
     """Difference of two independent means with its normal (Welch) 95 % interval."""
+    from scipy.special import ndtri  # scipy.stats.norm.ppf's numbers, without scipy.stats
+
     d = float(a.mean() - b.mean())
-    half = float(normal_quantile(0.975)) * float(np.sqrt(a.var(ddof=1) / a.size
+    half = float(ndtri(0.975)) * float(np.sqrt(a.var(ddof=1) / a.size
                                                    + b.var(ddof=1) / b.size))
     return d, d - half, d + half
 
