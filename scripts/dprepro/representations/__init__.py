@@ -1,5 +1,5 @@
-"""Representations learned on public data: PCA, random projection, the torch VAE, quantile
-normalisation.
+"""Representations learned on public data: PCA, random projection, the torch VAE (and its
+Adam steps), quantile normalisation.
 
 Its public names load their module on first use (:mod:`dprepro.runtime.exports`).
 """
@@ -9,6 +9,7 @@ from dprepro.runtime.exports import lazy_exports
 __all__, __getattr__, __dir__ = lazy_exports(
     __name__,
     {
+        "adam": ["AdamSteps"],
         "base": [
             "FeatureNamesMixin",
             "FitBudgetExceeded",
