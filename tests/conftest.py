@@ -125,9 +125,11 @@ def pytest_collection_finish(session):
 
 
 def pytest_sessionfinish(session):
-    background.shutdown()
+    # the runs nobody will check stop first, so they use no core while the queue's
+    # running runs are waited for
     smallruns.stop_unfinished()
     slurmruns.stop()
+    background.shutdown()
     snakerun.stop()
 
 

@@ -335,7 +335,10 @@ def test_adam_steps_follow_torch_adam_including_parameters_without_a_gradient():
 
     def model():
         torch.manual_seed(3)
-        return torch.nn.ModuleDict({"a": torch.nn.Linear(6, 4), "b": torch.nn.Linear(4, 2)})
+        # "b" (no gradient at first) between two that have one: state kept by a parameter's
+        # place among those with a gradient would give "c" the state of "b" and fail here
+        return torch.nn.ModuleDict({"a": torch.nn.Linear(6, 4), "b": torch.nn.Linear(4, 2),
+                                    "c": torch.nn.Linear(4, 3)})
 
     ours, theirs = model(), model()
     steps = AdamSteps(ours.parameters(), lr=0.01, betas=(0.8, 0.99), eps=1e-6)
@@ -347,7 +350,8 @@ def test_adam_steps_follow_torch_adam_including_parameters_without_a_gradient():
             opt.zero_grad()
             hidden = net["a"](x)
             # "b" gets no gradient in the first five steps
-            loss = (hidden ** 2).mean() + (net["b"](hidden).sum() if step >= 5 else 0)
+            loss = ((hidden ** 2).mean() + net["c"](hidden).pow(2).mean()
+                    + (net["b"](hidden).sum() if step >= 5 else 0))
             loss.backward()
             opt.step()
         for name, p in ours.named_parameters():
@@ -364,6 +368,22 @@ def test_adam_steps_refuse_bad_settings(kwargs):
 
     with pytest.raises(ValueError, match=next(iter(k for k in kwargs if k != "lr"), "lr")):
         AdamSteps(torch.nn.Linear(2, 2).parameters(), **kwargs)
+
+
+def test_adam_steps_refuse_what_torch_adam_cannot_step():
+    from dprepro.representations.adam import AdamSteps
+
+    layer = torch.nn.Linear(2, 2)
+    with pytest.raises(TypeError, match="one tensor"):
+        AdamSteps(layer.weight, lr=0.1)
+    with pytest.raises(TypeError, match="parameter 1 is a float"):
+        AdamSteps([layer.weight, 0.5], lr=0.1)
+    with pytest.raises(ValueError, match="not a leaf"):
+        AdamSteps([layer.weight * 2], lr=0.1)
+    with pytest.raises(ValueError, match="same parameter twice"):
+        AdamSteps([layer.weight, layer.bias, layer.weight], lr=0.1)
+    with pytest.raises(ValueError, match="no parameters"):
+        AdamSteps([], lr=0.1)
 
 
 def test_a_vae_fit_does_not_import_torchdynamo(lowrank, tmp_path):

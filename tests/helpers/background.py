@@ -33,6 +33,8 @@ _WORKERS = 2
 _SLOTS = threading.Semaphore(0)
 _GRANTED = 0
 _GRANT_LOCK = threading.Lock()
+#: set by :func:`shutdown`: a run that gets its slot after it does not start
+_CANCELLED = threading.Event()
 
 
 def register(name: str):
@@ -60,8 +62,16 @@ def start(names, mktemp: Callable[[str], Path]) -> None:
         _FUTURES[name] = _POOL.submit(_on_a_slot, _JOBS[name], _FOLDERS[name])
 
 
+class Cancelled(RuntimeError):
+    """A queued run that the session's end cancelled before it started."""
+
+
 def _on_a_slot(job: Callable[[Path], Any], folder: Path):
+    # the pool's two workers take the first two runs at once and wait here for a slot:
+    # cancel_futures cannot cancel those, so a session that ends early stops them here
     with _SLOTS:
+        if _CANCELLED.is_set():
+            raise Cancelled("the test session ended before this run started")
         return job(folder)
 
 
@@ -93,7 +103,9 @@ def folder(name: str) -> Path:
 
 
 def shutdown() -> None:
-    """Wait for the runs still going (a session that ends early)."""
+    """End the queue: runs not started yet are cancelled (a session that ends early, by
+    ``-x``, Ctrl-C or a collection error, starts none), runs going are waited for."""
     if _POOL is not None:
-        grant(_WORKERS)  # a queued run still waiting for a slot is cancelled, not blocked
+        _CANCELLED.set()
+        grant(_WORKERS)  # the workers waiting for a slot wake up, see the flag and return
         _POOL.shutdown(wait=True, cancel_futures=True)

@@ -49,6 +49,14 @@ class AdamSteps:
     References
     ----------
     Kingma, D. P. and Ba, J. (2015). Adam: a method for stochastic optimization. ICLR.
+
+    Raises
+    ------
+    TypeError
+        ``parameters`` is one tensor, or holds something that is not a tensor.
+    ValueError
+        No parameters, a non-leaf tensor or the same tensor twice; ``lr``, ``betas`` or
+        ``eps`` out of range.
     """
 
     def __init__(self, parameters: Iterable[torch.Tensor], *, lr: float,
@@ -60,9 +68,21 @@ class AdamSteps:
             raise ValueError(f"betas must be two numbers in [0, 1), got {betas!r}")
         if not (math.isfinite(eps) and eps >= 0):
             raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+        if isinstance(parameters, torch.Tensor):
+            # list() of one tensor would give its rows, views that never get a gradient
+            raise TypeError("parameters must be an iterable of tensors (model.parameters()), "
+                            "got one tensor")
         self.params = list(parameters)
         if not self.params:
             raise ValueError("AdamSteps got no parameters")
+        for i, p in enumerate(self.params):
+            if not isinstance(p, torch.Tensor):
+                raise TypeError(f"parameter {i} is a {type(p).__name__}, not a torch.Tensor")
+            if not p.is_leaf:
+                raise ValueError(f"parameter {i} is not a leaf tensor: it cannot be optimised")
+        if len({id(p) for p in self.params}) != len(self.params):
+            # each would get moments of its own and be stepped twice
+            raise ValueError("AdamSteps got the same parameter twice")
         self.lr, self.betas, self.eps = float(lr), (float(betas[0]), float(betas[1])), float(eps)
         # per parameter, made at its first gradient: (step count, m, v)
         self._state: dict[int, tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = {}

@@ -1,0 +1,66 @@
+"""The test session's queue of background runs (tests/helpers/background.py): a session
+that ends before granting a slot starts none of them, and a granted queue runs each once.
+
+Each case runs in a fresh interpreter: the queue is module state the session itself uses.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+SCRIPT = """
+import sys, tempfile
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from helpers import background
+
+ran = []
+for name in ("one", "two", "three"):
+    background.register(name)(lambda folder, name=name: ran.append(name) or name)
+background.start(["one", "two", "three"], lambda name: Path(tempfile.mkdtemp()))
+if {grant}:
+    background.grant(2)
+    print("results", [background.result(n, None) for n in ("one", "two", "three")])
+background.shutdown()
+outcomes = {{}}
+for name, future in background._FUTURES.items():
+    if future.cancelled():
+        outcomes[name] = "cancelled"
+    elif isinstance(future.exception(), background.Cancelled):
+        outcomes[name] = "not started"
+    else:
+        outcomes[name] = future.result()
+print("ran", sorted(ran))
+print("outcomes", outcomes)
+"""
+
+
+def _session(grant: bool) -> list[str]:
+    done = subprocess.run([sys.executable, "-c", SCRIPT.format(tests=str(ROOT / "tests"),
+                                                               grant=grant)],
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return done.stdout.splitlines()
+
+
+def test_a_session_that_ends_before_any_slot_is_granted_starts_no_run():
+    # the pool's two workers hold the first two runs, waiting for a slot, when it ends
+    # (or still in the pool's queue, where shutdown cancels them: which ones is up to the
+    # threads' timing, that none ran is not)
+    out = _session(grant=False)
+    assert out[0] == "ran []"
+    outcomes = ast.literal_eval(out[1].removeprefix("outcomes "))
+    assert set(outcomes) == {"one", "two", "three"}
+    assert set(outcomes.values()) <= {"not started", "cancelled"}, outcomes
+
+
+def test_granted_runs_each_run_once_and_give_their_results():
+    out = _session(grant=True)
+    assert out[0] == "results ['one', 'two', 'three']"
+    assert out[1] == "ran ['one', 'three', 'two']"  # each once (sorted by name)
+    assert out[2] == "outcomes {'one': 'one', 'two': 'two', 'three': 'three'}"
