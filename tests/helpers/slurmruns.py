@@ -160,6 +160,9 @@ class _Session:
         self.thread.start()
 
     def _main(self):
+        from .background import lower_priority
+
+        lower_priority()
         try:
             self.result = self._run()
         except _Skip as reason:

@@ -114,6 +114,10 @@ class _Run:
         return True
 
     def _main(self):
+        if self.cores == "1":
+            from .background import lower_priority
+
+            lower_priority()
         try:
             if self.cores == "1" and not self._kill_once():
                 return
