@@ -7,9 +7,13 @@ Each case runs in a fresh interpreter: the queue is module state the session its
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
+import threading
 from pathlib import Path
+
+from helpers import background
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -64,3 +68,20 @@ def test_granted_runs_each_run_once_and_give_their_results():
     assert out[0] == "results ['one', 'two', 'three']"
     assert out[1] == "ran ['one', 'three', 'two']"  # each once (sorted by name)
     assert out[2] == "outcomes {'one': 'one', 'two': 'two', 'three': 'three'}"
+
+
+def test_a_late_runs_thread_and_its_processes_run_nicer_than_the_test_process():
+    seen = {}
+
+    def start_a_run():
+        background.lower_priority()
+        seen["child"] = int(subprocess.run(["sh", "-c", "nice"], capture_output=True,
+                                           text=True, check=True).stdout)
+
+    own = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    thread = threading.Thread(target=start_a_run)
+    thread.start()
+    thread.join()
+    assert seen["child"] == min(19, own + background.BACKGROUND_NICE)
+    # the test process itself (this thread) keeps its priority
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
