@@ -31,6 +31,7 @@ from pathlib import Path
 
 import yaml
 
+from .background import lower_priority
 from .smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,8 +161,6 @@ class _Session:
         self.thread.start()
 
     def _main(self):
-        from .background import lower_priority
-
         lower_priority()
         try:
             self.result = self._run()

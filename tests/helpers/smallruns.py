@@ -27,6 +27,8 @@ from pathlib import Path
 
 import yaml
 
+from .background import lower_priority
+
 ROOT = Path(__file__).resolve().parents[2]
 SMALL_SOURCE = ROOT / "tests" / "data" / "small_config.yaml"
 
@@ -115,8 +117,6 @@ class _Run:
 
     def _main(self):
         if self.cores == "1":
-            from .background import lower_priority
-
             lower_priority()
         try:
             if self.cores == "1" and not self._kill_once():
