@@ -97,10 +97,12 @@ def run(work: Path, config: dict, *extra: str) -> subprocess.CompletedProcess:
 
 
 @background.register("run_folder")
-def _three_configurations(work: Path) -> dict:
+def _configurations_in_one_folder(work: Path) -> dict:
     """The runs of test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left
-    in one folder, one after another (a background run, tests/helpers/background.py): what
-    each left, read between them."""
+    in one folder, one after another (a background run, tests/helpers/background.py): a
+    configuration, a changed one, then the changed one again with remove_stale_outputs
+    (the README's recipe: it reruns only the run manifest); what each left, read between
+    them."""
     (work / "cohort").mkdir()
     shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", work / "cohort" / "toy.csv")
     figures = work / "results" / "rrr_survival" / "figures"
@@ -115,12 +117,16 @@ def _three_configurations(work: Path) -> dict:
         "listed": stale.read_text().split() if stale.exists() else None, "stdout": proc.stdout,
         "medians": pd.read_csv(work / "results/rrr_survival/tables/median_survival.csv"),
         "claims": pd.read_csv(work / "results" / "claims.csv")}
-    again = {**changed, "rrr_survival": {**changed["rrr_survival"], "epsilons": [1]},
-             "remove_stale_outputs": True}
-    run(work, again)
-    seen["again"] = {"stale_list": stale.exists(),
+    # the README's recipe: the same configuration again, with remove_stale_outputs
+    kept = figures / "figure2_toy_rrr_eps1.png"
+    before = kept.stat().st_mtime_ns
+    proc = run(work, {**changed, "remove_stale_outputs": True})
+    seen["again"] = {"stale_list": stale.exists(), "stdout": proc.stdout,
+                     "left": [name for name in seen["changed"]["listed"] or ()
+                              if (work / name).exists()],
                      "figures": {eps: (figures / f"figure2_toy_rrr_eps{eps}.png").exists()
-                                 for eps in (1, 2, 3)}}
+                                 for eps in (1, 2, 3)},
+                     "kept_rewritten": kept.stat().st_mtime_ns != before}
     return seen
 
 
@@ -142,5 +148,9 @@ def test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_l
     assert set(changed["medians"]["epsilon"].dropna()) == {1.0, 2.0}
     assert not changed["claims"]["claim_id"].str.contains("eps3").any()
 
+    # the flag removes exactly what was listed, and reruns no job of the study
+    assert f"dprepro: removed {len(listed)} files of earlier configurations" in again["stdout"]
+    assert again["left"] == []
     assert not again["stale_list"]
-    assert again["figures"] == {1: True, 2: False, 3: False}
+    assert again["figures"] == {1: True, 2: True, 3: False}
+    assert not again["kept_rewritten"]
