@@ -119,6 +119,9 @@ def pytest_collection_finish(session):
         smallruns.start("2", _run_dir(session.config, "small_cores2"))
         if _needed(items, "killed_run"):
             smallruns.start("1", _run_dir(session.config, "small_cores1"))
+    if any("workflow" in item.keywords for item in items):
+        # from this thread, before a background worker (at a lower priority) could
+        snakerun.start()
     _queue_background_runs(session)
     threading.Thread(target=_grant_slots_as_the_long_runs_end, name="background-slots",
                      daemon=True).start()

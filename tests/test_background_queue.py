@@ -13,7 +13,9 @@ import sys
 import threading
 from pathlib import Path
 
-from helpers import background
+import pytest
+
+from helpers import background, snakerun
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -85,3 +87,12 @@ def test_a_late_runs_thread_and_its_processes_run_nicer_than_the_test_process():
     assert seen["child"] == min(19, own + background.BACKGROUND_NICE)
     # the test process itself (this thread) keeps its priority
     assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == own
+
+
+@pytest.mark.workflow
+def test_the_dry_run_server_runs_at_the_test_process_priority():
+    """conftest starts it from the main thread: started from a queue worker, it and the
+    test process's own dry runs (its forks) would run nicer."""
+    server = snakerun.start()
+    assert (os.getpriority(os.PRIO_PROCESS, server.proc.pid)
+            == os.getpriority(os.PRIO_PROCESS, os.getpid()))

@@ -1,5 +1,6 @@
 """Runs of two configurations kept apart: run_name folders, and leftovers listed or removed."""
 
+import re
 import shutil
 import subprocess
 import sys
@@ -96,13 +97,19 @@ def run(work: Path, config: dict, *extra: str) -> subprocess.CompletedProcess:
     return proc
 
 
+def jobs_run(log: str) -> dict[str, int]:
+    """The rules a Snakemake run ran and how often: its "Job stats" table."""
+    table = log.split("Job stats:", 1)[1].split("total", 1)[0]
+    return {name: int(count) for name, count in re.findall(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
+
+
 @background.register("run_folder")
 def _configurations_in_one_folder(work: Path) -> dict:
     """The runs of test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left
     in one folder, one after another (a background run, tests/helpers/background.py): a
     configuration, a changed one, then the changed one again with remove_stale_outputs
-    (the README's recipe: it reruns only the run manifest); what each left, read between
-    them."""
+    (the README's recipe: only the two jobs that take the whole configuration as a
+    parameter rerun); what each left, read between them."""
     (work / "cohort").mkdir()
     shutil.copy(ROOT / "tests" / "data" / "toy_cohort.csv", work / "cohort" / "toy.csv")
     figures = work / "results" / "rrr_survival" / "figures"
@@ -126,7 +133,8 @@ def _configurations_in_one_folder(work: Path) -> dict:
                               if (work / name).exists()],
                      "figures": {eps: (figures / f"figure2_toy_rrr_eps{eps}.png").exists()
                                  for eps in (1, 2, 3)},
-                     "kept_rewritten": kept.stat().st_mtime_ns != before}
+                     "kept_rewritten": kept.stat().st_mtime_ns != before,
+                     "jobs": jobs_run(proc.stderr)}
     return seen
 
 
@@ -154,3 +162,4 @@ def test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_l
     assert not again["stale_list"]
     assert again["figures"] == {1: True, 2: True, 3: False}
     assert not again["kept_rewritten"]
+    assert again["jobs"] == {"all": 1, "report_introduction": 1, "run_manifest": 1}

@@ -67,12 +67,14 @@ class Cancelled(RuntimeError):
     """A queued run that the session's end cancelled before it started."""
 
 
-#: Niceness of the threads that start the runs checked late (the queue's, the ``--cores
-#: 1`` small run's, SLURM's), which their processes inherit. The test process and the
-#: ``--cores 2`` small run, which most workflow tests wait for, then get the cores first
-#: and the late runs fill what they leave: before, the late runs took half the cores all
-#: along and ended first, and the test process checked the small run alone on one core
-#: for the session's last 40 s (5:52-5:54 against 6:07-6:12, side by side).
+#: Niceness of the queue's worker threads, which the runs' processes inherit: the test
+#: process, which checks the small run meanwhile, gets the cores first and the queue fills
+#: what it leaves. Before, the queue took its share all along and ended first, and the
+#: test process then checked the small run alone on one core for the session's last 40 s
+#: (5:52-5:54 against 6:07-6:12, side by side). The small and SLURM runs are left alone:
+#: they run in sessions of their own (so that a timeout can kill the whole group), which a
+#: kernel with autogroup scheduling (most Linux distributions) weighs as groups whatever
+#: their processes' niceness.
 BACKGROUND_NICE = 10
 
 

@@ -31,7 +31,6 @@ from pathlib import Path
 
 import yaml
 
-from .background import lower_priority
 from .smallruns import SMALL
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -161,7 +160,6 @@ class _Session:
         self.thread.start()
 
     def _main(self):
-        lower_priority()
         try:
             self.result = self._run()
         except _Skip as reason:

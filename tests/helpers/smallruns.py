@@ -27,8 +27,6 @@ from pathlib import Path
 
 import yaml
 
-from .background import lower_priority
-
 ROOT = Path(__file__).resolve().parents[2]
 SMALL_SOURCE = ROOT / "tests" / "data" / "small_config.yaml"
 
@@ -116,8 +114,6 @@ class _Run:
         return True
 
     def _main(self):
-        if self.cores == "1":
-            lower_priority()
         try:
             if self.cores == "1" and not self._kill_once():
                 return

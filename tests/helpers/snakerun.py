@@ -135,15 +135,23 @@ class _Server:
         return started, ended
 
 
+def start() -> _Server:
+    """The server, started on first use. conftest starts it from the test process's main
+    thread when workflow tests are selected: started from a background run's worker
+    thread, it and every fork would inherit that thread's lower priority
+    (tests/helpers/background.py), the test process's own dry runs included."""
+    with _LOCK:
+        if "server" not in _STATE:
+            _STATE["server"] = _Server()
+        return _STATE["server"]
+
+
 def run(args: list[str], *, cwd: Path | str, timeout: float = 900
         ) -> subprocess.CompletedProcess:
     """``python -m snakemake *args`` in ``cwd`` with this process's environment (output
     captured, as text): the ``CompletedProcess`` ``subprocess.run`` gives, or
     ``TimeoutExpired`` past ``timeout`` (the fork then killed)."""
-    with _LOCK:
-        if "server" not in _STATE:
-            _STATE["server"] = _Server()
-        server = _STATE["server"]
+    server = start()
     with tempfile.TemporaryDirectory(prefix="dprepro-snakerun-") as folder:
         out, err = os.path.join(folder, "stdout"), os.path.join(folder, "stderr")
         started, ended = server.submit(str(Path(cwd).resolve()), out, err, list(args))
