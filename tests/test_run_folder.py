@@ -1,6 +1,5 @@
 """Runs of two configurations kept apart: run_name folders, and leftovers listed or removed."""
 
-import re
 import shutil
 import subprocess
 import sys
@@ -18,6 +17,7 @@ from dprepro.runtime.run_folder import (
     write_stale_list,
 )
 from helpers import background
+from helpers.recipes import planned_jobs
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -97,12 +97,6 @@ def run(work: Path, config: dict, *extra: str) -> subprocess.CompletedProcess:
     return proc
 
 
-def jobs_run(log: str) -> dict[str, int]:
-    """The rules a Snakemake run ran and how often: its "Job stats" table."""
-    table = log.split("Job stats:", 1)[1].split("total", 1)[0]
-    return {name: int(count) for name, count in re.findall(r"^(\w+)\s+(\d+)\s*$", table, re.M)}
-
-
 @background.register("run_folder")
 def _configurations_in_one_folder(work: Path) -> dict:
     """The runs of test_a_new_configuration_in_one_folder_lists_then_removes_what_the_old_one_left
@@ -134,7 +128,7 @@ def _configurations_in_one_folder(work: Path) -> dict:
                      "figures": {eps: (figures / f"figure2_toy_rrr_eps{eps}.png").exists()
                                  for eps in (1, 2, 3)},
                      "kept_rewritten": kept.stat().st_mtime_ns != before,
-                     "jobs": jobs_run(proc.stderr)}
+                     "jobs": planned_jobs(proc.stderr)}
     return seen
 
 

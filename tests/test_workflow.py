@@ -19,6 +19,7 @@ from dprepro.config.schema import fill_defaults, load_schema
 from dprepro.runtime.study_registry import privacy_boundary
 from helpers import background, snakerun
 from helpers.dryruns import SHIPPED_CONFIGS
+from helpers.recipes import planned_jobs as job_counts
 from helpers.smallruns import FIGURE_RULES, SMALL
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -41,19 +42,6 @@ def snakemake(*args, cwd=None, timeout=1500, check=True):
 
 #: options with which Snakemake runs no job (plans, or checks the rules)
 PLANNING = {"-n", "--dry-run", "--lint"}
-
-
-def job_counts(output: str) -> dict[str, int]:
-    """Parse the 'Job stats' table of a dry run."""
-    counts = {}
-    block = output.split("Job stats:", 1)[1] if "Job stats:" in output else ""
-    for line in block.splitlines()[3:]:
-        match = re.match(r"^(\S+)\s+(\d+)$", line.strip())
-        if not match:
-            break
-        counts[match.group(1)] = int(match.group(2))
-    counts.pop("total", None)
-    return counts
 
 
 # full.yaml and paper.yaml are read over config/config.yaml (the Snakefile's configfile; in
