@@ -107,21 +107,49 @@ def _needed(items, fixture: str) -> bool:
     return any(fixture in getattr(item, "fixturenames", ()) for item in items)
 
 
+def _runs_every_test(config) -> bool:
+    """Whether the session runs the whole suite, as README's ``python -m pytest`` does: no
+    path but the test folder, no ``-k``, ``-m``, ``--deselect``, ``--ignore`` or ``--lf``."""
+    option = config.option
+    if (option.collectonly or option.keyword or option.markexpr
+            or getattr(option, "deselect", None) or getattr(option, "ignore", None)
+            or getattr(option, "ignore_glob", None) or getattr(option, "lf", False)):
+        return False
+    tests = Path(config.rootpath) / "tests"
+    return all(Path(config.invocation_params.dir, arg).resolve() == tests
+               for arg in config.args)
+
+
+def _start_long_runs(config, *, slurm: bool, small: bool, killed: bool,
+                     workflow: bool) -> None:
+    """Start SLURM's and the small configuration's runs (each once) and the dry-run fork
+    server (from this thread, before a background worker at a lower priority could)."""
+    if slurm and not slurmruns.started():
+        slurmruns.start(_run_dir(config, "slurm"))
+    for cores, wanted in (("2", small), ("1", small and killed)):
+        if wanted and not smallruns.started(cores):
+            smallruns.start(cores, _run_dir(config, f"small_cores{cores}"))
+    if workflow:
+        snakerun.start()
+
+
+def pytest_sessionstart(session):
+    """The whole suite: the long runs start now, not after collection. Collecting (the
+    assertion rewriting of every test module included) keeps one core busy for about ten
+    seconds, in which the other one was idle."""
+    if _runs_every_test(session.config):
+        _start_long_runs(session.config, slurm=True, small=True, killed=True, workflow=True)
+
+
 def pytest_collection_finish(session):
-    """Start the runs that the selected tests will need: the small configuration's, and
-    SLURM's (tests/test_slurm.py)."""
+    """Start the runs that the selected tests will need (those not started at the session's
+    start): the small configuration's, and SLURM's (tests/test_slurm.py)."""
     items = session.items
     if session.config.option.collectonly:
         return
-    if _needed(items, "slurm_runs"):
-        slurmruns.start(_run_dir(session.config, "slurm"))
-    if _needed(items, "small_run"):
-        smallruns.start("2", _run_dir(session.config, "small_cores2"))
-        if _needed(items, "killed_run"):
-            smallruns.start("1", _run_dir(session.config, "small_cores1"))
-    if any("workflow" in item.keywords for item in items):
-        # from this thread, before a background worker (at a lower priority) could
-        snakerun.start()
+    _start_long_runs(session.config, slurm=_needed(items, "slurm_runs"),
+                     small=_needed(items, "small_run"), killed=_needed(items, "killed_run"),
+                     workflow=any("workflow" in item.keywords for item in items))
     _queue_background_runs(session)
     threading.Thread(target=_grant_slots_as_the_long_runs_end, name="background-slots",
                      daemon=True).start()

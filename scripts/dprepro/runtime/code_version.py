@@ -41,6 +41,54 @@ def _module_file(library_root: Path, dotted: str) -> Path | None:
     return None
 
 
+class _LibraryReading:
+    """One reading of the library under ``library_root``: each module's file and each
+    file's sha256 looked up once however many scripts reach them.
+
+    A workflow start fills the ``library_code`` parameter of some sixty rules whose
+    scripts reach mostly the same modules: read afresh for each rule, that was about
+    0.2 CPU-s of every start (each dry run, each cluster job's ``snakemake``).
+    """
+
+    def __init__(self, library_root: str | Path):
+        self.root = Path(library_root).resolve()
+        self._files: dict[str, Path | None] = {}
+        self._sha256: dict[Path, bytes] = {}
+
+    def module_file(self, dotted: str) -> Path | None:
+        if dotted not in self._files:
+            self._files[dotted] = _module_file(self.root, dotted)
+        return self._files[dotted]
+
+    def modules(self, script: str | Path) -> list[Path]:
+        seen: set[str] = set()
+        stack = self._reached(Path(script).resolve())
+        while stack:
+            name = stack.pop()
+            if name in seen:
+                continue
+            seen.add(name)
+            stack.extend(self._reached(self.module_file(name)))
+        return sorted({self.module_file(name) for name in seen})
+
+    def _reached(self, path: Path) -> list[str]:
+        """The library modules ``path`` imports (names with a file under the root)."""
+        return [name for name in _imported_modules(path) if self.module_file(name) is not None]
+
+    def sha256(self, path: Path) -> bytes:
+        if path not in self._sha256:
+            self._sha256[path] = hashlib.sha256(path.read_bytes()).digest()
+        return self._sha256[path]
+
+    def digest(self, files) -> str:
+        parent = self.root.parent
+        digest = hashlib.sha256()
+        for path in sorted(Path(f).resolve() for f in files):
+            digest.update(path.relative_to(parent).as_posix().encode() + b"\0")
+            digest.update(self.sha256(path))
+        return digest.hexdigest()
+
+
 def _packages_on_the_way(dotted: str) -> list[str]:
     parts = dotted.split(".")
     return [".".join(parts[:i]) for i in range(1, len(parts))]
@@ -73,8 +121,11 @@ def _import_nodes(text: str):
 
 
 @cache
-def _imported_modules(path: Path, library_root: Path) -> tuple[str, ...]:
-    """Every ``dprepro`` module that ``path`` imports, anywhere in the file."""
+def _imported_modules(path: Path) -> tuple[str, ...]:
+    """Every ``dprepro`` name that ``path`` imports as a module or from one, anywhere in the
+    file, with the packages on the way (``from dprepro.a import b``: ``dprepro``,
+    ``dprepro.a`` and ``dprepro.a.b``, a module or a name; :class:`_LibraryReading` keeps
+    those with a file)."""
     found: set[str] = set()
     for node in _import_nodes(path.read_text()):
         names: list[str] = []
@@ -85,9 +136,7 @@ def _imported_modules(path: Path, library_root: Path) -> tuple[str, ...]:
             names = [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
         for name in names:
             if name == PACKAGE or name.startswith(PACKAGE + "."):
-                for candidate in [*_packages_on_the_way(name), name]:
-                    if _module_file(library_root, candidate) is not None:
-                        found.add(candidate)
+                found.update([*_packages_on_the_way(name), name])
     return tuple(sorted(found))
 
 
@@ -106,26 +155,12 @@ def library_modules(script: str | Path, library_root: str | Path) -> list[Path]:
     list of Path
         Sorted, each file once (its package ``__init__.py`` files included).
     """
-    root = Path(library_root).resolve()
-    seen: set[str] = set()
-    stack = list(_imported_modules(Path(script).resolve(), root))
-    while stack:
-        name = stack.pop()
-        if name in seen:
-            continue
-        seen.add(name)
-        stack.extend(_imported_modules(_module_file(root, name), root))
-    return sorted({_module_file(root, name) for name in seen})
+    return _LibraryReading(library_root).modules(script)
 
 
 def library_digest(files, library_root: str | Path) -> str:
     """sha256 over each file's path (relative to the library's parent) and bytes."""
-    root = Path(library_root).resolve().parent
-    digest = hashlib.sha256()
-    for path in sorted(Path(f).resolve() for f in files):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+    return _LibraryReading(library_root).digest(files)
 
 
 def module_checksums(script: str | Path, library_root: str | Path) -> dict[str, str]:
@@ -258,16 +293,24 @@ def _plan_module(library: Path, rule: str | None) -> Path | None:
 
 def script_library_digest(script: str | Path, library_root: str | Path) -> str:
     """The digest of the library code ``script`` runs (a rule's ``library_code`` param)."""
-    return library_digest(library_modules(script, library_root), library_root)
+    reading = _LibraryReading(library_root)
+    return reading.digest(reading.modules(script))
 
 
 def scripts_library_code(scripts_dir: str | Path):
     """``library_code(script)`` for the step scripts of ``scripts_dir`` (library in
-    ``scripts_dir/dprepro``): what the rules call to fill ``params.library_code``."""
-    scripts = Path(scripts_dir)
+    ``scripts_dir/dprepro``): what the rules call to fill ``params.library_code``.
 
+    The library is read once for all the calls (a workflow start: the files do not change
+    while the rules are defined), and each script's digest computed once however many
+    rules run it.
+    """
+    scripts = Path(scripts_dir)
+    reading = _LibraryReading(scripts / PACKAGE)
+
+    @cache
     def library_code(script: str) -> str:
-        return script_library_digest(scripts / script, scripts / PACKAGE)
+        return reading.digest(reading.modules(scripts / script))
 
     return library_code
 
