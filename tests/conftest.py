@@ -1,9 +1,10 @@
 """Fixtures shared by several test modules, and the order of a session.
 
 The small configuration's runs and the SLURM runs take most of a session's time. They
-start in the background as soon as the tests are collected (when a selected test needs
-them), and the tests marked ``workflow`` run last: the unit tests run meanwhile, on the
-core that a run leaves idle or while SLURM waits.
+start in the background when the session starts if it runs the whole suite (collecting
+keeps one core busy for about ten seconds), otherwise as soon as the tests are collected
+(when a selected test needs them); the tests marked ``workflow`` run last: the unit tests
+run meanwhile, on the core that a run leaves idle or while SLURM waits.
 """
 
 import re

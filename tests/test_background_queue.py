@@ -96,3 +96,36 @@ def test_the_dry_run_server_runs_at_the_test_process_priority():
     server = snakerun.start()
     assert (os.getpriority(os.PRIO_PROCESS, server.proc.pid)
             == os.getpriority(os.PRIO_PROCESS, os.getpid()))
+
+
+def _config(tmp_path, *args, **options):
+    from types import SimpleNamespace
+
+    settings = {"collectonly": False, "keyword": "", "markexpr": "", "deselect": [],
+                "ignore": [], "ignore_glob": [], "lf": False, **options}
+    return SimpleNamespace(option=SimpleNamespace(**settings), rootpath=tmp_path,
+                           invocation_params=SimpleNamespace(dir=tmp_path),
+                           args=list(args) or ["tests"])
+
+
+@pytest.mark.parametrize("args,options,whole", [
+    ((), {}, True),  # python -m pytest: the test paths
+    (("tests/",), {}, True),
+    (("tests/test_io.py",), {}, False),
+    (("tests/test_io.py::test_x",), {}, False),
+    ((), {"keyword": "slurm"}, False),
+    ((), {"markexpr": "not workflow"}, False),
+    ((), {"deselect": ["tests/test_io.py"]}, False),
+    ((), {"ignore": ["tests/test_slurm.py"]}, False),
+    ((), {"lf": True}, False),
+    ((), {"collectonly": True}, False),
+])
+def test_the_long_runs_start_before_collection_only_for_the_whole_suite(tmp_path, args,
+                                                                         options, whole):
+    """conftest starts the small configuration's and SLURM's runs at the session's start
+    only when every test will run; otherwise after collection, if a selected test needs
+    them."""
+    import conftest
+
+    (tmp_path / "tests").mkdir()
+    assert conftest._runs_every_test(_config(tmp_path, *args, **options)) is whole

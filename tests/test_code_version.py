@@ -58,6 +58,26 @@ def test_the_digest_does_not_depend_on_where_the_checkout_lies(tree, tmp_path):
         script_library_digest(script, lib)
 
 
+def test_one_workflow_start_reads_the_library_once_for_every_rule(tree):
+    """scripts_library_code (what the rules call at a workflow start) gives each step
+    script the digest script_library_digest gives it alone; within one start each file is
+    read once (an edit made meanwhile is seen by the next start)."""
+    from dprepro.runtime.code_version import scripts_library_code
+
+    library_code = scripts_library_code(ROOT / "scripts")
+    scripts = sorted((ROOT / "scripts").glob("*.py"))
+    assert len(scripts) > 30
+    for script in scripts:
+        assert library_code(script.name) == script_library_digest(script, LIB), script
+    script, lib = tree
+    start = scripts_library_code(script.parent)
+    before = start("step.py")
+    (lib / "pkg" / "c.py").write_text("def h():\n    return 2\n")
+    assert start("step.py") == before
+    after = scripts_library_code(script.parent)("step.py")
+    assert after == script_library_digest(script, lib) != before
+
+
 def test_the_real_scripts_reach_what_they_run():
     """The survival kernels are reached by the ldp and rrr steps, never by repr_transfer's."""
     def reached(script):
