@@ -1,9 +1,10 @@
 """A real single-node SLURM and the two test runs through the profile, in the background.
 
-Started after collection (conftest) when a selected test of tests/test_slurm.py needs
-them, so that SLURM's start and its runs, which spend most of their time waiting for the
-scheduler, overlap with the unit tests and the small configuration's local runs. The
-test module's fixture waits for the result (``wait``) and stops SLURM after its tests
+Started when the session starts if it runs the whole suite, else after collection when a
+selected test of tests/test_slurm.py needs them (conftest), so that SLURM's start and its
+runs, which spend most of their time waiting for the scheduler, overlap with the unit
+tests and the small configuration's local runs. The test module's fixture waits for the
+result (``wait``) and stops SLURM after its tests
 (``stop``; conftest also calls it at the end of the session).
 
 Two runs through the profile: tests/data/slurm_fail (a rule that always fails), then,
