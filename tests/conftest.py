@@ -110,11 +110,19 @@ def _needed(items, fixture: str) -> bool:
 
 def _runs_every_test(config) -> bool:
     """Whether the session runs the whole suite, as README's ``python -m pytest`` does: no
-    path but the test folder, no ``-k``, ``-m``, ``--deselect``, ``--ignore`` or ``--lf``."""
+    path but the test folder, no ``-k``, ``-m``, ``--deselect``, ``--ignore``, ``--lf``,
+    ``--sw``, ``-o`` or an option that runs no test (``--co``, ``--fixtures``,
+    ``--setup-plan``). A session it misjudges only starts runs that its end stops."""
     option = config.option
-    if (option.collectonly or option.keyword or option.markexpr
-            or getattr(option, "deselect", None) or getattr(option, "ignore", None)
-            or getattr(option, "ignore_glob", None) or getattr(option, "lf", False)):
+    narrowing = ("collectonly", "keyword", "markexpr", "deselect", "ignore", "ignore_glob",
+                 "lf", "stepwise", "stepwise_skip", "showfixtures", "show_fixtures_per_test",
+                 "setuponly", "setupplan")
+    if any(getattr(option, name, None) for name in narrowing):
+        return False
+    # -o settings that choose the tests (addopts' --strict-markers is an -o setting too)
+    chosen = {entry.split("=", 1)[0].strip() for entry in option.override_ini or ()}
+    if chosen & {"python_files", "python_classes", "python_functions", "testpaths",
+                 "norecursedirs"}:
         return False
     tests = Path(config.rootpath) / "tests"
     return all(Path(config.invocation_params.dir, arg).resolve() == tests
@@ -183,9 +191,9 @@ def small_run(request, tmp_path_factory) -> Path:
     reruns against it, and the fault (SIGKILL resume) and SLURM tests compare their own runs'
     tables byte for byte with it, instead of each module running the configuration again.
     Tests must not change it (copy it first, as test_single_figure_rebuilds_alone does).
-    Started in the background after collection (with the ``--cores 1`` run of
-    ``killed_run`` when a test using it is selected); started here only when no collected
-    test asked.
+    Started in the background when the session starts (the whole suite) or after
+    collection (with the ``--cores 1`` run of ``killed_run`` when a test using it is
+    selected); started here only when no collected test asked.
     """
     if not smallruns.started("2"):
         smallruns.start("2", tmp_path_factory.mktemp("small_cores2"))

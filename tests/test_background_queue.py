@@ -102,7 +102,8 @@ def _config(tmp_path, *args, **options):
     from types import SimpleNamespace
 
     settings = {"collectonly": False, "keyword": "", "markexpr": "", "deselect": [],
-                "ignore": [], "ignore_glob": [], "lf": False, **options}
+                "ignore": [], "ignore_glob": [], "lf": False,
+                "override_ini": ["strict_markers=true"], **options}
     return SimpleNamespace(option=SimpleNamespace(**settings), rootpath=tmp_path,
                            invocation_params=SimpleNamespace(dir=tmp_path),
                            args=list(args) or ["tests"])
@@ -119,6 +120,10 @@ def _config(tmp_path, *args, **options):
     ((), {"ignore": ["tests/test_slurm.py"]}, False),
     ((), {"lf": True}, False),
     ((), {"collectonly": True}, False),
+    ((), {"stepwise": True}, False),
+    ((), {"override_ini": ["strict_markers=true", "python_files=test_io.py"]}, False),
+    ((), {"showfixtures": True}, False),
+    ((), {"setupplan": True}, False),
 ])
 def test_the_long_runs_start_before_collection_only_for_the_whole_suite(tmp_path, args,
                                                                          options, whole):

@@ -40,11 +40,31 @@ def test_the_critical_path_is_the_longest_chain_of_dependent_jobs():
     assert [jobs[j].seconds for j in sorted(jobs)] == [2, 10, 3, 1, 20]
     assert critical_path.critical_path(jobs) == (20.0, [5])
     assert critical_path.wall_bound(jobs, 1) == 36 and critical_path.wall_bound(jobs, 4) == 20
+    # two cores, longest chain first: a and e at 0; b at 2 (c waits for a core until 12);
+    # d after c, at 15: e's 20 s end the run
+    assert [critical_path.list_schedule(jobs, k) for k in (1, 2, 3)] == [36, 20, 20]
     del jobs[5]
     assert critical_path.critical_path(jobs) == (13.0, [1, 2, 4])
+    # one core for a, b, c, d: 16 s; two: c beside b, d after b at 12
+    assert [critical_path.list_schedule(jobs, k) for k in (1, 2)] == [16, 13]
     jobs[4].finish = None
     with pytest.raises(ValueError, match=r"without a start or a finish in the log: \[4\]"):
         critical_path.critical_path(jobs)
+    with pytest.raises(ValueError, match="no job in the log"):
+        critical_path.critical_path(critical_path.read_jobs("Building DAG of jobs...\n"))
+
+
+def test_group_members_retries_and_jobs_printed_without_their_files():
+    # a group job's members are printed one level deeper; a retried job keeps its last start
+    text = _log([(1, "a", "", "a.csv", 0, 4), (2, "b", "a.csv", "b.csv", 4, 6)])
+    nested = "\n".join(("    " + line if line.startswith(("rule", "    ")) else line)
+                       for line in text.splitlines())
+    assert {j: job.seconds for j, job in critical_path.read_jobs(nested).items()} == {1: 4, 2: 2}
+    retried = text.replace("Finished jobid: 1", "[Mon Dec  7 10:00:09 2026]\nrule a:\n"
+                           "    output: a.csv\n    jobid: 1\nFinished jobid: 1")
+    assert critical_path.read_jobs(retried)[1].start.second == 9
+    with pytest.raises(ValueError, match="job 7 finished but the log printed no rule"):
+        critical_path.read_jobs(text + "Job 7: drawing the figure\nFinished jobid: 7 (Rule: f)\n")
 
 
 @pytest.mark.workflow
