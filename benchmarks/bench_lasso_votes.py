@@ -10,8 +10,8 @@ The drug task's votes as ``repr_drug`` computes them in paper mode: 1,018 privat
 100 test lines a split, both pipelines' schemes (``as_published``: k = isqrt(n) interleaved
 parts, α = 1/n; ``corrected``: hashed parts, k = isqrt(N), α = 1/k²). For ``--drugs`` x
 ``--splits`` (drug, split) pairs it times the votes with ``coordinate_descent``
-(scikit-learn's ``Lasso``, today's) and ``lars`` (``dprepro.learners.lasso``) and, part by
-part, compares the coefficients and their top-10 votes:
+(scikit-learn's ``Lasso``, the authors' solver) and ``lars`` (``dprepro.learners.lasso``)
+and, part by part, compares the coefficients and their top-10 votes:
 
 * the KKT violation of each solver's solution (``dprepro.learners.lasso.kkt_violation``: 0
   at the Lasso's optimum), a check that depends on neither solver;

@@ -1,6 +1,6 @@
 """The Lasso fits of DP feature selection (dprepro.learners.lasso): the exact homotopy against
 scikit-learn's coordinate descent run to convergence (an outside oracle) and the optimality
-conditions, and the votes against today's coordinate descent at its tolerance."""
+conditions, and the votes against the authors' coordinate descent at its tolerance."""
 
 import math
 import warnings
@@ -92,12 +92,12 @@ def test_alpha_above_alpha_max_gives_zero():
     assert np.count_nonzero(lasso_coef(X, y, 0.9 * alpha_max, solver="lars")) >= 1
 
 
-def test_coordinate_descent_is_todays_lasso_to_the_bit():
+def test_coordinate_descent_is_scikit_learns_lasso_to_the_bit():
     X, y = _part(2, 14, 100)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConvergenceWarning)  # 500 sweeps stop short
-        today = Lasso(alpha=0.01, fit_intercept=True, max_iter=500).fit(X, y).coef_
-        np.testing.assert_array_equal(lasso_coef(X, y, 0.01, max_iter=500), today)
+        sklearn = Lasso(alpha=0.01, fit_intercept=True, max_iter=500).fit(X, y).coef_
+        np.testing.assert_array_equal(lasso_coef(X, y, 0.01, max_iter=500), sklearn)
 
 
 def test_an_unknown_solver_is_an_error_naming_the_key():
@@ -115,7 +115,7 @@ def _top(coef, m):
     return set(np.argsort(-np.abs(coef), kind="stable")[:m].tolist())
 
 
-def test_todays_votes_differ_from_the_exact_ones_only_within_its_tolerance():
+def test_coordinate_descents_votes_differ_from_the_exact_ones_only_within_its_tolerance():
     """Coordinate descent at scikit-learn's tolerance stops short at these sizes, so some of
     its top-m votes differ from the exact Lasso's: every such swap must be between genes whose
     exact |beta| are closer than twice coordinate descent's own coefficient error (a swap the
@@ -127,9 +127,9 @@ def test_todays_votes_differ_from_the_exact_ones_only_within_its_tolerance():
         exact = lasso_coef(X, y, alpha, solver="lars")
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", ConvergenceWarning)
-            today = lasso_coef(X, y, alpha, max_iter=10_000)
-        error = np.abs(today - exact).max()
-        gained, lost = _top(today, m) - _top(exact, m), _top(exact, m) - _top(today, m)
+            descent = lasso_coef(X, y, alpha, max_iter=10_000)
+        error = np.abs(descent - exact).max()
+        gained, lost = _top(descent, m) - _top(exact, m), _top(exact, m) - _top(descent, m)
         for a in lost:
             for b in gained:
                 assert abs(abs(exact[a]) - abs(exact[b])) <= 2 * error, (seed, a, b, error)
@@ -137,7 +137,7 @@ def test_todays_votes_differ_from_the_exact_ones_only_within_its_tolerance():
         fits += 1
         assert _top(_converged_cd(X, y, alpha), m) == _top(exact, m)
     assert fits == 6
-    # the votes as today's solver gives them are not all exact (why lars is offered at all)
+    # the votes as coordinate descent gives them are not all exact (why lars is the default)
     assert swaps >= 1
 
 
