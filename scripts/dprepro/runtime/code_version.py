@@ -168,9 +168,9 @@ def module_checksums(script: str | Path, library_root: str | Path) -> dict[str, 
     """sha256 of each library file ``script`` reaches, by its path from the library's parent
     (``dprepro/survival/kaplan_meier.py``): what a sidecar records so that a later check
     can name the module that changed."""
-    root = Path(library_root).resolve().parent
-    return {path.relative_to(root).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
-            for path in library_modules(script, library_root)}
+    reading = _LibraryReading(library_root)
+    return {path.relative_to(reading.root.parent).as_posix(): reading.sha256(path).hex()
+            for path in reading.modules(script)}
 
 
 #: The rule file every rule's parameters may read (the library, ``library_code``, priorities).
