@@ -488,7 +488,7 @@ def learning_stages(stages, paper: dict, add) -> None:
                 f"per_fit_s = one drug: DP feature selection ({result['fs_s']:.2f} CPU-s: "
                 f"{drug['splits']} splits' Lasso votes, k = "
                 f"{'/'.join(map(str, result['n_parts']))}, "
-                f"{paper['feature_selection'].get('lasso_solver', 'coordinate_descent')}, "
+                f"{paper['feature_selection'].get('lasso_solver', 'lars')}, "
                 f"and its SSP fits) + 7 methods' SSP fits ({result['repr_s']:.2f} each), "
                 f"timed on 2 drugs; wall_s = the process with {per_chunk} drugs, the largest "
                 f"chunk of {PAPER_DRUGS} drugs in {drug['chunks']} chunks; the public and "
