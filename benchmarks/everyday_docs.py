@@ -57,6 +57,7 @@ FORMATS: dict[str, tuple[tuple[str, ...], Callable[[float], str]]] = {
     "mmss": (("s",), _mmss),
     "s1": (("s",), lambda v: f"{v:.1f} s"),
     "gb": (("GB",), lambda v: f"{v:.2f} GB"),
+    "cpu2": (("CPU-s",), lambda v: f"{v:.2f} CPU-s"),
 }
 #: The date a measure was taken (the ISO date that opens its ``measured_on``).
 DATE = "date"

@@ -87,6 +87,24 @@ def test_misclassify_follows_the_matrix():
     np.testing.assert_array_equal(misclassify(labels, np.eye(3), rng=rng), labels)
 
 
+@pytest.mark.parametrize("shape, size", [((40,), None), ((40,), 6), ((3, 40), None),
+                                         ((3, 40), 5)])
+def test_misclassify_inverts_each_rows_cumulative_channel(shape, size):
+    """Each label is the inverse CDF of its row of the channel at one uniform draw, drawn in
+    the generator's order (copies first, then the labels' shape): the same labels as a
+    per-draw ``searchsorted`` of the cumulative row (the last bin absorbing rounding)."""
+    labels = np.random.default_rng(2).integers(0, 3, shape)
+    out = misclassify(labels, GENERAL, rng=np.random.default_rng(9), size=size)
+    u = np.random.default_rng(9).random(((size,) if size else ()) + shape)
+    cum = np.cumsum(GENERAL, axis=1)
+    expected = np.empty(u.shape, dtype=int)
+    for index in np.ndindex(u.shape):
+        row = cum[labels[index[1:] if size else index]]
+        expected[index] = min(np.searchsorted(row, u[index], side="right"), 2)
+    assert out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
 # --------------------------------------------------------------------------- validation
 
 
