@@ -14,10 +14,12 @@ compare with the full ones), the full run's ``ldp_indicators`` verdicts, and the
 seconds of the quick default's Cox jobs (from Snakemake's ``benchmark:`` files, which
 sample a job's processes every 0.5 s: up to about 0.5 CPU-s a job goes uncounted).
 
-The same work takes this machine more or less CPU from one hour to the next: before the
-runs and after them it times a pure-Python loop of fixed work (``machine_loop_cpu``,
-``machine_loop_cpu_after``, the fastest of three), so two measurements of the loop can be
-compared at the machine's speed of their hour.
+The same work takes this machine more or less CPU from one hour to the next. Before the
+runs and after them it times two probes of fixed work, each the fastest of three: a
+pure-Python loop (``machine_loop_cpu``, ``machine_loop_cpu_after``: the core's speed) and a
+fresh interpreter importing pandas (``machine_import_cpu``, ``machine_import_cpu_after``:
+what every job starts with, libraries mapped and memory first touched). Two measurements
+are comparable where their probes agree.
 
 Run on an otherwise idle machine (CPU seconds are comparable under load, wall times
 are not), then quote the new values:
@@ -78,11 +80,23 @@ def _snakemake(work: Path, configfiles: list[str], *args: str) -> list[str]:
 MACHINE_LOOP = "total = 0\nfor i in range(20_000_000):\n    total += i & 7\n"
 
 
-def machine_loop_cpu(repeats: int = 3) -> float:
-    """CPU seconds of :data:`MACHINE_LOOP` in a fresh interpreter, the fastest of
-    ``repeats`` (start-up included: a few hundredths of a second)."""
-    return min(_timed([sys.executable, "-S", "-c", MACHINE_LOOP], ROOT)[1]
-               for _ in range(repeats))
+#: what a job starts with: an interpreter, its site-packages and pandas (numpy, pyarrow)
+MACHINE_IMPORT = "import pandas"
+
+
+def machine_probe(code: str, *args: str, repeats: int = 3) -> float:
+    """CPU seconds of ``python *args -c code`` in a fresh interpreter, the fastest of
+    ``repeats``."""
+    return min(_timed([sys.executable, *args, "-c", code], ROOT)[1] for _ in range(repeats))
+
+
+def machine_rows(suffix: str = "") -> list[dict]:
+    """The two probes of the machine's speed (see the module's docstring)."""
+    loop = f"python -S -c <{MACHINE_LOOP.count(chr(10))}-line loop in bench_everyday.py>"
+    return [_row(f"machine_loop_cpu{suffix}", machine_probe(MACHINE_LOOP, "-S"), "CPU-s",
+                 loop, digits=2),
+            _row(f"machine_import_cpu{suffix}", machine_probe(MACHINE_IMPORT), "CPU-s",
+                 f'python -c "{MACHINE_IMPORT}"', digits=2)]
 
 
 def _row(measure: str, value, unit: str, command: str, digits: int = 1) -> dict:
@@ -220,12 +234,11 @@ if __name__ == "__main__":
         for path in changed:
             print(f"{'out of date' if args.check else 'updated'}: {path.relative_to(args.root)}")
         sys.exit(1 if args.check and changed else 0)
-    command = f"python -S -c <{MACHINE_LOOP.count(chr(10))}-line loop in bench_everyday.py>"
-    rows = [_row("machine_loop_cpu", machine_loop_cpu(), "CPU-s", command, digits=2)]
+    rows = machine_rows()
     rows += [] if args.only_pytest else measure_runs()
     if args.pytest or args.only_pytest:
         rows += measure_pytest()
-    rows.append(_row("machine_loop_cpu_after", machine_loop_cpu(), "CPU-s", command, digits=2))
+    rows += machine_rows("_after")
     record(rows, args.table)
     for row in rows:
         print(f"{row['measure']:>32}: {row['value']} {row['unit']}")
