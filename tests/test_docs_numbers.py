@@ -102,6 +102,7 @@ def parsed(fmt: str, text: str) -> tuple[float, float]:
         "int": (r"(\d{1,3}(?:,\d{3})*)", lambda m: (int(m[1].replace(",", "")), 1)),
         "mmss": (r"(\d+):([0-5]\d)", lambda m: (60 * int(m[1]) + int(m[2]), 1)),
         "s1": (r"(\d+\.\d) s", lambda m: (float(m[1]), 0.1)),
+        "cpu2": (r"(\d+\.\d\d) CPU-s", lambda m: (float(m[1]), 0.01)),
         "gb": (r"(\d+\.\d\d) GB", lambda m: (float(m[1]), 0.01)),
         "dur": (r"(\d+) (s|min)", lambda m: ((int(m[1]), 5) if m[2] == "s"
                                              else (60 * int(m[1]), 60))),
