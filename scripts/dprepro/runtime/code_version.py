@@ -89,6 +89,10 @@ class _LibraryReading:
             digest.update(self.sha256(path))
         return digest.hexdigest()
 
+    def script_digest(self, script: str | Path) -> str:
+        """The digest of the library files ``script`` reaches (its ``library_code``)."""
+        return self.digest(self.modules(script))
+
 
 def _packages_on_the_way(dotted: str) -> list[str]:
     parts = dotted.split(".")
@@ -294,8 +298,7 @@ def _plan_module(library: Path, rule: str | None) -> Path | None:
 
 def script_library_digest(script: str | Path, library_root: str | Path) -> str:
     """The digest of the library code ``script`` runs (a rule's ``library_code`` param)."""
-    reading = _LibraryReading(library_root)
-    return reading.digest(reading.modules(script))
+    return _LibraryReading(library_root).script_digest(script)
 
 
 def scripts_library_code(scripts_dir: str | Path):
@@ -311,7 +314,7 @@ def scripts_library_code(scripts_dir: str | Path):
 
     @cache
     def library_code(script: str) -> str:
-        return reading.digest(reading.modules(scripts / script))
+        return reading.script_digest(scripts / script)
 
     return library_code
 
