@@ -33,8 +33,7 @@ if rep in repr_common.SUPERVISED:
         pd.read_parquet(snakemake.input.public_lineage)["lineage"], p.unlabelled, log=log)
 vae_options = None
 if repr_common.fitted_as(rep) in repr_common.VAE_MODELS:
-    device = repr_fitting.configure_torch(snakemake.threads, p.vae["device"])
-    vae_options = {**p.vae, "device": device, "log_every": 10}
+    vae_options = {**repr_fitting.vae_training_options(p.vae, log=log), "log_every": 10}
 # the other representations' records keep their keys (no empty unlabelled list)
 config = {name: value for name, value in p.items()
           if name != "pipelines" and not (name == "unlabelled" and not value)}

@@ -35,6 +35,8 @@ def declared_resources(output: str) -> dict[str, list[dict]]:
             continue
         values = dict(item.split("=", 1) for item in found.group(1).split(", ") if "=" in item)
         job = {key: float(values[key]) for key in ("mem_mb", "runtime") if key in values}
+        threads = re.search(r"^\s+threads: (\d+)$", block, re.M)
+        job["threads"] = int(threads.group(1)) if threads else 1
         wildcards = re.search(r"^\s+wildcards: (.*)$", block, re.M)
         job["wildcards"] = set(wildcards.group(1).split(", ")) if wildcards else set()
         jobs.setdefault(match.group(1), []).append(job)
@@ -90,10 +92,29 @@ def test_declared_resources_parser():
     output = ("rule a:\n    output: x\n    resources: tmpdir=/tmp, runtime=5, mem_mb=725, "
               "mem=725 MB\n\nlocalrule b:\n    output: y\n")
     assert declared_resources(output) == {
-        "a": [{"mem_mb": 725.0, "runtime": 5.0, "wildcards": set()}]}
+        "a": [{"mem_mb": 725.0, "runtime": 5.0, "threads": 1, "wildcards": set()}]}
     output = ("rule f:\n    wildcards: representation=pca, seed=1\n"
               "    resources: tmpdir=/tmp, runtime=7, mem_mb=10")
     assert declared_resources(output)["f"][0]["wildcards"] == {"representation=pca", "seed=1"}
+    output = ("rule g:\n    wildcards: representation=vae\n    threads: 8\n"
+              "    resources: tmpdir=/tmp, runtime=7, mem_mb=10")
+    assert declared_resources(output)["g"][0]["threads"] == 8
+
+
+def test_vae_jobs_use_the_configured_threads_the_others_one(paper_jobs):
+    """Paper mode gives the VAE models' search and fit jobs vae.threads (their fits use a
+    node's cores where no GPU is), every other job of those rules one thread."""
+    threads = _paper_config()["vae"]["threads"]
+    assert threads > 1
+    seen = set()
+    for rule in ("repr_search", "repr_fit"):
+        for job in paper_jobs[rule]:
+            (wildcard,) = (w for w in job["wildcards"] if w.startswith("representation="))
+            representation = wildcard.split("=", 1)[1]
+            vae = representation in ("vae", "supervised_vae", "vae_svae_dim")
+            assert job["threads"] == (threads if vae else 1), (rule, job)
+            seen.add((rule, vae))
+    assert seen == {(r, v) for r in ("repr_search", "repr_fit") for v in (True, False)}
 
 
 def _paper_config() -> dict:

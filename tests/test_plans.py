@@ -208,3 +208,24 @@ def test_a_cohorts_figure_is_filed_under_its_title_in_the_report():
     assert forest["category"] == "2 rrr_survival"
     assert forest["labels"](SimpleNamespace(dataset="toy", ext="pdf")) == {
         "figure": "Cox forest plot", "panel": "all panels", "format": "PDF"}
+
+
+def test_vae_threads_are_the_vae_jobs_threads_and_a_parameter_only_when_not_one(config):
+    """``repr_transfer.vae.threads``: the VAE models' search and fit jobs (the VAE, the joint
+    model, the VAE control) declare it and pass it to their fits; the others keep one thread;
+    at 1 (the embedded default) the VAE jobs' parameters stay what they were."""
+    jobs = ["vae", "supervised_vae", "vae_svae_dim", "pca", "pca_vae_dim",
+            "random_projection"]
+    plan = repr_plan.ReprPlan(config)
+    assert config["repr_transfer"]["vae"]["threads"] == 1
+    assert {r: plan.fit_threads(SimpleNamespace(representation=r)) for r in jobs} == dict.fromkeys(
+        jobs, 1)
+    assert "threads" not in plan.vae_options("vae")
+    four = copy.deepcopy(config)
+    four["repr_transfer"]["vae"]["threads"] = 4
+    plan = repr_plan.ReprPlan(four)
+    assert {r: plan.fit_threads(SimpleNamespace(representation=r)) for r in jobs} == {
+        "vae": 4, "supervised_vae": 4, "vae_svae_dim": 4, "pca": 1, "pca_vae_dim": 1,
+        "random_projection": 1}
+    assert plan.vae_options("vae")["threads"] == plan.vae_options("vae_svae_dim")["threads"] == 4
+    assert "threads" not in plan.vae_options("pca_vae_dim")

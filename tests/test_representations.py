@@ -469,3 +469,28 @@ def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
         weights = sum(m.weight.numel() for m in net.modules() if isinstance(m, torch.nn.Linear))
         counted = (vae_size.vae_training_mb(n, width, layers, base_mb=0) * 2**20) / 16
         assert counted <= weights <= counted + 3 * width * r, (width, layers)
+
+
+def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank):
+    """A VAE job's torch threads are ``vae.threads``, not the job's share of ``--cores``:
+    the fits at a fixed count are the same to the bit, run after run; a bad count is
+    refused by name."""
+    from dprepro.studies.repr_transfer.fitting import vae_training_options
+
+    train, test = lowrank
+    before = torch.get_num_threads()
+    try:
+        options = vae_training_options({"threads": 2, "device": "cpu", "max_epochs": 4})
+        assert options == {"device": "cpu", "max_epochs": 4}
+        assert torch.get_num_threads() == 2
+        kw = {**VAE_KW, **options, "max_epochs": 4}
+        first, second = (VAERepresentation(4, random_state=7, **kw).fit(train).transform(test)
+                         for _ in range(2))
+        np.testing.assert_array_equal(first, second)
+        assert vae_training_options({"device": "cpu"}) == {"device": "cpu"}
+        assert torch.get_num_threads() == 1
+        for bad in (0, True, 1.5, "2"):
+            with pytest.raises(ValueError, match="threads"):
+                vae_training_options({"threads": bad, "device": "cpu"})
+    finally:
+        torch.set_num_threads(before)

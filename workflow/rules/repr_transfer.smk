@@ -75,7 +75,7 @@ rule repr_search:
     priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
-    threads: 1
+    threads: REPR_PLAN.fit_threads
     resources:
         # the PCA search holds one PCA fit at a time: at paper scale repr_fit's memory
         mem_mb=REPR_PLAN.fit_mem_mb,
@@ -128,7 +128,7 @@ rule repr_fit:
     priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
-    threads: 1
+    threads: REPR_PLAN.fit_threads
     resources:
         mem_mb=REPR_PLAN.fit_mem_mb,
         runtime=REPR_PLAN.fit_runtime,

@@ -27,6 +27,7 @@ __all__ = [
     "noise_stream",
     "auxiliary_score",
     "configure_torch",
+    "vae_training_options",
     "final_fit_labels",
     "fit_representation",
     "representation_frame",
@@ -51,6 +52,25 @@ def configure_torch(threads: int, device: str) -> str:
         torch.use_deterministic_algorithms(True, warn_only=True)
         torch.backends.cudnn.benchmark = False
     return device
+
+
+def vae_training_options(vae: Mapping, *, log=None) -> dict:
+    """A VAE job's training options from its ``vae`` parameters
+    (:meth:`~dprepro.studies.repr_transfer.plan.ReprPlan.vae_options`), torch configured.
+
+    torch gets ``vae["threads"]`` CPU threads (default 1), the configured count and not
+    the job's share of ``--cores``: a VAE's numbers depend on its thread count in the
+    last digits, so a run on fewer cores must use as many threads to give the same
+    tables. ``device`` comes back resolved (``auto``: CUDA when torch sees a GPU).
+    """
+    options = dict(vae)
+    threads = options.pop("threads", 1)
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"vae threads must be a positive integer, got {threads!r}")
+    options["device"] = configure_torch(threads, options.get("device", "auto"))
+    if log is not None:
+        log.info("VAE fits on %s, %d CPU thread(s) (vae.threads)", options["device"], threads)
+    return options
 
 
 def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame, *,

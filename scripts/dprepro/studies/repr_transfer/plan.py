@@ -86,11 +86,12 @@ LEARN_PAPER = {"mem_mb": 7500, "cancer_type_minutes": 5, "drug_start_s": 15.0,
 # GDSC2 (release 8.5) has fewer drugs than this; the paper's v17 had 265
 GDSC_DRUGS_BOUND = 300
 # One VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
-# 1,280, one CPU thread, measured at load ~15): ~307 s; a fit runs up to vae.max_epochs
-# epochs, so the limits are epochs x this (2x margin); a GPU is far faster. Its peak was
-# 3,051 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with gradient and
-# Adam moments) ~693 MB: the rest, ~2,360 MB, is the data and the process.
-VAE_PAPER = {"epoch_seconds": 307, "n_features": 17737, "base_mb": 2360}
+# 1,280, one CPU thread, the fit's set-up excluded; an idle machine): ~61 s (two threads,
+# vae.threads: 35 s); a fit runs up to vae.max_epochs epochs, so the limits are epochs x
+# the one-thread epoch (2x margin), whatever vae.threads gains; a GPU is far faster. Its
+# peak was 3,076 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with gradient
+# and Adam moments) ~693 MB: the rest, ~2,383 MB, is the data and the process.
+VAE_PAPER = {"epoch_seconds": 61, "n_features": 17737, "base_mb": 2383}
 
 
 def raw_suffix(url: str, default: str) -> str:
@@ -287,7 +288,17 @@ class ReprPlan:
         options = {key: vae[key] for key in keys}
         if vae["max_hidden_width"] is not None:  # only when set: no reruns of uncapped runs
             options["max_hidden_width"] = vae["max_hidden_width"]
+        if vae["threads"] != 1:  # the fits' numbers depend on it; 1 reruns nothing
+            options["threads"] = vae["threads"]
         return options
+
+    def fit_threads(self, wildcards) -> int:
+        """Threads of one ``repr_search`` or ``repr_fit`` job (``wildcards.representation``):
+        ``vae.threads`` for the VAE models, whose fits use that many whatever ``--cores``
+        allows the job (the numbers depend on it), 1 for the others."""
+        if fitted_as(wildcards.representation) in VAE_MODELS:
+            return int(self.study["vae"]["threads"])
+        return 1
 
     def pca_options(self, representation: str) -> dict:
         """PCA's solver settings (``repr_transfer.pca``) for PCA and its equal-dimension
