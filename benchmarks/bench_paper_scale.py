@@ -422,7 +422,8 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
             f"{PUBLIC} x {GENES}", "peak measured; epoch time extrapolated", result,
             f"per_fit_s = one epoch over the {PUBLIC} rows (timed on {VAE_ROWS}: half a 3-epoch "
             f"fit less a 1-epoch fit; the fit's set-up {result['setup_s']:.1f} s more); with "
-            f"2 threads (vae.threads) {two['epoch_s'] * PUBLIC / VAE_ROWS:.1f} s, "
+            f"2 threads (vae.threads) {two['epoch_s'] * PUBLIC / VAE_ROWS:.1f} s "
+            f"(peak {two['peak_rss_mb']:,.0f} MB), "
             f"{result['epoch_s'] / two['epoch_s']:.2f} x faster; a training is up to 2,000 "
             f"epochs (patience 10)", covers="mem", wildcards="representation=vae")
 

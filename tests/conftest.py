@@ -23,7 +23,8 @@ from helpers import background, slurmruns, smallruns, snakerun
 # One BLAS thread in the test process, for the whole session: its unit tests share the
 # two cores with the background runs, and OpenBLAS's second thread then mostly spins
 # (two objective-perturbation audits beside two busy processes: 17.1 -> 11.5 CPU-s).
-# The runs' jobs set their own limit from their rule's threads (dprepro.runtime.step.start).
+# The runs' jobs set their own limit from their rule's threads (dprepro.runtime.step.start;
+# a VAE job's numpy BLAS one thread, its torch repr_transfer.vae.threads).
 _ONE_BLAS_THREAD = threadpool_limits(limits=1, user_api="blas")
 
 
@@ -31,8 +32,8 @@ def _one_torch_thread():
     """One torch thread in the test process too (torch keeps its own pool, one thread
     per core). Beside the two busy background runs its second thread spins: the VAE
     fit of test_representations took 33.6 CPU-s with two threads, 2.7 with one (and
-    4.6 against 2.6 on an idle machine). The workflow's jobs pin their own
-    (``repr_study.configure_torch``, the rule's threads)."""
+    4.6 against 2.6 on an idle machine). The workflow's VAE jobs pin their own
+    (``vae_training_options``: ``repr_transfer.vae.threads``)."""
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != 1:
         torch.set_num_threads(1)

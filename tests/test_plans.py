@@ -218,13 +218,13 @@ def test_vae_threads_are_the_vae_jobs_threads_and_a_parameter_only_when_not_one(
             "random_projection"]
     plan = repr_plan.ReprPlan(config)
     assert config["repr_transfer"]["vae"]["threads"] == 1
-    assert {r: plan.fit_threads(SimpleNamespace(representation=r)) for r in jobs} == dict.fromkeys(
+    assert {r: plan.job_threads(SimpleNamespace(representation=r)) for r in jobs} == dict.fromkeys(
         jobs, 1)
     assert "threads" not in plan.vae_options("vae")
     four = copy.deepcopy(config)
     four["repr_transfer"]["vae"]["threads"] = 4
     plan = repr_plan.ReprPlan(four)
-    assert {r: plan.fit_threads(SimpleNamespace(representation=r)) for r in jobs} == {
+    assert {r: plan.job_threads(SimpleNamespace(representation=r)) for r in jobs} == {
         "vae": 4, "supervised_vae": 4, "vae_svae_dim": 4, "pca": 1, "pca_vae_dim": 1,
         "random_projection": 1}
     assert plan.vae_options("vae")["threads"] == plan.vae_options("vae_svae_dim")["threads"] == 4

@@ -471,18 +471,27 @@ def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
         assert counted <= weights <= counted + 3 * width * r, (width, layers)
 
 
-def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank):
-    """A VAE job's torch threads are ``vae.threads``, not the job's share of ``--cores``:
-    the fits at a fixed count are the same to the bit, run after run; a bad count is
-    refused by name."""
-    from dprepro.studies.repr_transfer.fitting import vae_training_options
+def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank, monkeypatch):
+    """A VAE job's torch threads are ``vae.threads``, not the job's share of ``--cores``,
+    and its numpy BLAS stays on one thread; the fits at a fixed count are the same to the
+    bit, run after run; a bad count is refused by name, and so is a thread count that
+    reaches a fit without going through them."""
+    from threadpoolctl import threadpool_info, threadpool_limits
+
+    from dprepro.studies.repr_transfer.fitting import fit_representation, vae_training_options
 
     train, test = lowrank
     before = torch.get_num_threads()
+    blas = {i["prefix"]: i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    for variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+        monkeypatch.setenv(variable, "2")  # restored after the test
     try:
-        options = vae_training_options({"threads": 2, "device": "cpu", "max_epochs": 4})
+        options = vae_training_options({"threads": 2, "device": "cpu", "max_epochs": 4},
+                                       job_threads=1)
         assert options == {"device": "cpu", "max_epochs": 4}
         assert torch.get_num_threads() == 2
+        assert os.environ["OPENBLAS_NUM_THREADS"] == os.environ["MKL_NUM_THREADS"] == "1"
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} <= {1}
         kw = {**VAE_KW, **options, "max_epochs": 4}
         first, second = (VAERepresentation(4, random_state=7, **kw).fit(train).transform(test)
                          for _ in range(2))
@@ -492,5 +501,10 @@ def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank):
         for bad in (0, True, 1.5, "2"):
             with pytest.raises(ValueError, match="threads"):
                 vae_training_options({"threads": bad, "device": "cpu"})
+        spec = {"dim": 2, "learning_rate": 1e-3, "hidden_layers": 1, "width_multiplier": 8}
+        with pytest.raises(ValueError, match="vae_training_options"):
+            fit_representation("vae", spec, train, rng=np.random.default_rng(0),
+                               vae_options={"threads": 2, "device": "cpu", "max_epochs": 1})
     finally:
         torch.set_num_threads(before)
+        threadpool_limits(limits=blas)

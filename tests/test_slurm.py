@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 from helpers import background, slurmruns, snakerun
 from helpers.slurmruns import FAIL_TIMEOUT, profile
@@ -97,6 +98,22 @@ def test_profile_plans_every_shipped_configuration(option, configfile, tmp_path)
     assert set(profile()["groups"].values()) <= formed, sorted(
         set(profile()["groups"].values()) - formed)
     assert "This was a dry-run" in output
+    # the VAE jobs ask SLURM for vae.threads CPUs (their fits use that many), although the
+    # profile's cores caps their threads; the other jobs of those rules for one
+    vae_threads = yaml.safe_load((ROOT / configfile).read_text() or "{}").get(
+        "repr_transfer", {}).get("vae", {}).get("threads", 1)
+    asked = {}
+    for block in re.split(r"\n(?=rule \w+:)", output):
+        rule = re.match(r"rule (repr_search|repr_fit):", block)
+        representation = re.search(r"^\s+wildcards: representation=(\w+)", block, re.M)
+        resources = re.search(r"^\s+resources: (.*)$", block, re.M)
+        if rule and representation and resources:
+            cpus = re.search(r"cpus_per_task=(\d+)", resources.group(1))
+            asked[rule.group(1), representation.group(1)] = int(cpus.group(1))
+    vae = ("vae", "supervised_vae", "vae_svae_dim")
+    assert {key for key in asked if key[1] in vae} and {key for key in asked
+                                                          if key[1] not in vae}, asked
+    assert asked == {key: vae_threads if key[1] in vae else 1 for key in asked}, asked
 
 
 # --- a real SLURM ---------------------------------------------------------------------------

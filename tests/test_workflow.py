@@ -261,7 +261,8 @@ def test_tables_are_byte_identical_across_runs_and_cores(runs, killed_run):
     for work in (runs["2"], cores1):
         for name in ("repr_search/vae.log", "repr_fit/vae.log"):
             log = (work / "results" / "logs" / name).read_text()
-            assert "VAE fits on cpu, 2 CPU thread(s) (vae.threads)" in log, (work, name)
+            assert "VAE fits on cpu with 2 torch CPU thread(s) (vae.threads)" in log, (work, name)
+            assert ("vae.threads = 2 on 1 core(s)" in log) == (work == cores1), (work, name)
     a, b = tables(runs["2"]), tables(cores1)
     assert [p.relative_to(runs["2"]) for p in a] == [p.relative_to(cores1) for p in b]
     assert len(a) >= 5

@@ -1,8 +1,9 @@
 """Dry runs of the shipped configurations, background runs (tests/helpers/background.py)
 that several modules check: each is planned once per session.
 
-``dry-run:<configfile>``: ``snakemake -n --configfile <configfile>`` (made absolute) in a
-folder of its own, so that the file is laid over the embedded default, as the workflow
+``dry-run:<configfile>``: ``snakemake -n --cores 64 --configfile <configfile>`` (made
+absolute) in a folder of its own (64 cores: no job's declared threads are capped by this
+machine's), so that the file is laid over the embedded default, as the workflow
 tests that run elsewhere do; tests/test_workflow.py counts its jobs and outputs, and
 tests/test_paper_scale.py reads the resources of config/paper.yaml's jobs.
 """
@@ -25,7 +26,7 @@ def name(configfile: str) -> str:
 
 
 def _dry_run(folder: Path, configfile: str) -> subprocess.CompletedProcess:
-    # --cores of a cluster node: a job's threads show as declared, not capped to this machine's
+    # more cores than any job declares: its threads show as declared, not capped
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(ROOT / "Snakefile"), "-n",
            "--cores", "64", "--configfile", str(ROOT / configfile), "--directory", str(folder)]
     proc = snakerun.run(cmd[3:], cwd=ROOT, timeout=1500)

@@ -75,11 +75,13 @@ rule repr_search:
     priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
-    threads: REPR_PLAN.fit_threads
+    threads: REPR_PLAN.job_threads
     resources:
         # the PCA search holds one PCA fit at a time: at paper scale repr_fit's memory
         mem_mb=REPR_PLAN.fit_mem_mb,
         runtime=REPR_PLAN.search_runtime_of,
+        # a VAE job's CPUs on SLURM, whatever the profile's cores (the cap of threads)
+        cpus_per_task=REPR_PLAN.job_threads,
     params:
         **REPR_PLAN.job_params("repr_search"),
         library_code=library_code("repr_search.py"),
@@ -128,10 +130,12 @@ rule repr_fit:
     priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
-    threads: REPR_PLAN.fit_threads
+    threads: REPR_PLAN.job_threads
     resources:
         mem_mb=REPR_PLAN.fit_mem_mb,
         runtime=REPR_PLAN.fit_runtime,
+        # a VAE job's CPUs on SLURM, whatever the profile's cores (the cap of threads)
+        cpus_per_task=REPR_PLAN.job_threads,
     params:
         **REPR_PLAN.job_params("repr_fit"),
         library_code=library_code("repr_fit.py"),

@@ -42,10 +42,12 @@ __all__ = [
 # --------------------------------------------------------------------------- #
 def configure_torch(threads: int, device: str) -> str:
     """Pin torch's CPU threads and make CUDA kernels deterministic; return the device used."""
+    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+        raise ValueError(f"torch threads must be a positive integer, got {threads!r}")
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
     import torch
 
-    torch.set_num_threads(max(1, int(threads)))
+    torch.set_num_threads(threads)
     if device == "auto":
         device = "cuda" if torch.cuda.is_available() else "cpu"
     if device.startswith("cuda"):
@@ -54,22 +56,55 @@ def configure_torch(threads: int, device: str) -> str:
     return device
 
 
-def vae_training_options(vae: Mapping, *, log=None) -> dict:
-    """A VAE job's training options from its ``vae`` parameters
-    (:meth:`~dprepro.studies.repr_transfer.plan.ReprPlan.vae_options`), torch configured.
+#: Read by BLAS libraries when they load (scipy's own OpenBLAS loads after a job starts).
+_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
-    torch gets ``vae["threads"]`` CPU threads (default 1), the configured count and not
-    the job's share of ``--cores``: a VAE's numbers depend on its thread count in the
-    last digits, so a run on fewer cores must use as many threads to give the same
-    tables. ``device`` comes back resolved (``auto``: CUDA when torch sees a GPU).
+
+def vae_training_options(vae: Mapping, *, job_threads: int | None = None, log=None) -> dict:
+    """A VAE job's training options, torch configured for them.
+
+    A VAE's numbers depend on torch's CPU thread count in the last digits (its
+    kernels split their sums by thread), so a VAE job's fits use the configured
+    ``vae.threads``, not the job's share of ``--cores``: a run on fewer cores
+    gives the same tables, more slowly. The job's numpy and scipy BLAS stay on
+    one thread, as in every other job of one thread (the rule declares
+    ``vae.threads`` for torch's sake, and Snakemake caps it at ``--cores``).
+
+    Parameters
+    ----------
+    vae : mapping
+        The job's ``vae`` parameters
+        (:meth:`~dprepro.studies.repr_transfer.plan.ReprPlan.vae_options`): training
+        options, ``device`` and, when not 1, ``threads``.
+    job_threads : int, optional
+        The cores the job was given (``snakemake.threads``): fewer than ``threads``
+        is logged as a warning (oversubscribed: slower, the same numbers).
+    log : logging.Logger, optional
+
+    Returns
+    -------
+    dict
+        The training options without ``threads``, ``device`` resolved (``auto``: CUDA
+        when torch sees a GPU).
     """
+    from threadpoolctl import threadpool_limits
+
     options = dict(vae)
     threads = options.pop("threads", 1)
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"vae threads must be a positive integer, got {threads!r}")
+    for variable in _BLAS_THREAD_VARIABLES:
+        os.environ[variable] = "1"
+    threadpool_limits(1, user_api="blas")
     options["device"] = configure_torch(threads, options.get("device", "auto"))
     if log is not None:
-        log.info("VAE fits on %s, %d CPU thread(s) (vae.threads)", options["device"], threads)
+        import torch
+
+        log.info("VAE fits on %s with %d torch CPU thread(s) (vae.threads)", options["device"],
+                 torch.get_num_threads())
+        if job_threads is not None and job_threads < threads:
+            log.warning("vae.threads = %d on %d core(s): oversubscribed, slower; the same "
+                        "numbers", threads, job_threads)
     return options
 
 
@@ -124,6 +159,9 @@ def fit_representation(representation: str, spec: Mapping, public: pd.DataFrame,
         return RandomProjection(dim, random_state=rng).fit(public)
     if representation in VAE_MODELS:
         options = dict(vae_options or {})
+        if "threads" in options:
+            raise ValueError("vae_options holds threads: pass the job's vae parameters "
+                             "through vae_training_options, which gives them to torch")
         cap = options.pop("max_hidden_width", None)
         common = {"n_hidden_layers": int(spec["hidden_layers"]),
                   "hidden_width": vae_hidden_width(dim, spec["width_multiplier"], cap),

@@ -86,12 +86,14 @@ LEARN_PAPER = {"mem_mb": 7500, "cancer_type_minutes": 5, "drug_start_s": 15.0,
 # GDSC2 (release 8.5) has fewer drugs than this; the paper's v17 had 265
 GDSC_DRUGS_BOUND = 300
 # One VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
-# 1,280, one CPU thread, the fit's set-up excluded; an idle machine): ~61 s (two threads,
-# vae.threads: 35 s); a fit runs up to vae.max_epochs epochs, so the limits are epochs x
-# the one-thread epoch (2x margin), whatever vae.threads gains; a GPU is far faster. Its
-# peak was 3,076 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with gradient
-# and Adam moments) ~693 MB: the rest, ~2,383 MB, is the data and the process.
-VAE_PAPER = {"epoch_seconds": 61, "n_features": 17737, "base_mb": 2383}
+# 1,280, one CPU thread, the fit's set-up excluded; an idle machine): 61-75 s in three runs
+# (two threads, vae.threads: 35-40 s); a fit runs up to vae.max_epochs epochs, so the limits
+# are epochs x the slowest one-thread epoch (2x margin), whatever vae.threads gains (4 times
+# less than the 307 s timed at load ~15 before; a final fit's limit stays above any SLURM
+# MaxTime, the search's is its trial budget); a GPU is far faster. The highest of the three
+# peaks was 3,088 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with gradient
+# and Adam moments) ~693 MB: the rest, ~2,395 MB, is the data and the process.
+VAE_PAPER = {"epoch_seconds": 76, "n_features": 17737, "base_mb": 2395}
 
 
 def raw_suffix(url: str, default: str) -> str:
@@ -292,10 +294,12 @@ class ReprPlan:
             options["threads"] = vae["threads"]
         return options
 
-    def fit_threads(self, wildcards) -> int:
+    def job_threads(self, wildcards) -> int:
         """Threads of one ``repr_search`` or ``repr_fit`` job (``wildcards.representation``):
         ``vae.threads`` for the VAE models, whose fits use that many whatever ``--cores``
-        allows the job (the numbers depend on it), 1 for the others."""
+        allows the job (the numbers depend on it), 1 for the others. Also the job's SLURM
+        ``cpus_per_task``, which the profile's ``cores`` (the cap of ``threads``) does not
+        limit."""
         if fitted_as(wildcards.representation) in VAE_MODELS:
             return int(self.study["vae"]["threads"])
         return 1
