@@ -34,7 +34,7 @@ if rep in repr_common.SUPERVISED:
 vae_options = None
 if repr_common.fitted_as(rep) in repr_common.VAE_MODELS:
     vae_options = {**repr_fitting.vae_training_options(
-        p.vae, job_threads=snakemake.threads, log=log), "log_every": 10}
+        p.vae, job_cores=snakemake.threads, log=log), "log_every": 10}
 # the other representations' records keep their keys (no empty unlabelled list)
 config = {name: value for name, value in p.items()
           if name != "pipelines" and not (name == "unlabelled" and not value)}

@@ -21,7 +21,7 @@ lineage = pd.read_parquet(snakemake.input.lineage)["lineage"]
 vae_options, device = None, ""
 if rep in repr_common.VAE_MODELS:
     vae_options = {**repr_fitting.vae_training_options(
-        p.vae, job_threads=snakemake.threads, log=log), "log_every": 10}
+        p.vae, job_cores=snakemake.threads, log=log), "log_every": 10}
     device = vae_options["device"]
 if p.pca:  # PCA and its control only (sklearn is imported by PCA's fits anyway)
     from dprepro.representations.pca import pca_solver

@@ -471,33 +471,39 @@ def test_vae_width_cap_and_the_memory_model_match_the_network(lowrank):
         assert counted <= weights <= counted + 3 * width * r, (width, layers)
 
 
-def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank, monkeypatch):
+def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank, monkeypatch, caplog):
     """A VAE job's torch threads are ``vae.threads``, not the job's share of ``--cores``,
-    and its numpy BLAS stays on one thread; the fits at a fixed count are the same to the
-    bit, run after run; a bad count is refused by name, and so is a thread count that
-    reaches a fit without going through them."""
+    and its numpy BLAS goes to one thread (from two here); the log names torch's actual
+    threads and warns when the job has fewer cores; a bad count is refused by name, and
+    so is a thread count that reaches a fit without going through them."""
     from threadpoolctl import threadpool_info, threadpool_limits
 
     from dprepro.studies.repr_transfer.fitting import fit_representation, vae_training_options
 
-    train, test = lowrank
+    train, _ = lowrank
     before = torch.get_num_threads()
-    blas = {i["prefix"]: i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"}
+    saved = threadpool_limits(limits=None)  # every library's limit, restored below
     for variable in ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
         monkeypatch.setenv(variable, "2")  # restored after the test
+    log = logging.getLogger("test_vae_threads")
     try:
-        options = vae_training_options({"threads": 2, "device": "cpu", "max_epochs": 4},
-                                       job_threads=1)
+        threadpool_limits(2, user_api="blas")
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {2}
+        with caplog.at_level(logging.INFO, logger=log.name):
+            options = vae_training_options({"threads": 2, "device": "cpu", "max_epochs": 4},
+                                           job_cores=1, log=log)
         assert options == {"device": "cpu", "max_epochs": 4}
         assert torch.get_num_threads() == 2
         assert os.environ["OPENBLAS_NUM_THREADS"] == os.environ["MKL_NUM_THREADS"] == "1"
-        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} <= {1}
-        kw = {**VAE_KW, **options, "max_epochs": 4}
-        first, second = (VAERepresentation(4, random_state=7, **kw).fit(train).transform(test)
-                         for _ in range(2))
-        np.testing.assert_array_equal(first, second)
-        assert vae_training_options({"device": "cpu"}) == {"device": "cpu"}
+        assert {i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"} == {1}
+        assert "VAE fits on cpu with 2 torch CPU thread(s)" in caplog.text
+        assert "vae.threads = 2 on 1 core(s): oversubscribed" in caplog.text
+        caplog.clear()
+        with caplog.at_level(logging.INFO, logger=log.name):
+            assert vae_training_options({"device": "cpu"}, job_cores=1, log=log) == {
+                "device": "cpu"}
         assert torch.get_num_threads() == 1
+        assert "with 1 torch CPU thread(s)" in caplog.text and "oversubscribed" not in caplog.text
         for bad in (0, True, 1.5, "2"):
             with pytest.raises(ValueError, match="threads"):
                 vae_training_options({"threads": bad, "device": "cpu"})
@@ -507,4 +513,4 @@ def test_vae_training_options_pin_torch_to_the_configured_threads(lowrank, monke
                                vae_options={"threads": 2, "device": "cpu", "max_epochs": 1})
     finally:
         torch.set_num_threads(before)
-        threadpool_limits(limits=blas)
+        saved.restore_original_limits()

@@ -4,6 +4,7 @@ and the hyperparameter choice.
 
 from __future__ import annotations
 
+import logging
 import math
 import os
 from collections.abc import Mapping
@@ -41,7 +42,25 @@ __all__ = [
 # representations and hyperparameter selection (public data only)
 # --------------------------------------------------------------------------- #
 def configure_torch(threads: int, device: str) -> str:
-    """Pin torch's CPU threads and make CUDA kernels deterministic; return the device used."""
+    """Pin torch's CPU threads and make CUDA kernels deterministic; return the device used.
+
+    Parameters
+    ----------
+    threads : int
+        torch's intra-op CPU threads (``torch.set_num_threads``).
+    device : str
+        ``auto`` (CUDA when torch sees a GPU, else the CPU), ``cpu``, ``cuda`` or ``cuda:N``.
+
+    Returns
+    -------
+    str
+        The device the fits use.
+
+    Raises
+    ------
+    ValueError
+        If ``threads`` is not a positive integer.
+    """
     if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
         raise ValueError(f"torch threads must be a positive integer, got {threads!r}")
     os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -57,10 +76,13 @@ def configure_torch(threads: int, device: str) -> str:
 
 
 #: Read by BLAS libraries when they load (scipy's own OpenBLAS loads after a job starts).
+#: ``OMP_NUM_THREADS`` stays the job's: ``torch.set_num_threads`` overrides it for torch's
+#: OpenMP pool, and no other OpenMP library does a VAE job's arithmetic.
 _BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
-def vae_training_options(vae: Mapping, *, job_threads: int | None = None, log=None) -> dict:
+def vae_training_options(vae: Mapping, *, job_cores: int | None = None,
+                         log: logging.Logger | None = None) -> dict:
     """A VAE job's training options, torch configured for them.
 
     A VAE's numbers depend on torch's CPU thread count in the last digits (its
@@ -69,6 +91,8 @@ def vae_training_options(vae: Mapping, *, job_threads: int | None = None, log=No
     gives the same tables, more slowly. The job's numpy and scipy BLAS stay on
     one thread, as in every other job of one thread (the rule declares
     ``vae.threads`` for torch's sake, and Snakemake caps it at ``--cores``).
+    Call it after :func:`dprepro.runtime.step.start`, whose thread limits would
+    otherwise reach torch's OpenMP pool once torch is loaded.
 
     Parameters
     ----------
@@ -76,16 +100,22 @@ def vae_training_options(vae: Mapping, *, job_threads: int | None = None, log=No
         The job's ``vae`` parameters
         (:meth:`~dprepro.studies.repr_transfer.plan.ReprPlan.vae_options`): training
         options, ``device`` and, when not 1, ``threads``.
-    job_threads : int, optional
+    job_cores : int, optional
         The cores the job was given (``snakemake.threads``): fewer than ``threads``
         is logged as a warning (oversubscribed: slower, the same numbers).
     log : logging.Logger, optional
+        Where torch's device and actual thread count are logged.
 
     Returns
     -------
     dict
         The training options without ``threads``, ``device`` resolved (``auto``: CUDA
         when torch sees a GPU).
+
+    Raises
+    ------
+    ValueError
+        If ``threads`` is not a positive integer.
     """
     from threadpoolctl import threadpool_limits
 
@@ -102,9 +132,9 @@ def vae_training_options(vae: Mapping, *, job_threads: int | None = None, log=No
 
         log.info("VAE fits on %s with %d torch CPU thread(s) (vae.threads)", options["device"],
                  torch.get_num_threads())
-        if job_threads is not None and job_threads < threads:
+        if job_cores is not None and job_cores < threads:
             log.warning("vae.threads = %d on %d core(s): oversubscribed, slower; the same "
-                        "numbers", threads, job_threads)
+                        "numbers", threads, job_cores)
     return options
 
 

@@ -86,14 +86,15 @@ LEARN_PAPER = {"mem_mb": 7500, "cancer_type_minutes": 5, "drug_start_s": 15.0,
 # GDSC2 (release 8.5) has fewer drugs than this; the paper's v17 had 265
 GDSC_DRUGS_BOUND = 300
 # One VAE epoch at paper scale (benchmarks/paper_scale.csv: r = 20, one hidden layer of
-# 1,280, one CPU thread, the fit's set-up excluded; an idle machine): 61-75 s in three runs
-# (two threads, vae.threads: 35-40 s); a fit runs up to vae.max_epochs epochs, so the limits
-# are epochs x the slowest one-thread epoch (2x margin), whatever vae.threads gains (4 times
-# less than the 307 s timed at load ~15 before; a final fit's limit stays above any SLURM
-# MaxTime, the search's is its trial budget); a GPU is far faster. The highest of the three
-# peaks was 3,088 MB, of which the weights (2 x 17,737 x 1,280, 16 bytes each with gradient
-# and Adam moments) ~693 MB: the rest, ~2,395 MB, is the data and the process.
-VAE_PAPER = {"epoch_seconds": 76, "n_features": 17737, "base_mb": 2395}
+# 1,280, one CPU thread, the fit's set-up excluded): 70-79 s in three runs, the row the
+# slowest (two threads, vae.threads: 38-43 s); a fit runs up to vae.max_epochs epochs, so
+# the limits are epochs x the slowest one-thread epoch (2x margin), whatever vae.threads
+# gains (4 times less than the 307 s timed at load ~15 before; a final fit's limit stays
+# above any SLURM MaxTime, the search's is its trial budget); a GPU is far faster. The
+# highest peak of the six processes was 3,122 MB, of which the weights (2 x 17,737 x 1,280,
+# 16 bytes each with gradient and Adam moments) ~693 MB: the rest, ~2,429 MB, is the data
+# and the process.
+VAE_PAPER = {"epoch_seconds": 80, "n_features": 17737, "base_mb": 2429}
 
 
 def raw_suffix(url: str, default: str) -> str:
