@@ -152,6 +152,18 @@ def test_small_config_runs_through_slurm(slurm_runs):
         assert "Group job" in run.output
 
 
+def test_a_vae_job_gets_its_threads_cpus_and_the_local_numbers(slurm_runs, small_run):
+    """The VAE search job asks SLURM for vae.threads (2) CPUs although the profile caps
+    threads at 1: inside its SLURM job Snakemake gives it 2 cores (no oversubscription
+    warning), torch runs 2 threads, and its candidates are the local run's to the byte."""
+    run_dir = slurm_runs["dirs"]["slurm"]
+    log = (run_dir / "results" / "logs" / "repr_search" / "vae.log").read_text()
+    assert "VAE fits on cpu with 2 torch CPU thread(s) (vae.threads)" in log, log[-2000:]
+    assert "oversubscribed" not in log, log[-2000:]
+    assert ((run_dir / slurmruns.VAE_SEARCH).read_bytes()
+            == (small_run / slurmruns.VAE_SEARCH).read_bytes())
+
+
 def test_slurm_tables_are_byte_identical_to_local(slurm_runs, small_run):
     assert slurm_runs["slurm"].returncode == 0, slurm_runs["slurm"].describe()
     local, cluster = small_run, slurm_runs["dirs"]["slurm"]
