@@ -22,7 +22,7 @@ from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
 
-__all__ = ["THREAD_VARIABLES", "compile_library_for_jobs", "job_params",
+__all__ = ["THREAD_VARIABLES", "compile_library_for_jobs", "job_params", "pin_threads",
            "scripts_first_for_jobs", "start", "script_path", "write_sidecars"]
 
 #: Read by BLAS and OpenMP libraries when they load: :func:`start` sets them to the rule's
@@ -30,6 +30,8 @@ __all__ = ["THREAD_VARIABLES", "compile_library_for_jobs", "job_params",
 #: load lazily) starts with that many threads; ``threadpool_limits`` reaches only the
 #: libraries already loaded.
 THREAD_VARIABLES = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
+#: The BLAS libraries' own: :data:`THREAD_VARIABLES` less OpenMP's.
+_BLAS_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 _SCRIPTS_DIR = Path(__file__).resolve().parents[2]
 
@@ -44,6 +46,21 @@ def script_path(file: str) -> Path:
     if name.startswith("tmp") and name.count(".") >= 2:
         name = name.split(".", 1)[1]
     return _SCRIPTS_DIR / name
+
+
+def pin_threads(count: int, *, blas_only: bool = False) -> None:
+    """Pin the loaded BLAS and OpenMP thread pools to ``count`` threads, and set
+    :data:`THREAD_VARIABLES` for the libraries that load later.
+
+    ``blas_only`` leaves OpenMP alone (a VAE job's torch pool, which
+    ``torch.set_num_threads`` sets).
+    """
+    for variable in _BLAS_VARIABLES if blas_only else THREAD_VARIABLES:
+        os.environ[variable] = str(count)
+    if blas_only:
+        threadpool_limits(count, user_api="blas")
+    else:
+        threadpool_limits(count)
 
 
 def start(smk, name: str) -> logging.Logger:
@@ -66,10 +83,7 @@ def start(smk, name: str) -> logging.Logger:
     logging.basicConfig(level=logging.INFO, handlers=handlers, force=True,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.captureWarnings(True)
-    threads = int(getattr(smk, "threads", 1) or 1)
-    for variable in THREAD_VARIABLES:
-        os.environ[variable] = str(threads)
-    threadpool_limits(threads)
+    pin_threads(int(getattr(smk, "threads", 1) or 1))
     logger = logging.getLogger(name)
 
     failed: list = []

@@ -75,12 +75,6 @@ def configure_torch(threads: int, device: str) -> str:
     return device
 
 
-#: Read by BLAS libraries when they load (scipy's own OpenBLAS loads after a job starts).
-#: ``OMP_NUM_THREADS`` stays the job's: ``torch.set_num_threads`` overrides it for torch's
-#: OpenMP pool, and no other OpenMP library does a VAE job's arithmetic.
-_BLAS_THREAD_VARIABLES = ("OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
-
-
 def vae_training_options(vae: Mapping, *, job_cores: int | None = None,
                          log: logging.Logger | None = None) -> dict:
     """A VAE job's training options, torch configured for them.
@@ -117,16 +111,14 @@ def vae_training_options(vae: Mapping, *, job_cores: int | None = None,
     ValueError
         If ``threads`` is not a positive integer.
     """
-    from threadpoolctl import threadpool_limits
+    from dprepro.runtime.step import pin_threads
 
     options = dict(vae)
     threads = options.pop("threads", 1)
-    if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
-        raise ValueError(f"vae threads must be a positive integer, got {threads!r}")
-    for variable in _BLAS_THREAD_VARIABLES:
-        os.environ[variable] = "1"
-    threadpool_limits(1, user_api="blas")
     options["device"] = configure_torch(threads, options.get("device", "auto"))
+    # OpenMP stays the job's: torch.set_num_threads overrides it for torch's pool, and no
+    # other OpenMP library does a VAE job's arithmetic
+    pin_threads(1, blas_only=True)
     if log is not None:
         import torch
 
