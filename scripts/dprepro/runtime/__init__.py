@@ -80,6 +80,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "THREAD_VARIABLES",
             "compile_library_for_jobs",
             "job_params",
+            "pin_threads",
             "script_path",
             "scripts_first_for_jobs",
             "start",
