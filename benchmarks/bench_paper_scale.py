@@ -5,6 +5,10 @@ Run from the repository root (about 15-20 CPU-minutes; ~5 GB of memory, ~3 GB fr
 
     nice -n 10 python benchmarks/bench_paper_scale.py [--dir /tmp] [--out FILE.csv]
         [--only STAGE,...]
+    python benchmarks/bench_paper_scale.py --vae-device cuda   # on a GPU node
+
+``--vae-device`` times only the VAE epoch, on that torch device, and prints it (what the
+runtime of the VAE jobs on GPU nodes is sized from: docs/cluster.md); it writes no table.
 
 Each row of the output is one step of a rule (the library call its step script makes) run
 in a fresh interpreter, as Snakemake runs a rule: ``wall_s`` and ``cpu_s`` count the
@@ -85,7 +89,8 @@ GENES_CANDIDATES = 2_000  # paper.yaml: feature_selection.candidate_genes
 STAGES = ["gdsc", "depmap", "tcga", "pca", "vae", "learners", "search", "clipping", "cancer",
           "drug"]
 RULE_ORDER = ["gdsc_preprocess", "depmap_preprocess", "tcga_preprocess", "repr_search",
-              "repr_fit", "repr_clipping_weights", "repr_cancer_type", "repr_drug"]
+              "repr_fit", "repr_fit_vae", "repr_clipping_weights", "repr_cancer_type",
+              "repr_drug"]
 EXACT_SVD_CPU_S = 2_561  # one exact-SVD fit at the real size (this table before randomized PCA)
 FIELDS = ["rule", "step", "input", "method", "wall_s", "cpu_s", "peak_rss_mb", "per_fit_s",
           "repeats", "covers", "wildcards", "note"]
@@ -198,7 +203,7 @@ done(fit_s=time.perf_counter() - t, fit_cpu_s=v.ru_utime + v.ru_stime - u.ru_uti
     "vae": r"""
 import numpy as np, pandas as pd
 from dprepro.studies.repr_transfer import fitting
-fitting.configure_torch(int(sys.argv[6]), "cpu")
+device = fitting.configure_torch(int(sys.argv[6]), sys.argv[7])
 public = pd.DataFrame(np.random.default_rng(0).normal(5.0, 2.0, size=(int(sys.argv[1]),
                                                                       int(sys.argv[2]))))
 rows = int(sys.argv[3])
@@ -214,10 +219,10 @@ for epochs in (1, 1, 3):
     fitting.fit_representation("vae", spec, public.iloc[:rows], rng=np.random.default_rng(0),
                                vae_options={{"max_epochs": epochs, "patience": 10,
                                              "batch_size": 64, "validation_fraction": 0.2,
-                                             "device": "cpu"}})
+                                             "device": device}})
     seconds.append(time.perf_counter() - t)
 epoch = (seconds[2] - seconds[1]) / 2
-done(epoch_s=epoch, setup_s=seconds[1] - epoch, shape=list(public.shape))
+done(epoch_s=epoch, setup_s=seconds[1] - epoch, shape=list(public.shape), device=device)
 """,
     "learners": r"""
 import numpy as np
@@ -419,8 +424,8 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
         # alternated VAE_RUNS times (the machine's speed drifts); the epoch is wall time:
         # with two threads its CPU time is the same or more. The row is the slowest
         # one-thread run (what the SLURM limits must cover) and the highest peak.
-        runs = [(child("vae", PUBLIC, GENES, VAE_ROWS, VAE_DIM, VAE_WIDTH, 1),
-                 child("vae", PUBLIC, GENES, VAE_ROWS, VAE_DIM, VAE_WIDTH, 2))
+        runs = [(child("vae", PUBLIC, GENES, VAE_ROWS, VAE_DIM, VAE_WIDTH, 1, "cpu"),
+                 child("vae", PUBLIC, GENES, VAE_ROWS, VAE_DIM, VAE_WIDTH, 2, "cpu"))
                 for _ in range(VAE_RUNS)]
         ones = sorted(one["epoch_s"] for one, _ in runs)
         twos = sorted(two["epoch_s"] for _, two in runs)
@@ -432,7 +437,8 @@ def run(tmp: Path, rng: np.random.Generator, stages, log) -> list[dict]:
         def epochs(values):
             return ", ".join(f"{v * PUBLIC / VAE_ROWS:.1f}" for v in values)
 
-        add("repr_fit", f"VAE epoch, r = {VAE_DIM}, 1 hidden layer of {VAE_WIDTH}, CPU 1 thread",
+        add("repr_fit_vae",
+            f"VAE epoch, r = {VAE_DIM}, 1 hidden layer of {VAE_WIDTH}, CPU 1 thread",
             f"{PUBLIC} x {GENES}", "peak measured; epoch time extrapolated", result,
             f"per_fit_s = one epoch over the {PUBLIC} rows, the slowest of {VAE_RUNS} runs "
             f"({epochs(ones)} s; timed on {VAE_ROWS} rows: half the difference between a "
@@ -524,6 +530,18 @@ def learning_stages(stages, paper: dict, add) -> None:
                 "private expression held at the real size", wildcards=f"pipeline={name}")
 
 
+def device_epoch(device: str) -> str:
+    """The paper-scale VAE epoch (1 hidden layer of VAE_WIDTH, r = VAE_DIM) on ``device``:
+    VAE_RUNS runs, each timed as the table's CPU rows are, the slowest last."""
+    runs = [child("vae", PUBLIC, GENES, VAE_ROWS, VAE_DIM, VAE_WIDTH, 1, device)
+            for _ in range(VAE_RUNS)]
+    epochs = sorted(run["epoch_s"] * PUBLIC / VAE_ROWS for run in runs)
+    used = runs[0]["device"]
+    return (f"VAE epoch over {PUBLIC} x {GENES}, r = {VAE_DIM}, 1 hidden layer of {VAE_WIDTH}, "
+            f"on {used} ({VAE_RUNS} run{'s' * (VAE_RUNS != 1)}): "
+            + ", ".join(f"{e:.3g} s" for e in epochs))
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--dir", default=None, help="scratch folder (default: $TMPDIR)")
@@ -533,12 +551,19 @@ def main(argv=None) -> int:
                              "others are kept from --out")
     parser.add_argument("--scale", type=float, default=1.0,
                         help="fraction of every size, for a quick check of the script only")
+    parser.add_argument("--vae-device", default=None,
+                        help="time the VAE epoch on this torch device instead (e.g. cuda on a "
+                             "GPU node; cpu for a check of the script) and print it; writes "
+                             "no table")
     args = parser.parse_args(argv)
     if args.scale != 1.0:
-        global GDSC_GENES, DEPMAP_MODELS, TCGA_ROWS, PUBLIC, GENES, VAE_ROWS
+        global GDSC_GENES, DEPMAP_MODELS, TCGA_ROWS, PUBLIC, GENES, VAE_ROWS, VAE_RUNS
         GDSC_GENES, DEPMAP_MODELS, PUBLIC, GENES = (
             max(50, int(v * args.scale)) for v in (GDSC_GENES, DEPMAP_MODELS, PUBLIC, GENES))
-        TCGA_ROWS, VAE_ROWS = max(100, int(TCGA_ROWS * args.scale)), 128
+        TCGA_ROWS, VAE_ROWS, VAE_RUNS = max(100, int(TCGA_ROWS * args.scale)), 128, 1
+    if args.vae_device is not None:
+        print(device_epoch(args.vae_device))
+        return 0
     started = time.perf_counter()
     stages = args.only.split(",")
     with tempfile.TemporaryDirectory(dir=args.dir, prefix="bench_paper_") as tmp:

@@ -617,7 +617,7 @@ def test_a_finite_epsilon_release_has_the_same_structure_on_neighbours(name):
 NOT_A_RELEASE = {
     **dict.fromkeys(
         ["cbioportal_download", "cohort_download", "rrr_cohort", "gdsc_download",
-         "gdsc_preprocess", "repr_private_data", "repr_fit"],
+         "gdsc_preprocess", "repr_private_data", "repr_fit", "repr_fit_vae"],
         "sensitive: raw private records (or private lines through a public map), never "
         "released"),
     **dict.fromkeys(
@@ -631,7 +631,8 @@ NOT_A_RELEASE = {
         "(release false); each row states its release's record"),
     **dict.fromkeys(
         ["depmap_download", "depmap_preprocess", "tcga_download", "tcga_preprocess",
-         "repr_search", "repr_hyperparameter_table", "repr_clipping_weights", "run_manifest"],
+         "repr_search", "repr_search_vae", "repr_hyperparameter_table",
+         "repr_clipping_weights", "run_manifest"],
         "public data, synthetic data or the configuration only"),
     **dict.fromkeys(
         ["privacy_audit_table", "privacy_audit_figure", "audit_claims_table"],

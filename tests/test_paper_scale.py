@@ -58,8 +58,8 @@ def rows():
 
 def test_table_covers_the_heavy_paper_rules():
     rules = {row["rule"] for row in rows()}
-    assert {"gdsc_preprocess", "tcga_preprocess", "repr_fit", "repr_cancer_type",
-            "repr_drug"} <= rules
+    assert {"gdsc_preprocess", "tcga_preprocess", "repr_fit", "repr_fit_vae",
+            "repr_cancer_type", "repr_drug"} <= rules
     for row in rows():
         assert float(row["peak_rss_mb"]) > 0 and float(row["cpu_s"]) > 0, row
         assert row["covers"] in ("mem", "mem+runtime"), row
@@ -102,19 +102,21 @@ def test_declared_resources_parser():
 
 
 def test_vae_jobs_use_the_configured_threads_the_others_one(paper_jobs):
-    """Paper mode gives the VAE models' search and fit jobs vae.threads (their fits use a
-    node's cores where no GPU is), every other job of those rules one thread."""
+    """Paper mode gives the VAE models' search and fit jobs (rules of their own)
+    vae.threads (their fits use a node's cores where no GPU is), the other representations'
+    jobs one thread."""
     threads = _paper_config()["vae"]["threads"]
     assert threads > 1
     seen = set()
-    for rule in ("repr_search", "repr_fit"):
+    for rule in ("repr_search", "repr_fit", "repr_search_vae", "repr_fit_vae"):
         for job in paper_jobs[rule]:
             (wildcard,) = (w for w in job["wildcards"] if w.startswith("representation="))
-            representation = wildcard.split("=", 1)[1]
-            vae = representation in ("vae", "supervised_vae", "vae_svae_dim")
-            assert job["threads"] == (threads if vae else 1), (rule, job)
-            seen.add((rule, vae))
-    assert seen == {(r, v) for r in ("repr_search", "repr_fit") for v in (True, False)}
+            seen.add((rule, wildcard.split("=", 1)[1]))
+            assert job["threads"] == (threads if rule.endswith("_vae") else 1), (rule, job)
+    assert {r for rule, r in seen if rule.endswith("_vae")} == {
+        "vae", "supervised_vae", "vae_svae_dim"}, seen
+    assert {r for rule, r in seen if not rule.endswith("_vae")} == {
+        "pca", "random_projection", "pca_vae_dim"}, seen
 
 
 def _paper_config() -> dict:
@@ -167,11 +169,11 @@ def test_search_runtimes_cover_the_measured_fits(paper_jobs):
     control = _job(paper_jobs, "repr_fit", "pca_vae_dim")
     assert control["mem_mb"] >= MEM_MARGIN * float(fit["peak_rss_mb"]), control
     assert control["runtime"] >= searches * fit_minutes, control
-    vae = _job(paper_jobs, "repr_search", "vae")
+    vae = _job(paper_jobs, "repr_search_vae", "vae")
     assert selection["trial_minutes"] > 0
     assert vae["runtime"] >= searches * selection["vae_trials"] * selection["trial_minutes"]
-    epoch_s = float(_row("repr_fit", "representation=vae")["per_fit_s"])
-    fit_vae = _job(paper_jobs, "repr_fit", "vae")
+    epoch_s = float(_row("repr_fit_vae", "representation=vae")["per_fit_s"])
+    fit_vae = _job(paper_jobs, "repr_fit_vae", "vae")
     need = TIME_MARGIN * spec["vae"]["max_epochs"] * epoch_s / 60
     assert fit_vae["runtime"] >= searches * spec["seeds"] * need, (fit_vae, need)
 
@@ -197,7 +199,7 @@ def test_vae_jobs_declare_the_memory_of_the_widest_allowed_candidate(paper_jobs)
     spec = _paper_config()
     cap = spec["vae"]["max_hidden_width"]
     assert cap is not None
-    measured = _row("repr_fit", "representation=vae")
+    measured = _row("repr_fit_vae", "representation=vae")
     n_features = int(measured["input"].split(" x ")[1].replace(",", ""))
     base = float(measured["peak_rss_mb"]) - vae_training_mb(n_features, 1280, 1, base_mb=0)
     width = vae_hidden_width(max(spec["selection"]["dim_range"]),
@@ -208,6 +210,24 @@ def test_vae_jobs_declare_the_memory_of_the_widest_allowed_candidate(paper_jobs)
         max(spec["selection"]["dim_range"]), max(spec["vae"]["width_multipliers"])),
         max(spec["vae"]["hidden_layers"]), base_mb=base)
     assert uncapped > 1e6  # MB: why the cap
-    for rule in ("repr_search", "repr_fit"):
+    for rule in ("repr_search_vae", "repr_fit_vae"):
         job = _job(paper_jobs, rule, "vae")
         assert job["mem_mb"] >= need, (rule, job, need)
+
+
+def test_the_gpu_epoch_recipe_times_an_epoch_on_the_device_it_names():
+    """docs/cluster.md's first step, `bench_paper_scale.py --vae-device cuda`, on the CPU (no
+    GPU here) at a fiftieth of the size: it fits on the device named and prints the epoch."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_paper_scale.py"),
+                           "--vae-device", "cpu", "--scale", "0.02"], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    line = proc.stdout.strip().splitlines()[-1]
+    match = re.fullmatch(r"VAE epoch over (\d+) x (\d+), r = 20, 1 hidden layer of 1280, "
+                         r"on cpu \(1 run\): ([0-9.e-]+) s", line)
+    assert match, line
+    assert (int(match.group(1)), int(match.group(2))) == (210, 354)
+    assert 0 < float(match.group(3)) < 60

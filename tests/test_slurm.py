@@ -9,12 +9,13 @@ or while another session holds the machine's SLURM, the SLURM tests skip.
 """
 
 import re
+import shlex
 from pathlib import Path
 
 import pytest
 import yaml
 
-from helpers import background, slurmruns, snakerun
+from helpers import background, recipes, slurmruns, snakerun
 from helpers.slurmruns import FAIL_TIMEOUT, profile
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,7 +105,7 @@ def test_profile_plans_every_shipped_configuration(option, configfile, tmp_path)
         "repr_transfer", {}).get("vae", {}).get("threads", 1)
     asked = {}
     for block in re.split(r"\n(?=rule \w+:)", output):
-        rule = re.match(r"rule (repr_search|repr_fit):", block)
+        rule = re.match(r"rule (repr_search|repr_fit)(?:_vae)?:", block)
         representation = re.search(r"^\s+wildcards: representation=(\w+)", block, re.M)
         resources = re.search(r"^\s+resources: (.*)$", block, re.M)
         if rule and representation and resources:
@@ -114,6 +115,76 @@ def test_profile_plans_every_shipped_configuration(option, configfile, tmp_path)
     assert {key for key in asked if key[1] in vae} and {key for key in asked
                                                           if key[1] not in vae}, asked
     assert asked == {key: vae_threads if key[1] in vae else 1 for key in asked}, asked
+
+
+# docs/cluster.md's command that sends paper mode's VAE jobs to GPU nodes, planned as written
+# (plus -n and a scratch --directory): the VAE jobs, and only they, carry its resources
+GPU_RECIPE = "slurm-plan:gpu-recipe"
+
+
+def gpu_recipe() -> list[str]:
+    """The arguments of the recipe's snakemake command, paths in the checkout made absolute."""
+    text = recipes.section("docs/cluster.md", "Paper mode's VAE jobs on GPU nodes")
+    (command,) = [block for block in recipes.code_blocks(text, "bash")
+                  if block.lstrip().startswith("snakemake ")]
+    words = shlex.split(command.replace("\\\n", " "))
+    assert words[0] == "snakemake", command
+    return [str(ROOT / w) if (ROOT / w).exists() and not w.startswith("-") else w
+            for w in words[1:]]
+
+
+background.register(GPU_RECIPE)(lambda folder: snakerun.run(
+    [*gpu_recipe(), "-n", "--directory", str(folder)], cwd=ROOT, timeout=600))
+
+
+def planned_resources(output: str) -> list[tuple[str, str, dict]]:
+    """(rule, representation or "", resources) of each job of a dry run's listing."""
+    jobs = []
+    for block in re.split(r"\n(?=(?:local)?rule \w+:)", output):
+        rule = re.match(r"(?:local)?rule (\w+):", block)
+        found = re.search(r"^\s+resources: (.*)$", block, re.M)
+        if rule and found:
+            representation = re.search(r"^\s+wildcards: .*representation=(\w+)", block, re.M)
+            values = dict(item.split("=", 1) for item in found.group(1).split(", ")
+                          if "=" in item)
+            jobs.append((rule.group(1), representation.group(1) if representation else "",
+                         values))
+    return jobs
+
+
+@pytest.mark.background(GPU_RECIPE)
+def test_the_gpu_recipe_sends_the_vae_jobs_and_only_them_to_gpus(tmp_path):
+    proc = background.result(GPU_RECIPE, tmp_path)
+    output = proc.stdout + proc.stderr
+    assert proc.returncode == 0, output[-4000:]
+    assert "This was a dry-run" in output
+    # what the recipe asks of each VAE rule (rule:resource=value)
+    asked: dict[str, dict[str, str]] = {}
+    words = gpu_recipe()
+    for word in words[words.index("--set-resources") + 1:]:
+        if word.startswith("-"):
+            break
+        rule, setting = word.split(":", 1)
+        key, value = setting.split("=", 1)
+        asked.setdefault(rule, {})[key] = value
+    assert set(asked) == {"repr_search_vae", "repr_fit_vae"}
+    assert all({"gpu", "slurm_partition", "runtime"} <= set(v) for v in asked.values())
+    default = profile()["default-resources"]["slurm_partition"]
+    seen = {}
+    for rule, representation, resources in planned_resources(output):
+        if rule in asked:
+            assert {k: resources.get(k) for k in asked[rule]} == asked[rule], (rule, resources)
+        else:
+            assert "gpu" not in resources, (rule, representation, resources)
+            assert resources.get("slurm_partition") == default, (rule, resources)
+        if rule.startswith(("repr_search", "repr_fit")):
+            seen.setdefault(rule, set()).add(representation)
+    # the VAE models (and their control) are the _vae rules' jobs; PCA and the random
+    # projection (and PCA's control) stay on the CPU rules
+    assert seen == {"repr_search_vae": {"vae", "supervised_vae"},
+                    "repr_fit_vae": {"vae", "supervised_vae", "vae_svae_dim"},
+                    "repr_search": {"pca", "random_projection"},
+                    "repr_fit": {"pca", "random_projection", "pca_vae_dim"}}, seen
 
 
 # --- a real SLURM ---------------------------------------------------------------------------

@@ -1,4 +1,8 @@
 from dprepro.studies.repr_transfer import jobs as repr_jobs  # noqa: E402
+from dprepro.studies.repr_transfer.common import (  # noqa: E402
+    REPRESENTATION_METHODS,
+    VAE_JOB_METHODS,
+)
 
 # repr_transfer: representations learned on public expression, DP learners on the
 # private lines (Niinimaki et al. 2019). The GDSC/DepMap download and parsing rules
@@ -13,6 +17,15 @@ wildcard_constraints:
     representation=r"pca|random_projection|vae|supervised_vae|pca_vae_dim|vae_svae_dim",
     chunk=r"[0-9]+",
     pipeline="|".join(REPR_PIPELINES),
+
+
+# repr_search and repr_fit run the representations that train no VAE; the VAE models' jobs
+# are the same steps as rules of their own (repr_search_vae, repr_fit_vae, below), so that a
+# cluster profile can send them alone to GPU nodes (docs/cluster.md)
+REPR_VAE_JOBS = "|".join(VAE_JOB_METHODS)
+REPR_OTHER_JOBS = "|".join(
+    m for m in REPRESENTATION_METHODS if m not in VAE_JOB_METHODS
+)
 
 
 rule repr_public_data:
@@ -72,6 +85,8 @@ rule repr_search:
         "results/logs/repr_search/{representation}.log",
     benchmark:
         "results/benchmarks/repr_search/{representation}.tsv"
+    wildcard_constraints:
+        representation=REPR_OTHER_JOBS,
     priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
@@ -87,6 +102,11 @@ rule repr_search:
         library_code=library_code("repr_search.py"),
     script:
         "../../scripts/repr_search.py"
+
+
+use rule repr_search as repr_search_vae with:
+    wildcard_constraints:
+        representation=REPR_VAE_JOBS,
 
 
 rule repr_hyperparameter_table:
@@ -127,6 +147,8 @@ rule repr_fit:
         "results/logs/repr_fit/{representation}.log",
     benchmark:
         "results/benchmarks/repr_fit/{representation}.tsv"
+    wildcard_constraints:
+        representation=REPR_OTHER_JOBS,
     priority: REPR_CHAIN_PRIORITY
     conda:
         "../../envs/learning.yaml"
@@ -141,6 +163,11 @@ rule repr_fit:
         library_code=library_code("repr_fit.py"),
     script:
         "../../scripts/repr_fit.py"
+
+
+use rule repr_fit as repr_fit_vae with:
+    wildcard_constraints:
+        representation=REPR_VAE_JOBS,
 
 
 rule repr_cancer_type:

@@ -60,7 +60,8 @@ SPEC = StudySpec(
     privacy_boundary={
         # GDSC is the private side; the private lines mapped through a public
         # representation are still private records
-        "sensitive": ("gdsc_download", "gdsc_preprocess", "repr_private_data", "repr_fit"),
+        "sensitive": ("gdsc_download", "gdsc_preprocess", "repr_private_data", "repr_fit",
+                      "repr_fit_vae"),
         # the experiments, tables and figures hold DP results beside their non-private
         # (epsilon = inf) references, told apart by `mechanism`; accuracy and Spearman are
         # measured on private test lines (not private)
@@ -71,7 +72,8 @@ SPEC = StudySpec(
         # candidates and hyperparameters chosen on it, and clipping weights chosen on
         # synthetic data given the private training-set size
         "public": ("depmap_download", "depmap_preprocess", "tcga_download", "tcga_preprocess",
-                   "repr_public_data", "repr_search", "repr_hyperparameter_table",
+                   "repr_public_data", "repr_search", "repr_search_vae",
+                   "repr_hyperparameter_table",
                    "repr_clipping_weights"),
         "target": ("repr_transfer",),
     },

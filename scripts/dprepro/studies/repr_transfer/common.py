@@ -16,7 +16,8 @@ from dprepro.runtime.seeds import seed_sequence
 
 __all__ = ["BASELINES", "EQUAL_DIM_CONTROLS", "METHODS", "MIN_TEST_RESPONSES",
            "MIN_TRAIN_RESPONSES", "REPRESENTATIONS",
-           "REPRESENTATION_METHODS", "STUDY", "SUPERVISED", "VAE_MODELS", "dim_source",
+           "REPRESENTATION_METHODS", "STUDY", "SUPERVISED", "VAE_JOB_METHODS", "VAE_MODELS",
+           "dim_source",
            "eps_text", "fit_stream", "fitted_as", "method_order", "selected_row",
            "stream_int", "stream_rng"]
 
@@ -65,6 +66,12 @@ def eps_text(epsilon: float) -> str:
 def fitted_as(method: str) -> str:
     """The representation ``method`` is fitted as (itself, or a control's model)."""
     return EQUAL_DIM_CONTROLS[method][0] if method in EQUAL_DIM_CONTROLS else method
+
+
+#: The representation methods whose search and fit jobs train a VAE: the VAE, the joint
+#: model and the VAE control. Their jobs are rules of their own (``repr_search_vae``,
+#: ``repr_fit_vae``), so that a cluster profile can send them, and only them, to GPU nodes.
+VAE_JOB_METHODS = tuple(m for m in REPRESENTATION_METHODS if fitted_as(m) in VAE_MODELS)
 
 
 def fit_stream(method: str) -> str:

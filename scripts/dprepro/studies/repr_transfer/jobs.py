@@ -120,6 +120,10 @@ class StudyPlan(JobPlans, ReprPlan):
                 "unlabelled": self.fit_unlabelled(_Wildcards(wc)),
                 "seeds": self.study["seeds"]}
 
+    # the VAE models' jobs: the same steps as rules of their own (for a cluster's GPUs)
+    _plan_repr_search_vae = _plan_repr_search
+    _plan_repr_fit_vae = _plan_repr_fit
+
     def _plan_repr_cancer_type(self, wc) -> dict:
         return {**self._seed_origin(),
                 "methods": self.methods(), "settings": canonical(self.study["cancer_type"]),
