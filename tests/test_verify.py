@@ -193,3 +193,25 @@ def test_a_rule_file_added_for_another_study_leaves_the_files_verified(tmp_path)
     assert rules_digest(work, "rrr_cox") != json.loads(
         (run / "results/tables/a.csv.prov.json").read_text())["rules_sha256"]
     assert rules_digest(work, "ldp_figure") == rules_digest(work, "ldp_figure")
+
+
+def test_a_rule_made_by_use_rule_has_its_own_and_its_sources_rule_files(tmp_path):
+    """``use rule base as derived with:`` (the VAE models' repr_search_vae, repr_fit_vae):
+    derived's parameters come from its file and base's, not from every rule file."""
+    from dprepro.runtime.code_version import rule_files
+
+    rules_dir = tmp_path / "workflow" / "rules"
+    rules_dir.mkdir(parents=True)
+    (tmp_path / "Snakefile").write_text('include: "workflow/rules/common.smk"\n')
+    (rules_dir / "common.smk").write_text("X = 1\n")
+    (rules_dir / "base.smk").write_text('rule base:\n    output:\n        "{x}.txt"\n')
+    (rules_dir / "derived.smk").write_text(
+        'use rule base as derived with:\n    wildcard_constraints:\n        x="a"\n')
+    (rules_dir / "other.smk").write_text('rule other:\n    output:\n        "o.txt"\n')
+    names = [p.name for p in rule_files(tmp_path, "derived")]
+    assert names == ["base.smk", "common.smk", "derived.smk"]
+    assert [p.name for p in rule_files(tmp_path, "base")] == ["base.smk", "common.smk"]
+    # the workflow's own: the VAE jobs' rules read what repr_search and repr_fit read
+    assert rule_files(ROOT, "repr_search_vae") == rule_files(ROOT, "repr_search")
+    assert rule_files(ROOT, "repr_fit_vae") == rule_files(ROOT, "repr_fit")
+    assert ROOT / "Snakefile" not in rule_files(ROOT, "repr_fit_vae")

@@ -237,14 +237,23 @@ def rule_files(workflow_root: str | Path, rule: str | None = None) -> list[Path]
     plan; a name ``common.smk`` binds is always its). A rule file added for another
     study binds only its own names, so it joins no other rule's list. The ``Snakefile``
     (its ``include:`` lines and the ``all`` target) shapes no job's parameters and is
-    left out. Without ``rule``, or for a rule no file defines, every rule file and the
-    ``Snakefile``.
+    left out. A rule made by ``use rule SOURCE as rule with:`` is defined by that file and
+    by the one that defines ``SOURCE``. Without ``rule``, or for a rule no file defines,
+    every rule file and the ``Snakefile``.
     """
     root = Path(workflow_root)
     files = sorted((root / "workflow" / "rules").glob("*.smk"))
     texts = {path: path.read_text() for path in files}
-    own = [path for path in files if rule and re.search(
-        rf"^(?:rule|checkpoint)\s+{re.escape(rule)}\s*:", texts[path], re.M)]
+    own, names = [], [rule] if rule else []
+    while names:
+        name = re.escape(names.pop())
+        for path in files:
+            if re.search(rf"^(?:rule|checkpoint)\s+{name}\s*:", texts[path], re.M):
+                own.append(path)
+            for source in re.findall(rf"^use\s+rule\s+(\w+)\s+as\s+{name}\b", texts[path],
+                                     re.M):
+                own.append(path)
+                names.append(source)
     if not own:
         return [path for path in [root / "Snakefile", *files] if path.is_file()]
     defines = {path: _defined_names(texts[path]) for path in files}
