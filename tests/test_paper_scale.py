@@ -73,7 +73,10 @@ def test_declared_resources_cover_the_measured_peaks(paper_jobs):
             continue
         # a row may be about some of the rule's jobs only (wildcards: representation=pca)
         wanted = set(filter(None, row["wildcards"].split(";")))
-        for job in (j for j in jobs if wanted <= j["wildcards"]):
+        matching = [j for j in jobs if wanted <= j["wildcards"]]
+        # a row no job matches (a rule renamed, a wildcard value gone) would check nothing
+        assert matching, (row["rule"], row["wildcards"], row["step"])
+        for job in matching:
             need = MEM_MARGIN * float(row["peak_rss_mb"])
             assert job["mem_mb"] >= need, (
                 f"{row['rule']} declares mem_mb={job['mem_mb']:.0f}, but {row['step']} peaks "
@@ -216,14 +219,24 @@ def test_vae_jobs_declare_the_memory_of_the_widest_allowed_candidate(paper_jobs)
 
 
 def test_the_gpu_epoch_recipe_times_an_epoch_on_the_device_it_names():
-    """docs/cluster.md's first step, `bench_paper_scale.py --vae-device cuda`, on the CPU (no
-    GPU here) at a fiftieth of the size: it fits on the device named and prints the epoch."""
+    """docs/cluster.md's first step (`bench_paper_scale.py --vae-device cuda`) as written, on
+    the CPU (no GPU here) at a fiftieth of the size: it fits on the device named and prints
+    the epoch."""
+    import shlex
     import subprocess
     import sys
 
-    proc = subprocess.run([sys.executable, str(ROOT / "benchmarks" / "bench_paper_scale.py"),
-                           "--vae-device", "cpu", "--scale", "0.02"], capture_output=True,
-                          text=True, timeout=300, check=False)
+    from helpers import recipes
+
+    text = recipes.section("docs/cluster.md", "Paper mode's VAE jobs on GPU nodes")
+    (command,) = [block for block in recipes.code_blocks(text, "bash")
+                  if "bench_paper_scale.py" in block]
+    words = shlex.split(command)
+    assert words[:2] == ["python", "benchmarks/bench_paper_scale.py"], command
+    assert words[words.index("--vae-device") + 1] == "cuda", command
+    args = ["cpu" if w == "cuda" else w for w in words[2:]]
+    proc = subprocess.run([sys.executable, str(ROOT / words[1]), *args, "--scale", "0.02"],
+                          capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr[-3000:]
     line = proc.stdout.strip().splitlines()[-1]
     match = re.fullmatch(r"VAE epoch over (\d+) x (\d+), r = 20, 1 hidden layer of 1280, "

@@ -122,19 +122,35 @@ def test_profile_plans_every_shipped_configuration(option, configfile, tmp_path)
 GPU_RECIPE = "slurm-plan:gpu-recipe"
 
 
-def gpu_recipe() -> list[str]:
-    """The arguments of the recipe's snakemake command, paths in the checkout made absolute."""
-    text = recipes.section("docs/cluster.md", "Paper mode's VAE jobs on GPU nodes")
-    (command,) = [block for block in recipes.code_blocks(text, "bash")
+def _gpu_section() -> str:
+    return recipes.section("docs/cluster.md", "Paper mode's VAE jobs on GPU nodes")
+
+
+def gpu_overlay() -> dict:
+    """The recipe's overlay (its YAML block)."""
+    (block,) = recipes.code_blocks(_gpu_section(), "yaml")
+    return yaml.safe_load(block)
+
+
+def gpu_recipe(overlay: Path | None = None) -> list[str]:
+    """The arguments of the recipe's snakemake command, paths in the checkout made absolute
+    and the overlay's name (gpu.yaml) replaced by ``overlay``."""
+    (command,) = [block for block in recipes.code_blocks(_gpu_section(), "bash")
                   if block.lstrip().startswith("snakemake ")]
     words = shlex.split(command.replace("\\\n", " "))
     assert words[0] == "snakemake", command
-    return [str(ROOT / w) if (ROOT / w).exists() and not w.startswith("-") else w
+    assert "gpu.yaml" in words, command
+    return [str(overlay) if overlay is not None and w == "gpu.yaml"
+            else str(ROOT / w) if (ROOT / w).exists() and not w.startswith("-") else w
             for w in words[1:]]
 
 
-background.register(GPU_RECIPE)(lambda folder: snakerun.run(
-    [*gpu_recipe(), "-n", "--directory", str(folder)], cwd=ROOT, timeout=600))
+@background.register(GPU_RECIPE)
+def _plan_gpu_recipe(folder: Path):
+    overlay = folder.parent / f"{folder.name}-gpu.yaml"
+    overlay.write_text(yaml.safe_dump(gpu_overlay()))
+    return snakerun.run([*gpu_recipe(overlay), "-n", "--directory", str(folder)], cwd=ROOT,
+                        timeout=600)
 
 
 def planned_resources(output: str) -> list[tuple[str, str, dict]]:
@@ -158,6 +174,9 @@ def test_the_gpu_recipe_sends_the_vae_jobs_and_only_them_to_gpus(tmp_path):
     output = proc.stdout + proc.stderr
     assert proc.returncode == 0, output[-4000:]
     assert "This was a dry-run" in output
+    # the overlay (planned with the command: the schema accepted it) makes a node without a
+    # GPU fail the VAE jobs instead of training on its CPU
+    assert gpu_overlay() == {"repr_transfer": {"vae": {"device": "cuda"}}}
     # what the recipe asks of each VAE rule (rule:resource=value)
     asked: dict[str, dict[str, str]] = {}
     words = gpu_recipe()

@@ -210,6 +210,13 @@ def test_a_rule_made_by_use_rule_has_its_own_and_its_sources_rule_files(tmp_path
     (rules_dir / "other.smk").write_text('rule other:\n    output:\n        "o.txt"\n')
     names = [p.name for p in rule_files(tmp_path, "derived")]
     assert names == ["base.smk", "common.smk", "derived.smk"]
+    # a chain: the rule made from a made rule reads all three files
+    (rules_dir / "again.smk").write_text(
+        'use rule derived as derived_again with:\n    wildcard_constraints:\n        x="b"\n')
+    assert [p.name for p in rule_files(tmp_path, "derived_again")] == [
+        "again.smk", "base.smk", "common.smk", "derived.smk"]
+    (rules_dir / "loop.smk").write_text("use rule loop as loop with:\n    threads: 2\n")
+    assert [p.name for p in rule_files(tmp_path, "loop")] == ["common.smk", "loop.smk"]
     assert [p.name for p in rule_files(tmp_path, "base")] == ["base.smk", "common.smk"]
     # the workflow's own: the VAE jobs' rules read what repr_search and repr_fit read
     assert rule_files(ROOT, "repr_search_vae") == rule_files(ROOT, "repr_search")

@@ -244,9 +244,13 @@ def rule_files(workflow_root: str | Path, rule: str | None = None) -> list[Path]
     root = Path(workflow_root)
     files = sorted((root / "workflow" / "rules").glob("*.smk"))
     texts = {path: path.read_text() for path in files}
-    own, names = [], [rule] if rule else []
+    own, names, seen = [], [rule] if rule else [], set()
     while names:
-        name = re.escape(names.pop())
+        name = names.pop()
+        if name in seen:  # `use rule a as a` (Snakemake refuses it): no endless loop
+            continue
+        seen.add(name)
+        name = re.escape(name)
         for path in files:
             if re.search(rf"^(?:rule|checkpoint)\s+{name}\s*:", texts[path], re.M):
                 own.append(path)

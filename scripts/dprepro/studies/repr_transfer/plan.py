@@ -296,7 +296,8 @@ class ReprPlan:
         return options
 
     def job_threads(self, wildcards) -> int:
-        """Threads of one ``repr_search`` or ``repr_fit`` job (``wildcards.representation``):
+        """Threads of one search or fit job (``wildcards.representation``; the VAE models'
+        are the rules ``repr_search_vae`` and ``repr_fit_vae``):
         ``vae.threads`` for the VAE models, whose fits use that many whatever ``--cores``
         allows the job (the numbers depend on it), 1 for the others. Also the job's SLURM
         ``cpus_per_task``, which the profile's ``cores`` (the cap of ``threads``) does not
@@ -549,7 +550,7 @@ class ReprPlan:
         return int(math.ceil(10 + scoring))
 
     def fit_mem_mb(self, wildcards) -> int:
-        """Memory (MB) of one repr_fit or repr_search job (``wildcards.representation``);
+        """Memory (MB) of one search or fit job (``wildcards.representation``);
         the random projection holds and maps the same public matrix as PCA."""
         if self.origin != "synthetic" and fitted_as(wildcards.representation) in (
                 "pca", "random_projection"):
