@@ -65,4 +65,6 @@ for pipeline in p.pipelines:
                         seeds=seed_record(p.seed, repr_common.STUDY, stream, p.seeds),
                         privacy=repr_privacy.INTERMEDIATES["representation"],
                         data_origin=p.data_origin,
-                        extra={"wildcards": {"pipeline": pipeline, "representation": rep}})
+                        extra={"wildcards": {"pipeline": pipeline, "representation": rep},
+                               # the device the fits ran on (the plan's may say auto)
+                               **({"device": vae_options["device"]} if vae_options else {})})

@@ -358,6 +358,23 @@ def test_every_table_and_figure_has_provenance(runs):
         assert record["privacy"] is not None
 
 
+def test_a_vae_fits_sidecar_records_the_device_its_fits_ran_on(runs):
+    """The plan may say `device: auto`; the VAE models' fit sidecars say where the fits ran
+    (on a cluster's GPU nodes: whether torch saw the GPU); the other representations' none."""
+    folder = runs["2"] / "results" / "repr_transfer" / "representations"
+    seen = {}
+    for sidecar in sorted(folder.rglob("*.parquet.prov.json")):
+        record = json.loads(sidecar.read_text())
+        seen[record["wildcards"]["representation"]] = record.get("device")
+        planned = (record["config"].get("vae") or {}).get("device")
+        if planned is not None:
+            assert record["device"] in ("cpu", "cuda"), sidecar
+            assert planned == "auto" or record["device"] == planned.split(":")[0], sidecar
+    vae_models = {"vae", "supervised_vae", "vae_svae_dim"}
+    assert {rep for rep, device in seen.items() if device} == vae_models & set(seen), seen
+    assert "vae" in seen and "pca" in seen, seen
+
+
 def test_replicate_provenance_records_seeds(runs):
     sidecar = next((runs["2"] / "results" / "ldp_indicators" / "replicates").rglob("*.prov.json"))
     seeds = json.loads(sidecar.read_text())["seeds"]
