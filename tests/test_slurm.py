@@ -206,6 +206,42 @@ def test_the_gpu_recipe_sends_the_vae_jobs_and_only_them_to_gpus(tmp_path):
                     "repr_fit": {"pca", "random_projection", "pca_vae_dim"}}, seen
 
 
+def test_the_slurm_plugin_asks_sbatch_for_what_the_gpu_recipe_sets():
+    """What docs/cluster.md says the plugin does with a VAE job's resources under the recipe:
+    `gpu=1` becomes `--gpus=1`, the runtime `-t`, and the job keeps its CPUs and memory
+    (the plugin's sbatch string, from its own functions; the partition comes from the
+    executor's `-p`, which needs a cluster)."""
+    from snakemake_executor_plugin_slurm.submit_string import get_submit_command
+    from snakemake_executor_plugin_slurm.utils import set_gres_string
+
+    asked = {}
+    words = gpu_recipe()
+    for word in words[words.index("--set-resources") + 1:]:
+        if word.startswith("-"):
+            break
+        rule, setting = word.split(":", 1)
+        key, value = setting.split("=", 1)
+        asked.setdefault(rule, {})[key] = int(value) if value.isdigit() else value
+
+    class Resources(dict):
+        __getattr__ = dict.__getitem__
+
+    class Job:
+        threads = 8
+        resources = Resources(mem_mb=8506, cpus_per_task=8, **asked["repr_fit_vae"])
+
+    params = {"run_uuid": "u", "slurm_logfile": "log", "comment_str": "c", "account": "",
+              "partition": "", "workdir": "/w"}
+    call = (get_submit_command(Job(), params) + set_gres_string(Job())).split()
+    assert f"--gpus={asked['repr_fit_vae']['gpu']}" in call, call
+    assert call[call.index("-t") + 1] == str(asked["repr_fit_vae"]["runtime"]), call
+    assert "--cpus-per-task=8" in call and call[call.index("--mem") + 1] == "8506", call
+    # a job without the recipe's resources asks for no GPU
+    Job.resources = Resources(mem_mb=2000, runtime=30)
+    call = (get_submit_command(Job(), params) + set_gres_string(Job())).split()
+    assert not any(word.startswith("--gpus") for word in call), call
+
+
 # --- a real SLURM ---------------------------------------------------------------------------
 
 @pytest.fixture(scope="module")
