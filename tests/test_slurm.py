@@ -145,6 +145,19 @@ def gpu_recipe(overlay: Path | None = None) -> list[str]:
             for w in words[1:]]
 
 
+def gpu_recipe_resources() -> dict[str, dict[str, str]]:
+    """What the recipe's ``--set-resources`` asks of each rule (``rule:resource=value``)."""
+    asked: dict[str, dict[str, str]] = {}
+    words = gpu_recipe()
+    for word in words[words.index("--set-resources") + 1:]:
+        if word.startswith("-"):
+            break
+        rule, setting = word.split(":", 1)
+        key, value = setting.split("=", 1)
+        asked.setdefault(rule, {})[key] = value
+    return asked
+
+
 @background.register(GPU_RECIPE)
 def _plan_gpu_recipe(folder: Path):
     overlay = folder.parent / f"{folder.name}-gpu.yaml"
@@ -177,15 +190,7 @@ def test_the_gpu_recipe_sends_the_vae_jobs_and_only_them_to_gpus(tmp_path):
     # the overlay (planned with the command: the schema accepted it) makes a node without a
     # GPU fail the VAE jobs instead of training on its CPU
     assert gpu_overlay() == {"repr_transfer": {"vae": {"device": "cuda"}}}
-    # what the recipe asks of each VAE rule (rule:resource=value)
-    asked: dict[str, dict[str, str]] = {}
-    words = gpu_recipe()
-    for word in words[words.index("--set-resources") + 1:]:
-        if word.startswith("-"):
-            break
-        rule, setting = word.split(":", 1)
-        key, value = setting.split("=", 1)
-        asked.setdefault(rule, {})[key] = value
+    asked = gpu_recipe_resources()
     assert set(asked) == {"repr_search_vae", "repr_fit_vae"}
     assert all({"gpu", "slurm_partition", "runtime"} <= set(v) for v in asked.values())
     default = profile()["default-resources"]["slurm_partition"]
@@ -214,14 +219,8 @@ def test_the_slurm_plugin_asks_sbatch_for_what_the_gpu_recipe_sets():
     from snakemake_executor_plugin_slurm.submit_string import get_submit_command
     from snakemake_executor_plugin_slurm.utils import set_gres_string
 
-    asked = {}
-    words = gpu_recipe()
-    for word in words[words.index("--set-resources") + 1:]:
-        if word.startswith("-"):
-            break
-        rule, setting = word.split(":", 1)
-        key, value = setting.split("=", 1)
-        asked.setdefault(rule, {})[key] = int(value) if value.isdigit() else value
+    asked = {rule: {k: int(v) if v.isdigit() else v for k, v in settings.items()}
+             for rule, settings in gpu_recipe_resources().items()}
 
     class Resources(dict):
         __getattr__ = dict.__getitem__
