@@ -1,6 +1,8 @@
 """Plot the files of one rrr_survival figure job (a cohort's, or the utility figure of every
 cohort) from the aggregated tables."""
 
+import os
+
 from dprepro.figures.style import save_figure
 from dprepro.runtime import step
 from dprepro.studies.rrr_survival import figures as rrr_figures
@@ -10,12 +12,13 @@ log = step.start(snakemake, "rrr_plot")
 p = step.job_params(snakemake)
 tables = rrr_figures.read_figure_tables(snakemake.input)
 declared = set(map(str, snakemake.output))
+figure_dir = os.path.dirname(snakemake.output[0])
 written = {}
 for dataset, stem, fig in rrr_figures.RRR_FIGURES[p.figure](
         tables, datasets=p.datasets, epsilons=p.epsilons, cohorts=p.cohorts):
     # the formats the rule declares (Figure 2's single panels: PNG only)
-    paths = [f"{p.figure_dir}/{stem}.{ext}" for ext in ("pdf", "png")
-             if f"{p.figure_dir}/{stem}.{ext}" in declared]
+    paths = [f"{figure_dir}/{stem}.{ext}" for ext in ("pdf", "png")
+             if f"{figure_dir}/{stem}.{ext}" in declared]
     save_figure(fig, paths, dpi=p.dpi)
     written[(dataset, stem)] = paths
 files = {path for paths in written.values() for path in paths}

@@ -145,11 +145,15 @@ def test_verify_names_each_kind_of_change(runs):
     # the changed module is named
     assert ("library_code: library modules reached by scripts/rrr_analyse.py differ from "
             "those that made the file: dprepro/survival/kaplan_meier.py") in out
-    # the edited rule file flags the files of the rules it holds (the digest is per rule)
-    assert (f"MISMATCH {tables}/median_survival.csv: rules: the rule files of rule "
-            "rrr_median_table (or its study's job plan) differ") in out
-    assert "config: rrr_survival.draws = 3 when made; 4 now" in out
-    assert "configuration keys that differ (files): rrr_survival.draws (" in out
+    # the rule file's edit (a comment) changes no job's params: Snakemake remakes nothing
+    # for it, and verify flags nothing for it
+    assert ": rules:" not in out and ": rule:" not in out
+    # the changed setting is named in the plan of each job that reads it
+    releases = "results/rrr_survival/releases/kidney"
+    assert (f"MISMATCH {releases}/lnte_eps1/medians.csv: params: plan.draws = 3 when made; "
+            "4 now") in out
+    assert "parameters that differ (files): configuration.rrr_survival.draws (" in out
+    assert "plan.draws (" in out
     assert (f"MISMATCH {tables}/utility.csv: output: expected by the workflow's targets, "
             "absent with its sidecar") in out
     assert f"MISMATCH {tables}/extra.csv: sidecar: none" in out

@@ -13,6 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from dprepro.runtime import step
+from dprepro.runtime.job_plan import JobParams
 from dprepro.runtime.privacy_record import PrivacyRecord, non_private, provenance_of
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,7 +38,7 @@ def fake_smk(tmp_path):
         input={"table": str(one), "parts": [str(two), str(three)]},
         wildcards={"dataset": "kidney", "epsilon": "1"},
         rule="rrr_release",
-        params=SimpleNamespace(library_code="c0de"),
+        params=JobParams({"library_code": "c0de", "dpi": 50, "shape": (1, 2)}),
         log=[str(tmp_path / "logs" / "job.log")],
         threads=1,
     )
@@ -71,6 +72,25 @@ def test_write_sidecars_names_inputs_and_converts_a_privacy_record(tmp_path):
         assert prov["library_code"] == "c0de"  # the rule's digest of the library it ran
         assert prov["wildcards"] == {"dataset": "kidney", "epsilon": "1"}
         assert prov["note"] == "x" and prov["config"] == {"draws": 3}
+        # the rule's params as Snakemake compares them (what `snakemake verify` compares);
+        # no plan without a plan_sha256
+        assert prov["params"] == {"dpi": 50, "library_code": "c0de", "shape": [1, 2]}
+        assert "plan" not in prov
+
+
+def test_write_sidecars_records_the_plan_of_a_rule_with_one_once_per_job(tmp_path, monkeypatch):
+    smk = fake_smk(tmp_path)
+    smk.rule, smk.config = "rrr_plan_probe", {"seed": 1}
+    smk.params = JobParams({"library_code": "c0de", "plan_sha256": "ab12"})
+    built = []
+    monkeypatch.setattr(step, "plan_of_job", lambda config, rule, wildcards: built.append(
+        (config, rule, wildcards)) or {"releases": ({"epsilon": 1},), "draws": 3})
+    for name in ("a.csv", "b.csv"):  # a job that writes its files in two calls
+        step.write_sidecars(smk, "scripts/rrr_tables.py", [tmp_path / name])
+        prov = sidecar(tmp_path / name)
+        assert prov["plan"] == {"draws": 3, "releases": [{"epsilon": 1}]}
+        assert prov["params"] == {"library_code": "c0de", "plan_sha256": "ab12"}
+    assert built == [({"seed": 1}, "rrr_plan_probe", {"dataset": "kidney", "epsilon": "1"})]
 
 
 def test_write_sidecars_merges_a_list_of_records(tmp_path):

@@ -6,7 +6,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from dprepro.runtime.verify import verify_run
+import pytest
+
+from dprepro.runtime.verify import job_key, recorded_jobs, verify_run
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -82,41 +84,94 @@ def test_missing_targets_and_stray_files_are_named(tmp_path):
     assert not report.ok
 
 
-def _with_run_config(run: Path, output: str, rule: str, wildcards: dict, run_config: dict):
+def _with_params(run: Path, output: str, rule: str, wildcards: dict, params: dict,
+                 plan: dict | None = None) -> None:
+    """The rule, wildcards and params (and plan) a step records in its sidecar."""
     sidecar = run / f"{output}.prov.json"
     record = json.loads(sidecar.read_text())
-    record.update(rule=rule, wildcards=wildcards, run_config=run_config)
+    record.update(rule=rule, wildcards=wildcards, params=params,
+                  **({"plan": plan} if plan is not None else {}))
     sidecar.write_text(json.dumps(record))
 
 
-def test_a_cohort_file_stays_valid_when_the_run_adds_another_cohort(tmp_path):
-    from dprepro.runtime.run_config import run_config_subset
-
-    quick = {"seed": 1, "rrr_survival": {"datasets": ["ipssr", "kidney"], "epsilons": [1]},
-             "datasets": {"ipssr": {"path": "a.csv"}, "kidney": {"path": "k.csv"}}}
-    full = {"seed": 1, "rrr_survival": {"datasets": ["ipssr", "kidney", "gbsg2"],
-                                        "epsilons": [1]},
-            "datasets": {**quick["datasets"], "gbsg2": {"path": "g.csv"}}}
+def _params_run(tmp_path) -> tuple[Path, dict]:
+    """The hand-made folder with params in two sidecars, and the params the rules give now."""
     run = _run(tmp_path)
-    at = {"dataset": "ipssr"}
-    _with_run_config(run, "results/data/cohort.csv", "rrr_cohort", at,
-                     run_config_subset(quick, "rrr_cohort", at))
-    # a release of that cohort, recorded as an earlier version did (every cohort listed)
-    _with_run_config(run, "results/tables/a.csv", "rrr_private_releases", at,
-                     run_config_subset(quick, "rrr_private_releases"))
-    report = verify_run(run, workflow_root=ROOT, config=full)
-    assert report.ok, report.lines()
-    # the cohort's own entry still counts, for the cohort and what was made from it
-    moved = {**full, "datasets": {**full["datasets"], "ipssr": {"path": "b.csv"}}}
-    report = verify_run(run, workflow_root=ROOT, config=moved)
-    found = {(m.file, m.what, m.detail.split(" ")[0]) for m in report.mismatches}
-    assert ("results/data/cohort.csv", "config", "datasets.ipssr.path") in found
-    assert ("results/tables/a.csv", "config", "datasets.ipssr.path") in found
-    # a setting of the releases still counts for the releases, not for the cohort
-    eps = {**full, "rrr_survival": {**full["rrr_survival"], "epsilons": [1, 2]}}
-    files = {m.file for m in verify_run(run, workflow_root=ROOT, config=eps).mismatches
-             if m.what == "config"}
-    assert files == {"results/tables/a.csv"}
+    _with_params(run, "results/data/cohort.csv", "rrr_cohort", {"dataset": "ipssr"},
+                 {"library_code": "aa", "plan_sha256": "p1"})
+    _with_params(run, "results/tables/a.csv", "rrr_figure2", {"dataset": "ipssr"},
+                 {"library_code": "aa", "dpi": 50, "figure": "figure2", "plan_sha256": "p2"},
+                 plan={"epsilons": [1], "groups": ["a", "b"]})
+    now = {job_key("rrr_cohort", {"dataset": "ipssr"}): {"library_code": "aa",
+                                                         "plan_sha256": "p1"},
+           job_key("rrr_figure2", {"dataset": "ipssr"}): {
+               "library_code": "aa", "dpi": 50, "figure": "figure2", "plan_sha256": "p2"}}
+    return run, now
+
+
+def test_params_as_the_rules_give_them_now_verify_and_a_changed_one_is_named(tmp_path):
+    run, now = _params_run(tmp_path)
+    assert recorded_jobs(run) == set(now)
+    assert verify_run(run, workflow_root=ROOT, params_now=now).ok
+    # a changed param: the file and what was drawn from it (b read a, c read b)
+    figure = job_key("rrr_figure2", {"dataset": "ipssr"})
+    changed = {**now, figure: {**now[figure], "dpi": 60}}
+    report = verify_run(run, workflow_root=ROOT, params_now=changed)
+    assert [str(m) for m in report.mismatches if m.what == "params"] == [
+        "results/tables/a.csv: params: dpi = 50 when made; 60 now"]
+    assert {(m.file, m.what) for m in report.mismatches} == {
+        ("results/tables/a.csv", "params"), ("results/tables/b.csv", "upstream"),
+        ("results/tables/c.csv", "upstream")}
+    assert "parameters that differ (files): dpi (1)" in "\n".join(report.lines())
+    # a param added or dropped by the rules
+    added = {**now, figure: {**now[figure], "width": 3}}
+    assert [m.detail for m in verify_run(run, workflow_root=ROOT, params_now=added).mismatches
+            if m.what == "params"] == ["width not set when made; 3 now"]
+    # library_code is left to its own check (which names the modules that differ)
+    relinked = {**now, figure: {**now[figure], "library_code": "bb"}}
+    assert verify_run(run, workflow_root=ROOT, params_now=relinked).ok
+    # without the rules' params there is no params check
+    assert verify_run(run, workflow_root=ROOT).ok
+
+
+def test_a_changed_plan_names_its_keys_when_the_configuration_is_at_hand(tmp_path,
+                                                                         monkeypatch):
+    import dprepro.runtime.verify as verify
+
+    run, now = _params_run(tmp_path)
+    figure = job_key("rrr_figure2", {"dataset": "ipssr"})
+    replanned = {**now, figure: {**now[figure], "plan_sha256": "p3"}}
+    # no configuration: the digests are all there is to compare
+    details = [m.detail for m in verify_run(run, workflow_root=ROOT,
+                                            params_now=replanned).mismatches
+               if m.what == "params"]
+    assert details == ["plan_sha256 = 'p2' when made; 'p3' now"]
+    # with it, the plan is rebuilt and its keys that differ are named
+    rebuilt = []
+    monkeypatch.setattr(verify, "plan_of_job", lambda config, rule, wildcards: rebuilt.append(
+        (rule, wildcards)) or {"epsilons": [1, 2], "groups": ("a", "b")})
+    details = [m.detail for m in verify_run(run, workflow_root=ROOT, config={"seed": 1},
+                                            params_now=replanned).mismatches
+               if m.what == "params"]
+    assert details == ["plan.epsilons = [1] when made; [1, 2] now"]
+    assert rebuilt == [("rrr_figure2", {"dataset": "ipssr"})]
+
+
+def test_a_file_of_a_rule_gone_or_of_an_earlier_version_is_flagged(tmp_path):
+    run, now = _params_run(tmp_path)
+    cohort = job_key("rrr_cohort", {"dataset": "ipssr"})
+    report = verify_run(run, workflow_root=ROOT, params_now={**now, cohort: None})
+    assert "results/data/cohort.csv: rule: this workflow has no rule rrr_cohort" in {
+        str(m) for m in report.mismatches}
+    sidecar = run / "results/tables/a.csv.prov.json"
+    record = json.loads(sidecar.read_text())
+    del record["params"]
+    sidecar.write_text(json.dumps(record))
+    report = verify_run(run, workflow_root=ROOT, params_now=now)
+    assert [str(m) for m in report.mismatches if m.what == "params"] == [
+        "results/tables/a.csv: params: none recorded (made by an earlier version of dprepro): "
+        "rerun the workflow"]
+    assert not any(line.startswith("parameters that differ") for line in report.lines())
 
 
 def _manifest(run: Path, configuration: dict) -> None:
@@ -125,100 +180,45 @@ def _manifest(run: Path, configuration: dict) -> None:
     _made(run, "results/run_manifest.json", {})
 
 
-def _config_line(report) -> str:
-    (line,) = [x for x in report.lines() if x.startswith("configuration keys that differ")]
+def _params_line(report) -> str:
+    (line,) = [x for x in report.lines() if x.startswith("parameters that differ")]
     return line
 
 
 def test_the_left_out_configfile_hint_follows_the_runs_manifest(tmp_path):
-    """A file made under another configuration: the hint says a --configfile was left out
-    only when the configuration at hand differs from the last complete run's (its manifest),
-    naming the keys; when it is the run's own, the file is older than the run."""
-    from dprepro.runtime.run_config import run_config_subset
-
-    made = {"seed": 1, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1]},
-            "datasets": {"ipssr": {"path": "a.csv"}}}
+    """A file made with other params: the hint says a --configfile was left out only when
+    the configuration at hand differs from the last complete run's (its manifest), naming
+    the keys; when it is the run's own, the file is older than the run."""
+    made = {"seed": 1, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1]}}
     now = {**made, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1, 2]}}
     run = _run(tmp_path)
-    _with_run_config(run, "results/tables/a.csv", "rrr_private_releases", {"dataset": "ipssr"},
-                     run_config_subset(made, "rrr_private_releases", {"dataset": "ipssr"}))
+    _with_params(run, "results/tables/a.csv", "rrr_median_table", {}, {"epsilons": [1]})
+    params_now = {job_key("rrr_median_table", {}): {"epsilons": [1, 2]}}
+
+    def line():
+        return _params_line(verify_run(run, workflow_root=ROOT, config=now,
+                                       params_now=params_now))
+
     # no manifest: no guess either way
-    line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
-    assert "rrr_survival.epsilons (1)" in line and "left out" not in line
+    assert "epsilons (1)" in line() and "left out" not in line()
     # the last complete run had the configuration at hand: the file is older than that run
     _manifest(run, now)
-    line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
-    assert "is the last complete run's" in line and "left out" not in line
+    assert "is the last complete run's" in line() and "left out" not in line()
     # the run had another configuration: verify was given the wrong one
     _manifest(run, made)
-    line = _config_line(verify_run(run, workflow_root=ROOT, config=now))
-    assert "left out" in line and "in rrr_survival.epsilons:" in line
+    assert "left out" in line() and "in rrr_survival.epsilons:" in line()
 
 
-def test_a_rule_file_added_for_another_study_leaves_the_files_verified(tmp_path):
-    """The rules digest a sidecar records is its rule's files (and its study's plan module):
-    a new study's .smk changes no other rule's digest; an edit of the rule's own file does."""
-    from dprepro.runtime.code_version import rule_files, rules_digest
-    from helpers.recipes import checkout_copy
+def test_a_rules_params_are_evaluated_at_the_jobs_wildcards_as_recorded():
+    from dprepro.runtime.params import evaluated_params
 
-    work = checkout_copy(tmp_path / "checkout")
-    run = _run(tmp_path)
-    rules = {"results/tables/a.csv": "rrr_cox", "results/tables/b.csv": "ldp_figure",
-             "results/tables/c.csv": "repr_fit", "results/data/cohort.csv": "rrr_cohort"}
-    for name, rule in rules.items():
-        sidecar = run / f"{name}.prov.json"
-        record = json.loads(sidecar.read_text())
-        record.update(rule=rule, rules_sha256=rules_digest(work, rule))
-        sidecar.write_text(json.dumps(record))
-    assert verify_run(run, workflow_root=work).ok
-    assert [p.name for p in rule_files(work, "rrr_cox")] == ["common.smk", "rrr_survival.smk"]
-    # a new study's rules (and its include in the Snakefile)
-    rules_dir = work / "workflow" / "rules"
-    (rules_dir / "new_study.smk").write_text(
-        'from dprepro.runtime.params import canonical  # noqa: E402\n\n'
-        'NEW_DIR = "results/new_study"\n\n\nrule new_table:\n    output:\n'
-        '        f"{NEW_DIR}/t.csv",\n    params:\n        x=canonical({}),\n')
-    snakefile = work / "Snakefile"
-    snakefile.write_text(snakefile.read_text() + '\ninclude: "workflow/rules/new_study.smk"\n')
-    report = verify_run(run, workflow_root=work)
-    assert report.ok, report.lines()
-    # an edit of the ldp rules flags the ldp file only (and what was drawn from it)
-    ldp = rules_dir / "ldp_indicators.smk"
-    ldp.write_text(ldp.read_text() + "\n# an edit\n")
-    found = {(m.file, m.what) for m in verify_run(run, workflow_root=work).mismatches}
-    assert found == {("results/tables/b.csv", "rules"), ("results/tables/c.csv", "upstream")}
-    # the rrr study's plan module is part of its rules' digest
-    jobs = work / "scripts" / "dprepro" / "studies" / "rrr_survival" / "jobs.py"
-    jobs.write_text(jobs.read_text() + "\n# an edit\n")
-    assert rules_digest(work, "rrr_cox") != json.loads(
-        (run / "results/tables/a.csv.prov.json").read_text())["rules_sha256"]
-    assert rules_digest(work, "ldp_figure") == rules_digest(work, "ldp_figure")
-
-
-def test_a_rule_made_by_use_rule_has_its_own_and_its_sources_rule_files(tmp_path):
-    """``use rule base as derived with:`` (the VAE models' repr_search_vae, repr_fit_vae):
-    derived's parameters come from its file and base's, not from every rule file."""
-    from dprepro.runtime.code_version import rule_files
-
-    rules_dir = tmp_path / "workflow" / "rules"
-    rules_dir.mkdir(parents=True)
-    (tmp_path / "Snakefile").write_text('include: "workflow/rules/common.smk"\n')
-    (rules_dir / "common.smk").write_text("X = 1\n")
-    (rules_dir / "base.smk").write_text('rule base:\n    output:\n        "{x}.txt"\n')
-    (rules_dir / "derived.smk").write_text(
-        'use rule base as derived with:\n    wildcard_constraints:\n        x="a"\n')
-    (rules_dir / "other.smk").write_text('rule other:\n    output:\n        "o.txt"\n')
-    names = [p.name for p in rule_files(tmp_path, "derived")]
-    assert names == ["base.smk", "common.smk", "derived.smk"]
-    # a chain: the rule made from a made rule reads all three files
-    (rules_dir / "again.smk").write_text(
-        'use rule derived as derived_again with:\n    wildcard_constraints:\n        x="b"\n')
-    assert [p.name for p in rule_files(tmp_path, "derived_again")] == [
-        "again.smk", "base.smk", "common.smk", "derived.smk"]
-    (rules_dir / "loop.smk").write_text("use rule loop as loop with:\n    threads: 2\n")
-    assert [p.name for p in rule_files(tmp_path, "loop")] == ["common.smk", "loop.smk"]
-    assert [p.name for p in rule_files(tmp_path, "base")] == ["base.smk", "common.smk"]
-    # the workflow's own: the VAE jobs' rules read what repr_search and repr_fit read
-    assert rule_files(ROOT, "repr_search_vae") == rule_files(ROOT, "repr_search")
-    assert rule_files(ROOT, "repr_fit_vae") == rule_files(ROOT, "repr_fit")
-    assert ROOT / "Snakefile" not in rule_files(ROOT, "repr_fit_vae")
+    items = [("dpi", 50), ("title", lambda wc: f"cohort {wc.dataset}"),
+             ("pages", lambda wildcards: {"b": (1, 2), "a": dict(wildcards.items())}),
+             ("path", ROOT)]
+    assert evaluated_params(items, {"dataset": "kidney"}) == {
+        "dpi": 50, "title": "cohort kidney",
+        "pages": {"a": {"dataset": "kidney"}, "b": [1, 2]}, "path": str(ROOT)}
+    # a function of Snakemake's job (its outputs) cannot be evaluated from the rules alone
+    with pytest.raises(TypeError, match=r"rule r: params.folder is a function of "
+                                        r"\['wildcards', 'output'\]"):
+        evaluated_params([("folder", lambda wildcards, output: output[0])], {}, rule="r")

@@ -900,6 +900,57 @@ def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
     assert (work / "results" / "ldp_indicators" / "tables" / "mse.csv").exists()
 
 
+def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
+    """One verdict on staleness: `snakemake verify` passes on a complete run of every study;
+    after a change of the configuration and an edit of a rule file it flags exactly the
+    files of the jobs a dry run plans, and once the run is redone it passes again. (It
+    compared whole configuration sections and the rule files' bytes: one key of the rrr
+    section flagged every rrr file, and any edit of a rule file every file of its rules,
+    while Snakemake remade none of them.)"""
+    checkout, work = _checkout_and_run_copies(tmp_path, runs["2"], beside=True)
+    snakefile = ["--snakefile", str(checkout / "Snakefile"), "--directory", str(work)]
+
+    def verify(configfile: Path) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "snakemake", *snakefile, "verify",
+                               "--cores", "1", "--configfile", str(configfile)],
+                              capture_output=True, text=True, timeout=600, cwd=checkout)
+
+    proc = verify(SMALL)
+    assert proc.returncode == 0 and ", 0 with mismatches" in proc.stdout, (
+        proc.stdout[-3000:] + proc.stderr[-3000:])
+    config = yaml.safe_load(SMALL.read_text())
+    config["rrr_survival"]["cox"] = {"tau_at_risk": 0.2}  # read by the Cox fits only
+    config["ldp_indicators"]["alpha_grid"] = [0.5, 1.0, 3.0]  # by the α-grid table only
+    changed = tmp_path / "changed.yaml"
+    changed.write_text(yaml.safe_dump(config))
+    rules = checkout / "workflow" / "rules" / "repr_transfer.smk"
+    rules.write_text(rules.read_text() + "\n# an edit that changes no job's params\n")
+    # every default trigger but `input`: the checkout's copy moves the bundled cohort files,
+    # which that trigger sees as new inputs (verify checks their checksums)
+    dry = snakerun.run([*snakefile, "-n", "--cores", "2", "--configfile", str(changed),
+                        "--rerun-triggers", "mtime", "params", "software-env", "code"],
+                       cwd=checkout, timeout=600)
+    assert dry.returncode == 0, dry.stderr[-3000:]
+    planned = {path.strip()[: -len(".prov.json")]
+               for line in dry.stdout.splitlines() if line.strip().startswith("output:")
+               for path in line.split(":", 1)[1].split(",")
+               if path.strip().endswith(".prov.json")}
+    proc = verify(changed)
+    assert proc.returncode != 0
+    flagged = set(re.findall(r"^MISMATCH (results/[^:]+):", proc.stdout, re.M))
+    assert flagged == planned, (sorted(flagged - planned)[:10], sorted(planned - flagged)[:10])
+    assert any("/cox/" in p for p in flagged) and any("alpha_grid" in p for p in flagged)
+    assert not any(p.startswith("results/repr_transfer/") for p in flagged)
+    assert "params: plan.tau_at_risk = 0.1 when made; 0.2 now" in proc.stdout
+    rerun = subprocess.run([sys.executable, "-m", "snakemake", *snakefile, "--cores", "2",
+                            "--configfile", str(changed)],
+                           capture_output=True, text=True, timeout=900, cwd=checkout)
+    assert rerun.returncode == 0, rerun.stderr[-3000:]
+    proc = verify(changed)
+    assert proc.returncode == 0 and ", 0 with mismatches" in proc.stdout, (
+        proc.stdout[-3000:] + proc.stderr[-3000:])
+
+
 def _planned_rules(checkout: Path, work: Path) -> set[str]:
     """Rules of the jobs a dry run plans because their params changed (library_code)."""
     cmd = [sys.executable, "-m", "snakemake", "--snakefile", str(checkout / "Snakefile"),
@@ -910,10 +961,11 @@ def _planned_rules(checkout: Path, work: Path) -> set[str]:
     return set(job_counts(proc.stdout)) - {"all"}
 
 
-def test_reruns_follow_the_library_code_a_rule_runs(runs, tmp_path):
-    """After a complete run, an edit in a library module plans exactly the jobs whose scripts
-    reach it (and their dependants): the survival kernels rerun ldp and rrr jobs, never a
-    repr_transfer job; a repr_transfer module reruns no ldp or rrr job."""
+def _checkout_and_run_copies(tmp_path: Path, run: Path, *, beside: bool = False
+                             ) -> tuple[Path, Path]:
+    """A copy of the checkout (to edit) and of a finished run (to rerun) under ``tmp_path``,
+    or (``beside``) the run's beside it: its sidecars name bundled inputs relative to the
+    run's directory, which a copy at another depth does not find."""
     checkout = tmp_path / "checkout"
     checkout.mkdir()
     for name in ("Snakefile", "workflow", "scripts", "config", "envs", "profiles"):
@@ -922,8 +974,16 @@ def test_reruns_follow_the_library_code_a_rule_runs(runs, tmp_path):
             source, checkout / name, **({"ignore": shutil.ignore_patterns("__pycache__")}
                                         if source.is_dir() else {}))
     (checkout / "resources").symlink_to(ROOT / "resources")
-    work = tmp_path / "work"
-    shutil.copytree(runs["2"], work, symlinks=True)
+    work = run.with_name(f"{run.name}-{tmp_path.name}") if beside else tmp_path / "work"
+    shutil.copytree(run, work, symlinks=True)
+    return checkout, work
+
+
+def test_reruns_follow_the_library_code_a_rule_runs(runs, tmp_path):
+    """After a complete run, an edit in a library module plans exactly the jobs whose scripts
+    reach it (and their dependants): the survival kernels rerun ldp and rrr jobs, never a
+    repr_transfer job; a repr_transfer module reruns no ldp or rrr job."""
+    checkout, work = _checkout_and_run_copies(tmp_path, runs["2"])
     library = checkout / "scripts" / "dprepro"
     assert _planned_rules(checkout, work) == set()
 

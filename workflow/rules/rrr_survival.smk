@@ -1,10 +1,6 @@
 from dprepro.studies.rrr_survival import plan as rrr_plan  # noqa: E402
 from dprepro.studies.rrr_survival import jobs as rrr_jobs  # noqa: E402
-from dprepro.studies.rrr_survival.jobs import (
-    StudyPlan,
-    cohort_problems,
-    figure_dir,
-)  # noqa: E402
+from dprepro.studies.rrr_survival.jobs import StudyPlan, cohort_problems  # noqa: E402
 from dprepro.config.schema import ConfigError  # noqa: E402
 from dprepro.figures.report_layout import ALL_COHORTS  # noqa: E402
 
@@ -295,7 +291,7 @@ rule rrr_figure2:
         mem_mb=1500,
         runtime=10,
     params:
-        **RRR.job_params("rrr_figure2", figure="figure2", figure_dir=figure_dir),
+        **RRR.job_params("rrr_figure2", figure="figure2"),
         library_code=library_code("rrr_plot.py"),
     script:
         "../../scripts/rrr_plot.py"
@@ -330,7 +326,7 @@ rule rrr_km_bands:
         mem_mb=2000,
         runtime=10,
     params:
-        **RRR.job_params("rrr_km_bands", figure="km_bands", figure_dir=figure_dir),
+        **RRR.job_params("rrr_km_bands", figure="km_bands"),
         library_code=library_code("rrr_plot.py"),
     script:
         "../../scripts/rrr_plot.py"
@@ -360,7 +356,7 @@ rule rrr_utility:
         mem_mb=1000,
         runtime=5,
     params:
-        **RRR.job_params("rrr_utility", figure="utility", figure_dir=figure_dir),
+        **RRR.job_params("rrr_utility", figure="utility"),
         library_code=library_code("rrr_plot.py"),
     script:
         "../../scripts/rrr_plot.py"

@@ -15,8 +15,6 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "library_digest",
             "library_modules",
             "module_checksums",
-            "rule_files",
-            "rules_digest",
             "script_library_digest",
             "scripts_library_code",
         ],
@@ -38,7 +36,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "plan_module_name",
             "plan_of_job",
         ],
-        "params": ["canonical", "number_text"],
+        "params": ["as_recorded", "canonical", "evaluated_params", "number_text"],
         "privacy_record": [
             "AUDIT_PRIVACY",
             "BudgetSplit",
@@ -86,6 +84,6 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "start",
             "write_sidecars",
         ],
-        "verify": ["Mismatch", "VerifyReport", "verify_run"],
+        "verify": ["Mismatch", "VerifyReport", "job_key", "recorded_jobs", "verify_run"],
     },
 )

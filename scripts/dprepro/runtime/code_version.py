@@ -18,14 +18,12 @@ from __future__ import annotations
 
 import ast
 import hashlib
-import io
 import re
-import tokenize
 from functools import cache
 from pathlib import Path
 
-__all__ = ["library_digest", "library_modules", "module_checksums", "rule_files", "rules_digest",
-           "script_library_digest", "scripts_library_code"]
+__all__ = ["library_digest", "library_modules", "module_checksums", "script_library_digest",
+           "scripts_library_code"]
 
 PACKAGE = "dprepro"
 
@@ -175,138 +173,6 @@ def module_checksums(script: str | Path, library_root: str | Path) -> dict[str, 
     reading = _LibraryReading(library_root)
     return {path.relative_to(reading.root.parent).as_posix(): reading.sha256(path).hex()
             for path in reading.modules(script)}
-
-
-#: The rule file every rule's parameters may read (the library, ``library_code``, priorities).
-COMMON_RULES = "workflow/rules/common.smk"
-
-_DEFINED = re.compile(r"^([A-Za-z_]\w*(?:\s*,\s*[A-Za-z_]\w*)*)\s*(?::[^=\n]*)?=(?!=)"
-                      r"|^def ([A-Za-z_]\w*)", re.M)
-
-
-def _imports(text: str) -> tuple[list[str], str]:
-    """A rule file's top-level import statements, and its text without them."""
-    lines, statements, rest = text.splitlines(), [], []
-    i = 0
-    while i < len(lines):
-        if not lines[i].startswith(("import ", "from ")):
-            rest.append(lines[i])
-            i += 1
-            continue
-        statement = lines[i]
-        while "(" in statement and ")" not in statement and i + 1 < len(lines):
-            i += 1
-            statement += "\n" + lines[i]
-        statements.append(statement)
-        rest.append("")
-        i += 1
-    return statements, "\n".join(rest) + "\n"
-
-
-def _defined_names(text: str) -> set[str]:
-    """Names a rule file binds at its top level: assignments, functions, imports."""
-    names = {name.strip() for a, b in _DEFINED.findall(text) for name in (a or b).split(",")}
-    for statement in _imports(text)[0]:
-        for node in ast.walk(ast.parse(statement)):
-            if isinstance(node, (ast.Import, ast.ImportFrom)):
-                names.update((alias.asname or alias.name).split(".")[0] for alias in node.names)
-    return names
-
-
-def _used_names(text: str) -> set[str]:
-    """Names a rule file's code reads: its Python names and those inside f-strings' braces
-    (not its comments or other strings, where words such as ``re`` are prose)."""
-    names: set[str] = set()
-    # an import's module and original names are not names it reads from another file
-    for token in tokenize.generate_tokens(io.StringIO(_imports(text)[1]).readline):
-        if token.type == tokenize.NAME:
-            names.add(token.string)
-        elif token.type == tokenize.STRING and "f" in token.string.split("\"", 1)[0].split(
-                "'", 1)[0].lower():
-            for field in re.findall(r"\{([^{}]*)\}", token.string):
-                names.update(re.findall(r"[A-Za-z_][A-Za-z0-9_]*", field))
-    return names
-
-
-def rule_files(workflow_root: str | Path, rule: str | None = None) -> list[Path]:
-    """The rule files that turn the configuration into ``rule``'s parameters.
-
-    The file that defines ``rule``, ``workflow/rules/common.smk``, and every other rule
-    file that binds a name the ones taken use without binding it themselves (followed
-    transitively: ``data.smk``'s download rules read ``repr_transfer_common.smk``'s
-    plan; a name ``common.smk`` binds is always its). A rule file added for another
-    study binds only its own names, so it joins no other rule's list. The ``Snakefile``
-    (its ``include:`` lines and the ``all`` target) shapes no job's parameters and is
-    left out. A rule made by ``use rule SOURCE as rule with:`` is defined by that file and
-    by the one that defines ``SOURCE``. Without ``rule``, or for a rule no file defines,
-    every rule file and the ``Snakefile``.
-    """
-    root = Path(workflow_root)
-    files = sorted((root / "workflow" / "rules").glob("*.smk"))
-    texts = {path: path.read_text() for path in files}
-    own, names, seen = [], [rule] if rule else [], set()
-    while names:
-        name = names.pop()
-        if name in seen:  # `use rule a as a` (Snakemake refuses it): no endless loop
-            continue
-        seen.add(name)
-        name = re.escape(name)
-        for path in files:
-            if re.search(rf"^(?:rule|checkpoint)\s+{name}\s*:", texts[path], re.M):
-                own.append(path)
-            for source in re.findall(rf"^use\s+rule\s+(\w+)\s+as\s+{name}\b", texts[path],
-                                     re.M):
-                own.append(path)
-                names.append(source)
-    if not own:
-        return [path for path in [root / "Snakefile", *files] if path.is_file()]
-    defines = {path: _defined_names(texts[path]) for path in files}
-    common = root / COMMON_RULES
-    taken = {*own, *(p for p in files if p == common)}
-    stack = list(taken)
-    while stack:
-        path = stack.pop()
-        # a name common.smk binds is common.smk's (it is included first), whichever
-        # other file also imports it
-        used = _used_names(texts[path]) - defines[path] - defines.get(common, set())
-        for other in files:
-            if other not in taken and used & defines[other]:
-                taken.add(other)
-                stack.append(other)
-    return sorted(taken)
-
-
-def rules_digest(workflow_root: str | Path, rule: str | None = None) -> str:
-    """sha256 over the rule files of ``rule`` (:func:`rule_files`) and its study's plan.
-
-    The rule files (names and bytes) and, for a rule of a study, the study's job plan
-    ``dprepro/studies/<study>/jobs.py`` with the library modules it reaches: together they
-    turn the configuration into the job's parameters. Without ``rule``, every rule file.
-    """
-    root = Path(workflow_root)
-    paths = [(path.relative_to(root).as_posix(), path) for path in rule_files(root, rule)]
-    library = root / "scripts" / PACKAGE
-    plan = _plan_module(library, rule)
-    if plan is not None:
-        paths += [(path.relative_to(library.parent).as_posix(), path)
-                  for path in library_modules(plan, library)]
-        paths.append((plan.relative_to(library.parent).as_posix(), plan))
-    digest = hashlib.sha256()
-    for name, path in sorted(dict(paths).items()):
-        digest.update(name.encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def _plan_module(library: Path, rule: str | None) -> Path | None:
-    """``dprepro/studies/<study>/jobs.py`` of the study ``rule`` belongs to, if there is one."""
-    if not rule:
-        return None
-    from dprepro.runtime.study_registry import study_of_rule
-
-    spec = study_of_rule(rule)
-    path = library / "studies" / spec.name / "jobs.py" if spec is not None else None
-    return path if path is not None and path.is_file() else None
 
 
 def script_library_digest(script: str | Path, library_root: str | Path) -> str:

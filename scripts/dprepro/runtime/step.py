@@ -16,8 +16,9 @@ from pathlib import Path
 
 from threadpoolctl import threadpool_limits
 
-from dprepro.runtime.code_version import PACKAGE, module_checksums, rules_digest
-from dprepro.runtime.job_plan import JobParams, merged_params
+from dprepro.runtime.code_version import PACKAGE, module_checksums
+from dprepro.runtime.job_plan import JobParams, merged_params, plan_of_job
+from dprepro.runtime.params import as_recorded
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
@@ -171,14 +172,33 @@ def _exit_without_teardown(failed: list) -> None:
 
 
 @functools.cache
-def _code_record(script: str, rule: str | None) -> dict:
-    """The library modules' checksums and the rules digest a sidecar of ``script``'s
-    ``rule`` records. Computed once per job: a job that writes its files in several calls
-    (Figure 2: ten) hashed the same library and rule files each time (0.05 CPU-s a call),
-    and none of them changes while the job runs."""
+def _library_modules(script: str) -> dict:
+    """The checksums of the library modules ``script`` reaches, once per job: a job that
+    writes its files in several calls (Figure 2: ten) hashed the same files each time
+    (0.05 CPU-s a call), and none of them changes while the job runs."""
     committed = Path(script)
-    return {"library_modules": module_checksums(committed, committed.parent / PACKAGE),
-            "rules_sha256": rules_digest(committed.parents[1], rule)}
+    return module_checksums(committed, committed.parent / PACKAGE)
+
+
+_PLANS: dict = {}
+
+
+def _recorded_params(smk) -> dict:
+    """``params`` (the rule's, as Snakemake compares them to decide a rerun) and, for a rule
+    with a job plan, ``plan``: what a sidecar records, so that ``snakemake verify`` flags
+    exactly the files Snakemake would remake (:mod:`dprepro.runtime.verify`)."""
+    params = getattr(smk, "params", None)
+    if params is None:
+        return {}
+    values = dict(params.items())
+    out = {"params": as_recorded(values)}
+    if "plan_sha256" in values:
+        wildcards = dict(smk.wildcards.items())
+        key = (smk.rule, tuple(sorted(wildcards.items())))
+        if key not in _PLANS:
+            _PLANS[key] = as_recorded(plan_of_job(smk.config, smk.rule, wildcards))
+        out["plan"] = _PLANS[key]
+    return out
 
 
 def write_sidecars(smk, file: str, outputs, *, record_inputs: bool = True, **record) -> None:
@@ -203,10 +223,11 @@ def write_sidecars(smk, file: str, outputs, *, record_inputs: bool = True, **rec
     library_code = getattr(params, "library_code", None) if params is not None else None
     rule = getattr(smk, "rule", None)
     run_config = getattr(smk, "config", None)
-    code = _code_record(str(script_path(file)), rule) if library_code else {}
-    if code:
-        code = {"library_code": library_code, **code}
+    code = ({"library_code": library_code,
+             "library_modules": _library_modules(str(script_path(file)))}
+            if library_code else {})
     extra = {"rule": rule, "wildcards": dict(smk.wildcards.items()), **code,
+             **_recorded_params(smk),
              **({"run_config": run_config_subset(run_config, rule, dict(smk.wildcards.items()))}
                 if run_config else {}),
              **record.pop("extra", {})}

@@ -10,12 +10,12 @@ Every table and figure has a provenance sidecar ``<file>.prov.json``
 * **script**: ``scripts/<name>.py`` of the checkout has the recorded sha256;
 * **library code**: the digest of the library modules that script reaches
   (:mod:`dprepro.runtime.code_version`) is the recorded ``library_code``;
-* **rules**: the rule files of the file's rule and its study's job plan are those that
-  made it (they turn the configuration into the job's parameters;
-  :func:`dprepro.runtime.code_version.rules_digest`): a rule file added for another
-  study changes nothing here;
-* **configuration** (when one is given): every key of the sections the file was made
-  under (:mod:`dprepro.runtime.run_config`) has the value of the configuration at hand;
+* **params** (when the workflow's are given): the job's ``params``, as the rules give them
+  now for the job's wildcards, are those it was made with, and so is its plan (the long
+  parameters a ``plan_sha256`` stands for, rebuilt from the configuration at hand). These
+  are what Snakemake compares to decide a rerun, so verify flags the files Snakemake
+  would remake, and no others: a configuration key the job does not read, a comment in a
+  rule file or a rule added for another study flags nothing;
 * **upstream**: no input is itself a file that fails a check (a stale table makes the
   figures drawn from it stale too).
 
@@ -36,14 +36,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from dprepro.runtime.code_version import module_checksums, rules_digest, script_library_digest
+from dprepro.runtime.code_version import module_checksums, script_library_digest
 from dprepro.runtime.io import sha256_of
-from dprepro.runtime.params import canonical
+from dprepro.runtime.job_plan import plan_of_job
+from dprepro.runtime.params import as_recorded, canonical
 from dprepro.runtime.provenance import git_commit
-from dprepro.runtime.run_config import flatten, run_config_subset
+from dprepro.runtime.run_config import flatten
 from dprepro.runtime.run_folder import KEPT_FILES
 
-__all__ = ["Mismatch", "VerifyReport", "verify_run"]
+__all__ = ["Mismatch", "VerifyReport", "job_key", "recorded_jobs", "verify_run"]
 
 SIDECAR_SUFFIX = ".prov.json"
 #: The configuration of the last complete run (rule run_manifest, written last).
@@ -55,7 +56,7 @@ class Mismatch:
     """One difference between a file's sidecar and what is at hand."""
 
     file: str
-    what: str  # output, input, script, library_code, rules, config, upstream, sidecar
+    what: str  # output, input, script, library_code, params, rule, upstream, sidecar
     detail: str
 
     def __str__(self) -> str:
@@ -93,10 +94,10 @@ class VerifyReport:
                 out.append(f"ok       {name}")
         keys: dict[str, int] = {}
         for m in self.mismatches:
-            if m.what == "config":
+            if m.what == "params" and " when made" in m.detail:
                 keys[m.detail.split(" ", 1)[0]] = keys.get(m.detail.split(" ", 1)[0], 0) + 1
         if keys:
-            out.append("configuration keys that differ (files): " + ", ".join(
+            out.append("parameters that differ (files): " + ", ".join(
                 f"{key} ({n})" for key, n in sorted(keys.items())) + self._config_hint())
         if self.unchecked:
             out.append(f"unchecked: {len(self.unchecked)} inputs under results/data/ are "
@@ -145,19 +146,74 @@ def _located(path: str, run_dir: Path) -> Path:
     return p if p.is_absolute() else run_dir / p
 
 
-def _config_mismatches(name: str, recorded: Mapping, config: Mapping, rule: str | None,
-                       wildcards: Mapping | None = None):
-    current = flatten(run_config_subset(config, rule, wildcards))
-    # narrowed as the current one is (a sidecar of an earlier version records more)
-    made = flatten(run_config_subset(recorded, rule, wildcards))
+def job_key(rule: str, wildcards: Mapping | None) -> tuple[str, tuple]:
+    """A job's key in ``params_now`` (:func:`verify_run`): its rule and sorted wildcards."""
+    return rule, tuple(sorted((str(k), str(v)) for k, v in (wildcards or {}).items()))
+
+
+def recorded_jobs(run_dir: str | Path) -> set[tuple[str, tuple]]:
+    """The jobs (:func:`job_key`) whose sidecars are under ``run_dir/results``: those whose
+    current ``params`` :func:`verify_run` needs. Unreadable sidecars are left to it."""
+    jobs = set()
+    for sidecar in Path(run_dir, "results").rglob(f"*{SIDECAR_SUFFIX}"):
+        try:
+            record = json.loads(sidecar.read_text())
+        except (OSError, ValueError):
+            continue
+        if isinstance(record, dict) and record.get("rule"):
+            jobs.add(job_key(record["rule"], record.get("wildcards")))
+    return jobs
+
+
+def _shown(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+class _Plans:
+    """Each job's plan rebuilt from the configuration at hand, once per job."""
+
+    def __init__(self, config: Mapping | None):
+        self._config, self._known = config, {}
+
+    def __call__(self, rule: str, wildcards: Mapping) -> dict | None:
+        key = job_key(rule, wildcards)
+        if key not in self._known:
+            try:
+                plan = as_recorded(plan_of_job(self._config, rule, wildcards))
+            except (KeyError, TypeError, ValueError):
+                plan = None  # a rule with no plan now: the digests differ, no key is named
+            self._known[key] = plan
+        return self._known[key]
+
+
+def _params_mismatches(name: str, record: Mapping, now: Mapping, plans: _Plans | None):
+    """The job's params (and plan) when made against those the rules give it now, key by
+    key; ``library_code`` is left to its own check, which names the modules."""
+    made_params = {k: v for k, v in record["params"].items() if k != "library_code"}
+    now_params = {k: v for k, v in now.items() if k != "library_code"}
+    made, current = flatten(made_params, "params."), flatten(now_params, "params.")
+    if made.get("params.plan_sha256") != current.get("params.plan_sha256"):
+        plan_now = (plans(record["rule"], record.get("wildcards") or {})
+                    if plans is not None and isinstance(record.get("plan"), Mapping) else None)
+        if plan_now is not None:
+            made.update(flatten(record["plan"], "plan."))
+            current.update(flatten(plan_now, "plan."))
+            if any(made[k] != current.get(k) for k in made if k.startswith("plan.")) or any(
+                    k not in made for k in current if k.startswith("plan.")):
+                made.pop("params.plan_sha256", None)
+                current.pop("params.plan_sha256", None)
     for key in sorted(set(made) | set(current)):
+        short = key.removeprefix("params.")
         if key not in current:
-            yield Mismatch(name, "config", f"{key} = {made[key]!r} when made; not set now")
+            yield Mismatch(name, "params", f"{short} = {_shown(made[key])} when made; not "
+                                           "set now")
         elif key not in made:
-            yield Mismatch(name, "config", f"{key} not set when made; {current[key]!r} now")
+            yield Mismatch(name, "params", f"{short} not set when made; "
+                                           f"{_shown(current[key])} now")
         elif made[key] != current[key]:
-            yield Mismatch(name, "config", f"{key} = {made[key]!r} when made; "
-                                           f"{current[key]!r} now")
+            yield Mismatch(name, "params", f"{short} = {_shown(made[key])} when made; "
+                                           f"{_shown(current[key])} now")
 
 
 def _manifest_differs(path: Path, config: Mapping) -> list[str] | None:
@@ -175,7 +231,8 @@ def _manifest_differs(path: Path, config: Mapping) -> list[str] | None:
 
 
 def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
-               config: Mapping | None = None, expected=()) -> VerifyReport:
+               config: Mapping | None = None, expected=(),
+               params_now: Mapping | None = None) -> VerifyReport:
     """Check every sidecar under ``run_dir/results`` (see the module docstring).
 
     Parameters
@@ -185,11 +242,17 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
     workflow_root : path-like
         The checkout whose ``scripts/`` (and library) the files should come from.
     config : mapping, optional
-        The configuration to compare with (schema defaults filled in); None skips
-        the configuration check.
+        The configuration at hand (schema defaults filled in): the plans of jobs whose
+        ``plan_sha256`` differs are rebuilt from it, to name the plan's keys that differ,
+        and it is compared with the last complete run's (``results/run_manifest.json``)
+        for the summary's hint.
     expected : iterable of str
         Outputs the workflow's targets name (paths relative to ``run_dir``): each must
         be there with its sidecar.
+    params_now : mapping, optional
+        For each job of :func:`recorded_jobs` (by :func:`job_key`), the ``params`` its rule
+        gives it now (:func:`dprepro.runtime.params.evaluated_params`), or None where the
+        workflow has no such rule. None skips the params check.
 
     Returns
     -------
@@ -200,7 +263,7 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
     checksum = _Checksums()
     digests: dict[str, str] = {}
     modules: dict[str, dict[str, str]] = {}
-    rules_now: dict[str | None, str] = {}
+    plans = _Plans(config) if config is not None else None
     inputs_of: dict[str, set[str]] = {}
     report = VerifyReport()
     report.checkout_commit = git_commit(str(root))
@@ -259,16 +322,16 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                     found.append(Mismatch(name, "library_code", f"library modules reached "
                                           f"by {script} differ from those that made the file"
                                           f"{which}"))
-            rule = record.get("rule")
-            if rule not in rules_now:
-                rules_now[rule] = rules_digest(root, rule)
-            if record.get("rules_sha256") not in (None, rules_now[rule]):
-                found.append(Mismatch(name, "rules", f"the rule files of rule {rule} (or its "
-                                      "study's job plan) differ from those that made the "
-                                      "file (a job's parameters may differ)"))
-        if config is not None and "run_config" in record:
-            found.extend(_config_mismatches(name, record["run_config"], config,
-                                            record.get("rule"), record.get("wildcards")))
+        rule = record.get("rule")
+        if params_now is not None and rule:
+            now = params_now.get(job_key(rule, record.get("wildcards")))
+            if now is None:
+                found.append(Mismatch(name, "rule", f"this workflow has no rule {rule}"))
+            elif not isinstance(record.get("params"), Mapping):
+                found.append(Mismatch(name, "params", "none recorded (made by an earlier "
+                                                      "version of dprepro): rerun the workflow"))
+            else:
+                found.extend(_params_mismatches(name, record, now, plans))
     described = set(report.files)
     for path in expected:
         path = Path(path).as_posix()

@@ -19,7 +19,7 @@ from functools import cached_property
 from dprepro.runtime.job_plan import JobPlans
 from dprepro.studies.rrr_survival import plan as rrr_plan
 
-__all__ = ["RELEASE", "RRR_DIR", "TABLES", "StudyPlan", "cohort_problems", "figure_dir"]
+__all__ = ["RELEASE", "RRR_DIR", "TABLES", "StudyPlan", "cohort_problems"]
 
 RRR_DIR = "results/rrr_survival"
 #: One cohort's release folder (wildcard ``dataset``).
@@ -33,11 +33,6 @@ TABLE_RULES = {"rrr_median_table": "median_survival", "rrr_logrank_table": "pair
                "rrr_rejection_table": "logrank_rejection_rate",
                "rrr_utility_table": "utility", "rrr_bands_table": "km_bands",
                "rrr_curves_table": "km_curves"}
-
-
-def figure_dir(wildcards, output) -> str:
-    """The folder of a figure job's first output (a rule's ``params`` function)."""
-    return os.path.dirname(output[0])
 
 
 def cohort_problems(config: Mapping, workflow_dir, working_dir) -> tuple[list[str], list[str]]:
