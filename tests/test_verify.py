@@ -134,6 +134,29 @@ def test_params_as_the_rules_give_them_now_verify_and_a_changed_one_is_named(tmp
     assert verify_run(run, workflow_root=ROOT).ok
 
 
+def test_the_params_now_are_each_recorded_jobs_rules_at_its_wildcards(tmp_path):
+    from dprepro.runtime.verify import current_params
+
+    run, _ = _params_run(tmp_path)
+    rules = {"rrr_figure2": [("library_code", "aa"), ("dpi", 50),
+                             ("figure", lambda wc: f"figure2_{wc.dataset}"),
+                             ("plan_sha256", lambda wildcards: "p2")]}
+    now = current_params(run, rules.get)
+    assert now == {job_key("rrr_cohort", {"dataset": "ipssr"}): None,
+                   job_key("rrr_figure2", {"dataset": "ipssr"}): {
+                       "library_code": "aa", "dpi": 50, "figure": "figure2_ipssr",
+                       "plan_sha256": "p2"}}
+    found = {(m.file, m.what, m.detail) for m in verify_run(
+        run, workflow_root=ROOT, params_now=now).mismatches}
+    assert found == {
+        ("results/data/cohort.csv", "rule", "this workflow has no rule rrr_cohort"),
+        ("results/tables/a.csv", "params", "figure = 'figure2' when made; 'figure2_ipssr' now"),
+        ("results/tables/b.csv", "upstream",
+         "its input results/tables/a.csv fails a check (this file is stale with it)"),
+        ("results/tables/c.csv", "upstream",
+         "its input results/tables/b.csv fails a check (this file is stale with it)")}
+
+
 def test_a_changed_plan_names_its_keys_when_the_configuration_is_at_hand(tmp_path,
                                                                          monkeypatch):
     import dprepro.runtime.verify as verify

@@ -1,25 +1,8 @@
 # ---- the run's configuration, and verify: check results/ against every sidecar ----
 
-from dprepro.runtime.params import evaluated_params  # noqa: E402
-from dprepro.runtime.verify import recorded_jobs  # noqa: E402
+from dprepro.runtime.verify import current_params  # noqa: E402
 
 RUN_MANIFEST = "results/run_manifest.json"
-
-
-def params_now(wildcards):
-    """The params each job recorded under results/ gets from its rule now (None: no such
-    rule): verify compares them with those the job was made with, as Snakemake compares
-    them to decide a rerun."""
-    return {
-        (rule, job): (
-            evaluated_params(
-                workflow.get_rule(rule).params.items(), dict(job), rule=rule
-            )
-            if workflow.is_rule(rule)
-            else None
-        )
-        for rule, job in recorded_jobs(".")
-    }
 
 
 # Every configuration value is a parameter, so any change of the configuration reruns
@@ -68,6 +51,15 @@ rule verify:
         + CLAIMS_TARGETS
         + REPORT_TABLE_TARGETS
         + [RUN_MANIFEST],
-        params_now=params_now,
+        # the params each job recorded under results/ gets from its rule now (verify
+        # compares them with those it was made with, as Snakemake does to decide a rerun)
+        params_now=lambda wildcards: current_params(
+            ".",
+            lambda rule: (
+                workflow.get_rule(rule).params.items()
+                if workflow.is_rule(rule)
+                else None
+            ),
+        ),
     script:
         "../../scripts/verify_results.py"

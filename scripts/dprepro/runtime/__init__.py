@@ -84,6 +84,13 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "start",
             "write_sidecars",
         ],
-        "verify": ["Mismatch", "VerifyReport", "job_key", "recorded_jobs", "verify_run"],
+        "verify": [
+            "Mismatch",
+            "VerifyReport",
+            "current_params",
+            "job_key",
+            "recorded_jobs",
+            "verify_run",
+        ],
     },
 )

@@ -39,12 +39,13 @@ from pathlib import Path
 from dprepro.runtime.code_version import module_checksums, script_library_digest
 from dprepro.runtime.io import sha256_of
 from dprepro.runtime.job_plan import plan_of_job
-from dprepro.runtime.params import as_recorded, canonical
+from dprepro.runtime.params import as_recorded, canonical, evaluated_params
 from dprepro.runtime.provenance import git_commit
 from dprepro.runtime.run_config import flatten
 from dprepro.runtime.run_folder import KEPT_FILES
 
-__all__ = ["Mismatch", "VerifyReport", "job_key", "recorded_jobs", "verify_run"]
+__all__ = ["Mismatch", "VerifyReport", "current_params", "job_key", "recorded_jobs",
+           "verify_run"]
 
 SIDECAR_SUFFIX = ".prov.json"
 #: The configuration of the last complete run (rule run_manifest, written last).
@@ -163,6 +164,32 @@ def recorded_jobs(run_dir: str | Path) -> set[tuple[str, tuple]]:
         if isinstance(record, dict) and record.get("rule"):
             jobs.add(job_key(record["rule"], record.get("wildcards")))
     return jobs
+
+
+def current_params(run_dir: str | Path, rule_params) -> dict:
+    """The ``params`` each job recorded under ``run_dir/results`` gets from its rule now:
+    :func:`verify_run`'s ``params_now``.
+
+    Parameters
+    ----------
+    run_dir : path-like
+        The run's directory.
+    rule_params : callable
+        ``rule_params(rule)``: the rule's named params as written (a Snakemake rule's
+        ``params.items()``), or None for a rule the workflow does not have.
+
+    Returns
+    -------
+    dict
+        By :func:`job_key`: the job's params (:func:`dprepro.runtime.params.evaluated_params`
+        at its recorded wildcards), or None.
+    """
+    out = {}
+    for rule, wildcards in sorted(recorded_jobs(run_dir)):
+        items = rule_params(rule)
+        out[(rule, wildcards)] = (None if items is None
+                                  else evaluated_params(items, dict(wildcards), rule=rule))
+    return out
 
 
 def _shown(value) -> str:
