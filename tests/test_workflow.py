@@ -919,17 +919,16 @@ def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
     assert proc.returncode == 0 and ", 0 with mismatches" in proc.stdout, (
         proc.stdout[-3000:] + proc.stderr[-3000:])
     config = yaml.safe_load(SMALL.read_text())
-    config["rrr_survival"]["cox"] = {"tau_at_risk": 0.2}  # read by the Cox fits only
-    config["ldp_indicators"]["alpha_grid"] = [0.5, 1.0, 3.0]  # by the α-grid table only
+    config["rrr_survival"]["band_level"] = 0.8  # read by the KM bands' table only
     changed = tmp_path / "changed.yaml"
     changed.write_text(yaml.safe_dump(config))
     rules = checkout / "workflow" / "rules" / "repr_transfer.smk"
     rules.write_text(rules.read_text() + "\n# an edit that changes no job's params\n")
     # every default trigger but `input`: the checkout's copy moves the bundled cohort files,
     # which that trigger sees as new inputs (verify checks their checksums)
+    triggers = ["--rerun-triggers", "mtime", "params", "software-env", "code"]
     dry = snakerun.run([*snakefile, "-n", "--cores", "2", "--configfile", str(changed),
-                        "--rerun-triggers", "mtime", "params", "software-env", "code"],
-                       cwd=checkout, timeout=600)
+                        *triggers], cwd=checkout, timeout=600)
     assert dry.returncode == 0, dry.stderr[-3000:]
     planned = {path.strip()[: -len(".prov.json")]
                for line in dry.stdout.splitlines() if line.strip().startswith("output:")
@@ -939,11 +938,13 @@ def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
     assert proc.returncode != 0
     flagged = set(re.findall(r"^MISMATCH (results/[^:]+):", proc.stdout, re.M))
     assert flagged == planned, (sorted(flagged - planned)[:10], sorted(planned - flagged)[:10])
-    assert any("/cox/" in p for p in flagged) and any("alpha_grid" in p for p in flagged)
+    assert "results/rrr_survival/tables/km_bands.csv" in flagged
     assert not any(p.startswith("results/repr_transfer/") for p in flagged)
-    assert "params: plan.tau_at_risk = 0.1 when made; 0.2 now" in proc.stdout
+    assert "results/rrr_survival/tables/median_survival.csv" not in flagged
+    assert ("km_bands.csv: params: plan.options.band_level = 0.9 when made; 0.8 now"
+            in proc.stdout)
     rerun = subprocess.run([sys.executable, "-m", "snakemake", *snakefile, "--cores", "2",
-                            "--configfile", str(changed)],
+                            "--configfile", str(changed), *triggers],
                            capture_output=True, text=True, timeout=900, cwd=checkout)
     assert rerun.returncode == 0, rerun.stderr[-3000:]
     proc = verify(changed)
