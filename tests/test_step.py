@@ -75,6 +75,9 @@ def test_write_sidecars_names_inputs_and_converts_a_privacy_record(tmp_path):
         # the rule's params as Snakemake compares them (what `snakemake verify` compares);
         # no plan without a plan_sha256
         assert prov["params"] == {"dpi": 50, "library_code": "c0de", "shape": [1, 2]}
+        # and as Snakemake compares them: a tuple is not a list there
+        assert prov["params_text"] == {"dpi": "50", "library_code": "'c0de'",
+                                       "shape": "(1, 2)"}
         assert "plan" not in prov
 
 

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from dprepro.runtime.verify import job_key, recorded_jobs, verify_run
+from dprepro.runtime.params import as_recorded, compared_text, evaluated_params
+from dprepro.runtime.verify import (
+    Unevaluable,
+    current_params,
+    job_key,
+    recorded_jobs,
+    verify_run,
+)
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -86,12 +93,17 @@ def test_missing_targets_and_stray_files_are_named(tmp_path):
 
 def _with_params(run: Path, output: str, rule: str, wildcards: dict, params: dict,
                  plan: dict | None = None) -> None:
-    """The rule, wildcards and params (and plan) a step records in its sidecar."""
+    """The rule, wildcards and params (and plan) a step records in its sidecar
+    (dprepro.runtime.step.write_sidecars)."""
     sidecar = run / f"{output}.prov.json"
     record = json.loads(sidecar.read_text())
-    record.update(rule=rule, wildcards=wildcards, params=params,
+    record.update(rule=rule, wildcards=wildcards, params=as_recorded(params),
+                  params_text={k: compared_text(v) for k, v in params.items()},
                   **({"plan": plan} if plan is not None else {}))
     sidecar.write_text(json.dumps(record))
+
+
+FIGURE = {"library_code": "aa", "dpi": 50, "figure": "figure2", "plan_sha256": "p2"}
 
 
 def _params_run(tmp_path) -> tuple[Path, dict]:
@@ -99,14 +111,24 @@ def _params_run(tmp_path) -> tuple[Path, dict]:
     run = _run(tmp_path)
     _with_params(run, "results/data/cohort.csv", "rrr_cohort", {"dataset": "ipssr"},
                  {"library_code": "aa", "plan_sha256": "p1"})
-    _with_params(run, "results/tables/a.csv", "rrr_figure2", {"dataset": "ipssr"},
-                 {"library_code": "aa", "dpi": 50, "figure": "figure2", "plan_sha256": "p2"},
+    _with_params(run, "results/tables/a.csv", "rrr_figure2", {"dataset": "ipssr"}, FIGURE,
                  plan={"epsilons": [1], "groups": ["a", "b"]})
-    now = {job_key("rrr_cohort", {"dataset": "ipssr"}): {"library_code": "aa",
-                                                         "plan_sha256": "p1"},
-           job_key("rrr_figure2", {"dataset": "ipssr"}): {
-               "library_code": "aa", "dpi": 50, "figure": "figure2", "plan_sha256": "p2"}}
+    now = {job_key("rrr_cohort", {"dataset": "ipssr"}): _now(
+               {"library_code": "aa", "plan_sha256": "p1"}),
+           job_key("rrr_figure2", {"dataset": "ipssr"}): _now(FIGURE)}
     return run, now
+
+
+def _now(params: dict, wildcards: dict | None = None):
+    return evaluated_params(params.items(), wildcards or {})
+
+
+FIGURE_JOB = job_key("rrr_figure2", {"dataset": "ipssr"})
+
+
+def _params_details(run, now, **kwargs) -> list[str]:
+    return [m.detail for m in verify_run(run, workflow_root=ROOT, params_now=now,
+                                         **kwargs).mismatches if m.what == "params"]
 
 
 def test_params_as_the_rules_give_them_now_verify_and_a_changed_one_is_named(tmp_path):
@@ -114,8 +136,7 @@ def test_params_as_the_rules_give_them_now_verify_and_a_changed_one_is_named(tmp
     assert recorded_jobs(run) == set(now)
     assert verify_run(run, workflow_root=ROOT, params_now=now).ok
     # a changed param: the file and what was drawn from it (b read a, c read b)
-    figure = job_key("rrr_figure2", {"dataset": "ipssr"})
-    changed = {**now, figure: {**now[figure], "dpi": 60}}
+    changed = {**now, FIGURE_JOB: _now({**FIGURE, "dpi": 60})}
     report = verify_run(run, workflow_root=ROOT, params_now=changed)
     assert [str(m) for m in report.mismatches if m.what == "params"] == [
         "results/tables/a.csv: params: dpi = 50 when made; 60 now"]
@@ -123,29 +144,42 @@ def test_params_as_the_rules_give_them_now_verify_and_a_changed_one_is_named(tmp
         ("results/tables/a.csv", "params"), ("results/tables/b.csv", "upstream"),
         ("results/tables/c.csv", "upstream")}
     assert "parameters that differ (files): dpi (1)" in "\n".join(report.lines())
-    # a param added or dropped by the rules
-    added = {**now, figure: {**now[figure], "width": 3}}
-    assert [m.detail for m in verify_run(run, workflow_root=ROOT, params_now=added).mismatches
-            if m.what == "params"] == ["width not set when made; 3 now"]
+    # a param added by the rules
+    assert _params_details(run, {**now, FIGURE_JOB: _now({**FIGURE, "width": 3})}) == [
+        "width not set when made; 3 now"]
     # library_code is left to its own check (which names the modules that differ)
-    relinked = {**now, figure: {**now[figure], "library_code": "bb"}}
-    assert verify_run(run, workflow_root=ROOT, params_now=relinked).ok
+    assert verify_run(run, workflow_root=ROOT,
+                      params_now={**now, FIGURE_JOB: _now({**FIGURE, "library_code": "bb"})}).ok
     # without the rules' params there is no params check
     assert verify_run(run, workflow_root=ROOT).ok
 
 
-def test_the_params_now_are_each_recorded_jobs_rules_at_its_wildcards(tmp_path):
-    from dprepro.runtime.verify import current_params
+def test_the_verdict_is_snakemakes_comparison_of_the_params_texts(tmp_path):
+    """Snakemake compares the sorted repr of the params it compares, names aside: 50 and
+    50.0 differ (though the sidecar's JSON reads them alike), a renamed param does not, a
+    value of a type it does not compare (a Path) and a derived param never count."""
+    run, now = _params_run(tmp_path)
+    assert _params_details(run, {**now, FIGURE_JOB: _now({**FIGURE, "dpi": 50.0})}) == [
+        "dpi = 50 when made; 50.0 now"]
+    renamed = {k if k != "dpi" else "resolution": v for k, v in FIGURE.items()}
+    assert _params_details(run, {**now, FIGURE_JOB: _now(renamed)}) == []
+    with_path = {**FIGURE, "folder": ROOT}
+    _with_params(run, "results/tables/a.csv", "rrr_figure2", {"dataset": "ipssr"}, with_path,
+                 plan={"epsilons": [1], "groups": ["a", "b"]})
+    moved = {**FIGURE, "folder": ROOT / "elsewhere",
+             "out": lambda wildcards, output: output[0]}
+    assert _params_details(run, {**now, FIGURE_JOB: _now(moved)}) == []
 
+
+def test_the_params_now_are_each_recorded_jobs_rules_at_its_wildcards(tmp_path):
     run, _ = _params_run(tmp_path)
     rules = {"rrr_figure2": [("library_code", "aa"), ("dpi", 50),
                              ("figure", lambda wc: f"figure2_{wc.dataset}"),
                              ("plan_sha256", lambda wildcards: "p2")]}
     now = current_params(run, rules.get)
-    assert now == {job_key("rrr_cohort", {"dataset": "ipssr"}): None,
-                   job_key("rrr_figure2", {"dataset": "ipssr"}): {
-                       "library_code": "aa", "dpi": 50, "figure": "figure2_ipssr",
-                       "plan_sha256": "p2"}}
+    assert now[job_key("rrr_cohort", {"dataset": "ipssr"})] is None
+    assert now[FIGURE_JOB].values == {"library_code": "aa", "dpi": 50,
+                                      "figure": "figure2_ipssr", "plan_sha256": "p2"}
     found = {(m.file, m.what, m.detail) for m in verify_run(
         run, workflow_root=ROOT, params_now=now).mismatches}
     assert found == {
@@ -157,26 +191,43 @@ def test_the_params_now_are_each_recorded_jobs_rules_at_its_wildcards(tmp_path):
          "its input results/tables/b.csv fails a check (this file is stale with it)")}
 
 
+def test_a_job_whose_params_cannot_be_evaluated_now_is_named_not_a_crash(tmp_path):
+    """A file of a cohort the configuration at hand lacks: its rule's params function
+    raises; verify reports that file (with the hint about a left-out --configfile)."""
+    run, _ = _params_run(tmp_path)
+    cohorts = {"kidney": "k.csv"}
+    rules = {"rrr_cohort": [("library_code", "aa"),
+                            ("plan_sha256", lambda wc: cohorts[wc.dataset])],
+             "rrr_figure2": list(FIGURE.items())}
+    now = current_params(run, rules.get)
+    assert isinstance(now[job_key("rrr_cohort", {"dataset": "ipssr"})], Unevaluable)
+    report = verify_run(run, workflow_root=ROOT, params_now=now)
+    assert [str(m) for m in report.mismatches if m.what == "params"] == [
+        "results/data/cohort.csv: params: cannot be evaluated under the configuration at "
+        "hand (KeyError: 'ipssr')"]
+    line = _params_line(report)
+    assert "(cannot be evaluated) (1)" in line and "--configfile" in line
+    # a job recorded after verify gathered the params
+    del now[FIGURE_JOB]
+    assert "results/tables/a.csv: params: not gathered when verify started (a file written " \
+           "since?): run verify again" in {str(m) for m in verify_run(
+               run, workflow_root=ROOT, params_now=now).mismatches}
+
+
 def test_a_changed_plan_names_its_keys_when_the_configuration_is_at_hand(tmp_path,
                                                                          monkeypatch):
     import dprepro.runtime.verify as verify
 
     run, now = _params_run(tmp_path)
-    figure = job_key("rrr_figure2", {"dataset": "ipssr"})
-    replanned = {**now, figure: {**now[figure], "plan_sha256": "p3"}}
+    replanned = {**now, FIGURE_JOB: _now({**FIGURE, "plan_sha256": "p3"})}
     # no configuration: the digests are all there is to compare
-    details = [m.detail for m in verify_run(run, workflow_root=ROOT,
-                                            params_now=replanned).mismatches
-               if m.what == "params"]
-    assert details == ["plan_sha256 = 'p2' when made; 'p3' now"]
+    assert _params_details(run, replanned) == ["plan_sha256 = 'p2' when made; 'p3' now"]
     # with it, the plan is rebuilt and its keys that differ are named
     rebuilt = []
     monkeypatch.setattr(verify, "plan_of_job", lambda config, rule, wildcards: rebuilt.append(
         (rule, wildcards)) or {"epsilons": [1, 2], "groups": ("a", "b")})
-    details = [m.detail for m in verify_run(run, workflow_root=ROOT, config={"seed": 1},
-                                            params_now=replanned).mismatches
-               if m.what == "params"]
-    assert details == ["plan.epsilons = [1] when made; [1, 2] now"]
+    assert _params_details(run, replanned, config={"seed": 1}) == [
+        "plan.epsilons = [1] when made; [1, 2] now"]
     assert rebuilt == [("rrr_figure2", {"dataset": "ipssr"})]
 
 
@@ -188,7 +239,7 @@ def test_a_file_of_a_rule_gone_or_of_an_earlier_version_is_flagged(tmp_path):
         str(m) for m in report.mismatches}
     sidecar = run / "results/tables/a.csv.prov.json"
     record = json.loads(sidecar.read_text())
-    del record["params"]
+    del record["params"], record["params_text"]
     sidecar.write_text(json.dumps(record))
     report = verify_run(run, workflow_root=ROOT, params_now=now)
     assert [str(m) for m in report.mismatches if m.what == "params"] == [
@@ -211,12 +262,12 @@ def _params_line(report) -> str:
 def test_the_left_out_configfile_hint_follows_the_runs_manifest(tmp_path):
     """A file made with other params: the hint says a --configfile was left out only when
     the configuration at hand differs from the last complete run's (its manifest), naming
-    the keys; when it is the run's own, the file is older than the run."""
+    the keys; when it is the run's own, the rules or the file are older than the run."""
     made = {"seed": 1, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1]}}
     now = {**made, "rrr_survival": {"datasets": ["ipssr"], "epsilons": [1, 2]}}
     run = _run(tmp_path)
     _with_params(run, "results/tables/a.csv", "rrr_median_table", {}, {"epsilons": [1]})
-    params_now = {job_key("rrr_median_table", {}): {"epsilons": [1, 2]}}
+    params_now = {job_key("rrr_median_table", {}): _now({"epsilons": [1, 2]})}
 
     def line():
         return _params_line(verify_run(run, workflow_root=ROOT, config=now,
@@ -232,16 +283,20 @@ def test_the_left_out_configfile_hint_follows_the_runs_manifest(tmp_path):
     assert "left out" in line() and "in rrr_survival.epsilons:" in line()
 
 
-def test_a_rules_params_are_evaluated_at_the_jobs_wildcards_as_recorded():
-    from dprepro.runtime.params import evaluated_params
-
+def test_a_rules_params_are_evaluated_for_a_job_as_snakemake_evaluates_them():
     items = [("dpi", 50), ("title", lambda wc: f"cohort {wc.dataset}"),
              ("pages", lambda wildcards: {"b": (1, 2), "a": dict(wildcards.items())}),
-             ("path", ROOT)]
-    assert evaluated_params(items, {"dataset": "kidney"}) == {
-        "dpi": 50, "title": "cohort kidney",
-        "pages": {"a": {"dataset": "kidney"}, "b": [1, 2]}, "path": str(ROOT)}
-    # a function of Snakemake's job (its outputs) cannot be evaluated from the rules alone
-    with pytest.raises(TypeError, match=r"rule r: params.folder is a function of "
-                                        r"\['wildcards', 'output'\]"):
-        evaluated_params([("folder", lambda wildcards, output: output[0])], {}, rule="r")
+             ("path", ROOT), ("file", "figures/{dataset}.pdf"),
+             ("files", ["{dataset,[a-z]+}.csv", 3]),
+             ("folder", lambda wildcards, output: output[0]),
+             ("cores", lambda wildcards, threads: threads)]
+    got = evaluated_params(items, {"dataset": "kidney"})
+    assert got.values == {
+        "dpi": 50, "title": "cohort kidney", "pages": {"a": {"dataset": "kidney"}, "b": [1, 2]},
+        "path": str(ROOT), "file": "figures/kidney.pdf", "files": ["kidney.csv", 3]}
+    assert got.derived == {"folder", "cores"}
+    assert got.texts["pages"] == "{'b': (1, 2), 'a': {'dataset': 'kidney'}}"
+    assert got.texts["path"] is None  # a type Snakemake does not compare
+    assert got.texts["dpi"] == "50" and got.texts["file"] == "'figures/kidney.pdf'"
+    with pytest.raises(KeyError):  # a wildcard the job does not have
+        evaluated_params([("file", "{cohort}.csv")], {"dataset": "kidney"})

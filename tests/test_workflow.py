@@ -902,8 +902,9 @@ def test_run_leaves_no_rate_limiter_timer_behind(tmp_path):
 
 def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
     """One verdict on staleness: `snakemake verify` passes on a complete run of every study;
-    after a change of the configuration and an edit of a rule file it flags exactly the
-    files of the jobs a dry run plans, and once the run is redone it passes again. (It
+    after a change of the configuration, a literal param's edit and a comment in a rule
+    file it flags exactly the files of the jobs a dry run plans, and once the run is redone
+    it passes again. (It
     compared whole configuration sections and the rule files' bytes: one key of the rrr
     section flagged every rrr file, and any edit of a rule file every file of its rules,
     while Snakemake remade none of them.)"""
@@ -924,6 +925,9 @@ def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
     changed.write_text(yaml.safe_dump(config))
     rules = checkout / "workflow" / "rules" / "repr_transfer.smk"
     rules.write_text(rules.read_text() + "\n# an edit that changes no job's params\n")
+    claims = checkout / "workflow" / "rules" / "claims.smk"
+    assert "rows_per_page=18," in claims.read_text()
+    claims.write_text(claims.read_text().replace("rows_per_page=18,", "rows_per_page=20,"))
     # every default trigger but `input`: the checkout's copy moves the bundled cohort files,
     # which that trigger sees as new inputs (verify checks their checksums)
     triggers = ["--rerun-triggers", "mtime", "params", "software-env", "code"]
@@ -943,6 +947,7 @@ def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
     assert "results/rrr_survival/tables/median_survival.csv" not in flagged
     assert ("km_bands.csv: params: plan.options.band_level = 0.9 when made; 0.8 now"
             in proc.stdout)
+    assert "results/claims.pdf: params: rows_per_page = 18 when made; 20 now" in proc.stdout
     rerun = subprocess.run([sys.executable, "-m", "snakemake", *snakefile, "--cores", "2",
                             "--configfile", str(changed), *triggers],
                            capture_output=True, text=True, timeout=900, cwd=checkout)
@@ -950,6 +955,7 @@ def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
     proc = verify(changed)
     assert proc.returncode == 0 and ", 0 with mismatches" in proc.stdout, (
         proc.stdout[-3000:] + proc.stderr[-3000:])
+    shutil.rmtree(work)
 
 
 def _planned_rules(checkout: Path, work: Path) -> set[str]:

@@ -36,7 +36,16 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "plan_module_name",
             "plan_of_job",
         ],
-        "params": ["as_recorded", "canonical", "evaluated_params", "number_text"],
+        "params": [
+            "COMPARED_TYPES",
+            "DERIVING_ARGUMENTS",
+            "EvaluatedParams",
+            "as_recorded",
+            "canonical",
+            "compared_text",
+            "evaluated_params",
+            "number_text",
+        ],
         "privacy_record": [
             "AUDIT_PRIVACY",
             "BudgetSplit",
@@ -86,6 +95,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
         ],
         "verify": [
             "Mismatch",
+            "Unevaluable",
             "VerifyReport",
             "current_params",
             "job_key",

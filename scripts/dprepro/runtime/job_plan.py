@@ -14,7 +14,8 @@ the configuration, with ``params(rule, wildcards)``). The module is found by the
 study (:func:`dprepro.runtime.study_registry.study_of_rule`) and imported by name, so it
 is not part of any step's code digest (:mod:`dprepro.runtime.code_version`): an edit to
 it reruns the jobs whose plan it changes, through ``plan_sha256``, and no others. The
-sidecars record it in their rules digest (:func:`dprepro.runtime.code_version.rules_digest`).
+sidecars record the plan itself, which ``snakemake verify`` rebuilds to name the keys of a
+changed plan (:mod:`dprepro.runtime.verify`).
 """
 
 from __future__ import annotations

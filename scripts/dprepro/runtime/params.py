@@ -8,9 +8,12 @@ from __future__ import annotations
 
 import inspect
 import json
+import re
 from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
-__all__ = ["as_recorded", "canonical", "evaluated_params", "number_text"]
+__all__ = ["COMPARED_TYPES", "DERIVING_ARGUMENTS", "EvaluatedParams", "as_recorded",
+           "canonical", "compared_text", "evaluated_params", "number_text"]
 
 
 def canonical(value):
@@ -59,40 +62,90 @@ class _Wildcards(Mapping):
             raise AttributeError(f"no wildcard {name!r}") from None
 
 
-def evaluated_params(items: Iterable[tuple[str, object]], wildcards: Mapping, *,
-                     rule: str = "") -> dict:
-    """A rule's ``params`` for one job, as the job's sidecar records them.
+#: The types whose ``repr`` Snakemake compares to decide a rerun (its persistence's
+#: ``_serialize_param_builtin``); a param of any other type it does not compare.
+COMPARED_TYPES = (int, float, bool, str, complex, range, list, tuple, dict, set, frozenset,
+                  bytes, bytearray)
+#: The arguments that make a params function *derived* (from the job's files or resources):
+#: Snakemake leaves such params out of its comparison.
+DERIVING_ARGUMENTS = frozenset({"input", "output", "threads", "resources"})
+
+
+def compared_text(value) -> str | None:
+    """The text Snakemake compares for a param's value (``repr``), or None for a value it
+    does not compare (a type outside :data:`COMPARED_TYPES`). ``300`` and ``300.0``,
+    ``(1, 2)`` and ``[1, 2]``, or two orders of a dict's keys, differ here as they do for
+    Snakemake, though a sidecar's JSON reads them alike."""
+    return repr(value) if value is None or isinstance(value, COMPARED_TYPES) else None
+
+
+@dataclass(frozen=True)
+class EvaluatedParams:
+    """A rule's params for one job, as :func:`evaluated_params` gives them.
+
+    Attributes
+    ----------
+    values : dict
+        Each compared param's value as a sidecar's JSON holds it (:func:`as_recorded`):
+        what a message shows.
+    texts : dict
+        Each compared param's :func:`compared_text` (None: not compared).
+    derived : frozenset
+        Names of params functions of the job's input, output, threads or resources, which
+        Snakemake does not compare (and verify cannot evaluate from the rules alone).
+    """
+
+    values: dict
+    texts: dict
+    derived: frozenset
+
+
+# a wildcard as Snakemake reads one: {name} or {name,constraint}, the constraint allowed
+# one level of braces ({n,a{3,5}}); the lookahead and back-reference keep it atomic
+_WILDCARD = re.compile(r"\{(?=(\s*(?P<name>[.\w]+)(\s*,\s*([^{}]+|\{\d+(,\d+)?\})*)?\s*))\1\}")
+
+
+def _with_wildcards(pattern: str, wildcards: Mapping) -> str:
+    """``pattern`` with each ``{name}`` (or ``{name,regex}``) replaced by the wildcard's value,
+    as Snakemake's ``apply_wildcards`` fills a params string."""
+    return _WILDCARD.sub(lambda m: str(wildcards[m.group("name")]), pattern)
+
+
+def evaluated_params(items: Iterable[tuple[str, object]], wildcards: Mapping
+                     ) -> EvaluatedParams:
+    """A rule's ``params`` for one job, as Snakemake evaluates and compares them.
 
     Parameters
     ----------
     items : iterable of (name, value)
-        The rule's named params as written (a Snakemake rule's ``params.items()``): a value,
-        or a function of the job's wildcards (called here, as Snakemake calls it).
+        The rule's named params as written (a Snakemake rule's ``params.items()``).
     wildcards : mapping
         The job's wildcards (a sidecar's ``wildcards``).
-    rule : str
-        The rule's name, for the error message.
 
     Returns
     -------
-    dict
-        Each name's value, :func:`as_recorded`: equal to the sidecar's ``params`` exactly
-        when Snakemake would give the job the params it was made with.
+    EvaluatedParams
+        As Snakemake's ``Rule.expand_params`` makes them: a string, or each string of a
+        list, with the wildcards filled in; a function called with the wildcards (first
+        argument); a function that also takes ``input``, ``output``, ``threads`` or
+        ``resources`` left out (derived).
 
     Raises
     ------
-    TypeError
-        A params function that asks for more than the wildcards (input, output, threads,
-        resources): its value depends on Snakemake's job, not only on the rules.
+    KeyError
+        A wildcard a param names that the job does not have.
     """
     job = _Wildcards(wildcards)
-    values = {}
+    values, texts, derived = {}, {}, set()
     for name, value in items:
         if callable(value):
-            arguments = list(inspect.signature(value).parameters)
-            if len(arguments) != 1:
-                raise TypeError(f"rule {rule}: params.{name} is a function of {arguments}; a "
-                                "params function here takes the wildcards only")
+            if DERIVING_ARGUMENTS & set(inspect.signature(value).parameters):
+                derived.add(name)
+                continue
             value = value(job)
-        values[name] = value
-    return as_recorded(values)
+        elif isinstance(value, str):
+            value = _with_wildcards(value, job)
+        elif isinstance(value, list):
+            value = [_with_wildcards(v, job) if isinstance(v, str) else v for v in value]
+        values[name], texts[name] = value, compared_text(value)
+    return EvaluatedParams(as_recorded(values), texts, frozenset(derived))

@@ -2,9 +2,10 @@
 
 A sidecar's ``config`` holds the parameters its job ran with; ``run_config`` holds the
 configuration *sections* those parameters come from (the study's own section, the
-cohorts it reads, the root seed and the figure settings), so that a received results
-folder can be checked key by key against the configuration at hand
-(:mod:`dprepro.runtime.verify`). The study is chosen by the rule's name: every rule of a
+cohorts it reads, the root seed and the figure settings): provenance, for a reader of the
+sidecar. (``snakemake verify`` compares the job's params, not these sections,
+:mod:`dprepro.runtime.verify`: a key of the section the job does not read changes
+nothing it made.) The study is chosen by the rule's name: every rule of a
 study starts with one of the prefixes its manifest declares
 (:class:`dprepro.runtime.study_registry.StudySpec`: ``ldp_``; ``rrr_``, ``cbioportal_``,
 ``cohort_``; ...), and the manifest says which sections its rules read.

@@ -18,7 +18,7 @@ from threadpoolctl import threadpool_limits
 
 from dprepro.runtime.code_version import PACKAGE, module_checksums
 from dprepro.runtime.job_plan import JobParams, merged_params, plan_of_job
-from dprepro.runtime.params import as_recorded
+from dprepro.runtime.params import as_recorded, compared_text
 from dprepro.runtime.privacy_record import provenance_of
 from dprepro.runtime.provenance import write_provenance
 from dprepro.runtime.run_config import run_config_subset
@@ -184,17 +184,19 @@ _PLANS: dict = {}
 
 
 def _recorded_params(smk) -> dict:
-    """``params`` (the rule's, as Snakemake compares them to decide a rerun) and, for a rule
-    with a job plan, ``plan``: what a sidecar records, so that ``snakemake verify`` flags
-    exactly the files Snakemake would remake (:mod:`dprepro.runtime.verify`)."""
+    """What a sidecar records of the job's parameters, so that ``snakemake verify`` flags
+    exactly the files Snakemake would remake (:mod:`dprepro.runtime.verify`): ``params``
+    (the rule's, as JSON, to show), ``params_text`` (the text Snakemake compares for each,
+    :func:`dprepro.runtime.params.compared_text`) and, for a rule with a job plan, ``plan``."""
     params = getattr(smk, "params", None)
     if params is None:
         return {}
     values = dict(params.items())
-    out = {"params": as_recorded(values)}
+    out = {"params": as_recorded(values),
+           "params_text": {name: compared_text(value) for name, value in values.items()}}
     if "plan_sha256" in values:
         wildcards = dict(smk.wildcards.items())
-        key = (smk.rule, tuple(sorted(wildcards.items())))
+        key = (id(smk.config), smk.rule, tuple(sorted(wildcards.items())))
         if key not in _PLANS:
             _PLANS[key] = as_recorded(plan_of_job(smk.config, smk.rule, wildcards))
         out["plan"] = _PLANS[key]

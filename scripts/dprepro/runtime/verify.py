@@ -39,13 +39,13 @@ from pathlib import Path
 from dprepro.runtime.code_version import module_checksums, script_library_digest
 from dprepro.runtime.io import sha256_of
 from dprepro.runtime.job_plan import plan_of_job
-from dprepro.runtime.params import as_recorded, canonical, evaluated_params
+from dprepro.runtime.params import EvaluatedParams, as_recorded, canonical, evaluated_params
 from dprepro.runtime.provenance import git_commit
 from dprepro.runtime.run_config import flatten
 from dprepro.runtime.run_folder import KEPT_FILES
 
-__all__ = ["Mismatch", "VerifyReport", "current_params", "job_key", "recorded_jobs",
-           "verify_run"]
+__all__ = ["Mismatch", "Unevaluable", "VerifyReport", "current_params", "job_key",
+           "recorded_jobs", "verify_run"]
 
 SIDECAR_SUFFIX = ".prov.json"
 #: The configuration of the last complete run (rule run_manifest, written last).
@@ -83,7 +83,7 @@ class VerifyReport:
 
     def lines(self, *, every_file: bool = False) -> list[str]:
         """The mismatches (with ``every_file``, also one ``ok`` line per good file), then a
-        summary: counts, the configuration keys that differ, the commits."""
+        summary: counts, the parameters that differ, the commits."""
         bad: dict[str, list[Mismatch]] = {}
         for m in self.mismatches:
             bad.setdefault(m.file, []).append(m)
@@ -95,8 +95,11 @@ class VerifyReport:
                 out.append(f"ok       {name}")
         keys: dict[str, int] = {}
         for m in self.mismatches:
-            if m.what == "params" and " when made" in m.detail:
-                keys[m.detail.split(" ", 1)[0]] = keys.get(m.detail.split(" ", 1)[0], 0) + 1
+            if m.what == "params" and (" when made" in m.detail
+                                       or m.detail.startswith("cannot be evaluated")):
+                key = ("(cannot be evaluated)" if m.detail.startswith("cannot be evaluated")
+                       else m.detail.split(" ", 1)[0])
+                keys[key] = keys.get(key, 0) + 1
         if keys:
             out.append("parameters that differ (files): " + ", ".join(
                 f"{key} ({n})" for key, n in sorted(keys.items())) + self._config_hint())
@@ -113,7 +116,8 @@ class VerifyReport:
 
 
     def _config_hint(self) -> str:
-        """Why files' configuration keys differ, as far as the run's manifest tells."""
+        """Why jobs' params differ, as far as the run's manifest tells: the configuration
+        at hand, or the rules and plans since the run."""
         if self.manifest_differs is None:
             return (" (verify takes the run's --configfile and --config options: give it "
                     "the same as the run)")
@@ -124,9 +128,9 @@ class VerifyReport:
                     f"{MANIFEST}, in {shown}: was one of the run's --configfile or --config "
                     "options left out? If not, no run of this configuration has completed "
                     "yet: rerun the workflow)")
-        return (f" (the configuration at hand is the last complete run's, {MANIFEST}: these "
-                "files were made under an earlier configuration, or the run that would "
-                "remake them failed; rerun the workflow)")
+        return (f" (the configuration at hand is the last complete run's, {MANIFEST}: the "
+                "rules or job plans changed since these files were made, or the run that "
+                "would remake them failed; rerun the workflow)")
 
 
 class _Checksums:
@@ -166,6 +170,14 @@ def recorded_jobs(run_dir: str | Path) -> set[tuple[str, tuple]]:
     return jobs
 
 
+@dataclass(frozen=True)
+class Unevaluable:
+    """A recorded job whose rule's params cannot be evaluated now (``reason``): typically a
+    job of another configuration, such as a cohort the configuration at hand lacks."""
+
+    reason: str
+
+
 def current_params(run_dir: str | Path, rule_params) -> dict:
     """The ``params`` each job recorded under ``run_dir/results`` gets from its rule now:
     :func:`verify_run`'s ``params_now``.
@@ -181,14 +193,21 @@ def current_params(run_dir: str | Path, rule_params) -> dict:
     Returns
     -------
     dict
-        By :func:`job_key`: the job's params (:func:`dprepro.runtime.params.evaluated_params`
-        at its recorded wildcards), or None.
+        By :func:`job_key`: the job's params
+        (:class:`dprepro.runtime.params.EvaluatedParams`, at its recorded wildcards); None
+        for a rule the workflow does not have; :class:`Unevaluable` where evaluating them
+        raised (a params function reading a cohort the configuration no longer has).
     """
-    out = {}
+    out: dict = {}
     for rule, wildcards in sorted(recorded_jobs(run_dir)):
         items = rule_params(rule)
-        out[(rule, wildcards)] = (None if items is None
-                                  else evaluated_params(items, dict(wildcards), rule=rule))
+        if items is None:
+            out[(rule, wildcards)] = None
+            continue
+        try:
+            out[(rule, wildcards)] = evaluated_params(items, dict(wildcards))
+        except Exception as err:  # any params function's error, reported per file
+            out[(rule, wildcards)] = Unevaluable(f"{type(err).__name__}: {err}")
     return out
 
 
@@ -214,33 +233,57 @@ class _Plans:
         return self._known[key]
 
 
-def _params_mismatches(name: str, record: Mapping, now: Mapping, plans: _Plans | None):
-    """The job's params (and plan) when made against those the rules give it now, key by
-    key; ``library_code`` is left to its own check, which names the modules."""
-    made_params = {k: v for k, v in record["params"].items() if k != "library_code"}
-    now_params = {k: v for k, v in now.items() if k != "library_code"}
-    made, current = flatten(made_params, "params."), flatten(now_params, "params.")
-    if made.get("params.plan_sha256") != current.get("params.plan_sha256"):
-        plan_now = (plans(record["rule"], record.get("wildcards") or {})
-                    if plans is not None and isinstance(record.get("plan"), Mapping) else None)
+def _params_mismatches(name: str, record: Mapping, now: EvaluatedParams,
+                       plans: _Plans | None):
+    """The job's params when made against those the rules give it now.
+
+    The verdict is Snakemake's: the sorted texts of the params it compares
+    (:func:`dprepro.runtime.params.compared_text`; derived params and values it does not
+    compare left out, names not compared). Where they differ, each param that differs is
+    named, a changed plan by the plan's keys that differ (rebuilt from the configuration at
+    hand); ``library_code`` is left to its own check, which names the modules.
+    """
+    made_text = {k: v for k, v in (record.get("params_text") or {}).items()
+                 if k not in now.derived and v is not None}
+    now_text = {k: v for k, v in now.texts.items() if v is not None}
+    if sorted(made_text.values()) == sorted(now_text.values()):
+        return
+    made_values, now_values = record["params"], now.values
+    for key in sorted((set(made_text) | set(now_text)) - {"library_code"}):
+        if made_text.get(key) == now_text.get(key):
+            continue
+        if key not in now_text:
+            yield Mismatch(name, "params", f"{key} = {_shown(made_values.get(key))} when "
+                                           "made; not set now")
+        elif key not in made_text:
+            yield Mismatch(name, "params", f"{key} not set when made; "
+                                           f"{_shown(now_values.get(key))} now")
+        else:
+            yield from _value_mismatches(name, key, record, made_values.get(key),
+                                         now_values.get(key), made_text[key], now_text[key],
+                                         plans)
+
+
+def _value_mismatches(name, key, record, made, now, made_text, now_text, plans):
+    """One param that differs: its keys that differ (a mapping's; a plan's, for
+    ``plan_sha256``), else the value as JSON shows it, else as Snakemake compares it."""
+    if key == "plan_sha256" and plans is not None and isinstance(record.get("plan"), Mapping):
+        plan_now = plans(record["rule"], record.get("wildcards") or {})
         if plan_now is not None:
-            made.update(flatten(record["plan"], "plan."))
-            current.update(flatten(plan_now, "plan."))
-            if any(made[k] != current.get(k) for k in made if k.startswith("plan.")) or any(
-                    k not in made for k in current if k.startswith("plan.")):
-                made.pop("params.plan_sha256", None)
-                current.pop("params.plan_sha256", None)
-    for key in sorted(set(made) | set(current)):
-        short = key.removeprefix("params.")
-        if key not in current:
-            yield Mismatch(name, "params", f"{short} = {_shown(made[key])} when made; not "
-                                           "set now")
-        elif key not in made:
-            yield Mismatch(name, "params", f"{short} not set when made; "
-                                           f"{_shown(current[key])} now")
-        elif made[key] != current[key]:
-            yield Mismatch(name, "params", f"{short} = {_shown(made[key])} when made; "
-                                           f"{_shown(current[key])} now")
+            made, now, key = record["plan"], plan_now, "plan"
+    before, after = flatten({key: made}), flatten({key: now})
+    named = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
+    if not named:  # alike as JSON (300 and 300.0; a tuple and a list): Snakemake's texts
+        yield Mismatch(name, "params", f"{key} = {made_text} when made; {now_text} now")
+        return
+    for k in named:
+        if k not in after:
+            yield Mismatch(name, "params", f"{k} = {_shown(before[k])} when made; not set now")
+        elif k not in before:
+            yield Mismatch(name, "params", f"{k} not set when made; {_shown(after[k])} now")
+        else:
+            yield Mismatch(name, "params", f"{k} = {_shown(before[k])} when made; "
+                                           f"{_shown(after[k])} now")
 
 
 def _manifest_differs(path: Path, config: Mapping) -> list[str] | None:
@@ -351,10 +394,17 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                                           f"{which}"))
         rule = record.get("rule")
         if params_now is not None and rule:
-            now = params_now.get(job_key(rule, record.get("wildcards")))
-            if now is None:
+            key = job_key(rule, record.get("wildcards"))
+            now = params_now.get(key)
+            if key not in params_now:
+                found.append(Mismatch(name, "params", "not gathered when verify started (a "
+                                                      "file written since?): run verify again"))
+            elif now is None:
                 found.append(Mismatch(name, "rule", f"this workflow has no rule {rule}"))
-            elif not isinstance(record.get("params"), Mapping):
+            elif isinstance(now, Unevaluable):
+                found.append(Mismatch(name, "params", "cannot be evaluated under the "
+                                      f"configuration at hand ({now.reason})"))
+            elif not isinstance(record.get("params_text"), Mapping):
                 found.append(Mismatch(name, "params", "none recorded (made by an earlier "
                                                       "version of dprepro): rerun the workflow"))
             else:
