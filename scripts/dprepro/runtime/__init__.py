@@ -40,6 +40,7 @@ __all__, __getattr__, __dir__ = lazy_exports(
             "COMPARED_TYPES",
             "DERIVING_ARGUMENTS",
             "EvaluatedParams",
+            "NamedValues",
             "as_recorded",
             "canonical",
             "compared_text",

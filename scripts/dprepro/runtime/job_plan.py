@@ -25,7 +25,7 @@ import importlib
 import json
 from collections.abc import Mapping
 
-from dprepro.runtime.params import canonical
+from dprepro.runtime.params import NamedValues, canonical
 from dprepro.runtime.study_registry import study_of_rule
 
 __all__ = ["DIGEST_LENGTH", "JobParams", "JobPlans", "plan_of_job", "merged_params",
@@ -129,27 +129,11 @@ def plan_of_job(config: Mapping, rule: str, wildcards: Mapping | None = None) ->
     return module.StudyPlan(config).params(rule, dict(wildcards or {}))
 
 
-class JobParams(Mapping):
+class JobParams(NamedValues):
     """A job's parameters, read as Snakemake's ``params`` are: ``p.name``, ``p["name"]``,
     ``p.items()``, ``p.get("name")``."""
 
-    def __init__(self, values: Mapping):
-        self._values = dict(values)
-
-    def __getitem__(self, key):
-        return self._values[key]
-
-    def __iter__(self):
-        return iter(self._values)
-
-    def __len__(self) -> int:
-        return len(self._values)
-
-    def __getattr__(self, name):
-        try:
-            return self.__dict__["_values"][name]
-        except KeyError:
-            raise AttributeError(f"this job has no parameter {name!r}") from None
+    missing = "this job has no parameter"
 
 
 def merged_params(params: Mapping, config: Mapping, rule: str,

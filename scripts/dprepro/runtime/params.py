@@ -12,8 +12,8 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-__all__ = ["COMPARED_TYPES", "DERIVING_ARGUMENTS", "EvaluatedParams", "as_recorded",
-           "canonical", "compared_text", "evaluated_params", "number_text"]
+__all__ = ["COMPARED_TYPES", "DERIVING_ARGUMENTS", "EvaluatedParams", "NamedValues",
+           "as_recorded", "canonical", "compared_text", "evaluated_params", "number_text"]
 
 
 def canonical(value):
@@ -40,8 +40,12 @@ def as_recorded(value):
     return json.loads(json.dumps(canonical(value), sort_keys=True, default=str))
 
 
-class _Wildcards(Mapping):
-    """A job's wildcards as a params function reads them: ``wc.dataset``, ``wc.items()``."""
+class NamedValues(Mapping):
+    """A read-only mapping also read by attribute, as Snakemake's ``params`` and
+    ``wildcards`` are: ``v.name``, ``v["name"]``, ``v.items()``, ``v.get("name")``."""
+
+    #: What a missing name is called in the ``AttributeError``.
+    missing = "no value named"
 
     def __init__(self, values: Mapping):
         self._values = dict(values)
@@ -59,7 +63,11 @@ class _Wildcards(Mapping):
         try:
             return self.__dict__["_values"][name]
         except KeyError:
-            raise AttributeError(f"no wildcard {name!r}") from None
+            raise AttributeError(f"{self.missing} {name!r}") from None
+
+
+class _Wildcards(NamedValues):
+    missing = "this job has no wildcard"
 
 
 #: The types whose ``repr`` Snakemake compares to decide a rerun (its persistence's
