@@ -916,9 +916,8 @@ def test_verify_flags_exactly_the_files_snakemake_would_remake(runs, tmp_path):
                                "--cores", "1", "--configfile", str(configfile)],
                               capture_output=True, text=True, timeout=600, cwd=checkout)
 
-    proc = verify(SMALL)
-    assert proc.returncode == 0 and ", 0 with mismatches" in proc.stdout, (
-        proc.stdout[-3000:] + proc.stderr[-3000:])
+    # (a job whose params verify could not evaluate, or evaluated otherwise than
+    # Snakemake, would be flagged below with no job planned for it)
     config = yaml.safe_load(SMALL.read_text())
     config["rrr_survival"]["band_level"] = 0.8  # read by the KM bands' table only
     changed = tmp_path / "changed.yaml"
