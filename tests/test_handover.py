@@ -152,8 +152,11 @@ def test_verify_names_each_kind_of_change(runs):
     releases = "results/rrr_survival/releases/kidney"
     assert (f"MISMATCH {releases}/lnte_eps1/medians.csv: params: plan.draws = 3 when made; "
             "4 now") in out
-    assert "parameters that differ (files): configuration.rrr_survival.draws (" in out
-    assert "plan.draws (" in out
+    # the manifest and the report's introduction take the whole configuration (by digest);
+    # the hint names the key, from the last complete run's manifest
+    assert "parameters that differ (files): configuration_sha256 (3), plan.draws (" in out
+    assert "differs from the last complete run's, results/run_manifest.json, in " \
+           "rrr_survival.draws" in out
     assert (f"MISMATCH {tables}/utility.csv: output: expected by the workflow's targets, "
             "absent with its sidecar") in out
     assert f"MISMATCH {tables}/extra.csv: sidecar: none" in out

@@ -221,8 +221,9 @@ rule report_introduction:
     params:
         library_code=library_code("report_introduction.py"),
         # every configuration value (the data sets, the seed, the dpi it describes): a
-        # change of any rewrites the page, as it does the run's manifest
-        configuration=canonical(dict(config)),
+        # change of any rewrites the page, as it does the run's manifest (a digest: see
+        # rule run_manifest)
+        configuration_sha256=plan_digest(config),
         sections={s: REPORT_SECTIONS[s] for s in [*config["studies"], "claims"]},
         # the shipped configuration files of the run (they name its mode), not every file's
         # path: the same configuration from another file reruns nothing

@@ -24,6 +24,7 @@ from dprepro.runtime.run_folder import (  # noqa: E402
 )
 from dprepro.runtime.code_version import scripts_library_code  # noqa: E402
 from dprepro.runtime.params import canonical  # noqa: E402
+from dprepro.runtime.job_plan import plan_digest  # noqa: E402
 from dprepro.runtime.provenance import sidecar_path as prov  # noqa: E402
 from dprepro.runtime.step import (  # noqa: E402
     compile_library_for_jobs,

@@ -29,7 +29,9 @@ rule run_manifest:
     params:
         library_code=library_code("run_manifest.py"),
         run_name=config["run_name"],
-        configuration=canonical(dict(config)),
+        # a digest, not the configuration itself: Snakemake prints a changed param's old and
+        # new values in the job's reason (the whole configuration twice)
+        configuration_sha256=plan_digest(config),
     script:
         "../../scripts/run_manifest.py"
 
