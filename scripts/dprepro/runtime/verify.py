@@ -59,6 +59,9 @@ class Mismatch:
     file: str
     what: str  # output, input, script, library_code, params, rule, upstream, sidecar
     detail: str
+    #: For a params mismatch, what the summary counts it under: the param (or plan key)
+    #: that differs, or ``(cannot be evaluated)``.
+    key: str | None = None
 
     def __str__(self) -> str:
         return f"{self.file}: {self.what}: {self.detail}"
@@ -95,11 +98,8 @@ class VerifyReport:
                 out.append(f"ok       {name}")
         keys: dict[str, int] = {}
         for m in self.mismatches:
-            if m.what == "params" and (" when made" in m.detail
-                                       or m.detail.startswith("cannot be evaluated")):
-                key = ("(cannot be evaluated)" if m.detail.startswith("cannot be evaluated")
-                       else m.detail.split(" ", 1)[0])
-                keys[key] = keys.get(key, 0) + 1
+            if m.key is not None:
+                keys[m.key] = keys.get(m.key, 0) + 1
         if keys:
             out.append("parameters that differ (files): " + ", ".join(
                 f"{key} ({n})" for key, n in sorted(keys.items())) + self._config_hint())
@@ -254,10 +254,10 @@ def _params_mismatches(name: str, record: Mapping, now: EvaluatedParams,
             continue
         if key not in now_text:
             yield Mismatch(name, "params", f"{key} = {_shown(made_values.get(key))} when "
-                                           "made; not set now")
+                                           "made; not set now", key)
         elif key not in made_text:
             yield Mismatch(name, "params", f"{key} not set when made; "
-                                           f"{_shown(now_values.get(key))} now")
+                                           f"{_shown(now_values.get(key))} now", key)
         else:
             yield from _value_mismatches(name, key, record, made_values.get(key),
                                          now_values.get(key), made_text[key], now_text[key],
@@ -274,16 +274,17 @@ def _value_mismatches(name, key, record, made, now, made_text, now_text, plans):
     before, after = flatten({key: made}), flatten({key: now})
     named = [k for k in sorted(set(before) | set(after)) if before.get(k) != after.get(k)]
     if not named:  # alike as JSON (300 and 300.0; a tuple and a list): Snakemake's texts
-        yield Mismatch(name, "params", f"{key} = {made_text} when made; {now_text} now")
+        yield Mismatch(name, "params", f"{key} = {made_text} when made; {now_text} now", key)
         return
     for k in named:
         if k not in after:
-            yield Mismatch(name, "params", f"{k} = {_shown(before[k])} when made; not set now")
+            yield Mismatch(name, "params", f"{k} = {_shown(before[k])} when made; not set now",
+                           k)
         elif k not in before:
-            yield Mismatch(name, "params", f"{k} not set when made; {_shown(after[k])} now")
+            yield Mismatch(name, "params", f"{k} not set when made; {_shown(after[k])} now", k)
         else:
             yield Mismatch(name, "params", f"{k} = {_shown(before[k])} when made; "
-                                           f"{_shown(after[k])} now")
+                                           f"{_shown(after[k])} now", k)
 
 
 def _manifest_differs(path: Path, config: Mapping) -> list[str] | None:
@@ -403,7 +404,8 @@ def verify_run(run_dir: str | Path, *, workflow_root: str | Path,
                 found.append(Mismatch(name, "rule", f"this workflow has no rule {rule}"))
             elif isinstance(now, Unevaluable):
                 found.append(Mismatch(name, "params", "cannot be evaluated under the "
-                                      f"configuration at hand ({now.reason})"))
+                                      f"configuration at hand ({now.reason})",
+                                      key="(cannot be evaluated)"))
             elif not isinstance(record.get("params_text"), Mapping):
                 found.append(Mismatch(name, "params", "none recorded (made by an earlier "
                                                       "version of dprepro): rerun the workflow"))
